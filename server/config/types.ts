@@ -1,0 +1,67 @@
+// Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
+
+export type ExecutorKind = 'node' | 'quickjs';
+
+/** `tools.codeMode` after defaults and clamps (DESIGN.md 4.2). Code reads these, never literals. */
+export interface CodeModeOptions {
+  enabled: boolean | 'auto';
+  executor: ExecutorKind;
+  timeoutMs: number;
+  memoryLimitBytes: number;
+  maxOutputBytes: number;
+  maxSnapshotBytes: number;
+  maxPendingToolCalls: number;
+  snapshotTtlSeconds: number;
+  searchDefaultLimit: number;
+  maxSearchLimit: number;
+}
+
+/** Per-model entry (`agents.defaults.models[...]`, `agents.list[].models[...]`). */
+export interface ModelEntry {
+  /** Per-model code-mode switch; unset means "no opinion". */
+  codeMode?: boolean;
+  /** `"auto"` engages only for models that say they prefer code mode. */
+  prefersCodeMode?: boolean;
+  /** Models to fall back to, in order; a fallback keeps the enclosing limits. */
+  fallbacks?: string[];
+}
+
+export interface ToolPolicy {
+  allow?: string[];
+  deny?: string[];
+}
+
+export interface AgentConfig {
+  id: string;
+  name?: string;
+  /** "provider/model" */
+  model?: string;
+  models?: Record<string, ModelEntry>;
+  tools?: ToolPolicy & { codeMode?: Partial<CodeModeOptions> & { enabled?: boolean | 'auto' } };
+}
+
+export interface PluginRef {
+  id: string;
+  /** Folder (relative to the config file) holding an ES module `index.mjs` that exports tool definitions. */
+  path: string;
+}
+
+export type McpServerConfig =
+  | { command: string; args?: string[]; env?: Record<string, string>; networkContent?: boolean }
+  | { url: string; networkContent?: boolean };
+
+export interface GatewayConfig {
+  /** Folder the config file lives in; relative paths resolve against it. */
+  baseDir: string;
+  /** Demo workspace folder the read/grep/exec tools work in (absolute after loading). */
+  workspace: string;
+  /** Commands the shell `exec` tool may run. */
+  shellAllow: string[];
+  tools: ToolPolicy & { codeMode: CodeModeOptions };
+  agents: {
+    defaults: { model: string; models: Record<string, ModelEntry> };
+    list: AgentConfig[];
+  };
+  plugins: { bundled: string[]; external: PluginRef[] };
+  mcp: { servers: Record<string, McpServerConfig> };
+}

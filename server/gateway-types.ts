@@ -1,0 +1,110 @@
+// The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
+import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
+import type { JsonSchema, ToolSource } from './tools/types.ts';
+import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
+
+/** A tool as a model would be given it (name, description, JSON Schema input). */
+export interface ModelTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** A client tool a turn brings (no implementation: the client answers its calls). */
+export interface ClientToolSpec {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+}
+
+export interface SurfaceView {
+  codeMode: boolean;
+  /** Why code mode is or is not active (which precedence level decided). */
+  reason: string;
+  tools: ModelTool[];
+  /** The exec description including its quick index (code mode only). */
+  execDescription?: string;
+  options: CodeModeOptions;
+}
+
+export interface CatalogToolView {
+  callableName: string;
+  name: string;
+  source: ToolSource;
+  owner?: string;
+  description: string;
+  declaration: string;
+  executionMode: 'parallel' | 'sequential';
+  networkContent: boolean;
+  approval: boolean;
+  directOnly: boolean;
+  /** Set when policy removed it: the rule that did (`tools.deny: "web_fetch"`). */
+  deniedBy?: string;
+  /** MCP tools: `MCP.<server>.<tool>` path. */
+  mcpPath?: string;
+}
+
+export interface McpServerView {
+  name: string;
+  callableName: string;
+  transport: 'stdio' | 'http';
+  state: 'connecting' | 'connected' | 'disconnected' | 'failed';
+  error?: string;
+  toolCount: number;
+}
+
+export interface CatalogView {
+  tools: CatalogToolView[];
+  mcpServers: McpServerView[];
+  /** Ambient .d.ts for the editor (exact declarations the Gateway generates). */
+  declarations: string;
+  /** Plugins that failed to load, by name, with the reason. */
+  pluginErrors: Array<{ plugin: string; error: string }>;
+}
+
+export interface TurnInfo {
+  agentRunId: string;
+  sessionId: string;
+  agentId: string;
+  model: string;
+  surface: SurfaceView;
+}
+
+export interface TurnRequest {
+  agentId?: string;
+  model?: string;
+  sessionId?: string;
+  clientTools?: ClientToolSpec[];
+  disableTools?: boolean;
+}
+
+export interface ExecOptions {
+  /** Override the agent's executor for this cell (within what the config allows). */
+  executor?: ExecutorKind;
+  /** The model's tool-call id; part of the cell identity. */
+  toolCallId?: string;
+}
+
+export interface GatewayApi {
+  agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }>;
+  surface(req: TurnRequest): SurfaceView;
+  catalog(req: TurnRequest): CatalogView;
+  /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
+  prepareTurn(req: TurnRequest): TurnInfo;
+  endTurn(agentRunId: string): void;
+  exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
+  wait(agentRunId: string, input: { runId: string }): Promise<CodeModeResult>;
+  /** Abort one run (operator) and release its continuation. */
+  abortRun(runId: string): boolean;
+  /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */
+  answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void;
+  approvals(): ApprovalView[];
+  decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void;
+  runs(): RunView[];
+  run(runId: string): RunView | undefined;
+  trajectory(runId: string): TrajectoryExport | undefined;
+  /** Live events; returns an unsubscribe function. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,171 @@
+// exec/wait inputs and results exactly as the spec's tool surface types them.
+import type { CodeModeErrorCode } from '../errors.ts';
+import type { ExecutorKind } from '../config/types.ts';
+
+export interface CodeModeExecInput {
+  code?: string;
+  command?: string;
+  language?: 'javascript' | 'typescript';
+  restartSafe?: boolean;
+  typecheck?: boolean;
+}
+
+export interface CodeModeWaitInput {
+  runId: string;
+}
+
+export interface CodeModeOutput {
+  /** console method or helper that produced it */
+  kind: 'log' | 'info' | 'warn' | 'error' | 'debug' | 'text' | 'json';
+  text: string;
+}
+
+export interface CodeModePendingToolCall {
+  /** Guest-visible request id (stable across wait; never a catalog id). */
+  id: string;
+  /** Callable name the guest used (`sleep`, `MCP.demo.echo`, `setTimeout`). */
+  tool: string;
+  input: unknown;
+  /** Epoch ms when the call was dispatched (or queued). */
+  startedAt: number;
+  state: 'running' | 'queued' | 'awaiting_client' | 'awaiting_approval' | 'settled';
+}
+
+export interface CodeModeTelemetry {
+  runId?: string;
+  executor: ExecutorKind;
+  /** Wall-clock of this exec/wait call. */
+  durationMs: number;
+  /** Execution budget used by this call (approval pauses excluded). */
+  budgetUsedMs: number;
+  counters: { search: number; describe: number; call: number };
+  nestedCalls: number;
+  /** QuickJS: snapshot of this suspension or the restore it started from. */
+  snapshot?: { rawBytes: number; storedBytes: number; takeMs?: number; restoreMs?: number };
+  /** Node: estimated bytes the live continuation retains (an estimate, labelled so). */
+  retainedBytesEstimate?: number;
+  outputBytes: number;
+  truncated?: boolean;
+  /** Set when any value in this result came from network-controlled tools. */
+  networkContent?: boolean;
+}
+
+export type CodeModeResult =
+  | { status: 'completed'; value: unknown; output?: CodeModeOutput[]; warnings?: string[]; telemetry: CodeModeTelemetry }
+  | {
+      status: 'waiting';
+      runId: string;
+      reason: 'pending_tools' | 'yield';
+      pendingToolCalls?: CodeModePendingToolCall[];
+      output?: CodeModeOutput[];
+      telemetry: CodeModeTelemetry;
+      replaySafe?: boolean;
+    }
+  | { status: 'failed'; error: string; code?: CodeModeErrorCode; output?: CodeModeOutput[]; telemetry: CodeModeTelemetry };
+
+/** Lifecycle state of a run as the runs board shows it. */
+export type RunState =
+  /** an exec or wait call is executing the cell */
+  | 'running'
+  /** suspended: holds a continuation until wait, expiry or abort */
+  | 'waiting'
+  | 'completed'
+  | 'failed'
+  /** snapshot TTL passed before a wait */
+  | 'expired'
+  /** the owning agent run or an operator aborted it */
+  | 'aborted';
+
+/** One nested call made from a cell (trajectory row). */
+export interface NestedCallRecord {
+  /** `<cell identity>:<n>`; the cell identity includes the agent run and the exec tool-call id. */
+  invocationId: string;
+  /** Guest request id. */
+  requestId: string;
+  /** Callable name used in the guest (`sleep`, `MCP.demo.echo`) or a bridge op (`catalog.search`, `setTimeout`, `store`). */
+  tool: string;
+  kind: 'tool' | 'mcp' | 'client' | 'search' | 'describe' | 'timer' | 'store' | 'results' | 'yield';
+  inputBytes: number;
+  outputBytes?: number;
+  startedAt: number;
+  endedAt?: number;
+  status: 'queued' | 'running' | 'awaiting_approval' | 'awaiting_client' | 'ok' | 'error' | 'canceled';
+  errorCode?: string;
+  /** Which exec/wait call of the run dispatched it. */
+  parentCallId: string;
+}
+
+/** One model-level exec or wait call of a run. */
+export interface ControlCallRecord {
+  callId: string;
+  tool: 'exec' | 'wait';
+  startedAt: number;
+  endedAt?: number;
+  status?: CodeModeResult['status'];
+  errorCode?: string;
+}
+
+export interface SnapshotRecord {
+  at: number;
+  rawBytes: number;
+  storedBytes: number;
+  takeMs: number;
+  restoreMs?: number;
+  reason: 'pending_tools' | 'yield';
+}
+
+export interface TrajectoryExport {
+  runId: string;
+  agentRunId: string;
+  sessionId: string;
+  agentId: string;
+  executor: ExecutorKind;
+  language: 'javascript' | 'typescript';
+  code: string;
+  calls: Array<ControlCallRecord & { nested: NestedCallRecord[] }>;
+  counters: { search: number; describe: number; call: number };
+  snapshots: SnapshotRecord[];
+}
+
+export interface RunView {
+  runId: string;
+  agentRunId: string;
+  sessionId: string;
+  agentId: string;
+  executor: ExecutorKind;
+  state: RunState;
+  reason?: 'pending_tools' | 'yield';
+  language: 'javascript' | 'typescript';
+  code: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Epoch ms the waiting continuation expires (waiting only). */
+  expiresAt?: number;
+  maxSnapshotBytes: number;
+  pendingToolCalls: CodeModePendingToolCall[];
+  /** Pending client-tool calls the user may answer. */
+  clientCalls: Array<{ callId: string; tool: string; input: unknown }>;
+  snapshots: SnapshotRecord[];
+  retainedBytesEstimate?: number;
+  calls: ControlCallRecord[];
+  nested: NestedCallRecord[];
+  lastResult?: CodeModeResult;
+}
+
+export interface ApprovalView {
+  approvalId: string;
+  runId: string;
+  tool: string;
+  input: unknown;
+  /** Source of the cell that asked. */
+  code: string;
+  requestedAt: number;
+}
+
+export type RunEvent =
+  | { type: 'run.started'; runId: string; at: number; view: RunView }
+  | { type: 'run.updated'; runId: string; at: number; view: RunView }
+  | { type: 'nested.started'; runId: string; at: number; call: NestedCallRecord }
+  | { type: 'nested.finished'; runId: string; at: number; call: NestedCallRecord }
+  | { type: 'approval.requested'; runId: string; at: number; approval: ApprovalView }
+  | { type: 'approval.resolved'; runId: string; at: number; approvalId: string; approved: boolean };

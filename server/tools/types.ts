@@ -1,0 +1,47 @@
+// Tool definitions: the one shape every tool source (core, plugin, MCP, client) produces.
+
+/** A JSON Schema object, as tools declare their input and output. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** Where a tool comes from; also the catalog order (spec: tool catalog). */
+export type ToolSource = 'core' | 'bundled_plugin' | 'external_plugin' | 'mcp' | 'client';
+export const TOOL_SOURCE_ORDER: readonly ToolSource[] = ['core', 'bundled_plugin', 'external_plugin', 'mcp', 'client'];
+
+/** What a tool implementation receives besides its input: the run it serves. */
+export interface ToolContext {
+  agentId: string;
+  agentRunId: string;
+  sessionId: string;
+  /** Aborted when the owning run, the exec call or the catalog closes. */
+  signal: AbortSignal;
+  /** Nested invocation id (includes the cell's identity); for logs and trajectories. */
+  invocationId: string;
+  /** Folder the workspace tools (read, grep, exec) work in. */
+  workspaceDir: string;
+}
+
+export interface ToolDefinition {
+  /** Exact tool name as its source spells it (`llm-task`, `weather.lookup`, `2fa`). */
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  /** Absent: the output is `unknown` in declarations. */
+  outputSchema?: JsonSchema;
+  source: ToolSource;
+  /** Plugin id for plugin tools, server name for MCP tools. Part of the host identity. */
+  owner?: string;
+  /** `sequential` tools serialize with every other call of the run catalog (spec: nested tool execution). */
+  executionMode?: 'parallel' | 'sequential';
+  /** Stays model-visible and out of the catalog: its structured result cannot cross the bridge. */
+  directOnly?: boolean;
+  /** Output comes from the network: wrapped as untrusted when it reaches the model. */
+  networkContent?: boolean;
+  /** Each call waits for an operator decision before it runs. */
+  approval?: 'required';
+  /** A Tool Search control tool (tool_search, tool_describe, ...): hidden from the model and the catalog when code mode is active. */
+  control?: boolean;
+  /** Safe to replay after a gateway restart (read-only, audited). */
+  replaySafe?: boolean;
+  /** Absent for client tools: their calls are handed to the client. Throw ToolError for tool failures. */
+  execute?: (input: unknown, ctx: ToolContext) => Promise<unknown>;
+}
