@@ -1,0 +1,242 @@
+// Host side of the bridge: turns one guest request into one reply, re-entering the Gateway with the
+// run's agent, session, policy, hooks, approvals and abort signal.
+//
+// Guest requests are hostile input: a tool is found only through the run's finalized projection
+// (callable name or MCP path), never by id; denied tools are simply not in it. Failures become
+// replies with a `code`, which the guest controller raises as catchable errors.
+import type { Catalog, CatalogEntry } from '../catalog/types.ts';
+import type { CodeModeOptions } from '../config/types.ts';
+import { ToolError } from '../errors.ts';
+import type { ToolContext } from '../tools/types.ts';
+import type { BridgeReply, BridgeRequest } from './protocol.ts';
+import type { CallScheduler } from './scheduler.ts';
+import type { ResultsStore } from '../results/store.ts';
+import type { SessionStore, StoredValue } from '../sessions/store.ts';
+import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
+import { guestMeta } from '../catalog/build.ts';
+
+/** What a nested tool call needs from the Gateway besides the tool itself. */
+export interface NestedCallHooks {
+  /** before_tool_call hooks: may block (reason) or rewrite the input. */
+  beforeToolCall(entry: CatalogEntry, input: unknown, invocationId: string): Promise<{ blocked?: string; input: unknown }>;
+  /** Resolves true/false when an operator decides; the run's budget pauses meanwhile. */
+  requestApproval(entry: CatalogEntry, input: unknown, requestId: string): Promise<{ approved: boolean; reason?: string }>;
+  /** Hand a client tool's call to the client; resolves with its answer. */
+  callClient(entry: CatalogEntry, input: unknown, requestId: string): Promise<unknown>;
+}
+
+export interface DispatchContext {
+  catalog: Catalog;
+  options: CodeModeOptions;
+  scheduler: CallScheduler;
+  results: ResultsStore;
+  sessions: SessionStore;
+  sessionId: string;
+  /** This cell's buffered writes (committed only if it completes). */
+  storeBuffer: Map<string, StoredValue>;
+  /** Store ops are unavailable in restartSafe execution. */
+  restartSafe: boolean;
+  signal: AbortSignal;
+  toolContext(invocationId: string): ToolContext;
+  hooks: NestedCallHooks;
+  /** A value from network-controlled content entered the cell. */
+  markNetworkContent(): void;
+  /** Whether the cell already holds network-controlled content (provenance of what it stores). */
+  hasNetworkContent(): boolean;
+  /** Status changes for the trajectory and the board. */
+  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
+}
+
+export function resolveCallTarget(catalog: Catalog, req: Extract<BridgeRequest, { op: 'call' }>): CatalogEntry | undefined {
+  if (req.mcp) {
+    const [server, tool] = req.mcp;
+    return catalog.mcp.get(String(server))?.get(String(tool));
+  }
+  return typeof req.tool === 'string' ? catalog.byCallable.get(req.tool) : undefined;
+}
+
+/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). */
+export function requestLabel(req: BridgeRequest): string {
+  switch (req.op) {
+    case 'call':
+      return req.mcp ? `MCP.${req.mcp[0]}.${req.mcp[1]}` : String(req.tool);
+    case 'search':
+      return 'catalog.search';
+    case 'all':
+      return 'catalog.all';
+    case 'describe':
+      return req.mcpServer ? `MCP.${req.mcpServer}.$api` : `${req.tool}.describe`;
+    case 'timer':
+      return 'setTimeout';
+    case 'store':
+      return req.action === 'set' ? 'store' : 'load';
+    case 'results':
+      return `results.${req.action}`;
+    case 'yield':
+      return 'yield_control';
+  }
+}
+
+/** JSON round-trip: what crosses the bridge is plain data, detached from the host object. */
+export function toBridgeValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  const json = JSON.stringify(value);
+  return json === undefined ? null : JSON.parse(json);
+}
+
+function errorReply(id: string, err: unknown): BridgeReply {
+  if (err instanceof ToolError) return { id, ok: false, error: err.message, code: err.code, name: 'ToolError' };
+  const e = err as { message?: unknown; code?: unknown; name?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const code = typeof e?.code === 'string' ? e.code : 'tool_error';
+  return { id, ok: false, error: message, code, name: 'ToolError' };
+}
+
+function describeEntry(e: CatalogEntry) {
+  return { ...guestMeta(e), inputSchema: e.inputSchema, outputSchema: e.outputSchema ?? null };
+}
+
+/** Run one nested tool call through hooks, approval, scheduling and the tool (or the client). */
+async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<unknown> {
+  const entry = resolveCallTarget(ctx.catalog, req);
+  if (!entry) {
+    const label = requestLabel(req);
+    throw new ToolError(
+      req.mcp
+        ? `${label} is not an MCP tool of this run; API.read("mcp/index.d.ts") lists the servers and tools`
+        : `${label} is not a tool of this run; use catalog.search("...") to find tools`,
+      'not_found',
+    );
+  }
+  if (ctx.restartSafe && !entry.tool.replaySafe) {
+    throw new ToolError(`${entry.callableName} is not replay-safe; restartSafe cells may call only audited read-only tools`, 'invalid_input');
+  }
+  const hooked = await ctx.hooks.beforeToolCall(entry, req.input, invocationId);
+  if (hooked.blocked) throw new ToolError(`${entry.callableName} was blocked by a before_tool_call hook: ${hooked.blocked}`, 'blocked');
+  const input = hooked.input;
+  if (entry.tool.approval === 'required') {
+    ctx.onStatus(req.id, 'awaiting_approval');
+    const decision = await ctx.hooks.requestApproval(entry, input, req.id);
+    if (!decision.approved) {
+      throw new ToolError(`${entry.callableName} was denied by the operator${decision.reason ? `: ${decision.reason}` : ''}; do not retry it`, 'approval_denied');
+    }
+  }
+  const run = async () => {
+    if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');
+    if (!entry.tool.execute) {
+      ctx.onStatus(req.id, 'awaiting_client');
+      return ctx.hooks.callClient(entry, input, req.id);
+    }
+    ctx.onStatus(req.id, 'running');
+    return entry.tool.execute(input, ctx.toolContext(invocationId));
+  };
+  try {
+    const out = await ctx.scheduler.schedule(entry.executionMode, run);
+    if (entry.tool.networkContent) ctx.markNetworkContent();
+    return toBridgeValue(out);
+  } catch (err) {
+    if (entry.tool.networkContent) ctx.markNetworkContent();
+    throw err;
+  }
+}
+
+function sleepFor(ms: number, signal: AbortSignal, cancel: { cancel?: () => void }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(new ToolError('the run was aborted', 'aborted'));
+    }
+    cancel.cancel = () => {
+      clearTimeout(timer);
+      done();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface Dispatched {
+  reply: Promise<BridgeReply>;
+  /** Timers only: clear the host timer (clearTimeout in the guest). */
+  cancel?: () => void;
+  /** Bytes of the reply value, once known. */
+  outputBytes?: () => number | undefined;
+}
+
+/** Dispatch one guest request. Never rejects: failures are error replies. */
+export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
+  const canceler: { cancel?: () => void } = {};
+  let outBytes: number | undefined;
+  const work = async (): Promise<unknown> => {
+    switch (req.op) {
+      case 'call':
+        return callTool(ctx, req, invocationId);
+      case 'search': {
+        const limit = clampSearchLimit(typeof req.limit === 'number' ? req.limit : undefined, ctx.options);
+        return searchCatalog(ctx.catalog, String(req.query ?? ''), limit).map(guestMeta);
+      }
+      case 'all':
+        return ctx.catalog.entries.filter((e) => !e.mcp).map(guestMeta);
+      case 'describe': {
+        if (req.mcpServer !== undefined) {
+          const tools = ctx.catalog.mcp.get(String(req.mcpServer));
+          if (!tools) throw new ToolError(`no MCP server "${req.mcpServer}" in this run`, 'not_found');
+          return { server: req.mcpServer, tools: [...tools.values()].map(describeEntry) };
+        }
+        const entry = ctx.catalog.byCallable.get(String(req.tool));
+        if (!entry) throw new ToolError(`${req.tool} is not a tool of this run`, 'not_found');
+        return describeEntry(entry);
+      }
+      case 'timer': {
+        const ms = Math.max(0, Math.min(Number(req.ms) || 0, 2 ** 31 - 1));
+        await sleepFor(ms, ctx.signal, canceler);
+        return null;
+      }
+      case 'store': {
+        if (ctx.restartSafe) throw new ToolError('store/load are unavailable in restartSafe execution', 'invalid_input');
+        const key = String(req.key);
+        if (req.action === 'set') {
+          ctx.storeBuffer.set(key, { json: req.json, networkContent: ctx.hasNetworkContent() });
+          return null;
+        }
+        const buffered = ctx.storeBuffer.get(key);
+        const v = buffered ?? ctx.sessions.get(ctx.sessionId, key);
+        if (!v || v.json === undefined) return null;
+        if (v.networkContent) ctx.markNetworkContent();
+        return JSON.parse(v.json);
+      }
+      case 'results': {
+        if (req.action === 'save') {
+          const json = typeof req.json === 'string' ? req.json : 'null';
+          return ctx.results.save(json, ctx.hasNetworkContent());
+        }
+        if (req.action === 'load') {
+          const r = ctx.results.load(String(req.ref));
+          if (r.networkContent) ctx.markNetworkContent();
+          return JSON.parse(r.json);
+        }
+        return ctx.results.delete(String(req.ref));
+      }
+      case 'yield':
+        // answered by the run when the next wait resumes the cell
+        return null;
+    }
+  };
+  const reply = work().then(
+    (value): BridgeReply => {
+      const v = toBridgeValue(value);
+      outBytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
+      return { id: req.id, ok: true, value: v };
+    },
+    (err): BridgeReply => errorReply(req.id, err),
+  );
+  return {
+    reply,
+    cancel: req.op === 'timer' ? () => canceler.cancel?.() : undefined,
+    outputBytes: () => outBytes,
+  };
+}

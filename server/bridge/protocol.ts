@@ -1,0 +1,107 @@
+// The bridge protocol: JSON messages between the guest controller (server/guest/prelude.js), the
+// executor worker, and the host dispatcher. The same for every executor.
+//
+// Flow of one exec/wait call (a "leg"):
+//   host  -> worker  start | resume        the cell (or its continuation) and the leg's limits
+//   worker -> host   requests              every request the guest made in one synchronous frontier
+//   host  -> worker  deliver               settled replies, in settle order
+//   host  -> worker  park                  the budget ran out (or the guest yielded): checkpoint now
+//   worker -> host   settled | parked | failed   exactly one, ends the leg
+// The deadline and abort flag live in a SharedArrayBuffer so the worker's interrupt handler sees
+// them even while guest code never yields.
+
+/** One request the guest made. `id` is guest-visible and stable across wait. */
+export type BridgeRequest =
+  | { id: string; op: 'call'; tool?: string; mcp?: [string, string]; input: unknown }
+  | { id: string; op: 'search'; query: string; limit?: number }
+  | { id: string; op: 'all' }
+  | { id: string; op: 'describe'; tool?: string; mcpServer?: string }
+  | { id: string; op: 'timer'; ms: number; timer: number }
+  | { id: string; op: 'store'; action: 'set' | 'get'; key: string; json?: string }
+  | { id: string; op: 'results'; action: 'save' | 'load' | 'delete'; json?: string; ref?: string }
+  | { id: string; op: 'yield'; reason: string };
+
+/** A settled request as delivered into the guest. `value` must be JSON-compatible. */
+export type BridgeReply =
+  | { id: string; ok: true; value?: unknown }
+  | { id: string; ok: false; error: string; code?: string; name?: string };
+
+/** What the guest sees about each tool at boot (no ids). */
+export interface GuestBootConfig {
+  maxPendingToolCalls: number;
+  tools: Array<{ callableName: string; name: string; description: string; source: string }>;
+  mcp: Array<{ name: string; tools: string[] }>;
+}
+
+export interface LegLimits {
+  memoryLimitBytes: number;
+  maxOutputBytes: number;
+  maxSnapshotBytes: number;
+}
+
+/** Index of each slot in the leg's shared control array (Float64Array). */
+export const CONTROL_DEADLINE = 0;
+export const CONTROL_ABORT = 1;
+export const CONTROL_SLOTS = 2;
+
+export type HostToWorker =
+  | {
+      t: 'start';
+      legId: string;
+      body: string;
+      boot: GuestBootConfig;
+      limits: LegLimits;
+      control: SharedArrayBuffer;
+      /** Virtual declaration files for API.list / API.read (answered without a bridge request). */
+      files: Record<string, string>;
+    }
+  | {
+      t: 'resume';
+      legId: string;
+      snapshot: Uint8Array;
+      limits: LegLimits;
+      control: SharedArrayBuffer;
+      files: Record<string, string>;
+      /** Requests the guest sent that have not been delivered yet. */
+      inFlight: number;
+      settled?: SettledOutcome;
+    }
+  | {
+      t: 'continue';
+      legId: string;
+      continuationId: string;
+      limits: LegLimits;
+      control: SharedArrayBuffer;
+      files: Record<string, string>;
+      inFlight: number;
+      settled?: SettledOutcome;
+    }
+  | { t: 'deliver'; legId: string; replies: BridgeReply[] }
+  | { t: 'park'; legId: string }
+  | { t: 'release'; legId: string; continuationId?: string };
+
+/** The cell's own outcome, reported by the guest controller when its function settles. */
+export type SettledOutcome = { ok: true; json: string } | { ok: false; error: string; code?: string; stack?: string; toolCode?: string };
+
+export interface ParkedInfo {
+  /** Set when the cell had already settled but un-awaited work was still pending. */
+  settled?: SettledOutcome;
+  /** QuickJS: encoded snapshot. Node: absent (the worker keeps the live context). */
+  snapshot?: Uint8Array;
+  rawBytes?: number;
+  storedBytes?: number;
+  takeMs?: number;
+  /** Node: id of the live context kept in the worker. */
+  continuationId?: string;
+  retainedBytesEstimate?: number;
+  queued: BridgeRequest[];
+}
+
+export type WorkerToHost =
+  | { t: 'ready'; engine: string }
+  | { t: 'requests'; legId: string; requests: BridgeRequest[]; cancels: string[] }
+  | { t: 'output'; legId: string; lines: Array<{ kind: string; text: string }>; droppedBytes: number }
+  | { t: 'resumed'; legId: string; restoreMs: number; rawBytes?: number }
+  | { t: 'settled'; legId: string; ok: true; valueJson: string; droppedBytes: number }
+  | { t: 'settled'; legId: string; ok: false; error: string; code?: string; stack?: string; droppedBytes: number }
+  | ({ t: 'parked'; legId: string; droppedBytes: number } & ParkedInfo);

@@ -1,0 +1,134 @@
+// QuickJS executor worker: one quickjs-wasi VM per leg, snapshot on park, restore on resume.
+//
+// The WASM module is compiled once per worker and instantiated synchronously (on Node 20 a second
+// asynchronous WebAssembly.instantiate can stall for hundreds of milliseconds); the worker warms one
+// VM before it reports ready. The guest has no ambient file system, network, process or modules.
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import { QuickJS } from 'quickjs-wasi';
+import { runWorker, LegFailure } from '../worker-runtime.mjs';
+import { encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
+
+const require = createRequire(import.meta.url);
+const wasmBytes = readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
+const wasmModule = new WebAssembly.Module(wasmBytes);
+const moduleHash = new Uint8Array(createHash('sha256').update(wasmBytes).digest());
+const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8');
+const maxStackSizeBytes = workerData?.maxStackSizeBytes ?? 256 * 1024;
+
+// Instantiate from the compiled module synchronously (see header).
+const asyncInstantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = async (mod, imports) =>
+  mod instanceof WebAssembly.Module ? new WebAssembly.Instance(mod, imports) : asyncInstantiate(mod, imports);
+
+const HOST_SYNC = '__cm_sync';
+
+function vmOptions(leg) {
+  return {
+    wasm: wasmModule,
+    memoryLimit: leg.limits.memoryLimitBytes,
+    maxStackSize: maxStackSizeBytes,
+    interruptHandler: leg.shouldInterrupt,
+    timezoneOffset: 0,
+  };
+}
+
+function hostSync(vm, leg) {
+  return (opHandle, payloadHandle) => {
+    const op = opHandle.toString();
+    const payload = payloadHandle && !payloadHandle.isUndefined ? payloadHandle.toString() : '';
+    const out = leg.onSync(op, payload);
+    return out === undefined ? vm.undefined : vm.newString(out);
+  };
+}
+
+function classify(err, leg) {
+  const message = err && typeof err.message === 'string' ? err.message : String(err);
+  if (message.includes('interrupted')) {
+    if (leg.control[1] !== 0) return new LegFailure('aborted', 'code mode run was aborted');
+    return new LegFailure('timeout', 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait');
+  }
+  if (message.includes('out of memory')) {
+    return new LegFailure('memory_limit_exceeded', 'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).');
+  }
+  if (err instanceof SnapshotFormatError) return new LegFailure('internal_error', `snapshot restore failed: ${message}`);
+  if (err && err.name === 'JSException') {
+    // a guest error thrown synchronously out of evaluation (e.g. a SyntaxError)
+    return new LegFailure('invalid_input', `${err.stack ? String(err.stack).split('\n')[0] : message}`);
+  }
+  return null;
+}
+
+function wrap(vm, leg, extra) {
+  let disposed = false;
+  return {
+    rawBytes: extra?.rawBytes,
+    classify,
+    start(boot, body) {
+      vm.evalCode(prelude, 'prelude.js').dispose();
+      vm.evalCode(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, 'boot.js').dispose();
+      // the header shares the first line with the cell so guest line numbers match the user's
+      vm.evalCode(`__cm_run(async function cell() {${body}\n})`, 'cell.js').dispose();
+    },
+    drain() {
+      vm.executePendingJobs();
+    },
+    deliver(replyJson) {
+      vm.withScope(() => {
+        const fn = vm.global.getProp('__cm_deliver');
+        vm.callFunction(fn, vm.undefined, vm.newString(replyJson)).dispose();
+      });
+    },
+    park() {
+      const queuedJson = vm.withScope(() => {
+        const fn = vm.global.getProp('__cm_queued');
+        return vm.callFunction(fn, vm.undefined).toString();
+      });
+      const t0 = performance.now();
+      const snap = vm.snapshot();
+      const encoded = encodeSnapshot(snap, moduleHash);
+      const takeMs = performance.now() - t0;
+      this.dispose();
+      if (encoded.storedBytes > leg.limits.maxSnapshotBytes) {
+        throw new LegFailure(
+          'snapshot_limit_exceeded',
+          `the suspended cell's snapshot is ${encoded.storedBytes} bytes stored (${encoded.rawBytes} raw), over maxSnapshotBytes ${leg.limits.maxSnapshotBytes}; keep less live data across awaits or use results.save`,
+        );
+      }
+      return {
+        snapshot: encoded.bytes,
+        rawBytes: encoded.rawBytes,
+        storedBytes: encoded.storedBytes,
+        takeMs,
+        queued: JSON.parse(queuedJson),
+      };
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      vm.dispose();
+    },
+  };
+}
+
+const engine = {
+  name: 'quickjs',
+  async create(leg) {
+    const vm = await QuickJS.create(vmOptions(leg));
+    vm.newFunction(HOST_SYNC, hostSync(vm, leg)).consume((fn) => vm.setProp(vm.global, HOST_SYNC, fn));
+    return wrap(vm, leg);
+  },
+  async resume(leg, msg) {
+    const snapshot = decodeSnapshot(msg.snapshot, moduleHash);
+    const vm = await QuickJS.restore(snapshot, vmOptions(leg));
+    vm.registerHostCallback(HOST_SYNC, hostSync(vm, leg));
+    return wrap(vm, leg, { rawBytes: snapshot.memory.length });
+  },
+};
+
+// Warm this worker: the first VM pays the instantiation costs, not the first cell.
+(await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes })).dispose();
+runWorker(engine);
+parentPort.postMessage({ t: 'ready', engine: 'quickjs' });

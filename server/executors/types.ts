@@ -1,0 +1,77 @@
+// The Executor contract (types only): start a cell, deliver bridge replies, park, resume, release.
+//
+// Executors never throw for user code: every leg ends in one LegOutcome. Host faults (a worker that
+// cannot start) surface as a failed outcome with `runtime_unavailable` or `internal_error`.
+import type { ExecutorKind } from '../config/types.ts';
+import type { CodeModeErrorCode } from '../errors.ts';
+import type { BridgeReply, BridgeRequest, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
+import type { CodeModeOutput } from '../runs/types.ts';
+
+/** Executor-owned state of a suspended cell. */
+export interface Continuation {
+  executor: ExecutorKind;
+  /** QuickJS: the encoded snapshot (host-only, never leaves the server). */
+  snapshot?: Uint8Array;
+  rawBytes?: number;
+  storedBytes?: number;
+  /** Node: the live context kept in `workerId`. */
+  continuationId?: string;
+  workerId?: number;
+  retainedBytesEstimate?: number;
+  /** The cell had settled with un-awaited work pending; its outcome resumes with it. */
+  settled?: SettledOutcome;
+}
+
+export type LegOutcome =
+  /** the guest has no pending work and produced a JSON value */
+  | { kind: 'completed'; valueJson: string; droppedBytes: number }
+  /** uncaught guest error (code undefined) or a limit/runtime failure (spec code) */
+  | { kind: 'failed'; code?: CodeModeErrorCode; error: string; stack?: string; droppedBytes: number }
+  /** the guest was checkpointed with pending work; `queued` lists requests still waiting in the guest */
+  | { kind: 'parked'; continuation: Continuation; queued: BridgeRequest[]; takeMs?: number; droppedBytes: number };
+
+export interface LegHandlers {
+  /** One synchronous frontier of guest requests (never partial), plus in-flight timers the guest cleared. */
+  onRequests(requests: BridgeRequest[], cancels: string[]): void;
+  onOutput(lines: CodeModeOutput[]): void;
+  /** A resume restored its continuation (QuickJS: restore time and raw bytes). */
+  onResumed?(info: { restoreMs: number; rawBytes?: number }): void;
+}
+
+export interface Leg {
+  readonly done: Promise<LegOutcome>;
+  deliver(replies: BridgeReply[]): void;
+  /** Checkpoint now (budget spent, or the guest yielded). */
+  park(): void;
+  /** Move the execution deadline (epoch ms); Infinity pauses it (approval pending). */
+  setDeadline(epochMs: number): void;
+  /** Stop the guest even mid-computation; the leg fails with `aborted`. */
+  abort(): void;
+}
+
+export interface StartRequest {
+  body: string;
+  boot: GuestBootConfig;
+  files: Record<string, string>;
+  limits: LegLimits;
+  deadlineAt: number;
+}
+
+export interface ResumeRequest {
+  files: Record<string, string>;
+  limits: LegLimits;
+  deadlineAt: number;
+  /** Requests sent by the guest and not yet delivered. */
+  inFlight: number;
+}
+
+export interface Executor {
+  readonly kind: ExecutorKind;
+  start(req: StartRequest, handlers: LegHandlers): Leg;
+  resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg;
+  /** Drop a continuation that will never resume (expiry, abort, shutdown). */
+  release(continuation: Continuation): void;
+  /** Diagnostics for the board and the benchmark. */
+  stats(): { workers: number; activeLegs: number };
+  close(): Promise<void>;
+}

@@ -1,0 +1,393 @@
+// The composition root: one Gateway built from one config, serving exec/wait and the playground's API.
+//
+// A turn (agent run) fixes the agent, model, session, client tools and therefore the run-scoped
+// catalog; every exec/wait of that turn runs in its scope. Policy is applied once per turn: denied
+// tools never reach the catalog, so no guessed name or id can call them.
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { buildCatalog, guestCatalogView } from './catalog/build.ts';
+import { renderQuickIndex } from './catalog/quick-index.ts';
+import type { Catalog } from './catalog/types.ts';
+import { resolveActivation, findAgent, agentModel, agentCodeModeOptions } from './config/activation.ts';
+import { loadConfigFile, resolveConfigPath } from './config/load.ts';
+import type { ExecutorKind, GatewayConfig } from './config/types.ts';
+import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from './errors.ts';
+import { CallScheduler } from './bridge/scheduler.ts';
+import type { Executor } from './executors/types.ts';
+import type {
+  CatalogToolView,
+  CatalogView,
+  ClientToolSpec,
+  ExecOptions,
+  GatewayApi,
+  McpServerView,
+  SurfaceView,
+  TurnInfo,
+  TurnRequest,
+} from './gateway-types.ts';
+import { ResultsStore } from './results/store.ts';
+import { ApprovalBroker } from './runs/approvals.ts';
+import { RunManager, type TurnScope } from './runs/runs.ts';
+import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
+import { SessionStore } from './sessions/store.ts';
+import { prepareExec } from './source/index.ts';
+import { buildModelSurface } from './surface/surface.ts';
+import { hasEmptyAllowlist, applyToolPolicy } from './tools/policy.ts';
+import { runBeforeToolCallHooks, type CodeModePlugin } from './tools/plugins.ts';
+import { loadToolSources } from './tools/registry.ts';
+import type { ToolDefinition } from './tools/types.ts';
+
+export interface GatewayOptions {
+  /** A config object (tests); otherwise the file from --config / CODEMODE_CONFIG / ./codemode.config.json. */
+  config?: GatewayConfig;
+  configPath?: string;
+  argv?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Executors to use instead of the built-in ones (tests share one pool across gateways). */
+  executors?: Partial<Record<ExecutorKind, Executor>>;
+  /** Extra tool sources appended after plugins (MCP tools are added by the MCP manager). */
+  extraTools?: () => ToolDefinition[];
+}
+
+interface Turn {
+  info: TurnInfo;
+  scope: TurnScope;
+  catalog: Catalog;
+  clientTools: ClientToolSpec[];
+}
+
+interface Effective {
+  tools: ToolDefinition[];
+  denied: Array<{ tool: ToolDefinition; rule: string }>;
+  catalog: Catalog;
+  surface: SurfaceView;
+  agentId: string;
+  model: string;
+}
+
+/** Turns with no exec for this long are ended (their saved results and runs released). */
+export const TURN_IDLE_MS = 6 * 60 * 60 * 1000;
+
+export class Gateway implements GatewayApi {
+  readonly runsManager: RunManager;
+  readonly sessions = new SessionStore();
+  private readonly approvalsBroker: ApprovalBroker;
+  private readonly events = new EventEmitter();
+  private readonly turns = new Map<string, Turn>();
+  private readonly executors = new Map<ExecutorKind, Executor>();
+  private closed = false;
+
+  constructor(
+    readonly config: GatewayConfig,
+    private readonly sources: { tools: ToolDefinition[]; plugins: CodeModePlugin[]; pluginErrors: Array<{ plugin: string; error: string }> },
+    private readonly opts: GatewayOptions = {},
+  ) {
+    this.events.setMaxListeners(0);
+    for (const [kind, ex] of Object.entries(opts.executors ?? {})) if (ex) this.executors.set(kind as ExecutorKind, ex);
+    this.approvalsBroker = new ApprovalBroker((e) => {
+      if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
+      if (e.resolved) {
+        this.emit({ type: 'approval.resolved', runId: e.resolved.runId, at: Date.now(), approvalId: e.resolved.approvalId, approved: e.resolved.approved });
+      }
+    });
+    this.runsManager = new RunManager({
+      sessions: this.sessions,
+      approvals: { request: (view, signal) => this.approvalsBroker.request(view, signal) },
+      emit: (e) => this.emit(e),
+    });
+  }
+
+  // ---- configuration views ---------------------------------------------------------------------
+
+  agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }> {
+    return this.config.agents.list.map((a) => ({
+      id: a.id,
+      ...(a.name ? { name: a.name } : {}),
+      model: agentModel(this.config, a),
+      executor: agentCodeModeOptions(this.config, a).executor,
+    }));
+  }
+
+  surface(req: TurnRequest): SurfaceView {
+    return this.effective(req).surface;
+  }
+
+  catalog(req: TurnRequest): CatalogView {
+    const eff = this.effective(req);
+    const mcpPath = (t: ToolDefinition) => {
+      const e = eff.catalog.entries.find((x) => x.tool === t);
+      return e?.mcp ? `MCP.${e.mcp.serverCallable}.${e.callableName}` : undefined;
+    };
+    const view = (t: ToolDefinition, deniedBy?: string): CatalogToolView => {
+      const entry = eff.catalog.entries.find((x) => x.tool === t);
+      const path = mcpPath(t);
+      return {
+        callableName: entry?.callableName ?? t.name,
+        name: t.name,
+        source: t.source,
+        ...(t.owner ? { owner: t.owner } : {}),
+        description: t.description,
+        declaration: entry?.declaration ?? '',
+        executionMode: t.executionMode ?? 'parallel',
+        networkContent: Boolean(t.networkContent),
+        approval: t.approval === 'required',
+        directOnly: Boolean(t.directOnly),
+        ...(deniedBy ? { deniedBy } : {}),
+        ...(path ? { mcpPath: path } : {}),
+      };
+    };
+    return {
+      tools: [...eff.tools.map((t) => view(t)), ...eff.denied.map((d) => view(d.tool, d.rule))],
+      mcpServers: this.mcpServers(),
+      declarations: eff.catalog.ambientDeclarations,
+      pluginErrors: [...this.sources.pluginErrors],
+    };
+  }
+
+  /** MCP connection states; the MCP manager overrides this. */
+  mcpServers(): McpServerView[] {
+    return [];
+  }
+
+  // ---- turns -----------------------------------------------------------------------------------
+
+  prepareTurn(req: TurnRequest): TurnInfo {
+    this.assertOpen();
+    const eff = this.effective(req);
+    const agentRunId = `ar_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const options = eff.surface.options;
+    const info: TurnInfo = { agentRunId, sessionId, agentId: eff.agentId, model: eff.model, surface: eff.surface };
+    const view = guestCatalogView(eff.catalog);
+    const plugins = this.sources.plugins;
+    const scope: TurnScope = {
+      agentRunId,
+      sessionId,
+      agentId: eff.agentId,
+      workspaceDir: this.config.workspace,
+      options,
+      catalog: eff.catalog,
+      boot: {
+        maxPendingToolCalls: options.maxPendingToolCalls,
+        tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
+        mcp: view.mcp,
+      },
+      files: Object.fromEntries(eff.catalog.files),
+      scheduler: new CallScheduler(),
+      results: new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes)),
+      abort: new AbortController(),
+      beforeToolCall: async (entry, input, ctx) => {
+        const out = await runBeforeToolCallHooks(plugins, {
+          tool: entry.name,
+          source: entry.source,
+          ...(entry.tool.owner ? { owner: entry.tool.owner } : {}),
+          input,
+          agentId: eff.agentId,
+          sessionId,
+          agentRunId,
+          invocationId: ctx.invocationId,
+        });
+        return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
+      },
+    };
+    this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, clientTools: req.clientTools ?? [] });
+    return info;
+  }
+
+  endTurn(agentRunId: string): void {
+    const turn = this.turns.get(agentRunId);
+    if (!turn) return;
+    this.runsManager.abortTurn(agentRunId);
+    turn.scope.abort.abort();
+    turn.scope.results.clear();
+    this.turns.delete(agentRunId);
+  }
+
+  async exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
+    const turn = this.turns.get(agentRunId);
+    const executorKind: ExecutorKind = opts.executor ?? turn?.scope.options.executor ?? 'quickjs';
+    try {
+      this.assertOpen();
+      if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+      if (!turn.info.surface.codeMode) {
+        throw new InvalidInputError(`code mode is not active for this agent run (${turn.info.surface.reason}); call the tools directly`);
+      }
+      const rawInput = input as unknown;
+      const hooked = await this.outerExecHooks(turn, rawInput);
+      const prepared = await prepareExec(hooked, {
+        ambientDeclarations: () => turn.catalog.ambientDeclarations,
+        ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
+      });
+      const executor = await this.executor(executorKind);
+      return await this.runsManager.exec(turn.scope, {
+        body: prepared.body,
+        code: prepared.input.code,
+        language: prepared.language,
+        executor,
+        restartSafe: prepared.input.restartSafe,
+        ...(opts.toolCallId ? { toolCallId: opts.toolCallId } : {}),
+      });
+    } catch (err) {
+      return failedBeforeRun(err, executorKind);
+    }
+  }
+
+  async wait(agentRunId: string, input: { runId: string }): Promise<CodeModeResult> {
+    const turn = this.turns.get(agentRunId);
+    const executorKind = turn?.scope.options.executor ?? 'quickjs';
+    try {
+      this.assertOpen();
+      if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+      if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
+        throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
+      }
+      return await this.runsManager.wait({ agentRunId, sessionId: turn.info.sessionId }, input.runId);
+    } catch (err) {
+      return failedBeforeRun(err, executorKind);
+    }
+  }
+
+  abortRun(runId: string): boolean {
+    return this.runsManager.abortRun(runId);
+  }
+
+  answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void {
+    this.runsManager.answerClientCall(req.runId, req.callId, req);
+  }
+
+  approvals(): ApprovalView[] {
+    return this.approvalsBroker.list();
+  }
+
+  decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void {
+    this.approvalsBroker.decide(req.approvalId, req.approve, req.reason);
+  }
+
+  runs(): RunView[] {
+    return this.runsManager.list();
+  }
+
+  run(runId: string): RunView | undefined {
+    return this.runsManager.get(runId);
+  }
+
+  trajectory(runId: string): TrajectoryExport | undefined {
+    return this.runsManager.trajectory(runId);
+  }
+
+  subscribe(listener: (event: RunEvent) => void): () => void {
+    this.events.on('event', listener);
+    return () => this.events.off('event', listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.runsManager.close();
+    for (const id of [...this.turns.keys()]) this.endTurn(id);
+    const own = [...this.executors.entries()].filter(([k]) => !this.opts.executors?.[k]);
+    await Promise.all(own.map(([, ex]) => ex.close()));
+    this.events.removeAllListeners();
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  /** Outer exec hook event: `toolKind: "code_mode_exec"` lets policies tell cells from shell exec. */
+  private async outerExecHooks(turn: Turn, input: unknown): Promise<unknown> {
+    const language = isRecord(input) && (input.language === 'typescript' || input.language === 'javascript') ? input.language : 'javascript';
+    const out = await runBeforeToolCallHooks(this.sources.plugins, {
+      tool: 'exec',
+      source: 'core',
+      input,
+      agentId: turn.info.agentId,
+      sessionId: turn.info.sessionId,
+      agentRunId: turn.info.agentRunId,
+      invocationId: `${turn.info.agentRunId}:exec`,
+      toolKind: 'code_mode_exec',
+      toolInputKind: language,
+    } as Parameters<typeof runBeforeToolCallHooks>[1]);
+    if (out.blocked) throw new InvalidInputError(`exec was blocked by a before_tool_call hook: ${out.blocked.reason} (plugin ${out.blocked.plugin})`);
+    return out.input;
+  }
+
+  private async executor(kind: ExecutorKind): Promise<Executor> {
+    const existing = this.executors.get(kind);
+    if (existing) return existing;
+    let ex: Executor;
+    try {
+      if (kind === 'quickjs') {
+        const { QuickJsExecutor } = await import('./executors/quickjs/executor.ts');
+        ex = new QuickJsExecutor();
+      } else if (kind === 'node') {
+        const mod = await import('./executors/node/executor.ts').catch(() => undefined);
+        if (!mod) throw new Error('the node executor is not part of this build');
+        ex = new mod.NodeExecutor();
+      } else {
+        throw new Error(`unknown executor "${String(kind)}"`);
+      }
+    } catch (err) {
+      throw new CodeModeError('runtime_unavailable', `the ${kind} executor cannot start: ${(err as Error).message}`);
+    }
+    this.executors.set(kind, ex);
+    return ex;
+  }
+
+  private effective(req: TurnRequest): Effective {
+    const agent = findAgent(this.config, req.agentId);
+    const clientTools: ToolDefinition[] = (req.clientTools ?? []).map((c) => ({
+      name: c.name,
+      description: c.description,
+      inputSchema: c.inputSchema,
+      ...(c.outputSchema ? { outputSchema: c.outputSchema } : {}),
+      source: 'client',
+      owner: 'client',
+    }));
+    const all = [...this.sources.tools, ...(this.opts.extraTools?.() ?? []), ...clientTools];
+    const layers = { gateway: { allow: this.config.tools.allow, deny: this.config.tools.deny }, agent: agent.tools, agentId: agent.id };
+    const policy = applyToolPolicy(all, layers);
+    const toolsActive = !req.disableTools && policy.effective.length > 0 && !hasEmptyAllowlist(layers);
+    const activation = resolveActivation(this.config, {
+      agentId: agent.id,
+      ...(req.model ? { model: req.model } : {}),
+      toolsActive,
+    });
+    const catalog = buildCatalog(policy.effective);
+    const quickIndex = renderQuickIndex(catalog);
+    const surface = buildModelSurface({ activation, tools: policy.effective, quickIndex, disableTools: Boolean(req.disableTools) });
+    return { tools: policy.effective, denied: policy.denied, catalog, surface, agentId: agent.id, model: activation.model };
+  }
+
+  private emit(event: RunEvent): void {
+    this.events.emit('event', event);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new CodeModeError('runtime_unavailable', 'the gateway is shutting down');
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A failure before (or instead of) a guest run, as the model sees it. */
+function failedBeforeRun(err: unknown, executor: ExecutorKind): CodeModeResult {
+  const code: CodeModeErrorCode = err instanceof CodeModeError ? err.code : 'internal_error';
+  const error = err instanceof Error ? err.message : String(err);
+  return {
+    status: 'failed',
+    error,
+    code,
+    telemetry: { executor, durationMs: 0, budgetUsedMs: 0, counters: { search: 0, describe: 0, call: 0 }, nestedCalls: 0, outputBytes: 0 },
+  };
+}
+
+export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const config =
+    opts.config ??
+    loadConfigFile(
+      opts.configPath ?? resolveConfigPath({ argv: opts.argv ?? process.argv.slice(2), env: opts.env ?? process.env, cwd: process.cwd() }),
+    );
+  const sources = await loadToolSources(config);
+  return new Gateway(config, sources, opts);
+}

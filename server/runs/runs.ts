@@ -1,0 +1,810 @@
+// Run lifecycle: the in-process runId map, exec/wait legs, parking, expiry, abort and events.
+//
+// One run is one cell. `exec` starts it; each exec/wait call is a leg with its own execution budget
+// (ExecutionBudget: pauses while an approval is pending). Nested requests are dispatched on the
+// Gateway's event loop and keep running while the cell is parked; their replies are delivered into
+// the live VM, or kept until the next `wait` restores the continuation. A run holds a slot of the
+// process-wide cap from its first host request until it settles. Continuations never outlive the
+// process, and are released on completion, failure, expiry (snapshotTtlSeconds), abort and close.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Catalog, CatalogEntry } from '../catalog/types.ts';
+import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
+import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
+import type { BridgeReply, BridgeRequest, GuestBootConfig } from '../bridge/protocol.ts';
+import { dispatchRequest, requestLabel, resolveCallTarget, type NestedCallHooks } from '../bridge/dispatcher.ts';
+import type { CallScheduler } from '../bridge/scheduler.ts';
+import type { Continuation, Executor, Leg, LegOutcome } from '../executors/types.ts';
+import type { ResultsStore } from '../results/store.ts';
+import type { SessionStore, StoredValue } from '../sessions/store.ts';
+import type { ToolContext } from '../tools/types.ts';
+import { ExecutionBudget } from './budget.ts';
+import { boundValue } from './bound.ts';
+import type {
+  CodeModeOutput,
+  CodeModePendingToolCall,
+  CodeModeResult,
+  CodeModeTelemetry,
+  ControlCallRecord,
+  NestedCallRecord,
+  RunEvent,
+  RunState,
+  RunView,
+  SnapshotRecord,
+  TrajectoryExport,
+} from './types.ts';
+
+/** Spec: "OpenClaw caps the number of concurrently suspended runs per process (64)". */
+export const MAX_SUSPENDED_RUNS = 64;
+
+export const MSG_UNAVAILABLE = 'code mode run is unavailable or expired.';
+export const MSG_WRONG_SESSION = 'code mode run belongs to a different session.';
+export const MSG_WRONG_RUN = 'code mode run belongs to a different agent run.';
+export const MSG_ALREADY_RESUMING = 'a wait is already in flight for this code mode run; wait for it to return.';
+export const MSG_TOO_MANY = 'too many suspended code mode runs';
+
+/** The scope one agent turn gives its cells: catalog, limits, stores, scheduler, abort. */
+export interface TurnScope {
+  agentRunId: string;
+  sessionId: string;
+  agentId: string;
+  workspaceDir: string;
+  options: CodeModeOptions;
+  catalog: Catalog;
+  boot: GuestBootConfig;
+  files: Record<string, string>;
+  scheduler: CallScheduler;
+  results: ResultsStore;
+  abort: AbortController;
+  /** before_tool_call hooks of the loaded plugins. */
+  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
+}
+
+export interface StartCell {
+  body: string;
+  code: string;
+  language: 'javascript' | 'typescript';
+  executor: Executor;
+  restartSafe: boolean;
+  toolCallId?: string;
+}
+
+interface HostRequest {
+  req: BridgeRequest;
+  record: NestedCallRecord;
+  settled?: BridgeReply;
+  delivered: boolean;
+  cancel?: () => void;
+}
+
+interface LiveLeg {
+  leg: Leg;
+  budget: ExecutionBudget;
+  call: ControlCallRecord;
+  output: CodeModeOutput[];
+  droppedBytes: number;
+  parkRequested: boolean;
+  restore?: { restoreMs: number; rawBytes?: number };
+}
+
+interface ClientCall {
+  callId: string;
+  tool: string;
+  input: unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+class Run {
+  readonly runId = `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  state: RunState = 'running';
+  reason?: 'pending_tools' | 'yield';
+  readonly createdAt = Date.now();
+  updatedAt = Date.now();
+  expiresAt?: number;
+  continuation?: Continuation;
+  live?: LiveLeg;
+  readonly requests = new Map<string, HostRequest>();
+  /** Requests the guest sent whose replies it has not received. */
+  guestInFlight = 0;
+  queued: BridgeRequest[] = [];
+  yieldRequestId?: string;
+  readonly storeBuffer = new Map<string, StoredValue>();
+  networkContent = false;
+  holdsSlot = false;
+  slotFailure?: string;
+  approvalsPending = 0;
+  readonly clientCalls = new Map<string, ClientCall>();
+  readonly calls: ControlCallRecord[] = [];
+  readonly snapshots: SnapshotRecord[] = [];
+  readonly abort = new AbortController();
+  readonly cellId: string;
+  nestedCount = 0;
+  counters = { search: 0, describe: 0, call: 0 };
+  lastResult?: CodeModeResult;
+  ttlTimer?: NodeJS.Timeout;
+  /** Wakes a wait that is parked with nothing to deliver. */
+  wake?: () => void;
+
+  constructor(
+    readonly turn: TurnScope,
+    readonly cell: StartCell,
+  ) {
+    // the cell's replay identity: agent run + the model's tool-call id (or a fresh one)
+    const callId = cell.toolCallId ?? randomUUID();
+    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}`).digest('hex').slice(0, 12)}`;
+  }
+
+  get executorKind(): ExecutorKind {
+    return this.cell.executor.kind;
+  }
+}
+
+export interface RunManagerDeps {
+  sessions: SessionStore;
+  approvals: {
+    request(
+      view: { runId: string; tool: string; input: unknown; code: string },
+      signal: AbortSignal,
+    ): Promise<{ approved: boolean; reason?: string }>;
+  };
+  emit(event: RunEvent): void;
+  /** Turn lookup for scope checks. */
+  now?: () => number;
+}
+
+export class RunManager {
+  private readonly runs = new Map<string, Run>();
+  /** Finished runs kept for the board and trajectory export (bounded). */
+  private readonly history: Run[] = [];
+  private slotsInUse = 0;
+  private closed = false;
+
+  constructor(private readonly deps: RunManagerDeps) {}
+
+  get suspendedSlots(): number {
+    return this.slotsInUse;
+  }
+
+  // ---- public API ------------------------------------------------------------------------------
+
+  async exec(turn: TurnScope, cell: StartCell): Promise<CodeModeResult> {
+    const run = new Run(turn, cell);
+    this.runs.set(run.runId, run);
+    const call = this.openCall(run, 'exec');
+    this.emit({ type: 'run.started', runId: run.runId, at: Date.now(), view: this.view(run) });
+    const budget = new ExecutionBudget(turn.options.timeoutMs);
+    const live = this.newLive(run, budget, call);
+    live.leg = cell.executor.start(
+      { body: cell.body, boot: turn.boot, files: turn.files, limits: this.limits(turn.options), deadlineAt: budget.deadlineAt },
+      this.handlers(run, live),
+    );
+    return this.driveLeg(run, live);
+  }
+
+  async wait(scope: { agentRunId: string; sessionId: string }, runId: string): Promise<CodeModeResult> {
+    const run = typeof runId === 'string' ? this.runs.get(runId) : undefined;
+    if (!run || run.state === 'expired' || run.state === 'completed' || run.state === 'failed' || run.state === 'aborted') {
+      throw new InvalidInputError(MSG_UNAVAILABLE);
+    }
+    if (run.turn.sessionId !== scope.sessionId) throw new InvalidInputError(MSG_WRONG_SESSION);
+    if (run.turn.agentRunId !== scope.agentRunId) throw new InvalidInputError(MSG_WRONG_RUN);
+    if (run.state !== 'waiting' || run.live || run.wake) throw new InvalidInputError(MSG_ALREADY_RESUMING);
+
+    const call = this.openCall(run, 'wait');
+    const budget = new ExecutionBudget(run.turn.options.timeoutMs);
+    this.clearTtl(run);
+    run.state = 'running';
+    this.touch(run);
+
+    // Nothing to deliver yet: wait for the first reply (or the budget) without restoring the VM.
+    if (!this.hasDeliverable(run)) {
+      if (run.approvalsPending > 0) budget.pause();
+      const woke = await new Promise<boolean>((resolve) => {
+        run.wake = () => resolve(true);
+        budget.whenExpired(() => resolve(false));
+        run.abort.signal.addEventListener('abort', () => resolve(false), { once: true });
+      });
+      run.wake = undefined;
+      if (!woke || run.abort.signal.aborted) {
+        budget.stop();
+        if (run.abort.signal.aborted) return this.finishCall(run, call, this.failedResult(run, 'aborted', 'code mode run was aborted', [], 0, budget));
+        run.state = 'waiting';
+        this.armTtl(run);
+        return this.finishCall(run, call, this.waitingResult(run, [], 0, budget, undefined));
+      }
+    }
+
+    const cont = run.continuation;
+    if (!cont) throw new InvalidInputError(MSG_UNAVAILABLE);
+    const live = this.newLive(run, budget, call);
+    live.leg = run.cell.executor.resume(
+      cont,
+      { files: run.turn.files, limits: this.limits(run.turn.options), deadlineAt: budget.deadlineAt, inFlight: run.guestInFlight },
+      this.handlers(run, live),
+    );
+    // deliver everything that settled while parked, and the yield itself
+    this.deliverPending(run);
+    return this.driveLeg(run, live);
+  }
+
+  /** Abort one run: cancels its nested calls, stops the guest, releases its continuation. */
+  abortRun(runId: string, reason = 'aborted by the operator'): boolean {
+    const run = this.runs.get(runId);
+    if (!run) return false;
+    this.abortInternal(run, reason);
+    return true;
+  }
+
+  /** The owning agent run ended or was canceled: release every run of it. */
+  abortTurn(agentRunId: string): void {
+    for (const run of [...this.runs.values()]) {
+      if (run.turn.agentRunId === agentRunId) this.abortInternal(run, 'the owning agent run ended');
+    }
+  }
+
+  answerClientCall(runId: string, callId: string, answer: { result?: unknown; error?: string }): void {
+    const run = this.runs.get(runId);
+    if (!run) throw new InvalidInputError(`${MSG_UNAVAILABLE} (no run "${runId}")`);
+    const pending = run.clientCalls.get(callId);
+    if (!pending) {
+      throw new InvalidInputError(`no pending client tool call "${callId}" in run ${runId}; it was already answered or never existed`);
+    }
+    run.clientCalls.delete(callId);
+    if (answer.error !== undefined) pending.reject(Object.assign(new Error(String(answer.error)), { code: 'client_error' }));
+    else pending.resolve(answer.result === undefined ? null : answer.result);
+    this.touch(run);
+  }
+
+  list(): RunView[] {
+    const all = [...this.runs.values(), ...this.history.filter((r) => !this.runs.has(r.runId))];
+    return all.map((r) => this.view(r)).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  get(runId: string): RunView | undefined {
+    const run = this.find(runId);
+    return run ? this.view(run) : undefined;
+  }
+
+  trajectory(runId: string): TrajectoryExport | undefined {
+    const run = this.find(runId);
+    if (!run) return undefined;
+    const nested = [...run.requests.values()].map((r) => r.record);
+    return {
+      runId: run.runId,
+      agentRunId: run.turn.agentRunId,
+      sessionId: run.turn.sessionId,
+      agentId: run.turn.agentId,
+      executor: run.executorKind,
+      language: run.cell.language,
+      code: run.cell.code,
+      calls: run.calls.map((c) => ({ ...c, nested: nested.filter((n) => n.parentCallId === c.callId) })),
+      counters: { ...run.counters },
+      snapshots: [...run.snapshots],
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const run of [...this.runs.values()]) this.abortInternal(run, 'the gateway is shutting down');
+  }
+
+  // ---- legs ------------------------------------------------------------------------------------
+
+  private newLive(run: Run, budget: ExecutionBudget, call: ControlCallRecord): LiveLeg {
+    const live: LiveLeg = {
+      leg: undefined as unknown as Leg,
+      budget,
+      call,
+      output: [],
+      droppedBytes: 0,
+      parkRequested: false,
+    };
+    run.live = live;
+    return live;
+  }
+
+  private handlers(run: Run, live: LiveLeg) {
+    return {
+      onRequests: (requests: BridgeRequest[], cancels: string[]) => this.onRequests(run, live, requests, cancels),
+      onOutput: (lines: CodeModeOutput[]) => {
+        live.output.push(...lines);
+      },
+      onResumed: (info: { restoreMs: number; rawBytes?: number }) => {
+        live.restore = info;
+      },
+    };
+  }
+
+  private async driveLeg(run: Run, live: LiveLeg): Promise<CodeModeResult> {
+    if (run.approvalsPending > 0) this.syncBudget(run);
+    live.budget.whenExpired(() => {
+      // budget spent: a busy guest is interrupted by the worker (timeout); an idle one is parked
+      if (run.live === live && !live.parkRequested) {
+        live.parkRequested = true;
+        live.leg.park();
+      }
+    });
+    const outcome = await live.leg.done;
+    live.budget.stop();
+    run.live = undefined;
+    const dropped = live.droppedBytes + outcome.droppedBytes;
+
+    if (run.slotFailure) {
+      return this.finishCall(run, live.call, this.settleFailed(run, live, 'runtime_unavailable', run.slotFailure, dropped));
+    }
+    switch (outcome.kind) {
+      case 'completed':
+        return this.finishCall(run, live.call, this.settleCompleted(run, live, outcome.valueJson, dropped));
+      case 'failed': {
+        const err = outcome.code ? outcome.error : this.describeUncaught(outcome.error, outcome.stack);
+        return this.finishCall(run, live.call, this.settleFailed(run, live, outcome.code, err, dropped));
+      }
+      case 'parked':
+        return this.finishCall(run, live.call, this.park(run, live, outcome, dropped));
+    }
+  }
+
+  private onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[]): void {
+    for (const id of cancels) {
+      const r = run.requests.get(id);
+      r?.cancel?.();
+    }
+    if (requests.length === 0) return;
+    if (!run.holdsSlot) {
+      if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
+        run.slotFailure = `${MSG_TOO_MANY} (${MAX_SUSPENDED_RUNS}); wait on or abort a waiting run, then try again`;
+        live.leg.abort();
+        return;
+      }
+      run.holdsSlot = true;
+      this.slotsInUse++;
+    }
+    for (const req of requests) this.dispatch(run, req, live.call.callId);
+  }
+
+  private dispatch(run: Run, req: BridgeRequest, parentCallId: string): void {
+    run.guestInFlight++;
+    const n = ++run.nestedCount;
+    const invocationId = `${run.cellId}:${n}`;
+    const kind = this.kindOf(run, req);
+    if (kind === 'search') run.counters.search++;
+    else if (kind === 'describe') run.counters.describe++;
+    else if (kind === 'tool' || kind === 'mcp' || kind === 'client') run.counters.call++;
+    const record: NestedCallRecord = {
+      invocationId,
+      requestId: req.id,
+      tool: requestLabel(req),
+      kind,
+      inputBytes: Buffer.byteLength(JSON.stringify(req), 'utf8'),
+      startedAt: Date.now(),
+      status: 'running',
+      parentCallId,
+    };
+    const host: HostRequest = { req, record, delivered: false };
+    run.requests.set(req.id, host);
+    this.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...record } });
+
+    if (req.op === 'yield') {
+      run.yieldRequestId = req.id;
+      host.settled = { id: req.id, ok: true, value: null };
+      record.status = 'ok';
+      record.endedAt = Date.now();
+      if (run.live && !run.live.parkRequested) {
+        run.live.parkRequested = true;
+        run.live.leg.park();
+      }
+      return;
+    }
+
+    const turn = run.turn;
+    const hooks: NestedCallHooks = {
+      beforeToolCall: (entry, input, invId) => turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId }),
+      requestApproval: async (entry, input) => {
+        run.approvalsPending++;
+        this.syncBudget(run);
+        try {
+          return await this.deps.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.cell.code }, run.abort.signal);
+        } finally {
+          run.approvalsPending--;
+          this.syncBudget(run);
+        }
+      },
+      callClient: (entry, input, requestId) =>
+        new Promise((resolve, reject) => {
+          run.clientCalls.set(requestId, { callId: requestId, tool: entry.callableName, input, resolve, reject });
+          this.touch(run);
+        }),
+    };
+    const dispatched = dispatchRequest(
+      {
+        catalog: turn.catalog,
+        options: turn.options,
+        scheduler: turn.scheduler,
+        results: turn.results,
+        sessions: this.deps.sessions,
+        sessionId: turn.sessionId,
+        storeBuffer: run.storeBuffer,
+        restartSafe: run.cell.restartSafe,
+        signal: run.abort.signal,
+        toolContext: (invId): ToolContext => ({
+          agentId: turn.agentId,
+          agentRunId: turn.agentRunId,
+          sessionId: turn.sessionId,
+          signal: run.abort.signal,
+          invocationId: invId,
+          workspaceDir: turn.workspaceDir,
+        }),
+        hooks,
+        markNetworkContent: () => {
+          run.networkContent = true;
+        },
+        hasNetworkContent: () => run.networkContent,
+        onStatus: (_id, status) => {
+          record.status = status;
+          this.touch(run);
+        },
+      },
+      req,
+      invocationId,
+    );
+    host.cancel = dispatched.cancel;
+    void dispatched.reply.then((reply) => {
+      host.settled = reply;
+      record.endedAt = Date.now();
+      record.outputBytes = dispatched.outputBytes?.();
+      record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
+      if (!reply.ok) record.errorCode = reply.code;
+      run.clientCalls.delete(req.id);
+      this.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...record } });
+      if (run.state === 'aborted' || run.state === 'expired' || run.state === 'failed' || run.state === 'completed') return;
+      if (run.live && !run.live.parkRequested) {
+        host.delivered = true;
+        run.guestInFlight--;
+        run.live.leg.deliver([reply]);
+      } else {
+        run.wake?.();
+        this.touch(run);
+      }
+    });
+  }
+
+  private kindOf(run: Run, req: BridgeRequest): NestedCallRecord['kind'] {
+    switch (req.op) {
+      case 'call': {
+        if (req.mcp) return 'mcp';
+        const entry = resolveCallTarget(run.turn.catalog, req);
+        return entry && !entry.tool.execute ? 'client' : 'tool';
+      }
+      case 'search':
+      case 'all':
+        return 'search';
+      case 'describe':
+        return 'describe';
+      case 'timer':
+        return 'timer';
+      case 'store':
+        return 'store';
+      case 'results':
+        return 'results';
+      case 'yield':
+        return 'yield';
+    }
+  }
+
+  private hasDeliverable(run: Run): boolean {
+    for (const r of run.requests.values()) if (r.settled && !r.delivered) return true;
+    return false;
+  }
+
+  private deliverPending(run: Run): void {
+    const replies: BridgeReply[] = [];
+    for (const r of run.requests.values()) {
+      if (r.settled && !r.delivered) {
+        r.delivered = true;
+        run.guestInFlight--;
+        replies.push(r.settled);
+      }
+    }
+    run.yieldRequestId = undefined;
+    if (replies.length > 0) run.live?.leg.deliver(replies);
+  }
+
+  /** Keep the live leg's deadline in step with approval pauses. */
+  private syncBudget(run: Run): void {
+    const live = run.live;
+    if (!live) return;
+    if (run.approvalsPending > 0 && !live.budget.paused) live.budget.pause();
+    else if (run.approvalsPending === 0 && live.budget.paused) live.budget.resume();
+    live.leg.setDeadline(live.budget.deadlineAt);
+  }
+
+  // ---- outcomes --------------------------------------------------------------------------------
+
+  private settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number): CodeModeResult {
+    const warnings: string[] = [];
+    const bounded = boundValue(valueJson, run.turn.options.maxOutputBytes, (json) => {
+      try {
+        return run.turn.results.save(json, run.networkContent).ref;
+      } catch (err) {
+        warnings.push(`the full value was not retained: ${(err as Error).message}`);
+        return undefined;
+      }
+    });
+    if (bounded.truncated) {
+      warnings.push(
+        `the value was ${bounded.bytes} bytes, over maxOutputBytes ${run.turn.options.maxOutputBytes}; a preview is shown${bounded.ref ? ` and results.load("${bounded.ref}") returns it whole in this turn` : ''}`,
+      );
+    }
+    if (run.storeBuffer.size > 0) {
+      try {
+        this.deps.sessions.commit(run.turn.sessionId, run.runId, run.storeBuffer);
+      } catch (err) {
+        warnings.push(`store() writes were not committed: ${(err as Error).message}`);
+      }
+    }
+    this.release(run, 'completed');
+    const result: CodeModeResult = {
+      status: 'completed',
+      value: bounded.value,
+      ...this.outputField(live, dropped, run),
+      ...(warnings.length > 0 ? { warnings } : {}),
+      telemetry: this.telemetry(run, live.budget, live, dropped, bounded.truncated),
+    };
+    return result;
+  }
+
+  private settleFailed(run: Run, live: LiveLeg, code: CodeModeErrorCode | undefined, error: string, dropped: number): CodeModeResult {
+    this.release(run, run.state === 'aborted' ? 'aborted' : 'failed');
+    return this.failedResult(run, code, error, live.output, dropped, live.budget, live);
+  }
+
+  private failedResult(
+    run: Run,
+    code: CodeModeErrorCode | undefined,
+    error: string,
+    output: CodeModeOutput[],
+    dropped: number,
+    budget: ExecutionBudget,
+    live?: LiveLeg,
+  ): CodeModeResult {
+    return {
+      status: 'failed',
+      error,
+      ...(code ? { code } : {}),
+      ...this.outputField(live ?? { output }, dropped, run),
+      telemetry: this.telemetry(run, budget, live, dropped, false),
+    };
+  }
+
+  private park(run: Run, live: LiveLeg, outcome: Extract<LegOutcome, { kind: 'parked' }>, dropped: number): CodeModeResult {
+    if (run.state === 'aborted' || run.abort.signal.aborted) {
+      return this.failedResult(run, 'aborted', 'code mode run was aborted', live.output, dropped, live.budget, live);
+    }
+    run.continuation = outcome.continuation;
+    run.queued = outcome.queued;
+    run.state = 'waiting';
+    run.reason = run.yieldRequestId ? 'yield' : 'pending_tools';
+    const snap = outcome.continuation;
+    if (snap.storedBytes !== undefined && snap.rawBytes !== undefined) {
+      run.snapshots.push({
+        at: Date.now(),
+        rawBytes: snap.rawBytes,
+        storedBytes: snap.storedBytes,
+        takeMs: outcome.takeMs ?? 0,
+        restoreMs: live.restore?.restoreMs,
+        reason: run.reason,
+      });
+    }
+    this.armTtl(run);
+    return this.waitingResult(run, live.output, dropped, live.budget, live);
+  }
+
+  private waitingResult(run: Run, output: CodeModeOutput[], dropped: number, budget: ExecutionBudget, live: LiveLeg | undefined): CodeModeResult {
+    return {
+      status: 'waiting',
+      runId: run.runId,
+      reason: run.reason ?? 'pending_tools',
+      pendingToolCalls: this.pendingCalls(run),
+      ...this.outputField(live ?? { output }, dropped, run),
+      telemetry: this.telemetry(run, budget, live, dropped, false),
+      ...(run.cell.restartSafe ? { replaySafe: true } : {}),
+    };
+  }
+
+  private pendingCalls(run: Run): CodeModePendingToolCall[] {
+    const out: CodeModePendingToolCall[] = [];
+    for (const r of run.requests.values()) {
+      if (r.req.op === 'yield' || r.delivered) continue;
+      const status = r.record.status;
+      const state: CodeModePendingToolCall['state'] = r.settled
+        ? 'settled'
+        : status === 'awaiting_approval'
+          ? 'awaiting_approval'
+          : status === 'awaiting_client'
+            ? 'awaiting_client'
+            : 'running';
+      out.push({ id: r.req.id, tool: r.record.tool, input: inputOf(r.req), startedAt: r.record.startedAt, state });
+    }
+    for (const q of run.queued) {
+      out.push({ id: q.id, tool: requestLabel(q), input: inputOf(q), startedAt: run.updatedAt, state: 'queued' });
+    }
+    return out;
+  }
+
+  private outputField(live: { output: CodeModeOutput[] }, dropped: number, run: Run): { output?: CodeModeOutput[] } {
+    const output = [...live.output];
+    if (dropped > 0) {
+      output.push({ kind: 'warn', text: `[output truncated: ${dropped} bytes omitted; maxOutputBytes is ${run.turn.options.maxOutputBytes}]` });
+    }
+    return output.length > 0 ? { output } : {};
+  }
+
+  private telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | undefined, dropped: number, truncated: boolean): CodeModeTelemetry {
+    const call = live?.call ?? run.calls[run.calls.length - 1];
+    const last = run.snapshots[run.snapshots.length - 1];
+    const snapshot =
+      run.executorKind === 'quickjs' && (live?.restore || (run.state === 'waiting' && last))
+        ? {
+            // parked now: this suspension's snapshot; resumed: the snapshot it restored from
+            rawBytes: run.continuation?.rawBytes ?? live?.restore?.rawBytes ?? last?.rawBytes ?? 0,
+            storedBytes: run.continuation?.storedBytes ?? last?.storedBytes ?? 0,
+            ...(run.state === 'waiting' && last ? { takeMs: last.takeMs } : {}),
+            ...(live?.restore ? { restoreMs: live.restore.restoreMs } : {}),
+          }
+        : undefined;
+    const outputBytes = (live?.output ?? []).reduce((n, l) => n + Buffer.byteLength(l.text, 'utf8'), 0);
+    return {
+      runId: run.runId,
+      executor: run.executorKind,
+      durationMs: call ? Date.now() - call.startedAt : 0,
+      budgetUsedMs: Math.round(budget.spentMs),
+      counters: { ...run.counters },
+      nestedCalls: run.nestedCount,
+      ...(snapshot ? { snapshot } : {}),
+      ...(run.executorKind === 'node' && run.continuation?.retainedBytesEstimate !== undefined
+        ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
+        : {}),
+      outputBytes,
+      ...(truncated || dropped > 0 ? { truncated: true } : {}),
+      ...(run.networkContent ? { networkContent: true } : {}),
+    };
+  }
+
+  private describeUncaught(error: string, stack?: string): string {
+    const where = stack?.split('\n').find((l) => l.includes('cell.js'));
+    const m = where?.match(/cell\.js:(\d+)/);
+    return m ? `${error} (line ${m[1]})` : error;
+  }
+
+  // ---- bookkeeping -----------------------------------------------------------------------------
+
+  private openCall(run: Run, tool: 'exec' | 'wait'): ControlCallRecord {
+    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, tool, startedAt: Date.now() };
+    run.calls.push(call);
+    return call;
+  }
+
+  private finishCall(run: Run, call: ControlCallRecord, result: CodeModeResult): CodeModeResult {
+    call.endedAt = Date.now();
+    call.status = result.status;
+    if (result.status === 'failed') call.errorCode = result.code;
+    run.lastResult = result;
+    this.touch(run);
+    return result;
+  }
+
+  private release(run: Run, state: RunState): void {
+    if (run.state === 'aborted' || run.state === 'expired') state = run.state;
+    run.state = state;
+    this.clearTtl(run);
+    if (run.continuation) run.cell.executor.release(run.continuation);
+    run.continuation = undefined;
+    run.storeBuffer.clear();
+    if (run.holdsSlot) {
+      run.holdsSlot = false;
+      this.slotsInUse--;
+    }
+    // cancel anything still pending: an external operation may finish, but cannot resume the guest
+    if (!run.abort.signal.aborted) run.abort.abort();
+    for (const c of run.clientCalls.values()) c.reject(new Error('the run ended'));
+    run.clientCalls.clear();
+    this.runs.delete(run.runId);
+    this.history.push(run);
+    if (this.history.length > 200) this.history.shift();
+  }
+
+  private abortInternal(run: Run, reason: string): void {
+    if (run.state === 'completed' || run.state === 'failed' || run.state === 'aborted' || run.state === 'expired') return;
+    const live = run.live;
+    run.state = 'aborted';
+    run.abort.abort();
+    if (live) {
+      live.leg.abort();
+    } else {
+      run.lastResult = this.failedResult(run, 'aborted', `code mode run was aborted: ${reason}`, [], 0, new ExecutionBudget(0));
+    }
+    run.wake?.();
+    this.release(run, 'aborted');
+    this.touch(run);
+  }
+
+  private armTtl(run: Run): void {
+    this.clearTtl(run);
+    const ttlMs = run.turn.options.snapshotTtlSeconds * 1000;
+    run.expiresAt = Date.now() + ttlMs;
+    run.ttlTimer = setTimeout(() => {
+      if (run.state !== 'waiting') return;
+      run.abort.abort();
+      this.release(run, 'expired');
+      this.touch(run);
+    }, ttlMs);
+    run.ttlTimer.unref();
+  }
+
+  private clearTtl(run: Run): void {
+    if (run.ttlTimer) clearTimeout(run.ttlTimer);
+    run.ttlTimer = undefined;
+    run.expiresAt = undefined;
+  }
+
+  private limits(o: CodeModeOptions) {
+    return { memoryLimitBytes: o.memoryLimitBytes, maxOutputBytes: o.maxOutputBytes, maxSnapshotBytes: o.maxSnapshotBytes };
+  }
+
+  private find(runId: string): Run | undefined {
+    return this.runs.get(runId) ?? this.history.find((r) => r.runId === runId);
+  }
+
+  private touch(run: Run): void {
+    run.updatedAt = Date.now();
+    if (!this.closed) this.emit({ type: 'run.updated', runId: run.runId, at: run.updatedAt, view: this.view(run) });
+  }
+
+  private emit(event: RunEvent): void {
+    this.deps.emit(event);
+  }
+
+  private view(run: Run): RunView {
+    return {
+      runId: run.runId,
+      agentRunId: run.turn.agentRunId,
+      sessionId: run.turn.sessionId,
+      agentId: run.turn.agentId,
+      executor: run.executorKind,
+      state: run.state,
+      ...(run.state === 'waiting' && run.reason ? { reason: run.reason } : {}),
+      language: run.cell.language,
+      code: run.cell.code,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      ...(run.expiresAt ? { expiresAt: run.expiresAt } : {}),
+      maxSnapshotBytes: run.turn.options.maxSnapshotBytes,
+      pendingToolCalls: run.state === 'waiting' || run.state === 'running' ? this.pendingCalls(run) : [],
+      clientCalls: [...run.clientCalls.values()].map((c) => ({ callId: c.callId, tool: c.tool, input: c.input })),
+      snapshots: [...run.snapshots],
+      ...(run.continuation?.retainedBytesEstimate !== undefined ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate } : {}),
+      calls: run.calls.map((c) => ({ ...c })),
+      nested: [...run.requests.values()].map((r) => ({ ...r.record })),
+      ...(run.lastResult ? { lastResult: run.lastResult } : {}),
+    };
+  }
+}
+
+function inputOf(req: BridgeRequest): unknown {
+  switch (req.op) {
+    case 'call':
+      return req.input;
+    case 'timer':
+      return { ms: req.ms };
+    case 'search':
+      return { query: req.query, limit: req.limit };
+    case 'store':
+      return { key: req.key };
+    case 'results':
+      return { action: req.action, ref: req.ref };
+    case 'describe':
+      return { tool: req.tool ?? req.mcpServer };
+    default:
+      return {};
+  }
+}
