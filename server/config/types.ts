@@ -47,7 +47,14 @@ export interface PluginRef {
 }
 
 export type McpServerConfig =
-  | { command: string; args?: string[]; env?: Record<string, string>; networkContent?: boolean }
+  | {
+      command: string;
+      args?: string[];
+      env?: Record<string, string>;
+      networkContent?: boolean;
+      /** Folder the server process starts in (absolute after loading; the config file's folder unless set), so relative `args` work. */
+      cwd?: string;
+    }
   | { url: string; networkContent?: boolean };
 
 export interface GatewayConfig {
@@ -64,4 +71,8 @@ export interface GatewayConfig {
   };
   plugins: { bundled: string[]; external: PluginRef[] };
   mcp: { servers: Record<string, McpServerConfig> };
+  /** Absolute path of the file this config was loaded from (absent when built in memory). */
+  configFile?: string;
+  /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */
+  warnings?: string[];
 }

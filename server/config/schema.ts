@@ -1,0 +1,194 @@
+// The tools.codeMode contract: zod schema, defaults, clamp bounds and the true/false/"auto" shorthands (DESIGN.md 4.2).
+import { z } from 'zod';
+import type { CodeModeOptions, ExecutorKind } from './types.ts';
+import { describeValue, expectedReason, parseOrThrow, pathSegments, strictObject, zodProblemSegments } from './issues.ts';
+
+export const EXECUTOR_KINDS = ['node', 'quickjs'] as const satisfies readonly ExecutorKind[];
+
+/** The integer limits of CodeModeOptions: the fields that are clamped rather than rejected. */
+export type CodeModeLimitField = Exclude<keyof CodeModeOptions, 'enabled' | 'executor'>;
+
+/** Options a config starts from. Every other module reads resolved values, never these literals. */
+export const DEFAULT_CODE_MODE_OPTIONS: Readonly<CodeModeOptions> = Object.freeze({
+  // The spec's default state is disabled: an object config without `enabled` must not switch tool exposure.
+  enabled: false,
+  // The spec's default executor (trusted host execution); the shipped playground config picks quickjs for hostile input.
+  executor: 'node',
+  // Long enough for a handful of awaited tool calls; past it a pending call returns `waiting` instead of holding the turn.
+  timeoutMs: 10_000,
+  // Roomy for JSON joins over tool results, small enough that many parked cells cannot exhaust the Gateway.
+  memoryLimitBytes: 64 * 1024 * 1024,
+  // About 16k tokens of output: beyond that a cell should save data with results.save and return a summary.
+  maxOutputBytes: 64 * 1024,
+  // A trivial QuickJS snapshot stores ~120 KB; 10 MiB leaves room for real heaps while 64 parked runs stay bounded.
+  maxSnapshotBytes: 10 * 1024 * 1024,
+  // Enough parallelism for a Promise.all fan-out without letting one cell flood the tool backends.
+  maxPendingToolCalls: 16,
+  // 15 minutes: a model (or a person in the playground) answers a waiting run well within it; stale snapshots go.
+  snapshotTtlSeconds: 900,
+  // A search result a model can read at a glance.
+  searchDefaultLimit: 8,
+  // Beyond 50 handles a cell should use catalog.all() or a narrower query.
+  maxSearchLimit: 50,
+});
+
+export interface IntBounds {
+  min: number;
+  max: number;
+  /** Unit the field counts in, for error messages. */
+  unit: string;
+}
+
+/** Out-of-range limits are clamped to these bounds (not rejected): a generous config still starts. */
+export const CODE_MODE_LIMIT_BOUNDS: Readonly<Record<CodeModeLimitField, IntBounds>> = Object.freeze({
+  // Below 100 ms even one bridge round trip may not fit; above 60 s a turn should yield and use wait.
+  timeoutMs: { min: 100, max: 60_000, unit: 'milliseconds' },
+  // QuickJS needs about 1 MiB to start; 1 GiB is the most one guest may take from a shared process.
+  memoryLimitBytes: { min: 1024 * 1024, max: 1024 * 1024 * 1024, unit: 'bytes' },
+  // 1 KiB still fits an error and a short value; 10 MiB is far past any model context.
+  maxOutputBytes: { min: 1024, max: 10 * 1024 * 1024, unit: 'bytes' },
+  // 1 KiB forces every suspension to fail (useful in tests); 256 MiB times 64 parked runs is the memory ceiling.
+  maxSnapshotBytes: { min: 1024, max: 256 * 1024 * 1024, unit: 'bytes' },
+  // At least one call must be able to run; 128 matches the bridge's fixed guest-side queue.
+  maxPendingToolCalls: { min: 1, max: 128, unit: 'calls' },
+  // One day: snapshots are process-local runtime state, not something to keep.
+  snapshotTtlSeconds: { min: 1, max: 86_400, unit: 'seconds' },
+  // Search limits are not bounded by the spec; 500 handles is already more than any catalog here holds.
+  searchDefaultLimit: { min: 1, max: 500, unit: 'results' },
+  maxSearchLimit: { min: 1, max: 500, unit: 'results' },
+});
+
+export const CODE_MODE_LIMIT_FIELDS = Object.keys(CODE_MODE_LIMIT_BOUNDS) as CodeModeLimitField[];
+
+function limitField(field: CodeModeLimitField) {
+  const { min, max, unit } = CODE_MODE_LIMIT_BOUNDS[field];
+  const hint = `write a whole number of ${unit} from ${min} to ${max}, e.g. ${DEFAULT_CODE_MODE_OPTIONS[field]}`;
+  const reason = (input: unknown) => expectedReason('an integer', hint, input);
+  return z
+    .number({ error: (issue) => reason(issue.input) })
+    .refine(Number.isInteger, { error: (issue) => reason(issue.input) })
+    .transform((value) => Math.min(max, Math.max(min, value)));
+}
+
+const enabledSchema = z.union([z.boolean(), z.literal('auto')], {
+  error: (issue) =>
+    expectedReason(
+      'true, false or "auto"',
+      '"auto" engages only for models marked prefersCodeMode',
+      issue.input,
+    ),
+});
+
+const executorSchema = z.enum(EXECUTOR_KINDS, {
+  error: (issue) =>
+    issue.input === undefined
+      ? `required; use "node" or "quickjs"`
+      : `unknown executor ${describeValue(issue.input)}; use "node" (trusted, default) or "quickjs" (isolated, snapshots)`,
+});
+
+/** The object form of `tools.codeMode`, every field optional: what an agent may override. */
+export const codeModeFieldsSchema = strictObject(
+  {
+    enabled: enabledSchema.optional(),
+    executor: executorSchema.optional(),
+    timeoutMs: limitField('timeoutMs').optional(),
+    memoryLimitBytes: limitField('memoryLimitBytes').optional(),
+    maxOutputBytes: limitField('maxOutputBytes').optional(),
+    maxSnapshotBytes: limitField('maxSnapshotBytes').optional(),
+    maxPendingToolCalls: limitField('maxPendingToolCalls').optional(),
+    snapshotTtlSeconds: limitField('snapshotTtlSeconds').optional(),
+    searchDefaultLimit: limitField('searchDefaultLimit').optional(),
+    maxSearchLimit: limitField('maxSearchLimit').optional(),
+  },
+  'code-mode options',
+);
+
+/** Clamped overrides: unset fields mean "no opinion" (an agent's `enabled` left out falls through to lower levels). */
+export type CodeModeOverrides = z.output<typeof codeModeFieldsSchema>;
+
+/**
+ * Any accepted `tools.codeMode` value, as overrides: `true` / `false` / `"auto"` set only `enabled`,
+ * an object keeps what it sets. Used as is for agents; the global level adds defaults on top.
+ */
+export const codeModeOverridesSchema = z.unknown().transform((value, ctx): CodeModeOverrides => {
+  // Told apart by type rather than by a zod union: a union reports "no branch matched" instead of the bad field.
+  if (typeof value === 'boolean' || value === 'auto') return { enabled: value };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const result = codeModeFieldsSchema.safeParse(value, { reportInput: true });
+    if (result.success) return result.data;
+    for (const { segments, reason } of zodProblemSegments(result.error)) {
+      ctx.addIssue({ code: 'custom', message: reason, path: segments });
+    }
+    return z.NEVER;
+  }
+  ctx.addIssue({
+    code: 'custom',
+    message: expectedReason(
+      'true, false, "auto" or an object of code-mode options',
+      'e.g. { "enabled": true, "executor": "quickjs" }',
+      value,
+    ),
+  });
+  return z.NEVER;
+});
+
+/**
+ * The global `tools.codeMode`: overrides over the defaults. An absent value or an object without `enabled`
+ * stays disabled (spec: default state disabled).
+ */
+export const codeModeSchema = codeModeOverridesSchema
+  .optional()
+  .transform((overrides): CodeModeOptions => mergeCodeModeOptions(DEFAULT_CODE_MODE_OPTIONS, overrides ?? {}));
+
+/**
+ * Applies overrides to resolved options. searchDefaultLimit never exceeds maxSearchLimit, whichever level set them.
+ */
+export function mergeCodeModeOptions(base: Readonly<CodeModeOptions>, overrides: CodeModeOverrides): CodeModeOptions {
+  const merged: CodeModeOptions = { ...base };
+  for (const [key, value] of Object.entries(overrides) as Array<[keyof CodeModeOverrides, CodeModeOverrides[keyof CodeModeOverrides]]>) {
+    if (value !== undefined) Object.assign(merged, { [key]: value });
+  }
+  merged.searchDefaultLimit = Math.min(merged.searchDefaultLimit, merged.maxSearchLimit);
+  return merged;
+}
+
+/**
+ * Notes for values that were changed rather than taken as written: clamped limits and a default search
+ * limit lowered to the maximum. `raw` is the value as the file had it, `options` what it became.
+ */
+export function clampNotes(raw: unknown, options: Partial<CodeModeOptions>, path: string): string[] {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [];
+  const notes: string[] = [];
+  const record = raw as Record<string, unknown>;
+  for (const field of CODE_MODE_LIMIT_FIELDS) {
+    const written = record[field];
+    const used = options[field];
+    if (typeof written === 'number' && used !== undefined && written !== used) {
+      const { min, max } = CODE_MODE_LIMIT_BOUNDS[field];
+      const why =
+        field === 'searchDefaultLimit' && written >= min && written <= max
+          ? 'lowered to maxSearchLimit'
+          : `out of range ${min} to ${max}`;
+      notes.push(`${path}.${field}: ${written} is ${why}; using ${used}`);
+    }
+  }
+  return notes;
+}
+
+/**
+ * Resolves a global `tools.codeMode` value (`true`, `false`, `"auto"`, an object or undefined) to options.
+ * `path` is where the value sits in the file, for error messages. Throws ConfigError naming the bad field.
+ * Pass `warnings` to collect notes about clamped values.
+ */
+export function resolveCodeModeOptions(input: unknown, path: string, warnings?: string[]): CodeModeOptions {
+  const options = parseOrThrow(codeModeSchema, input, pathSegments(path));
+  warnings?.push(...clampNotes(input, options, path));
+  return options;
+}
+
+/** Parses an agent-level `tools.codeMode` value to overrides (no defaults: unset means "inherit"). */
+export function resolveCodeModeOverrides(input: unknown, path: string, warnings?: string[]): CodeModeOverrides {
+  const overrides = parseOrThrow(codeModeOverridesSchema, input, pathSegments(path));
+  warnings?.push(...clampNotes(input, overrides, path));
+  return overrides;
+}
