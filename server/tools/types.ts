@@ -18,6 +18,8 @@ export interface ToolContext {
   invocationId: string;
   /** Folder the workspace tools (read, grep, exec) work in. */
   workspaceDir: string;
+  /** Effective tools of this run after policy. Direct-mode Tool Search (tool_search, tool_describe) searches these when set, else the registry's list. */
+  tools?: readonly ToolDefinition[];
 }
 
 export interface ToolDefinition {

@@ -1,0 +1,152 @@
+// Core shell `exec`: runs one allow-listed command (config.shellAllow) in the workspace folder, without a shell.
+//
+// Why it is safe enough for a demo: no shell means no pipes, globs, variables or
+// substitutions; the command must be an exact allow-list entry; every argument
+// (and the value part of `--opt=value` / `-xVALUE`) must be a workspace-relative
+// spelling (no absolute paths, no "..", no links leading out); the child gets a
+// minimal environment, the cell's timeout, the run's abort signal and a bounded
+// output. It still needs an operator approval for every call.
+import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { ToolError } from '../../errors.ts';
+import type { GatewayConfig } from '../../config/types.ts';
+import type { ToolDefinition } from '../types.ts';
+import { isConfinedSpelling, isInside, outsideWorkspace } from './workspace-path.ts';
+
+/** More arguments than this is a script, not a command. */
+export const MAX_SHELL_ARGS = 64;
+
+export interface ShellOutput {
+  command: string;
+  args: string[];
+  /** Exit status; non-zero is a normal result (e.g. `cat` of a missing file), not a tool failure. */
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** Output went over the byte bound and was cut. */
+  truncated: boolean;
+}
+
+/** The part of an argument that may name a file: the whole word, `--opt=VALUE`'s value, or `-xVALUE`'s attached value. */
+function pathLikeParts(arg: string): string[] {
+  if (arg.startsWith('--')) {
+    const eq = arg.indexOf('=');
+    return eq >= 0 ? [arg.slice(eq + 1)] : [];
+  }
+  if (arg.startsWith('-') && arg.length > 2) return [arg.slice(2)];
+  if (arg.startsWith('-')) return [];
+  return [arg];
+}
+
+function assertArgConfined(workspaceReal: string, arg: string): void {
+  for (const part of pathLikeParts(arg)) {
+    if (!isConfinedSpelling(part)) throw outsideWorkspace('exec', arg);
+    let real: string;
+    try {
+      real = realpathSync(join(workspaceReal, part));
+    } catch {
+      continue; // not an existing path: a plain word such as `hello` or `+%Y`
+    }
+    if (!isInside(workspaceReal, real)) throw outsideWorkspace('exec', arg);
+  }
+}
+
+export function createShellTool(config: GatewayConfig): ToolDefinition {
+  const allowed = [...config.shellAllow];
+  const { timeoutMs, maxOutputBytes } = config.tools.codeMode;
+  const allowedText = allowed.length ? allowed.join(', ') : '(none: the operator allowed no commands)';
+  return {
+    name: 'exec',
+    description:
+      `Run one allow-listed command in the workspace folder, without a shell (no pipes, globs or variables). Allowed commands: ${allowedText}. ` +
+      'Arguments go in `args`; paths must be relative to the workspace. Each call needs operator approval. Returns { exitCode, stdout, stderr }.',
+    source: 'core',
+    approval: 'required',
+    executionMode: 'sequential',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, description: `Command name, one of: ${allowedText}.` },
+        args: { type: 'array', items: { type: 'string' }, maxItems: MAX_SHELL_ARGS, description: 'Arguments, one per item.' },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string' },
+        args: { type: 'array', items: { type: 'string' } },
+        exitCode: { type: 'integer' },
+        stdout: { type: 'string' },
+        stderr: { type: 'string' },
+        truncated: { type: 'boolean' },
+      },
+      required: ['command', 'args', 'exitCode', 'stdout', 'stderr', 'truncated'],
+      additionalProperties: false,
+    },
+    async execute(input, ctx): Promise<ShellOutput> {
+      const record = input as { command: string; args?: string[] };
+      const command = record.command;
+      const args = record.args ?? [];
+      if (!allowed.includes(command)) {
+        throw new ToolError(
+          `exec: command ${JSON.stringify(command)} is not allowed; allowed commands: ${allowedText}. Pass the bare command name and put arguments in "args".`,
+          'command_not_allowed',
+        );
+      }
+      let workspaceReal: string;
+      try {
+        workspaceReal = realpathSync(ctx.workspaceDir);
+      } catch {
+        throw new ToolError('exec: the workspace folder is missing on the host; ask the operator to check the "workspace" config field.');
+      }
+      for (const arg of args) assertArgConfined(workspaceReal, arg);
+
+      return new Promise((resolve, reject) => {
+        execFile(
+          command,
+          args,
+          {
+            cwd: workspaceReal,
+            shell: false,
+            timeout: timeoutMs,
+            maxBuffer: maxOutputBytes,
+            signal: ctx.signal,
+            encoding: 'utf8',
+            windowsHide: true,
+            // The child sees no Gateway secrets: only what it needs to find the binary and print text.
+            env: {
+              PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+              LANG: 'C.UTF-8',
+              LC_ALL: 'C.UTF-8',
+              TZ: process.env['TZ'] ?? 'UTC',
+              NODE_ENV: process.env.NODE_ENV,
+            },
+          },
+          (error, stdout, stderr) => {
+            if (!error) {
+              resolve({ command, args, exitCode: 0, stdout, stderr, truncated: false });
+              return;
+            }
+            const failure = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: string | number };
+            if (failure.name === 'AbortError' || ctx.signal.aborted) {
+              reject(new ToolError(`exec: ${command} was canceled because the run was aborted.`, 'aborted'));
+            } else if (failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+              resolve({ command, args, exitCode: -1, stdout, stderr, truncated: true });
+            } else if (failure.killed && failure.signal) {
+              reject(new ToolError(`exec: ${command} did not finish within ${timeoutMs} ms and was stopped; pass narrower arguments.`, 'timeout'));
+            } else if (typeof failure.code === 'number') {
+              resolve({ command, args, exitCode: failure.code, stdout, stderr, truncated: false });
+            } else if (failure.code === 'ENOENT') {
+              reject(new ToolError(`exec: command ${JSON.stringify(command)} is allowed but not installed on this host; try another allowed command: ${allowedText}.`));
+            } else {
+              reject(new ToolError(`exec: ${command} failed to start (${failure.code ?? failure.message}).`));
+            }
+          },
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Test fixtures for the tool sources: a GatewayConfig and a ToolContext built in code, without the config loader.
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CodeModeOptions, GatewayConfig } from '../config/types.ts';
+import type { ToolContext, ToolDefinition } from './types.ts';
+
+/** Repository root, found from this file so tests run from any cwd. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEMO_WORKSPACE = join(REPO_ROOT, 'demo/workspace');
+
+/** Plain option values for tests; the real defaults live in the config schema (server/config). */
+const TEST_CODE_MODE_OPTIONS: CodeModeOptions = {
+  enabled: true,
+  executor: 'quickjs',
+  timeoutMs: 10_000,
+  memoryLimitBytes: 64 * 1024 * 1024,
+  maxOutputBytes: 64 * 1024,
+  maxSnapshotBytes: 10 * 1024 * 1024,
+  maxPendingToolCalls: 16,
+  snapshotTtlSeconds: 900,
+  searchDefaultLimit: 8,
+  maxSearchLimit: 50,
+};
+
+export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  return {
+    baseDir: REPO_ROOT,
+    workspace: DEMO_WORKSPACE,
+    shellAllow: ['ls', 'cat', 'wc', 'echo', 'head', 'date'],
+    tools: { codeMode: { ...TEST_CODE_MODE_OPTIONS } },
+    agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }] },
+    plugins: { bundled: [], external: [] },
+    mcp: { servers: {} },
+    ...overrides,
+  };
+}
+
+export function testContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    agentId: 'main',
+    agentRunId: 'run-1',
+    sessionId: 'session-1',
+    signal: new AbortController().signal,
+    invocationId: 'cell-1:1',
+    workspaceDir: DEMO_WORKSPACE,
+    ...overrides,
+  };
+}
+
+/** A throwaway copy of the demo workspace, for tests that add files or links. */
+export function copyOfDemoWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'codemode-ws-'));
+  cpSync(DEMO_WORKSPACE, dir, { recursive: true });
+  return dir;
+}
+
+export function findTool(tools: readonly ToolDefinition[], name: string): ToolDefinition {
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (!tool) throw new Error(`no tool "${name}" among: ${tools.map((t) => t.name).join(', ')}`);
+  return tool;
+}
+
+/** Calls a tool's execute (every tool under test has one). */
+export async function callTool(tool: ToolDefinition, input: unknown, ctx: ToolContext = testContext()): Promise<unknown> {
+  if (!tool.execute) throw new Error(`tool "${tool.name}" has no execute`);
+  return tool.execute(input, ctx);
+}

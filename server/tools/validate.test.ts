@@ -1,0 +1,112 @@
+// Tests for the tool input validator: each keyword refuses bad input with a ToolError naming the field.
+import { describe, expect, it } from 'vitest';
+import { ToolError } from '../errors.ts';
+import type { ToolDefinition } from './types.ts';
+import { checkSchema, validateToolInput, withInputValidation } from './validate.ts';
+
+const schema = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', minLength: 1, maxLength: 10 },
+    limit: { type: 'integer', minimum: 1, maximum: 20 },
+    mode: { type: 'string', enum: ['fast', 'slow'] },
+    args: { type: 'array', items: { type: 'string' }, maxItems: 2 },
+    filter: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  },
+  required: ['query'],
+  additionalProperties: false,
+};
+const tool = { name: 'demo_tool', inputSchema: schema };
+
+function errorOf(input: unknown): ToolError {
+  try {
+    validateToolInput(tool, input);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error('expected a ToolError');
+}
+
+describe('validateToolInput', () => {
+  it('on valid input: passes', () => {
+    expect(() => validateToolInput(tool, { query: 'x', limit: 3, mode: 'fast', args: ['a'], filter: { city: 'Oslo' } })).not.toThrow();
+  });
+
+  it('on a missing required field: names the field and says it is required', () => {
+    const error = errorOf({});
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toContain('"query" is required');
+    expect(error.message).toContain('demo_tool');
+  });
+
+  it('on an unknown field: names it and lists the allowed fields', () => {
+    const error = errorOf({ query: 'x', qeury: 'typo' });
+    expect(error.message).toContain('"qeury" is not a known field');
+    expect(error.message).toContain('allowed: query, limit, mode, args, filter');
+  });
+
+  it('on a wrong type: names the field, the expected type and what it got', () => {
+    expect(errorOf({ query: 5 }).message).toContain('"query" must be a string; got integer 5');
+    expect(errorOf({ query: 'x', limit: 2.5 }).message).toContain('"limit" must be an integer');
+    expect(errorOf(null).message).toContain('"input" must be an object');
+  });
+
+  it('on out-of-range numbers: names the bound', () => {
+    expect(errorOf({ query: 'x', limit: 0 }).message).toContain('"limit" must be >= 1; got 0');
+    expect(errorOf({ query: 'x', limit: 21 }).message).toContain('"limit" must be <= 20; got 21');
+  });
+
+  it('on a value outside the enum: lists the allowed values', () => {
+    expect(errorOf({ query: 'x', mode: 'medium' }).message).toContain('"mode" must be one of "fast", "slow"');
+  });
+
+  it('on string length and array bounds: names the field', () => {
+    expect(errorOf({ query: '' }).message).toContain('"query" must have at least 1 character');
+    expect(errorOf({ query: 'x'.repeat(11) }).message).toContain('"query" must have at most 10 characters');
+    expect(errorOf({ query: 'x', args: ['a', 'b', 'c'] }).message).toContain('"args" must have at most 2 items');
+    expect(errorOf({ query: 'x', args: ['a', 7] }).message).toContain('"args[1]" must be a string');
+  });
+
+  it('on nested objects: uses a dotted path', () => {
+    expect(errorOf({ query: 'x', filter: {} }).message).toContain('"filter.city" is required');
+    expect(errorOf({ query: 'x', filter: { city: 'A', zip: 1 } }).message).toContain('"filter.zip" is not a known field');
+  });
+
+  it('on several problems: reports the first and counts the rest', () => {
+    expect(errorOf({ limit: 0, extra: true }).message).toMatch(/and 2 more problems/);
+  });
+
+  it('on anyOf: passes when one branch matches, fails otherwise', () => {
+    const union = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
+    expect(checkSchema(union, 'a')).toEqual([]);
+    expect(checkSchema(union, 3)).toEqual([]);
+    expect(checkSchema(union, true)).toHaveLength(1);
+  });
+});
+
+describe('withInputValidation', () => {
+  it('on bad input: rejects before execute runs', async () => {
+    let ran = false;
+    const wrapped = withInputValidation({
+      name: 't',
+      description: '',
+      source: 'core',
+      inputSchema: schema,
+      async execute() {
+        ran = true;
+        return 'ok';
+      },
+    } satisfies ToolDefinition);
+    const ctx = { agentId: 'a', agentRunId: 'r', sessionId: 's', signal: new AbortController().signal, invocationId: 'i', workspaceDir: '/' };
+    await expect(wrapped.execute?.({ nope: 1 }, ctx)).rejects.toBeInstanceOf(ToolError);
+    expect(ran).toBe(false);
+    await expect(wrapped.execute?.({ query: 'ok' }, ctx)).resolves.toBe('ok');
+    expect(ran).toBe(true);
+  });
+
+  it('on an already validated tool: returns it unchanged', () => {
+    const once = withInputValidation({ name: 't', description: '', source: 'core', inputSchema: schema, execute: async () => 1 });
+    expect(withInputValidation(once)).toBe(once);
+  });
+});

@@ -1,0 +1,206 @@
+// Input validation for tool calls: a small JSON Schema subset checked before any execute runs.
+//
+// Supported keywords: type (string or array of types), properties, required,
+// additionalProperties (false or a schema), enum, const, minimum, maximum,
+// exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, items,
+// minItems, maxItems, anyOf, oneOf. Other keywords (description, default,
+// title, format, ...) are annotations and are ignored. Tools in this repo
+// declare only this subset; a richer schema still validates what it can.
+import { ToolError } from '../errors.ts';
+import type { JsonSchema, ToolContext, ToolDefinition } from './types.ts';
+
+/** Error code a schema mismatch carries into the guest (same word as the exec error code, for one vocabulary). */
+export const INVALID_TOOL_INPUT_CODE = 'invalid_input';
+
+export interface SchemaIssue {
+  /** Dotted / indexed field path (`limit`, `args[2]`, `filter.city`); empty for the input itself. */
+  field: string;
+  message: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function matchesType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isRecord(value);
+    default:
+      // An unknown type word is a schema bug, not the caller's: do not block the call on it.
+      return true;
+  }
+}
+
+/** Short, bounded rendering of a bad value for error text (inputs are hostile and may be huge). */
+function show(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function join(field: string, key: string): string {
+  return field ? `${field}.${key}` : key;
+}
+
+function childSchema(value: unknown): JsonSchema | undefined {
+  return isRecord(value) ? value : undefined;
+}
+
+/** Collects every mismatch between `value` and `schema` (first issue per field is enough for a message). */
+export function checkSchema(schema: JsonSchema, value: unknown, field = ''): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const where = field || 'input';
+
+  const type = schema['type'];
+  if (typeof type === 'string' || Array.isArray(type)) {
+    const types = (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === 'string');
+    if (types.length > 0 && !types.some((t) => matchesType(value, t))) {
+      const expected = types.join(' or ');
+      const got = value === undefined ? 'nothing' : `${typeOf(value)} ${show(value)}`;
+      issues.push({ field, message: `"${where}" must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}; got ${got}` });
+      // Further keyword checks on a value of the wrong type only add noise.
+      return issues;
+    }
+  }
+
+  const enumValues = schema['enum'];
+  if (Array.isArray(enumValues) && !enumValues.some((candidate) => candidate === value)) {
+    issues.push({ field, message: `"${where}" must be one of ${enumValues.map((v) => show(v)).join(', ')}; got ${show(value)}` });
+  }
+  if ('const' in schema && schema['const'] !== value) {
+    issues.push({ field, message: `"${where}" must be ${show(schema['const'])}; got ${show(value)}` });
+  }
+
+  if (typeof value === 'number') {
+    const min = schema['minimum'];
+    const max = schema['maximum'];
+    const exMin = schema['exclusiveMinimum'];
+    const exMax = schema['exclusiveMaximum'];
+    if (typeof min === 'number' && value < min) issues.push({ field, message: `"${where}" must be >= ${min}; got ${value}` });
+    if (typeof max === 'number' && value > max) issues.push({ field, message: `"${where}" must be <= ${max}; got ${value}` });
+    if (typeof exMin === 'number' && value <= exMin) issues.push({ field, message: `"${where}" must be > ${exMin}; got ${value}` });
+    if (typeof exMax === 'number' && value >= exMax) issues.push({ field, message: `"${where}" must be < ${exMax}; got ${value}` });
+  }
+
+  if (typeof value === 'string') {
+    const minLength = schema['minLength'];
+    const maxLength = schema['maxLength'];
+    const pattern = schema['pattern'];
+    if (typeof minLength === 'number' && value.length < minLength) {
+      issues.push({ field, message: `"${where}" must have at least ${minLength} character(s); got ${value.length}` });
+    }
+    if (typeof maxLength === 'number' && value.length > maxLength) {
+      issues.push({ field, message: `"${where}" must have at most ${maxLength} characters; got ${value.length}` });
+    }
+    if (typeof pattern === 'string') {
+      let re: RegExp | undefined;
+      try {
+        re = new RegExp(pattern, 'u');
+      } catch {
+        re = undefined;
+      }
+      if (re && !re.test(value)) issues.push({ field, message: `"${where}" must match /${pattern}/; got ${show(value)}` });
+    }
+  }
+
+  if (Array.isArray(value)) {
+    const minItems = schema['minItems'];
+    const maxItems = schema['maxItems'];
+    if (typeof minItems === 'number' && value.length < minItems) {
+      issues.push({ field, message: `"${where}" must have at least ${minItems} item(s); got ${value.length}` });
+    }
+    if (typeof maxItems === 'number' && value.length > maxItems) {
+      issues.push({ field, message: `"${where}" must have at most ${maxItems} items; got ${value.length}` });
+    }
+    const items = childSchema(schema['items']);
+    if (items) value.forEach((item, index) => issues.push(...checkSchema(items, item, `${field || 'input'}[${index}]`)));
+  }
+
+  if (isRecord(value)) {
+    const properties = childSchema(schema['properties']) ?? {};
+    const required = schema['required'];
+    if (Array.isArray(required)) {
+      for (const key of required) {
+        if (typeof key === 'string' && value[key] === undefined) {
+          issues.push({ field: join(field, key), message: `"${join(field, key)}" is required` });
+        }
+      }
+    }
+    const additional = schema['additionalProperties'];
+    for (const [key, child] of Object.entries(value)) {
+      const propertySchema = childSchema(properties[key]);
+      if (propertySchema) {
+        if (child !== undefined) issues.push(...checkSchema(propertySchema, child, join(field, key)));
+      } else if (additional === false) {
+        const allowed = Object.keys(properties);
+        issues.push({
+          field: join(field, key),
+          message: `"${join(field, key)}" is not a known field${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; this object takes no fields'}`,
+        });
+      } else {
+        const extra = childSchema(additional);
+        if (extra && child !== undefined) issues.push(...checkSchema(extra, child, join(field, key)));
+      }
+    }
+  }
+
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const passing = branches.filter((branch) => isRecord(branch) && checkSchema(branch, value, field).length === 0).length;
+    if (passing === 0) issues.push({ field, message: `"${where}" matches none of the allowed shapes; got ${show(value)}` });
+    else if (keyword === 'oneOf' && passing > 1) issues.push({ field, message: `"${where}" matches more than one allowed shape` });
+  }
+
+  return issues;
+}
+
+/** Throws a ToolError naming the first bad field and saying how to fix it. */
+export function validateToolInput(tool: Pick<ToolDefinition, 'name' | 'inputSchema'>, input: unknown): void {
+  const issues = checkSchema(tool.inputSchema, input);
+  const first = issues[0];
+  if (!first) return;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  throw new ToolError(
+    `${tool.name}: invalid input: ${first.message}${more}. Fix the input to match the tool's input schema (describe() shows it) and call again.`,
+    INVALID_TOOL_INPUT_CODE,
+  );
+}
+
+/** The same tool, whose execute validates its input first. Idempotent: a validated tool is returned as is. */
+export function withInputValidation(tool: ToolDefinition): ToolDefinition {
+  const execute = tool.execute;
+  if (!execute || validatedExecutes.has(execute)) return tool;
+  const validated = async (input: unknown, ctx: ToolContext): Promise<unknown> => {
+    validateToolInput(tool, input);
+    return execute(input, ctx);
+  };
+  validatedExecutes.add(validated);
+  return { ...tool, execute: validated };
+}
+
+const validatedExecutes = new WeakSet<NonNullable<ToolDefinition['execute']>>();
