@@ -1,0 +1,385 @@
+// Builds the run-scoped catalog from policy-filtered tools: winners, ids, callable names, declarations and virtual .d.ts files.
+import type { JsonSchema, ToolDefinition, ToolSource } from '../tools/types.ts';
+import { TOOL_SOURCE_ORDER } from '../tools/types.ts';
+import type { Catalog, CatalogEntry, GuestToolMeta } from './types.ts';
+import {
+  catalogId,
+  effectiveTools,
+  hostIdentity,
+  isReservedGlobal,
+  isReservedMcpMember,
+  mcpServerIdentity,
+  projectNames,
+} from './names.ts';
+import { declarationFor, docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
+
+/** A tool list the catalog cannot be built from; `field` names the offending input (`tools[3].owner`). */
+export class CatalogInputError extends Error {
+  override name = 'CatalogInputError';
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+/** Shapes every guest program may use; the guest runtime (server/guest) implements them. */
+export const GUEST_RUNTIME_DECLARATIONS = `// Code Mode guest runtime: globals every cell can use.
+type ToolSource = "core" | "bundled_plugin" | "external_plugin" | "mcp" | "client";
+
+/** What describe() returns for a tool handle. */
+interface ToolDescription {
+  callableName: string;
+  /** The tool's exact name as its source spells it. */
+  name: string;
+  description: string;
+  source: ToolSource;
+  /** TypeScript declaration of the global (same text as API.read("tools/<callableName>.d.ts")). */
+  declaration: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+}
+
+/** A callable catalog tool: call it like the global of the same callableName. */
+interface ToolHandle {
+  (input?: unknown): Promise<unknown>;
+  /** The global this tool is callable as. */
+  readonly callableName: string;
+  /** The tool's exact name as its source spells it. */
+  readonly name: string;
+  readonly description: string;
+  readonly source: ToolSource;
+  /** Full declaration and JSON Schemas of this tool. */
+  describe(): Promise<ToolDescription>;
+}
+
+/** Discover tools that are not in the quick index. MCP tools are under MCP.<server>, not here. */
+declare const catalog: {
+  /** Tools matching the query (names, descriptions, input fields), best first. */
+  search(query: string, opts?: { limit?: number }): Promise<ToolHandle[]>;
+  /** Every callable tool, in catalog order. */
+  all(): Promise<ToolHandle[]>;
+};
+
+/** Read the generated declaration files without a tool call: "tools/<name>.d.ts", "mcp/index.d.ts", "mcp/<server>.d.ts", "results.d.ts". */
+declare const API: {
+  /** Paths starting with prefix ("tools/", "mcp"); all paths without one. */
+  list(prefix?: string): string[];
+  /** Text of one declaration file; throws for an unknown path. */
+  read(path: string): string;
+};
+
+/** Save a small JSON value for later turns of this session (committed when the cell completes). */
+declare function store(key: string, value: unknown): Promise<void>;
+/** A value saved with store(key, value), or undefined. */
+declare function load(key: string): Promise<unknown>;
+/** Suspend the cell now: exec returns "waiting" and wait(runId) continues here. */
+declare function yield_control(reason?: string): Promise<void>;
+/** Append a text line to the cell's output. */
+declare function text(value: unknown): void;
+/** Append a value as pretty JSON to the cell's output. */
+declare function json(value: unknown): void;
+declare const console: {
+  log(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  debug(...values: unknown[]): void;
+};
+/** Host-bridged timer: a pending timer keeps the cell alive (and may suspend it). */
+declare function setTimeout(callback: (...args: unknown[]) => void, delayMs?: number, ...args: unknown[]): number;
+declare function clearTimeout(timer: number | undefined): void;`;
+
+/** results.d.ts: saved-result references. */
+export const RESULTS_DECLARATIONS = `// Saved results: keep a large JSON value host-side for the rest of this reply and pass its ref to later cells.
+declare const results: {
+  /** Save a JSON value; the ref expires when the reply ends (use store() for values needed later). */
+  save(value: unknown): Promise<{ ref: string; bytes: number }>;
+  /** A detached copy of a saved value. */
+  load(ref: string): Promise<unknown>;
+  /** Free a saved value's capacity; false when the ref is unknown. */
+  delete(ref: string): Promise<boolean>;
+};`;
+
+/** Types shared by every MCP server namespace (head of mcp/index.d.ts). */
+export const MCP_SHARED_DECLARATIONS = `type McpContent =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; description?: string; mimeType?: string }
+  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
+
+/** What an MCP tool call returns (MCP CallToolResult). */
+interface McpCallToolResult<T = unknown> {
+  content: McpContent[];
+  /** Present when the tool declares an output schema. */
+  structuredContent?: T;
+  /** The tool reported a failure in its content. */
+  isError?: boolean;
+}
+
+/** What MCP.<server>.$api() returns: the server's tools with schemas and declarations. */
+interface McpServerApi {
+  server: string;
+  tools: Array<{
+    /** Property name under MCP.<server>. */
+    callableName: string;
+    /** The tool's exact MCP name. */
+    name: string;
+    description: string;
+    declaration: string;
+    inputSchema: unknown;
+    outputSchema?: unknown;
+  }>;
+  /** Same text as API.read("mcp/<server>.d.ts"). */
+  declarations: string;
+}`;
+
+/** What `describe()` on a handle resolves to (no id). */
+export interface ToolDescription {
+  callableName: string;
+  name: string;
+  description: string;
+  source: ToolSource;
+  declaration: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+}
+
+/** What `MCP.<server>.$api()` resolves to (no ids). */
+export interface McpServerApi {
+  server: string;
+  tools: Array<{ callableName: string; name: string; description: string; declaration: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }>;
+  declarations: string;
+}
+
+/**
+ * Build the catalog from tools that are already policy-filtered. Direct-only and control tools are
+ * dropped; one winner per exact name (later wins); non-MCP entries in source order, then MCP.
+ */
+export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
+  if (!Array.isArray(tools)) throw new CatalogInputError('tools', 'must be an array of tool definitions');
+  tools.forEach(validateTool);
+
+  const eligible = tools.filter((t) => t.directOnly !== true && t.control !== true);
+  // Stable sort: callers pass source order already; this only guards the contract.
+  const ordered = eligible
+    .map((tool, index) => ({ tool, index }))
+    .sort((a, b) => TOOL_SOURCE_ORDER.indexOf(a.tool.source) - TOOL_SOURCE_ORDER.indexOf(b.tool.source) || a.index - b.index)
+    .map((x) => x.tool);
+
+  const plain = effectiveTools(
+    ordered.filter((t) => t.source !== 'mcp'),
+    (t) => t.name,
+  );
+  const mcpTools = effectiveTools(
+    ordered.filter((t) => t.source === 'mcp'),
+    (t) => JSON.stringify([t.owner, t.name]),
+  );
+
+  const plainNames = projectNames(
+    plain.map((t) => ({ identity: hostIdentity(t), name: t.name })),
+    isReservedGlobal,
+  );
+
+  const entries: CatalogEntry[] = [];
+  const byCallable = new Map<string, CatalogEntry>();
+  const files = new Map<string, string>();
+  for (const tool of plain) {
+    const identity = hostIdentity(tool);
+    const callableName = mustGet(plainNames, identity);
+    const entry = makeEntry(tool, identity, callableName, declarationFor(callableName, tool.inputSchema, tool.outputSchema, tool.description));
+    entries.push(entry);
+    byCallable.set(callableName, entry);
+  }
+
+  // MCP: server names are escaped within `MCP`, tool names within their server.
+  const servers = [...new Set(mcpTools.map((t) => t.owner ?? ''))];
+  const serverNames = projectNames(
+    servers.map((s) => ({ identity: mcpServerIdentity(s), name: s })),
+    isReservedMcpMember,
+  );
+  const mcp = new Map<string, Map<string, CatalogEntry>>();
+  const serverFiles: string[] = [];
+  const serverMembers: string[] = [];
+  for (const server of servers) {
+    const serverCallable = mustGet(serverNames, mcpServerIdentity(server));
+    const serverTools = mcpTools.filter((t) => (t.owner ?? '') === server);
+    const toolNames = projectNames(
+      serverTools.map((t) => ({ identity: hostIdentity(t), name: t.name })),
+      isReservedMcpMember,
+    );
+    const members = new Map<string, CatalogEntry>();
+    const aliasTexts: string[] = [];
+    const memberTexts: string[] = [];
+    for (const tool of serverTools) {
+      const identity = hostIdentity(tool);
+      const callableName = mustGet(toolNames, identity);
+      const prefix = `${mcpInterfaceName(serverCallable)}__${callableName}__`;
+      const standalone = mcpMember(callableName, tool, '', new TypeAliasRegistry(prefix));
+      const inFile = mcpMember(callableName, tool, '  ', new TypeAliasRegistry(prefix));
+      memberTexts.push(inFile.member);
+      if (inFile.aliases !== '') aliasTexts.push(inFile.aliases);
+      const declaration = standalone.aliases === '' ? standalone.member : `${standalone.aliases}\n${standalone.member}`;
+      const entry = makeEntry(tool, identity, callableName, declaration);
+      entry.mcp = { server, serverCallable };
+      entries.push(entry);
+      members.set(callableName, entry);
+    }
+    mcp.set(serverCallable, members);
+    const file = mcpServerFile(server, serverCallable, memberTexts, aliasTexts.join('\n'));
+    files.set(`mcp/${serverCallable}.d.ts`, file);
+    serverFiles.push(file);
+    serverMembers.push(`  ${docComment(`MCP server "${server}": ${serverTools.length} ${serverTools.length === 1 ? 'tool' : 'tools'}.`, '  ')}${serverCallable}: ${mcpInterfaceName(serverCallable)};`);
+  }
+
+  const mcpIndex = [
+    '// MCP servers: MCP.<server>.<tool>({ ...input }) calls a tool; MCP.<server>.$api() returns its schemas; API.read("mcp/<server>.d.ts") its declarations.',
+    MCP_SHARED_DECLARATIONS,
+    '',
+    serverMembers.length === 0 ? 'declare const MCP: {};' : `declare const MCP: {\n${serverMembers.join('\n')}\n};`,
+  ].join('\n');
+  files.set('mcp/index.d.ts', mcpIndex);
+  files.set('results.d.ts', RESULTS_DECLARATIONS);
+
+  const toolFiles: string[] = [];
+  for (const entry of entries) {
+    if (entry.mcp) continue;
+    const file = toolFile(entry);
+    files.set(`tools/${entry.callableName}.d.ts`, file);
+    toolFiles.push(file);
+  }
+
+  const ambientDeclarations = [GUEST_RUNTIME_DECLARATIONS, RESULTS_DECLARATIONS, mcpIndex, ...serverFiles, ...toolFiles].join('\n\n') + '\n';
+  return { entries, byCallable, mcp, files: sortedMap(files), ambientDeclarations };
+}
+
+function makeEntry(tool: ToolDefinition, identity: string, callableName: string, declaration: string): CatalogEntry {
+  const entry: CatalogEntry = {
+    id: catalogId(identity),
+    tool,
+    name: tool.name,
+    callableName,
+    source: tool.source,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    executionMode: tool.executionMode ?? 'parallel',
+    declaration,
+  };
+  if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema;
+  return entry;
+}
+
+function mcpInterfaceName(serverCallable: string): string {
+  return `McpServer_${serverCallable}`;
+}
+
+/** One `tool(input): Promise<McpCallToolResult<Out>>;` interface member, and the `type` aliases it needs (top level). */
+function mcpMember(callableName: string, tool: ToolDefinition, indent: string, aliases: TypeAliasRegistry): { member: string; aliases: string } {
+  const { param, output } = signatureParts(tool.inputSchema, tool.outputSchema, { indent, aliases });
+  const result = tool.outputSchema === undefined ? 'McpCallToolResult' : `McpCallToolResult<${output}>`;
+  return { member: `${docComment(tool.description, indent)}${callableName}(${param}): Promise<${result}>;`, aliases: aliases.render() };
+}
+
+function mcpServerFile(server: string, serverCallable: string, members: string[], aliasText: string): string {
+  const head = `// MCP server "${server}": call its tools as MCP.${serverCallable}.<tool>({ ...input }).`;
+  const apiMember = `  /** This server's tools with their JSON Schemas and declarations. */\n  $api(): Promise<McpServerApi>;`;
+  const body = `interface ${mcpInterfaceName(serverCallable)} {\n${[...members.map((m) => `  ${m}`), apiMember].join('\n')}\n}`;
+  return [head, ...(aliasText === '' ? [] : [aliasText]), body].join('\n');
+}
+
+function toolFile(entry: CatalogEntry): string {
+  const head =
+    entry.name === entry.callableName
+      ? `// Tool "${entry.name}" (${entry.source}).`
+      : `// Tool "${entry.name}" (${entry.source}), callable as ${entry.callableName}(...).`;
+  return `${head}\n${entry.declaration}`;
+}
+
+/** What the guest may see of an entry. */
+export function guestMeta(entry: CatalogEntry): GuestToolMeta {
+  return {
+    callableName: entry.callableName,
+    name: entry.name,
+    description: entry.description,
+    source: entry.source,
+    declaration: entry.declaration,
+  };
+}
+
+/** What a handle's `describe()` resolves to. */
+export function describeTool(entry: CatalogEntry): ToolDescription {
+  const out: ToolDescription = { ...guestMeta(entry), inputSchema: entry.inputSchema };
+  if (entry.outputSchema !== undefined) out.outputSchema = entry.outputSchema;
+  return out;
+}
+
+/** What `MCP.<serverCallable>.$api()` resolves to; undefined for an unknown server. */
+export function mcpServerApi(catalog: Catalog, serverCallable: string): McpServerApi | undefined {
+  const members = catalog.mcp.get(serverCallable);
+  const declarations = catalog.files.get(`mcp/${serverCallable}.d.ts`);
+  if (!members || declarations === undefined) return undefined;
+  const first = members.values().next().value;
+  return {
+    server: first?.mcp?.server ?? serverCallable,
+    tools: [...members.values()].map((e) => {
+      const t: McpServerApi['tools'][number] = {
+        callableName: e.callableName,
+        name: e.name,
+        description: e.description,
+        declaration: e.declaration,
+        inputSchema: e.inputSchema,
+      };
+      if (e.outputSchema !== undefined) t.outputSchema = e.outputSchema;
+      return t;
+    }),
+    declarations,
+  };
+}
+
+/** The guest's view of the whole catalog at boot: non-MCP tool metadata and MCP namespaces (no ids). */
+export function guestCatalogView(catalog: Catalog): { tools: GuestToolMeta[]; mcp: Array<{ name: string; tools: string[] }> } {
+  return {
+    tools: catalog.entries.filter((e) => !e.mcp).map(guestMeta),
+    mcp: [...catalog.mcp].map(([name, members]) => ({ name, tools: [...members.keys()] })),
+  };
+}
+
+function validateTool(tool: unknown, i: number): void {
+  const at = `tools[${i}]`;
+  if (!isObject(tool)) throw new CatalogInputError(at, 'must be a tool definition object with name, description, inputSchema and source');
+  const label = typeof tool.name === 'string' ? `${at} ("${tool.name}")` : at;
+  if (typeof tool.name !== 'string' || tool.name === '') throw new CatalogInputError(`${at}.name`, 'must be a non-empty string: the exact tool name');
+  if (typeof tool.description !== 'string') throw new CatalogInputError(`${label}.description`, 'must be a string (use "" when the tool has none)');
+  if (!isObject(tool.inputSchema)) {
+    throw new CatalogInputError(`${label}.inputSchema`, 'must be a JSON Schema object, e.g. { "type": "object", "properties": {} }');
+  }
+  if (tool.outputSchema !== undefined && !isObject(tool.outputSchema)) {
+    throw new CatalogInputError(`${label}.outputSchema`, 'must be a JSON Schema object, or omitted when the output is unknown');
+  }
+  if (typeof tool.source !== 'string' || !(TOOL_SOURCE_ORDER as readonly string[]).includes(tool.source)) {
+    throw new CatalogInputError(`${label}.source`, `must be one of ${TOOL_SOURCE_ORDER.join(', ')}`);
+  }
+  if (tool.source === 'mcp' && (typeof tool.owner !== 'string' || tool.owner === '')) {
+    throw new CatalogInputError(`${label}.owner`, 'MCP tools need their server name as owner (it becomes MCP.<server>)');
+  }
+  if (tool.owner !== undefined && typeof tool.owner !== 'string') throw new CatalogInputError(`${label}.owner`, 'must be a string (plugin id or MCP server name) or omitted');
+  if (tool.executionMode !== undefined && tool.executionMode !== 'parallel' && tool.executionMode !== 'sequential') {
+    throw new CatalogInputError(`${label}.executionMode`, 'must be "parallel" or "sequential" (or omitted for parallel)');
+  }
+}
+
+function mustGet<V>(map: Map<string, V>, key: string): V {
+  const value = map.get(key);
+  if (value === undefined) throw new Error(`catalog: no projected name for ${key}`); // a bug, not bad input
+  return value;
+}
+
+function sortedMap(map: Map<string, string>): Map<string, string> {
+  return new Map([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function isObject(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
