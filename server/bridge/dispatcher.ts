@@ -13,7 +13,7 @@ import type { CallScheduler } from './scheduler.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
-import { guestMeta } from '../catalog/build.ts';
+import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -90,10 +90,6 @@ function errorReply(id: string, err: unknown): BridgeReply {
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const code = typeof e?.code === 'string' ? e.code : 'tool_error';
   return { id, ok: false, error: message, code, name: 'ToolError' };
-}
-
-function describeEntry(e: CatalogEntry) {
-  return { ...guestMeta(e), inputSchema: e.inputSchema, outputSchema: e.outputSchema ?? null };
 }
 
 /** Run one nested tool call through hooks, approval, scheduling and the tool (or the client). */
@@ -183,13 +179,13 @@ export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invoca
         return ctx.catalog.entries.filter((e) => !e.mcp).map(guestMeta);
       case 'describe': {
         if (req.mcpServer !== undefined) {
-          const tools = ctx.catalog.mcp.get(String(req.mcpServer));
-          if (!tools) throw new ToolError(`no MCP server "${req.mcpServer}" in this run`, 'not_found');
-          return { server: req.mcpServer, tools: [...tools.values()].map(describeEntry) };
+          const api = mcpServerApi(ctx.catalog, String(req.mcpServer));
+          if (!api) throw new ToolError(`no MCP server "${req.mcpServer}" in this run`, 'not_found');
+          return api;
         }
         const entry = ctx.catalog.byCallable.get(String(req.tool));
         if (!entry) throw new ToolError(`${req.tool} is not a tool of this run`, 'not_found');
-        return describeEntry(entry);
+        return describeTool(entry);
       }
       case 'timer': {
         const ms = Math.max(0, Math.min(Number(req.ms) || 0, 2 ** 31 - 1));

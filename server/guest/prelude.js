@@ -254,9 +254,9 @@
         var handle = function (input) {
           return callOp('call', { tool: meta.callableName, input: input === undefined ? {} : input });
         };
-        defineProperty(handle, 'name', { value: meta.callableName });
+        // `name` is the exact tool name (as declared); `callableName` the guest global
+        defineProperty(handle, 'name', { value: meta.name });
         handle.callableName = meta.callableName;
-        handle.toolName = meta.name;
         handle.description = meta.description;
         handle.source = meta.source;
         handle.describe = function () {

@@ -1,0 +1,452 @@
+// The executor conformance suite: one Vitest suite, run once per executor, through a real Gateway.
+//
+// Everything both executors must do the same is asserted here; the documented differences
+// (snapshot bytes vs an estimate of retained bytes, out-of-memory behaviour) are explicit hooks.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
+import { Gateway } from '../gateway.ts';
+import type { CodeModeResult } from '../runs/types.ts';
+import { loadToolSources } from '../tools/registry.ts';
+import { testConfig } from '../tools/testing.ts';
+import type { ToolDefinition } from '../tools/types.ts';
+import { ToolError } from '../errors.ts';
+import type { Executor } from './types.ts';
+
+export interface ConformanceOptions {
+  kind: ExecutorKind;
+  createExecutor: () => Executor | Promise<Executor>;
+  /** What a parked run reports about its continuation's size. */
+  expectParkedBytes: (result: Extract<CodeModeResult, { status: 'waiting' }>) => void;
+}
+
+/** Probe tools that record when each call really ran, to check scheduling without timing asserts. */
+export function probeTools() {
+  const log: Array<{ tool: string; label: string; start: number; end: number }> = [];
+  const counts = new Map<string, number>();
+  const make = (name: string, mode: 'parallel' | 'sequential'): ToolDefinition => ({
+    name,
+    description: `test probe (${mode}): waits ms, records its interval`,
+    source: 'core',
+    executionMode: mode,
+    inputSchema: { type: 'object', properties: { label: { type: 'string' }, ms: { type: 'number' }, fail: { type: 'boolean' } } },
+    execute: async (input) => {
+      const { label = '', ms = 0, fail = false } = (input ?? {}) as { label?: string; ms?: number; fail?: boolean };
+      counts.set(label, (counts.get(label) ?? 0) + 1);
+      const start = Date.now();
+      await new Promise((r) => setTimeout(r, ms));
+      log.push({ tool: name, label, start, end: Date.now() });
+      if (fail) throw new ToolError(`probe ${label} failed on purpose`, 'probe_failed');
+      return { label, ms };
+    },
+  });
+  return { tools: [make('probe', 'parallel'), make('probe_seq', 'sequential')], log, counts };
+}
+
+export function executorConformance(opts: ConformanceOptions): void {
+  describe(`executor conformance: ${opts.kind}`, () => {
+    let executor: Executor;
+    let gw: Gateway;
+    let probes: ReturnType<typeof probeTools>;
+    const turns: string[] = [];
+
+    const codeMode = (o: Partial<CodeModeOptions> = {}): CodeModeOptions => ({
+      enabled: true,
+      executor: opts.kind,
+      timeoutMs: 1_500,
+      memoryLimitBytes: 32 * 1024 * 1024,
+      maxOutputBytes: 4 * 1024,
+      maxSnapshotBytes: 10 * 1024 * 1024,
+      maxPendingToolCalls: 4,
+      snapshotTtlSeconds: 900,
+      searchDefaultLimit: 8,
+      maxSearchLimit: 50,
+      ...o,
+    });
+
+    async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
+      const config = testConfig({
+        tools: { codeMode: codeMode(o) },
+        plugins: { bundled: ['llm-task', 'weather', 'notes', 'guard'], external: [] },
+      });
+      const sources = await loadToolSources(config);
+      probes = probeTools();
+      sources.tools.push(...probes.tools);
+      return new Gateway(config, sources, { executors: { [opts.kind]: executor } });
+    }
+
+    function turn(g: Gateway = gw, req: Parameters<Gateway['prepareTurn']>[0] = {}) {
+      const t = g.prepareTurn(req);
+      turns.push(t.agentRunId);
+      return t;
+    }
+
+    async function run(code: string, g: Gateway = gw, t = turn(g)) {
+      return g.exec(t.agentRunId, { code });
+    }
+
+    function completed(r: CodeModeResult) {
+      if (r.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(r)}`);
+      return r;
+    }
+
+    function waiting(r: CodeModeResult) {
+      if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
+      return r;
+    }
+
+    function failed(r: CodeModeResult) {
+      if (r.status !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(r)}`);
+      return r;
+    }
+
+    beforeAll(async () => {
+      executor = await opts.createExecutor();
+      gw = await gateway();
+    });
+
+    afterEach(() => {
+      for (const id of turns.splice(0)) gw.endTurn(id);
+      // leak check: every run of the test released its slot
+      expect(gw.runsManager.suspendedSlots).toBe(0);
+    });
+
+    afterAll(async () => {
+      await gw.close();
+      await executor.close();
+    });
+
+    describe('results and values', () => {
+      it('on a returned value: completes with it as JSON', async () => {
+        const r = completed(await run('const a = [1, 2, 3]; return { sum: a.reduce((x, y) => x + y, 0), s: "é" }'));
+        expect(r.value).toEqual({ sum: 6, s: 'é' });
+        expect(r.telemetry.executor).toBe(opts.kind);
+      });
+
+      it('on a final expression: completes with its value', async () => {
+        expect(completed(await run('const x = 20;\nx + 22')).value).toBe(42);
+      });
+
+      it('on undefined: completes with null', async () => {
+        expect(completed(await run('let y = 1;')).value).toBeNull();
+      });
+
+      it('on an uncaught guest error: fails with its message and line', async () => {
+        const r = failed(await run('const a = 1;\nthrow new TypeError("bad thing")'));
+        expect(r.error).toContain('TypeError: bad thing');
+        expect(r.code).toBeUndefined();
+      });
+
+      it('on a TypeScript cell: strips types and runs it', async () => {
+        const t = turn();
+        const r = completed(await gw.exec(t.agentRunId, { code: 'const n: number = 2;\ninterface P { x: number }\nconst p: P = { x: n };\nreturn p.x * 3', language: 'typescript' }));
+        expect(r.value).toBe(6);
+      });
+
+      it('on console and text/json helpers: returns output lines in order', async () => {
+        const r = completed(await run('console.log("a", 1, { b: 2 }); console.warn("w"); text("t"); json({ j: 1 }); return 0'));
+        expect(r.output?.map((o) => [o.kind, o.text])).toEqual([
+          ['log', 'a 1 {"b":2}'],
+          ['warn', 'w'],
+          ['text', 't'],
+          ['json', '{\n  "j": 1\n}'],
+        ]);
+      });
+    });
+
+    describe('nested calls', () => {
+      it('on bare tool globals: calls them and returns their results', async () => {
+        const r = completed(await run('const w = await weather_lookup({ city: "Oslo" });\nconst f = await read({ path: "README.md" });\nreturn { city: w.city, hasText: typeof f.content === "string" }'));
+        expect(r.value).toEqual({ city: 'Oslo', hasText: true });
+        expect(r.telemetry.counters.call).toBe(2);
+      });
+
+      it('on Promise.all over parallel tools: their executions overlap', async () => {
+        completed(await run('return await Promise.all([probe({ label: "p1", ms: 150 }), probe({ label: "p2", ms: 150 })])'));
+        const [a, b] = probes.log.filter((l) => l.label === 'p1' || l.label === 'p2');
+        expect(a && b && a.start < b.end && b.start < a.end).toBe(true);
+      });
+
+      it('on sequential tools: each waits for earlier calls and blocks later ones', async () => {
+        completed(
+          await run('return await Promise.all([probe({ label: "s0", ms: 80 }), probe_seq({ label: "s1", ms: 40 }), probe({ label: "s2", ms: 10 })])'),
+        );
+        const by = (l: string) => probes.log.find((x) => x.label === l)!;
+        expect(by('s1').start).toBeGreaterThanOrEqual(by('s0').end);
+        expect(by('s2').start).toBeGreaterThanOrEqual(by('s1').end);
+      });
+
+      it('on a caught tool error: the guest sees a catchable error with a code', async () => {
+        const r = completed(await run('try { await probe({ label: "c1", fail: true }); } catch (e) { return { name: e.name, code: e.code, msg: e.message } }'));
+        expect(r.value).toEqual({ name: 'ToolError', code: 'probe_failed', msg: 'probe c1 failed on purpose' });
+      });
+
+      it('on an uncaught tool error after earlier calls: fails without replaying them', async () => {
+        const r = failed(await run('await probe({ label: "once" });\nawait probe({ label: "boom", fail: true });\nreturn 1'));
+        expect(r.error).toContain('probe boom failed on purpose');
+        expect(probes.counts.get('once')).toBe(1);
+        expect(probes.counts.get('boom')).toBe(1);
+      });
+
+      it('on catalog.search and describe: returns callable handles without ids', async () => {
+        const r = completed(
+          await run('const hs = await catalog.search("weather city", { limit: 3 });\nconst d = await hs[0].describe();\nconst v = await hs[0]({ city: "Rome" });\nreturn { names: hs.map(h => h.callableName), d, city: v.city, all: (await catalog.all()).length }'),
+        );
+        const v = r.value as { names: string[]; d: Record<string, unknown>; city: string; all: number };
+        expect(v.names[0]).toBe('weather_lookup');
+        expect(v.city).toBe('Rome');
+        expect(v.d).toMatchObject({ callableName: 'weather_lookup', name: 'weather.lookup', source: 'bundled_plugin' });
+        expect(JSON.stringify(r)).not.toMatch(/"t_[0-9a-f]{6,}/);
+        expect(r.telemetry.counters).toMatchObject({ search: 2, describe: 1, call: 1 });
+      });
+
+      it('on API.list and API.read: serves declarations without a bridge request', async () => {
+        const r = completed(await run('const files = API.list("tools/");\nreturn { files, decl: API.read("tools/read.d.ts") }'));
+        const v = r.value as { files: string[]; decl: string };
+        expect(v.files).toContain('tools/read.d.ts');
+        expect(v.decl).toContain('declare function read(');
+        expect(r.telemetry.nestedCalls).toBe(0);
+      });
+
+      it('on an unknown tool name: throws a catchable not_found error', async () => {
+        const r = completed(await run('try { await catalog.search("x"); return typeof tool_that_does_not_exist } catch (e) { return e.message }'));
+        expect(r.value).toBe('undefined');
+      });
+
+      it('on a before_tool_call hook denial: the guest gets a catchable error naming the reason', async () => {
+        const r = completed(await run('try { await read({ path: "secrets/token.txt" }); return "read it" } catch (e) { return e.code + ": " + e.message }'));
+        expect(String(r.value)).toMatch(/^blocked: .*secrets/);
+      });
+
+      it('on more requests than the in-flight cap plus the 128 queue: fails with invalid_input and dispatches none of that frontier', async () => {
+        const r = failed(await run('const ps = []; for (let i = 0; i < 4 + 129; i++) ps.push(probe({ label: "flood" })); await Promise.all(ps)'));
+        expect(r.code).toBe('invalid_input');
+        expect(r.error).toMatch(/smaller batches/);
+        expect(probes.counts.get('flood') ?? 0).toBe(0);
+      });
+
+      it('on a batch larger than the in-flight cap: queues the rest and completes', async () => {
+        const r = completed(await run('const ps = []; for (let i = 0; i < 20; i++) ps.push(probe({ label: "q" + i, ms: 5 })); return (await Promise.all(ps)).length'));
+        expect(r.value).toBe(20);
+      });
+    });
+
+    describe('timers', () => {
+      it('on setTimeout: fires callbacks in delay order; clearTimeout cancels', async () => {
+        const r = completed(
+          await run('const seen = [];\nawait new Promise((done) => {\n  setTimeout(() => seen.push("b"), 40);\n  setTimeout(() => seen.push("a"), 10);\n  const t = setTimeout(() => seen.push("never"), 20);\n  clearTimeout(t);\n  setTimeout(done, 80);\n});\nreturn seen'),
+        );
+        expect(r.value).toEqual(['a', 'b']);
+      });
+    });
+
+    describe('suspension and wait', () => {
+      it('on a tool slower than the deadline: waits with pending_tools, and wait delivers the result', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'console.log("before");\nconst s = await sleep({ ms: 2000 });\nconsole.log("after restore", s.sleptMs >= 2000);\nreturn { slept: s.sleptMs >= 2000 }' }));
+        expect(first.reason).toBe('pending_tools');
+        expect(first.pendingToolCalls?.[0]).toMatchObject({ tool: 'sleep', input: { ms: 2000 } });
+        expect(first.output?.[0]?.text).toBe('before');
+        opts.expectParkedBytes(first);
+        const second = completed(await gw.wait(t.agentRunId, { runId: first.runId }));
+        expect(second.value).toEqual({ slept: true });
+        expect(second.output?.map((o) => o.text)).toEqual(['after restore true']);
+        const traj = gw.trajectory(first.runId)!;
+        expect(traj.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
+        expect(traj.calls[0]?.nested[0]).toMatchObject({ tool: 'sleep', status: 'ok' });
+        expect(traj.calls[0]?.nested[0]?.invocationId).toMatch(/^cm_[0-9a-f]+:1$/);
+      });
+
+      it('on yield_control: waits with reason yield and continues on wait', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'let n = 1;\nawait yield_control("checkpoint");\nn += 1;\nreturn n' }));
+        expect(first.reason).toBe('yield');
+        expect(completed(await gw.wait(t.agentRunId, { runId: first.runId })).value).toBe(2);
+      });
+
+      it('on wait with nothing settled yet: waits again without losing the run', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'return (await sleep({ ms: 4000 })).sleptMs > 0' }));
+        const second = waiting(await gw.wait(t.agentRunId, { runId: first.runId }));
+        expect(second.runId).toBe(first.runId);
+        expect(completed(await gw.wait(t.agentRunId, { runId: first.runId })).value).toBe(true);
+      });
+
+      it('on wait from another session: fails with invalid_input', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 3000 }); return 1' }));
+        const other = turn(gw, { sessionId: 'another-session' });
+        const r = failed(await gw.wait(other.agentRunId, { runId: first.runId }));
+        expect(r.code).toBe('invalid_input');
+        expect(r.error).toBe('code mode run belongs to a different session.');
+      });
+
+      it('on an unknown runId: fails with invalid_input', async () => {
+        const t = turn();
+        const r = failed(await gw.wait(t.agentRunId, { runId: 'run_missing' }));
+        expect(r).toMatchObject({ code: 'invalid_input', error: 'code mode run is unavailable or expired.' });
+      });
+
+      it('on a second concurrent wait: fails with invalid_input', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 2500 }); return 1' }));
+        const a = gw.wait(t.agentRunId, { runId: first.runId });
+        const b = failed(await gw.wait(t.agentRunId, { runId: first.runId }));
+        expect(b.code).toBe('invalid_input');
+        expect(completed(await a).value).toBe(1);
+      });
+
+      it('on abort of a waiting run: releases it and wait fails', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' }));
+        expect(gw.runsManager.suspendedSlots).toBe(1);
+        expect(gw.abortRun(first.runId)).toBe(true);
+        expect(gw.runsManager.suspendedSlots).toBe(0);
+        expect(failed(await gw.wait(t.agentRunId, { runId: first.runId })).code).toBe('invalid_input');
+        expect(gw.run(first.runId)?.state).toBe('aborted');
+      });
+
+      it('on snapshot expiry: the run is released and wait fails', async () => {
+        const g = await gateway({ snapshotTtlSeconds: 1 });
+        try {
+          const t = g.prepareTurn({});
+          const first = waiting(await g.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' }));
+          await new Promise((r) => setTimeout(r, 1300));
+          expect(g.run(first.runId)?.state).toBe('expired');
+          expect(failed(await g.wait(t.agentRunId, { runId: first.runId })).error).toBe('code mode run is unavailable or expired.');
+          expect(g.runsManager.suspendedSlots).toBe(0);
+        } finally {
+          await g.close();
+        }
+      });
+
+      it('on the end of the owning agent run: releases its waiting runs', async () => {
+        const t = gw.prepareTurn({});
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' }));
+        gw.endTurn(t.agentRunId);
+        expect(gw.run(first.runId)?.state).toBe('aborted');
+      });
+    });
+
+    describe('session store and results', () => {
+      it('on a completed cell: commits store() writes that a later cell loads', async () => {
+        const t = turn(gw, { sessionId: `store-${opts.kind}` });
+        completed(await gw.exec(t.agentRunId, { code: 'await store("k", { v: 1 });\nreturn await load("k")' }));
+        const r = completed(await gw.exec(t.agentRunId, { code: 'return await load("k")' }));
+        expect(r.value).toEqual({ v: 1 });
+      });
+
+      it('on a failed cell: discards its store() writes', async () => {
+        const t = turn(gw, { sessionId: `store-fail-${opts.kind}` });
+        failed(await gw.exec(t.agentRunId, { code: 'await store("lost", 1);\nthrow new Error("no")' }));
+        expect(completed(await gw.exec(t.agentRunId, { code: 'return await load("lost")' })).value).toBeNull();
+      });
+
+      it('on results.save: a later cell of the turn loads a detached copy; delete frees it', async () => {
+        const t = turn();
+        const saved = completed(await gw.exec(t.agentRunId, { code: 'return await results.save({ big: [1, 2, 3] })' }));
+        const ref = (saved.value as { ref: string }).ref;
+        const r = completed(await gw.exec(t.agentRunId, { code: `const v = await results.load(${JSON.stringify(ref)});\nreturn { v, deleted: await results.delete(${JSON.stringify(ref)}) }` }));
+        expect(r.value).toEqual({ v: { big: [1, 2, 3] }, deleted: true });
+      });
+    });
+
+    describe('limits and hostile cells', () => {
+      it('on an infinite loop: fails with timeout and the gateway keeps serving', async () => {
+        const r = failed(await run('while (true) {}'));
+        expect(r.code).toBe('timeout');
+        expect(completed(await run('return "still serving"')).value).toBe('still serving');
+      });
+
+      it('on an infinite loop after an await: fails with timeout', async () => {
+        expect(failed(await run('await probe({ label: "pre" });\nfor (;;) {}')).code).toBe('timeout');
+      });
+
+      it('on a memory bomb: fails with memory_limit_exceeded', async () => {
+        const r = failed(await run('const a = [];\nfor (;;) a.push("x".repeat(1 << 16) + a.length)'));
+        expect(r.code).toBe('memory_limit_exceeded');
+        expect(completed(await run('return 1')).value).toBe(1);
+      });
+
+      it('on deep recursion: throws a catchable RangeError', async () => {
+        const r = completed(await run('function f(n) { return f(n + 1) + 1 }\ntry { f(0) } catch (e) { return e instanceof RangeError }'));
+        expect(r.value).toBe(true);
+      });
+
+      it('on huge output: keeps maxOutputBytes and adds a truncation marker', async () => {
+        const r = completed(await run('for (let i = 0; i < 2000; i++) console.log("line " + i + " " + "x".repeat(50));\nreturn "done"'));
+        const bytes = (r.output ?? []).slice(0, -1).reduce((n, o) => n + o.text.length, 0);
+        expect(bytes).toBeLessThanOrEqual(4 * 1024);
+        expect(r.output?.at(-1)?.text).toMatch(/output truncated: \d+ bytes omitted/);
+        expect(r.telemetry.truncated).toBe(true);
+      });
+
+      it('on a value over maxOutputBytes: returns a preview and retains the whole value', async () => {
+        const t = turn();
+        const r = completed(await gw.exec(t.agentRunId, { code: 'return Array.from({ length: 2000 }, (_, i) => ({ i }))' }));
+        const v = r.value as { truncated: boolean; bytes: number; preview: string; ref: string };
+        expect(v.truncated).toBe(true);
+        expect(v.preview.length).toBeLessThan(4 * 1024);
+        const back = completed(await gw.exec(t.agentRunId, { code: `return (await results.load(${JSON.stringify(v.ref)})).length` }));
+        expect(back.value).toBe(2000);
+      });
+
+      it('on probing for host capabilities: finds none', async () => {
+        const r = completed(
+          await run(
+            'const g = (() => { try { return Function("return this")() } catch (e) { return globalThis } })();\nconst rq = ["req", "uire"].join("");\nreturn { require: typeof g[rq], process: typeof process, fetch: typeof fetch, wasm: typeof WebAssembly, gproc: typeof g.process, module: typeof module, wait: typeof wait, execIsTool: typeof exec === "function" && exec.source === "core" }',
+          ),
+        );
+        expect(r.value).toEqual({ require: 'undefined', process: 'undefined', fetch: 'undefined', wasm: 'undefined', gproc: 'undefined', module: 'undefined', wait: 'undefined', execIsTool: true });
+      });
+
+      it('on import or require in the cell: fails with invalid_input before running', async () => {
+        expect(failed(await run('const fs = require("fs")')).code).toBe('invalid_input');
+        expect(failed(await run('const m = await import("fs")')).code).toBe('invalid_input');
+      });
+
+      it('on a guest that replaces JSON and Promise: tool replies are not forged', async () => {
+        const r = completed(
+          await run('JSON.parse = () => ({ forged: true });\nJSON.stringify = () => "{}";\nObject.defineProperty(Object.prototype, "r9", { set() {} });\nconst real = await weather_lookup({ city: "Lima" });\nreturn real.city'),
+        );
+        expect(r.value).toBe('Lima');
+      });
+    });
+
+    describe('approvals and client tools', () => {
+      it('on a client tool: the run waits for the client and wait delivers its answer', async () => {
+        const t = turn(gw, { clientTools: [{ name: 'ask_user', description: 'ask the user', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }] });
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'const a = await ask_user({ q: "color?" });\nreturn "user said " + a.answer' }));
+        expect(first.pendingToolCalls?.[0]).toMatchObject({ tool: 'ask_user', state: 'awaiting_client' });
+        const view = gw.run(first.runId)!;
+        gw.answerClientCall({ runId: first.runId, callId: view.clientCalls[0]!.callId, result: { answer: 'blue' } });
+        expect(() => gw.answerClientCall({ runId: first.runId, callId: view.clientCalls[0]!.callId, result: {} })).toThrow(/no pending client tool call/);
+        expect(completed(await gw.wait(t.agentRunId, { runId: first.runId })).value).toBe('user said blue');
+      });
+
+      it('on an approval granted after the deadline: the exec stays in flight with its budget paused and completes', async () => {
+        const g = await gateway({ timeoutMs: 600 });
+        try {
+          const t = g.prepareTurn({});
+          const pending = g.exec(t.agentRunId, { code: 'const r = await exec({ command: "echo", args: ["approved"] });\nreturn r.stdout.trim()' });
+          await new Promise((r) => setTimeout(r, 900));
+          const [approval] = g.approvals();
+          expect(approval).toMatchObject({ tool: 'exec', input: { command: 'echo', args: ['approved'] } });
+          expect(approval?.code).toContain('exec({ command: "echo"');
+          g.decideApproval({ approvalId: approval!.approvalId, approve: true });
+          expect(completed(await pending).value).toBe('approved');
+        } finally {
+          await g.close();
+        }
+      });
+
+      it('on an approval denied: the guest gets a catchable error', async () => {
+        const t = turn();
+        const pending = gw.exec(t.agentRunId, { code: 'try { await exec({ command: "ls" }); return "ran" } catch (e) { return e.code }' });
+        await new Promise((r) => setTimeout(r, 100));
+        const [approval] = gw.approvals();
+        gw.decideApproval({ approvalId: approval!.approvalId, approve: false, reason: 'not now' });
+        expect(completed(await pending).value).toBe('approval_denied');
+      });
+    });
+  });
+}
