@@ -39,6 +39,8 @@ export interface CatalogToolView {
   networkContent: boolean;
   approval: boolean;
   directOnly: boolean;
+  /** A Tool Search control tool: hidden from the model and the catalog when code mode is active. */
+  control: boolean;
   /** Set when policy removed it: the rule that did (`tools.deny: "web_fetch"`). */
   deniedBy?: string;
   /** MCP tools: `MCP.<server>.<tool>` path. */

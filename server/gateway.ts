@@ -132,6 +132,7 @@ export class Gateway implements GatewayApi {
         networkContent: Boolean(t.networkContent),
         approval: t.approval === 'required',
         directOnly: Boolean(t.directOnly),
+        control: Boolean(t.control),
         ...(deniedBy ? { deniedBy } : {}),
         ...(path ? { mcpPath: path } : {}),
       };
@@ -305,7 +306,7 @@ export class Gateway implements GatewayApi {
       invocationId: `${turn.info.agentRunId}:exec`,
       toolKind: 'code_mode_exec',
       toolInputKind: language,
-    } as Parameters<typeof runBeforeToolCallHooks>[1]);
+    });
     if (out.blocked) throw new InvalidInputError(`exec was blocked by a before_tool_call hook: ${out.blocked.reason} (plugin ${out.blocked.plugin})`);
     return out.input;
   }

@@ -1,0 +1,94 @@
+// The codemode command line, run in-process against the shipped configs.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from './main.ts';
+import { REPO_ROOT } from '../tools/testing.ts';
+
+async function cli(args: string[]) {
+  const lines: string[] = [];
+  const code = await main(args, (s) => lines.push(s));
+  return { code, text: lines.join('\n'), lines };
+}
+
+const shipped = join(REPO_ROOT, 'codemode.config.json');
+const shortTimeout = join(REPO_ROOT, 'demo/configs/short-timeout.json');
+
+function cellFile(code: string, ext = '.js'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+  const file = join(dir, `cell${ext}`);
+  writeFileSync(file, code);
+  return file;
+}
+
+describe('codemode surface', () => {
+  it('on the shipped config: prints exec, wait and only the direct-only tool', async () => {
+    const { code, text } = await cli(['surface', '--config', shipped]);
+    expect(code).toBe(0);
+    expect(text).toContain('code mode: active');
+    expect(text).toContain('model-visible tools (3): exec, wait, image_generate');
+    expect(text).toContain('weather_lookup(input: { city: string })');
+  });
+
+  it('on an agent with code mode off: prints every tool unchanged', async () => {
+    const { text } = await cli(['surface', '--config', shipped, '--agent', 'direct']);
+    expect(text).toContain('code mode: inactive');
+    expect(text).toMatch(/model-visible tools \(\d+\): read, grep, web_search/);
+    expect(text).toContain('weather.lookup');
+  });
+});
+
+describe('codemode catalog', () => {
+  it('on the shipped config: prints sources, projected names and declarations', async () => {
+    const { code, text } = await cli(['catalog', '--config', shipped]);
+    expect(code).toBe(0);
+    expect(text).toMatch(/bundled_plugin\s+llm_task\s+llm-task/);
+    expect(text).toMatch(/external_plugin\s+tool_2fa\s+2fa/);
+    expect(text).toMatch(/external_plugin\s+delete_[0-9a-z]{6}\s+delete/);
+    expect(text).toContain('declare function weather_lookup(');
+  });
+
+  it('on the research agent: shows the denied shell exec with its rule', async () => {
+    const { text } = await cli(['catalog', '--config', shipped, '--agent', 'research', '--json']);
+    const view = JSON.parse(text) as { tools: Array<{ name: string; deniedBy?: string }> };
+    expect(view.tools.find((t) => t.name === 'exec')?.deniedBy).toMatch(/deny/);
+  });
+});
+
+describe('codemode run', () => {
+  it('on a cell that sleeps past the deadline: prints waiting with snapshot sizes, then completed, exit 0', async () => {
+    const file = cellFile('const s = await sleep({ ms: 1500 });\nconsole.log("after");\nreturn s.sleptMs >= 1500');
+    const { code, lines } = await cli(['run', file, '--config', shortTimeout]);
+    const results = lines.map((l) => JSON.parse(l));
+    expect(results[0]).toMatchObject({ status: 'waiting', reason: 'pending_tools', pendingToolCalls: [{ tool: 'sleep' }] });
+    expect(results[0].telemetry.snapshot.storedBytes).toBeGreaterThan(0);
+    expect(results.at(-1)).toMatchObject({ status: 'completed', value: true });
+    expect(code).toBe(0);
+  });
+
+  it('on a failing cell: exits 1', async () => {
+    const file = cellFile('throw new Error("nope")');
+    const { code, lines } = await cli(['run', file, '--config', shortTimeout]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ status: 'failed' });
+    expect(code).toBe(1);
+  });
+
+  it('on a .ts file: runs it as TypeScript', async () => {
+    const file = cellFile('const n: number = 41;\nn + 1', '.ts');
+    const { lines } = await cli(['run', file, '--config', shortTimeout]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ status: 'completed', value: 42 });
+  });
+
+  it('on a shell exec without --approve: the approval is denied and the guest sees it', async () => {
+    const file = cellFile('try { await exec({ command: "ls" }); return "ran" } catch (e) { return e.code }');
+    const { lines } = await cli(['run', file, '--config', shortTimeout]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ status: 'completed', value: 'approval_denied' });
+  });
+
+  it('on bad arguments: exits 2 with usage', async () => {
+    expect((await cli(['run'])).code).toBe(2);
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['run', 'x.js', '--executor', 'v8'])).code).toBe(2);
+  });
+});

@@ -1,0 +1,182 @@
+// The `codemode` command line: surface, catalog and run, each against a real Gateway from the config.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createGateway, type Gateway } from '../gateway.ts';
+import type { ExecutorKind } from '../config/types.ts';
+import type { CodeModeResult } from '../runs/types.ts';
+import { ConfigError } from '../errors.ts';
+
+const USAGE = `usage:
+  codemode surface [--agent A] [--model M] [--disable-tools] [--json]
+      what a model sees: exec, wait and direct-only tools (or every tool when code mode is off)
+  codemode catalog [--agent A] [--model M] [--json]
+      the hidden catalog: source, callable name, exact name, flags, declaration
+  codemode run FILE [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
+                    [--typecheck] [--approve]
+      runs a cell, calls wait until it settles, prints each exec/wait result as one JSON line;
+      exits 0 on completed, 1 otherwise. Approvals are denied unless --approve is given.
+common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
+
+export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    out(USAGE);
+    return command ? 0 : 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        agent: { type: 'string' },
+        model: { type: 'string' },
+        session: { type: 'string' },
+        language: { type: 'string' },
+        executor: { type: 'string' },
+        typecheck: { type: 'boolean' },
+        approve: { type: 'boolean' },
+        json: { type: 'boolean' },
+        'disable-tools': { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`codemode: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (!['surface', 'catalog', 'run'].includes(command)) {
+    process.stderr.write(`codemode: unknown command "${command}"\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.language !== undefined && values.language !== 'javascript' && values.language !== 'typescript') {
+    process.stderr.write(`codemode: --language must be javascript or typescript, got "${values.language}"\n`);
+    return 2;
+  }
+  if (values.executor !== undefined && values.executor !== 'quickjs' && values.executor !== 'node') {
+    process.stderr.write(`codemode: --executor must be quickjs or node, got "${values.executor}"\n`);
+    return 2;
+  }
+  let gw: Gateway;
+  try {
+    gw = await createGateway({ ...(values.config ? { configPath: values.config } : {}), argv: [], env: process.env });
+  } catch (err) {
+    process.stderr.write(`codemode: ${err instanceof ConfigError ? 'invalid config: ' : ''}${(err as Error).message}\n`);
+    return 2;
+  }
+  try {
+    const req = {
+      ...(values.agent ? { agentId: values.agent } : {}),
+      ...(values.model ? { model: values.model } : {}),
+      ...(values['disable-tools'] ? { disableTools: true } : {}),
+      ...(values.session ? { sessionId: values.session } : {}),
+    };
+    if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
+    if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
+    const file = positionals[0];
+    if (!file) {
+      process.stderr.write('codemode run: name the cell file, e.g. codemode run cell.js\n');
+      return 2;
+    }
+    let code: string;
+    try {
+      code = readFileSync(file, 'utf8');
+    } catch (err) {
+      process.stderr.write(`codemode run: cannot read ${file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    const language = (values.language ?? (file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
+    return await runCell(gw, req, { code, language, typecheck: Boolean(values.typecheck) }, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
+  } catch (err) {
+    process.stderr.write(`codemode: ${(err as Error).message}\n`);
+    return 2;
+  } finally {
+    await gw.close();
+  }
+}
+
+function printSurface(gw: Gateway, req: Parameters<Gateway['surface']>[0], json: boolean, out: (s: string) => void): number {
+  const s = gw.surface(req);
+  if (json) {
+    out(JSON.stringify(s, null, 2));
+    return 0;
+  }
+  out(`code mode: ${s.codeMode ? 'active' : 'inactive'} (${s.reason})`);
+  out(`model-visible tools (${s.tools.length}): ${s.tools.map((t) => t.name).join(', ')}`);
+  for (const t of s.tools) {
+    out(`\n## ${t.name}`);
+    out(t.description);
+    out(`input schema: ${JSON.stringify(t.inputSchema)}`);
+  }
+  return 0;
+}
+
+function printCatalog(gw: Gateway, req: Parameters<Gateway['catalog']>[0], json: boolean, out: (s: string) => void): number {
+  const c = gw.catalog(req);
+  if (json) {
+    out(JSON.stringify(c, null, 2));
+    return 0;
+  }
+  const rows = c.tools.map((t) => [
+    t.source,
+    t.mcpPath ?? t.callableName,
+    t.name,
+    [t.directOnly && 'direct-only', t.control && 'control (hidden in code mode)', t.deniedBy && `denied (${t.deniedBy})`, t.approval && 'approval', t.executionMode === 'sequential' && 'sequential', t.networkContent && 'network']
+      .filter(Boolean)
+      .join(', '),
+  ]);
+  const header = ['source', 'callable', 'exact name', 'flags'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  out(line(header));
+  out(line(widths.map((w) => '-'.repeat(w))));
+  for (const r of rows) out(line(r.map(String)));
+  for (const e of c.pluginErrors) out(`plugin ${e.plugin} failed to load: ${e.error}`);
+  out('\n// declarations');
+  for (const t of c.tools) if (t.declaration && !t.deniedBy) out(t.declaration);
+  return 0;
+}
+
+async function runCell(
+  gw: Gateway,
+  req: Parameters<Gateway['prepareTurn']>[0],
+  input: { code: string; language: 'javascript' | 'typescript'; typecheck: boolean },
+  executor: ExecutorKind | undefined,
+  approve: boolean,
+  out: (s: string) => void,
+): Promise<number> {
+  const turn = gw.prepareTurn(req);
+  // a command line has no operator: approvals follow --approve
+  const unsubscribe = gw.subscribe((e) => {
+    if (e.type === 'approval.requested') {
+      gw.decideApproval({ approvalId: e.approval.approvalId, approve: approve, ...(approve ? {} : { reason: 'no operator on the command line (pass --approve)' }) });
+    }
+  });
+  try {
+    let result: CodeModeResult = await gw.exec(
+      turn.agentRunId,
+      { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) },
+      executor ? { executor } : {},
+    );
+    out(JSON.stringify(result));
+    while (result.status === 'waiting') {
+      result = await gw.wait(turn.agentRunId, { runId: result.runId });
+      out(JSON.stringify(result));
+    }
+    return result.status === 'completed' ? 0 : 1;
+  } finally {
+    unsubscribe();
+    gw.endTurn(turn.agentRunId);
+  }
+}
+
+// a closed pipe (`codemode catalog | head`) ends output quietly
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bin/codemode.mjs')) {
+  process.exitCode = await main(process.argv.slice(2));
+}
