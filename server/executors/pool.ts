@@ -59,6 +59,11 @@ export class WorkerPool {
     return this.workers.reduce((n, w) => n + w.legs.size, 0);
   }
 
+  /** Ids of the live workers (supervision tests and diagnostics). */
+  workerIds(): number[] {
+    return this.workers.filter((w) => !w.dead).map((w) => w.id);
+  }
+
   /** Wait until every worker has warmed up (tests and the benchmark use it). */
   async ready(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.ready));

@@ -1,0 +1,61 @@
+// executionMode scheduling: sequential calls serialize against everything, parallel calls overlap.
+import { describe, expect, it } from 'vitest';
+import { CallScheduler } from './scheduler.ts';
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('CallScheduler', () => {
+  it('on parallel calls: starts them all at once', async () => {
+    const s = new CallScheduler();
+    const started: string[] = [];
+    const gates = [deferred(), deferred()];
+    const a = s.schedule('parallel', async () => (started.push('a'), gates[0]!.promise));
+    const b = s.schedule('parallel', async () => (started.push('b'), gates[1]!.promise));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(started).toEqual(['a', 'b']);
+    gates.forEach((g) => g.resolve());
+    await Promise.all([a, b]);
+  });
+
+  it('on a sequential call: waits for earlier calls and blocks later ones until it finishes', async () => {
+    const s = new CallScheduler();
+    const order: string[] = [];
+    const gate = deferred();
+    const seqGate = deferred();
+    const p1 = s.schedule('parallel', async () => {
+      order.push('p1 start');
+      await gate.promise;
+      order.push('p1 end');
+    });
+    const seq = s.schedule('sequential', async () => {
+      order.push('seq start');
+      await seqGate.promise;
+      order.push('seq end');
+    });
+    const p2 = s.schedule('parallel', async () => {
+      order.push('p2 start');
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(order).toEqual(['p1 start']);
+    gate.resolve();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(order).toEqual(['p1 start', 'p1 end', 'seq start']);
+    seqGate.resolve();
+    await Promise.all([p1, seq, p2]);
+    expect(order).toEqual(['p1 start', 'p1 end', 'seq start', 'seq end', 'p2 start']);
+  });
+
+  it('on a failed sequential call: later calls still run', async () => {
+    const s = new CallScheduler();
+    const bad = s.schedule('sequential', async () => {
+      throw new Error('x');
+    });
+    await expect(bad).rejects.toThrow('x');
+    await expect(s.schedule('parallel', async () => 'after')).resolves.toBe('after');
+  });
+});

@@ -1,0 +1,198 @@
+// Run lifecycle beyond the executor conformance suite: the suspended-run cap, scoping, snapshot cap,
+// worker crashes, provenance and trajectories (QuickJS executor through a real Gateway).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeModeOptions } from '../config/types.ts';
+import { Gateway } from '../gateway.ts';
+import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
+import { loadToolSources } from '../tools/registry.ts';
+import { testConfig } from '../tools/testing.ts';
+import type { CodeModeResult } from './types.ts';
+import { MAX_SUSPENDED_RUNS } from './runs.ts';
+
+let executor: QuickJsExecutor;
+
+beforeAll(async () => {
+  executor = new QuickJsExecutor({ workers: 2 });
+  await executor.ready();
+});
+
+afterAll(async () => {
+  await executor.close();
+});
+
+async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
+  const config = testConfig({
+    tools: {
+      codeMode: {
+        enabled: true,
+        executor: 'quickjs',
+        timeoutMs: 300,
+        memoryLimitBytes: 32 * 1024 * 1024,
+        maxOutputBytes: 64 * 1024,
+        maxSnapshotBytes: 10 * 1024 * 1024,
+        maxPendingToolCalls: 16,
+        snapshotTtlSeconds: 900,
+        searchDefaultLimit: 8,
+        maxSearchLimit: 50,
+        ...o,
+      },
+    },
+    plugins: { bundled: ['weather'], external: [] },
+  });
+  return new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+}
+
+const status = (r: CodeModeResult) => r.status;
+
+describe('suspended-run cap', () => {
+  it(`on the ${MAX_SUSPENDED_RUNS + 1}th suspended run: fails with the spec message until a slot frees`, async () => {
+    const gw = await gateway();
+    try {
+      const t = gw.prepareTurn({});
+      const parked = await Promise.all(
+        Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' })),
+      );
+      expect(parked.map(status)).toEqual(Array(MAX_SUSPENDED_RUNS).fill('waiting'));
+      expect(gw.runsManager.suspendedSlots).toBe(MAX_SUSPENDED_RUNS);
+      // a cell with no host work needs no slot
+      expect(status(await gw.exec(t.agentRunId, { code: 'return 2' }))).toBe('completed');
+      const over = await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
+      expect(over).toMatchObject({ status: 'failed', code: 'runtime_unavailable' });
+      expect(over.status === 'failed' && over.error).toMatch(/^too many suspended code mode runs/);
+      const first = parked[0];
+      if (first?.status !== 'waiting') throw new Error('expected waiting');
+      gw.abortRun(first.runId);
+      expect(status(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' }))).toBe('waiting');
+    } finally {
+      await gw.close();
+    }
+    expect(gw.runsManager.suspendedSlots).toBe(0);
+  });
+});
+
+describe('scoping', () => {
+  it('on wait from another agent run of the same session: fails with invalid_input', async () => {
+    const gw = await gateway();
+    try {
+      const a = gw.prepareTurn({ sessionId: 's1' });
+      const b = gw.prepareTurn({ sessionId: 's1' });
+      const w = await gw.exec(a.agentRunId, { code: 'await sleep({ ms: 5000 }); return 1' });
+      if (w.status !== 'waiting') throw new Error('expected waiting');
+      expect(await gw.wait(b.agentRunId, { runId: w.runId })).toMatchObject({
+        status: 'failed',
+        code: 'invalid_input',
+        error: 'code mode run belongs to a different agent run.',
+      });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on exec in an unknown agent run: fails with invalid_input naming what to do', async () => {
+    const gw = await gateway();
+    try {
+      expect(await gw.exec('ar_nope', { code: 'return 1' })).toMatchObject({ status: 'failed', code: 'invalid_input' });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('snapshot cap', () => {
+  it('on a suspension whose stored snapshot exceeds maxSnapshotBytes: fails with snapshot_limit_exceeded', async () => {
+    const gw = await gateway({ maxSnapshotBytes: 64 * 1024 });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'const big = Array.from({ length: 20000 }, (_, i) => "row " + i * 7919);\nawait sleep({ ms: 5000 });\nreturn big.length' });
+      expect(r).toMatchObject({ status: 'failed', code: 'snapshot_limit_exceeded' });
+      expect(gw.runsManager.suspendedSlots).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a large live heap that completes inline: succeeds (only real checkpoints are capped)', async () => {
+    const gw = await gateway({ maxSnapshotBytes: 64 * 1024 });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'const big = Array.from({ length: 20000 }, (_, i) => "row " + i);\nawait sleep({ ms: 5 });\nreturn big.length' });
+      expect(r).toMatchObject({ status: 'completed', value: 20000 });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('worker crash', () => {
+  it('on a worker that dies mid-run: the run fails with internal_error and the pool replaces the worker', async () => {
+    const own = new QuickJsExecutor({ workers: 1 });
+    await own.ready();
+    const config = testConfig();
+    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: own } });
+    try {
+      const t = gw.prepareTurn({});
+      const pool = (own as unknown as { pool: { workerIds(): number[]; retire(id: number): Promise<void> } }).pool;
+      const [before] = pool.workerIds();
+      const pending = gw.exec(t.agentRunId, { code: 'await sleep({ ms: 2000 }); return 1' });
+      await new Promise((r) => setTimeout(r, 200));
+      await pool.retire(before!);
+      const r = await pending;
+      expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
+      expect(pool.workerIds()).not.toContain(before);
+      expect(await gw.exec(t.agentRunId, { code: 'return "replacement works"' })).toMatchObject({ status: 'completed', value: 'replacement works' });
+    } finally {
+      await gw.close();
+      await own.close();
+    }
+  });
+});
+
+describe('network-content provenance', () => {
+  it('on web_search output: marks the result, and a later cell that loads the stored value is marked too', async () => {
+    const gw = await gateway({ timeoutMs: 5000 });
+    try {
+      const t = gw.prepareTurn({ sessionId: 'prov' });
+      const a = await gw.exec(t.agentRunId, { code: 'const r = await web_search({ query: "quickjs" });\nawait store("top", r.results[0].url);\nreturn r.results.length > 0' });
+      expect(a).toMatchObject({ status: 'completed', telemetry: { networkContent: true } });
+      const clean = await gw.exec(t.agentRunId, { code: 'return 1' });
+      expect(clean.telemetry.networkContent).toBeUndefined();
+      const b = await gw.exec(t.agentRunId, { code: 'return await load("top")' });
+      expect(b).toMatchObject({ status: 'completed', telemetry: { networkContent: true } });
+      const saved = await gw.exec(t.agentRunId, { code: 'const r = await web_fetch({ url: (await web_search({ query: "quickjs" })).results[0].url });\nreturn (await results.save(r.title)).ref' });
+      if (saved.status !== 'completed') throw new Error(JSON.stringify(saved));
+      const c = await gw.exec(t.agentRunId, { code: `return await results.load(${JSON.stringify(saved.value)})` });
+      expect(c).toMatchObject({ status: 'completed', telemetry: { networkContent: true } });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('events and trajectory', () => {
+  it('on a run: emits started, nested and updated events, and exports nested calls under their exec/wait calls', async () => {
+    const gw = await gateway();
+    try {
+      const events: string[] = [];
+      gw.subscribe((e) => events.push(e.type));
+      const t = gw.prepareTurn({});
+      const w = await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = await sleep({ ms: 500 });\nreturn [a.city, b.sleptMs >= 500]' });
+      if (w.status !== 'waiting') throw new Error('expected waiting');
+      const done = await gw.wait(t.agentRunId, { runId: w.runId });
+      expect(done).toMatchObject({ status: 'completed', value: ['Oslo', true] });
+      expect(events).toContain('run.started');
+      expect(events).toContain('nested.started');
+      expect(events).toContain('nested.finished');
+      const traj = gw.trajectory(w.runId)!;
+      expect(traj.calls.map((c) => [c.tool, c.status])).toEqual([
+        ['exec', 'waiting'],
+        ['wait', 'completed'],
+      ]);
+      expect(traj.calls[0]!.nested.map((n) => n.tool)).toEqual(['weather_lookup', 'sleep']);
+      expect(traj.snapshots).toHaveLength(1);
+      expect(traj.counters.call).toBe(2);
+      expect(gw.run(w.runId)?.state).toBe('completed');
+    } finally {
+      await gw.close();
+    }
+  });
+});
