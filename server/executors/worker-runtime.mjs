@@ -9,8 +9,12 @@
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { parentPort } from 'node:worker_threads';
 
-/** Guest code gets at least this long per entry, so a queue of VMs on one worker cannot starve a late one. */
-export const MIN_SLICE_MS = 25;
+/**
+ * Guest code gets at least this long per entry, so a queue of VMs on one worker cannot starve a late
+ * one: booting a cell (prelude + boot + first frontier) takes 1-10 ms, but up to ~35 ms was seen with
+ * 64 cells starting at once on two cores. A CPU-bound cell may overrun its deadline by at most this.
+ */
+export const MIN_SLICE_MS = 100;
 
 const CONTROL_DEADLINE = 0;
 const CONTROL_ABORT = 1;

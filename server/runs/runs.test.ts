@@ -168,6 +168,36 @@ describe('network-content provenance', () => {
   });
 });
 
+describe('untrusted network failures', () => {
+  it('on an uncaught web_fetch error: the failed result is marked as network content', async () => {
+    const gw = await gateway({ timeoutMs: 5000 });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'return await web_fetch({ url: "https://nowhere.example/x" })' });
+      expect(r).toMatchObject({ status: 'failed', telemetry: { networkContent: true } });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('source in history', () => {
+  it('on a cell with a credential literal: the board and trajectory show it masked, computations kept', async () => {
+    const gw = await gateway();
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'const apiKey = "sk-live-abcdefghijklmnop1234";\nconst n = Math.max(1, 2);\nreturn n' });
+      if (r.status !== 'completed') throw new Error(JSON.stringify(r));
+      const code = gw.trajectory(r.telemetry.runId!)!.code;
+      expect(code).not.toContain('sk-live-abcdefghijklmnop1234');
+      expect(code).toContain('const n = Math.max(1, 2);');
+      expect(gw.run(r.telemetry.runId!)!.code).toBe(code);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('events and trajectory', () => {
   it('on a run: emits started, nested and updated events, and exports nested calls under their exec/wait calls', async () => {
     const gw = await gateway();

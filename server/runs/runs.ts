@@ -17,6 +17,7 @@ import type { Continuation, Executor, Leg, LegOutcome } from '../executors/types
 import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import type { ToolContext } from '../tools/types.ts';
+import { redactSource } from '../source/redact.ts';
 import { ExecutionBudget } from './budget.ts';
 import { boundValue } from './bound.ts';
 import type {
@@ -118,6 +119,8 @@ class Run {
   readonly snapshots: SnapshotRecord[] = [];
   readonly abort = new AbortController();
   readonly cellId: string;
+  /** The cell's source as history, the board and approvals show it: credentials masked. */
+  readonly displayCode: string;
   nestedCount = 0;
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
@@ -132,6 +135,7 @@ class Run {
     // the cell's replay identity: agent run + the model's tool-call id (or a fresh one)
     const callId = cell.toolCallId ?? randomUUID();
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}`).digest('hex').slice(0, 12)}`;
+    this.displayCode = redactSource(cell.code);
   }
 
   get executorKind(): ExecutorKind {
@@ -276,7 +280,7 @@ export class RunManager {
       agentId: run.turn.agentId,
       executor: run.executorKind,
       language: run.cell.language,
-      code: run.cell.code,
+      code: run.displayCode,
       calls: run.calls.map((c) => ({ ...c, nested: nested.filter((n) => n.parentCallId === c.callId) })),
       counters: { ...run.counters },
       snapshots: [...run.snapshots],
@@ -403,7 +407,7 @@ export class RunManager {
         run.approvalsPending++;
         this.syncBudget(run);
         try {
-          return await this.deps.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.cell.code }, run.abort.signal);
+          return await this.deps.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
         } finally {
           run.approvalsPending--;
           this.syncBudget(run);
@@ -774,7 +778,7 @@ export class RunManager {
       state: run.state,
       ...(run.state === 'waiting' && run.reason ? { reason: run.reason } : {}),
       language: run.cell.language,
-      code: run.cell.code,
+      code: run.displayCode,
       createdAt: run.createdAt,
       updatedAt: run.updatedAt,
       ...(run.expiresAt ? { expiresAt: run.expiresAt } : {}),
