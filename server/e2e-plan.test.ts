@@ -1,0 +1,164 @@
+// The spec's 16-step E2E test plan (maintainer notes), run against real Gateways: OpenClaw-style
+// core tools, bundled and external plugins, the demo MCP server over stdio, and client tools.
+// The Playwright suite (e2e/) walks the UI-observable steps through the playground.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { createGateway, type Gateway } from './gateway.ts';
+import { loadConfigFile } from './config/load.ts';
+import { REPO_ROOT } from './tools/testing.ts';
+import type { CodeModeResult } from './runs/types.ts';
+import type { ClientToolSpec } from './gateway-types.ts';
+
+const clientTools: ClientToolSpec[] = [
+  { name: 'confirm_with_user', description: 'Ask the user a yes/no question.', inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } },
+];
+
+function expectStatus<S extends CodeModeResult['status']>(r: CodeModeResult, status: S): Extract<CodeModeResult, { status: S }> {
+  if (r.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(r)}`);
+  return r as Extract<CodeModeResult, { status: S }>;
+}
+
+describe('spec E2E plan', () => {
+  let gw: Gateway;
+  let agentRunId: string;
+
+  it('steps 1-3: with code mode disabled, the model-visible tools are unchanged', async () => {
+    const off = await createGateway({ config: loadConfigFile(join(REPO_ROOT, 'demo/configs/disabled.json')) });
+    try {
+      const turn = off.prepareTurn({ clientTools });
+      const names = turn.surface.tools.map((t) => t.name);
+      expect(turn.surface.codeMode).toBe(false);
+      expect(names).toEqual(expect.arrayContaining(['read', 'web_search', 'sleep', 'image_generate', 'confirm_with_user']));
+      expect(names).not.toContain('wait');
+    } finally {
+      await off.close();
+    }
+  });
+
+  beforeAll(async () => {
+    // step 4: a gateway with code mode enabled (shipped config, short timeout so a slow call parks)
+    const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
+    config.tools.codeMode.timeoutMs = 1500;
+    gw = await createGateway({ config });
+    // MCP connects in the background; the plan needs the demo server listed
+    for (let i = 0; i < 100 && gw.mcpServers().some((s) => s.state === 'connecting'); i++) await new Promise((r) => setTimeout(r, 100));
+    agentRunId = gw.prepareTurn({ clientTools }).agentRunId;
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('steps 5-6: a turn with core, plugin, MCP and client tools sees exec, wait and only direct-only tools', () => {
+    const turn = gw.prepareTurn({ clientTools });
+    expect(turn.surface.tools.map((t) => t.name)).toEqual(['exec', 'wait', 'image_generate']);
+    expect(gw.mcpServers()).toEqual([expect.objectContaining({ name: 'demo', state: 'connected' })]);
+    const sources = new Set(gw.catalog({ clientTools }).tools.map((t) => t.source));
+    expect([...sources].sort()).toEqual(['bundled_plugin', 'client', 'core', 'external_plugin', 'mcp']);
+  });
+
+  it('step 7: bare globals with normalized, reserved and colliding names match the quick index', async () => {
+    const turn = gw.prepareTurn({ clientTools });
+    const quickIndex = turn.surface.tools[0]!.description;
+    const r = expectStatus(
+      await gw.exec(agentRunId, {
+        code: 'const names = (await catalog.all()).map((h) => [h.name, h.callableName]);\nconst w = await weather_lookup({ city: "Paris" });\nconst code = await tool_2fa({ secret: "JBSWY3DPEHPK3PXP", atMs: 0 });\nreturn { names, city: w.city, digits: code.code.length }',
+      }),
+      'completed',
+    );
+    const v = r.value as { names: Array<[string, string]>; city: string; digits: number };
+    const byName = new Map(v.names);
+    expect(byName.get('llm-task')).toBe('llm_task');
+    expect(byName.get('weather.lookup')).toBe('weather_lookup');
+    expect(byName.get('2fa')).toBe('tool_2fa');
+    expect(byName.get('delete')).toMatch(/^delete_[0-9a-z]{6}$/);
+    expect(byName.get('catalog')).toMatch(/^catalog_[0-9a-z]{6}$/);
+    for (const callable of byName.values()) expect(quickIndex).toContain(`${callable}(`);
+    expect(v).toMatchObject({ city: 'Paris', digits: 6 });
+  });
+
+  it('step 8: search, describe and call core, plugin and client handles without exact ids', async () => {
+    const first = expectStatus(
+      await gw.exec(agentRunId, {
+        code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst r = await read({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst answer = await c({ question: "go?" });\nreturn { d, read: r.path, client: c.callableName, answer }',
+      }),
+      'waiting',
+    );
+    expect(first.pendingToolCalls).toEqual([expect.objectContaining({ tool: 'confirm_with_user', state: 'awaiting_client' })]);
+    const view = gw.run(first.runId)!;
+    gw.answerClientCall({ runId: first.runId, callId: view.clientCalls[0]!.callId, result: { yes: true } });
+    const done = expectStatus(await gw.wait(agentRunId, { runId: first.runId }), 'completed');
+    expect(done.value).toMatchObject({ d: { callableName: 'weather_lookup', source: 'bundled_plugin' }, read: 'README.md', client: 'confirm_with_user', answer: { yes: true } });
+    expect(JSON.stringify(done)).not.toMatch(/\bt_[0-9a-f]{16}\b/);
+  });
+
+  it('step 9: API.list("mcp") and API.read("mcp/<server>.d.ts") describe visible MCP tools without a bridge call', async () => {
+    const r = expectStatus(await gw.exec(agentRunId, { code: 'return { list: API.list("mcp"), decl: API.read("mcp/demo.d.ts") }' }), 'completed');
+    const v = r.value as { list: string[]; decl: string };
+    expect(v.list).toEqual(expect.arrayContaining(['mcp/index.d.ts', 'mcp/demo.d.ts']));
+    expect(v.decl).toMatch(/echo\(/);
+    expect(r.telemetry.nestedCalls).toBe(0);
+  });
+
+  it('step 10: MCP namespace calls work and MCP entries are absent from catalog.search and catalog.all', async () => {
+    const r = expectStatus(
+      await gw.exec(agentRunId, {
+        code: 'const e = await MCP.demo.echo({ text: "hi" });\nconst api = await MCP.demo.$api();\nconst all = (await catalog.all()).map((h) => h.callableName);\nconst found = (await catalog.search("echo text back")).map((h) => h.callableName);\nreturn { e, tools: api.tools.map((t) => t.name), all, found }',
+      }),
+      'completed',
+    );
+    const v = r.value as { e: { content: Array<{ type: string; text: string }> }; tools: string[]; all: string[]; found: string[] };
+    expect(v.e.content[0]).toMatchObject({ type: 'text' });
+    expect(v.e.content[0]!.text).toContain('hi');
+    expect(v.tools).toEqual(expect.arrayContaining(['echo', 'add', 'lookup-user']));
+    expect(v.all.some((n) => n.includes('echo'))).toBe(false);
+    expect(v.found.some((n) => n.includes('echo'))).toBe(false);
+  });
+
+  it('step 11: denied tools are absent and cannot be called by a guessed name or id', async () => {
+    const research = gw.prepareTurn({ agentId: 'research' });
+    const view = gw.catalog({ agentId: 'research' });
+    expect(view.tools.find((t) => t.name === 'exec')?.deniedBy).toBeTruthy();
+    const r = expectStatus(
+      await gw.exec(research.agentRunId, {
+        code: 'const guesses = [typeof exec, typeof globalThis["exec"], typeof weather_lookup];\nconst all = (await catalog.all()).map((h) => h.name);\nreturn { guesses, all }',
+      }),
+      'completed',
+    );
+    expect(r.value).toEqual({ guesses: ['undefined', 'undefined', 'undefined'], all: expect.not.arrayContaining(['exec', 'weather.lookup']) });
+  });
+
+  it('steps 12-14: a nested call resolving after exec returns waiting; wait restores the VM, delivers it, and output after restore reaches the answer', async () => {
+    const first = expectStatus(
+      await gw.exec(agentRunId, { code: 'console.log("before");\nconst s = await MCP.demo.slow({ ms: 2500 });\nconsole.log("after restore");\nreturn { slow: s.content[0].text }' }),
+      'waiting',
+    );
+    expect(first.pendingToolCalls?.[0]?.tool).toBe('MCP.demo.slow');
+    let r: CodeModeResult = first;
+    while (r.status === 'waiting') r = await gw.wait(agentRunId, { runId: first.runId });
+    const done = expectStatus(r, 'completed');
+    expect(done.output?.map((o) => o.text)).toContain('after restore');
+    expect((done.value as { slow: string }).slow).toBeTruthy();
+  });
+
+  it('step 15: timeout, abort and snapshot expiry clean up runtime state', async () => {
+    expect(expectStatus(await gw.exec(agentRunId, { code: 'while (true) {}' }), 'failed').code).toBe('timeout');
+    const w = expectStatus(await gw.exec(agentRunId, { code: 'await sleep({ ms: 60000 })' }), 'waiting');
+    gw.abortRun(w.runId);
+    expect(gw.run(w.runId)?.state).toBe('aborted');
+    expect(expectStatus(await gw.wait(agentRunId, { runId: w.runId }), 'failed').code).toBe('invalid_input');
+    expect(gw.runsManager.suspendedSlots).toBe(0);
+  });
+
+  it('step 16: the exported trajectory shows nested calls under the parent code-mode call', async () => {
+    const first = expectStatus(await gw.exec(agentRunId, { code: 'const a = await weather_lookup({ city: "Kyiv" });\nawait sleep({ ms: 2000 });\nreturn a.city' }), 'waiting');
+    expectStatus(await gw.wait(agentRunId, { runId: first.runId }), 'completed');
+    const traj = gw.trajectory(first.runId)!;
+    expect(traj.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
+    expect(traj.calls[0]!.nested.map((n) => [n.tool, n.status])).toEqual([
+      ['weather_lookup', 'ok'],
+      ['sleep', 'ok'],
+    ]);
+    expect(JSON.parse(JSON.stringify(traj))).toEqual(traj);
+  });
+});

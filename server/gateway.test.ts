@@ -1,0 +1,148 @@
+// Gateway composition: outer exec hook events, typecheck before any tool, plugin load errors, policy views.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Gateway } from './gateway.ts';
+import { QuickJsExecutor } from './executors/quickjs/executor.ts';
+import { loadToolSources } from './tools/registry.ts';
+import { testConfig } from './tools/testing.ts';
+import type { BeforeToolCallEvent, CodeModePlugin } from './tools/plugins.ts';
+import { probeTools } from './executors/conformance.ts';
+
+let executor: QuickJsExecutor;
+beforeAll(async () => {
+  executor = new QuickJsExecutor({ workers: 1 });
+  await executor.ready();
+});
+afterAll(() => executor.close());
+
+async function gatewayWith(plugin: CodeModePlugin, configOverrides: Parameters<typeof testConfig>[0] = {}) {
+  const config = testConfig({ plugins: { bundled: ['weather'], external: [] }, ...configOverrides });
+  const sources = await loadToolSources(config);
+  const probes = probeTools();
+  sources.tools.push(...probes.tools);
+  sources.plugins.push(plugin);
+  return { gw: new Gateway(config, sources, { executors: { quickjs: executor } }), probes };
+}
+
+describe('outer exec hooks', () => {
+  it('on exec: the hook event carries toolKind "code_mode_exec" and toolInputKind', async () => {
+    const events: BeforeToolCallEvent[] = [];
+    const { gw } = await gatewayWith({ id: 'recorder', tools: [], hooks: { before_tool_call: (e) => void events.push(e) } });
+    try {
+      const t = gw.prepareTurn({});
+      await gw.exec(t.agentRunId, { code: 'const x: number = 1; return x', language: 'typescript' });
+      expect(events[0]).toMatchObject({ tool: 'exec', toolKind: 'code_mode_exec', toolInputKind: 'typescript' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a hook that blocks exec: the exec fails with invalid_input naming the plugin', async () => {
+    const { gw } = await gatewayWith({
+      id: 'no-cells',
+      tools: [],
+      hooks: { before_tool_call: (e) => (e.toolKind === 'code_mode_exec' ? { block: 'cells are off today' } : undefined) },
+    });
+    try {
+      const t = gw.prepareTurn({});
+      expect(await gw.exec(t.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', code: 'invalid_input', error: expect.stringContaining('cells are off today') });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a hook that blanks one populated alias: both are invalidated and exec fails closed', async () => {
+    const { gw } = await gatewayWith({
+      id: 'blanker',
+      tools: [],
+      hooks: { before_tool_call: (e) => (e.toolKind === 'code_mode_exec' ? { input: { ...(e.input as object), code: '   ' } } : undefined) },
+    });
+    try {
+      const t = gw.prepareTurn({});
+      expect(await gw.exec(t.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', code: 'invalid_input' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a nested call: the hook sees the tool and may rewrite its input', async () => {
+    const { gw } = await gatewayWith({
+      id: 'rewriter',
+      tools: [],
+      hooks: { before_tool_call: (e) => (e.tool === 'weather.lookup' ? { input: { city: 'Rewritten' } } : undefined) },
+    });
+    try {
+      const t = gw.prepareTurn({});
+      expect(await gw.exec(t.agentRunId, { code: 'return (await weather_lookup({ city: "Oslo" })).city' })).toMatchObject({ status: 'completed', value: 'Rewritten' });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('typecheck', () => {
+  it('on a TypeScript cell with a wrong field: fails with invalid_input naming the line, before any tool runs', async () => {
+    const { gw, probes } = await gatewayWith({ id: 'none', tools: [] });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, {
+        code: 'await probe({ label: "ran" });\nconst w = await weather_lookup({ town: "Oslo" });\nreturn w.city',
+        language: 'typescript',
+        typecheck: true,
+      });
+      expect(r).toMatchObject({ status: 'failed', code: 'invalid_input' });
+      expect(r.status === 'failed' && r.error).toMatch(/line 2: .*town/);
+      expect(probes.counts.get('ran')).toBeUndefined();
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a correct TypeScript cell with typecheck: runs it', async () => {
+    const { gw } = await gatewayWith({ id: 'none', tools: [] });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'const w = await weather_lookup({ city: "Oslo" });\nreturn w.city', language: 'typescript', typecheck: true });
+      expect(r).toMatchObject({ status: 'completed', value: 'Oslo' });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('views', () => {
+  it('on a plugin that throws at load: the catalog reports it by name and the gateway serves', async () => {
+    const config = testConfig({ plugins: { bundled: [], external: [{ id: 'broken', path: 'demo/plugins/broken' }] } });
+    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+    try {
+      expect(gw.catalog({}).pluginErrors).toEqual([expect.objectContaining({ plugin: 'broken' })]);
+      const t = gw.prepareTurn({});
+      expect(await gw.exec(t.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'completed' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a gateway deny rule: the catalog view greys the tool with its rule and the guest has no global', async () => {
+    const { gw } = await gatewayWith({ id: 'none', tools: [] }, { tools: { ...testConfig().tools, deny: ['weather.lookup'] } });
+    try {
+      const view = gw.catalog({});
+      expect(view.tools.find((t) => t.name === 'weather.lookup')).toMatchObject({ deniedBy: expect.stringContaining('tools.deny') });
+      const t = gw.prepareTurn({});
+      expect(await gw.exec(t.agentRunId, { code: 'return [typeof weather_lookup, (await catalog.search("weather")).length]' })).toMatchObject({ value: ['undefined', 0] });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on code mode disabled for an agent: exec refuses with invalid_input', async () => {
+    const config = testConfig({ agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main', tools: { codeMode: { enabled: false } } }] } });
+    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+    try {
+      const t = gw.prepareTurn({});
+      expect(t.surface.codeMode).toBe(false);
+      expect(await gw.exec(t.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', code: 'invalid_input' });
+    } finally {
+      await gw.close();
+    }
+  });
+});
