@@ -54,6 +54,15 @@ export interface McpServerView {
   state: 'connecting' | 'connected' | 'disconnected' | 'failed';
   error?: string;
   toolCount: number;
+  /** Resources and prompts the server lists, when it offers them. */
+  resourceCount?: number;
+  promptCount?: number;
+  /** Consecutive failed connection attempts (0 once connected and stable). */
+  attempts?: number;
+  /** Epoch ms of the next reconnect attempt while `disconnected`. */
+  retryAt?: number;
+  /** Listed tools the gateway could not offer, with the reason. */
+  skipped?: string[];
 }
 
 export interface CatalogView {

@@ -36,6 +36,7 @@ import { hasEmptyAllowlist, applyToolPolicy } from './tools/policy.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
+import { startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
 
 export interface GatewayOptions {
   /** A config object (tests); otherwise the file from --config / CODEMODE_CONFIG / ./codemode.config.json. */
@@ -47,6 +48,8 @@ export interface GatewayOptions {
   executors?: Partial<Record<ExecutorKind, Executor>>;
   /** Extra tool sources appended after plugins (MCP tools are added by the MCP manager). */
   extraTools?: () => ToolDefinition[];
+  /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
+  mcp?: McpToolSource;
 }
 
 interface Turn {
@@ -145,9 +148,9 @@ export class Gateway implements GatewayApi {
     };
   }
 
-  /** MCP connection states; the MCP manager overrides this. */
+  /** MCP connection states. */
   mcpServers(): McpServerView[] {
-    return [];
+    return this.opts.mcp?.views() ?? [];
   }
 
   // ---- turns -----------------------------------------------------------------------------------
@@ -288,6 +291,7 @@ export class Gateway implements GatewayApi {
     for (const id of [...this.turns.keys()]) this.endTurn(id);
     const own = [...this.executors.entries()].filter(([k]) => !this.opts.executors?.[k]);
     await Promise.all(own.map(([, ex]) => ex.close()));
+    await this.opts.mcp?.close();
     this.events.removeAllListeners();
   }
 
@@ -390,5 +394,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       opts.configPath ?? resolveConfigPath({ argv: opts.argv ?? process.argv.slice(2), env: opts.env ?? process.env, cwd: process.cwd() }),
     );
   const sources = await loadToolSources(config);
-  return new Gateway(config, sources, opts);
+  // Started after the other sources load, so a failing load leaves no server process behind.
+  const mcp = opts.mcp ?? startMcpManager(config);
+  const extra = opts.extraTools;
+  return new Gateway(config, sources, { ...opts, mcp, extraTools: () => [...(extra?.() ?? []), ...mcp.tools()] });
 }

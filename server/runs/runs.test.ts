@@ -46,7 +46,8 @@ const status = (r: CodeModeResult) => r.status;
 
 describe('suspended-run cap', () => {
   it(`on the ${MAX_SUSPENDED_RUNS + 1}th suspended run: fails with the spec message until a slot frees`, async () => {
-    const gw = await gateway();
+    // a generous budget: 64 cells boot at once on two workers, and under a loaded test run that takes a while
+    const gw = await gateway({ timeoutMs: 3000 });
     try {
       const t = gw.prepareTurn({});
       const parked = await Promise.all(

@@ -1,0 +1,168 @@
+// End-to-end MCP through a real Gateway: cells call MCP.<server>.<tool>() on real stdio servers, including faults.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it, expect } from 'vitest';
+import { createGateway, type Gateway } from '../../gateway.ts';
+import type { CodeModeResult } from '../../runs/types.ts';
+import { REPO_ROOT, testConfig } from '../testing.ts';
+import { McpManager } from './manager.ts';
+import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, FAULTY_SERVER_SCRIPT, faultyServer, waitFor } from './testing.ts';
+
+async function run(gateway: Gateway, agentRunId: string, code: string): Promise<CodeModeResult> {
+  return gateway.exec(agentRunId, { code });
+}
+
+function completedValue(result: CodeModeResult): unknown {
+  if (result.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(result)}`);
+  return result.value;
+}
+
+describe('MCP through the Gateway with the shipped config', () => {
+  let gateway: Gateway;
+  let agentRunId: string;
+
+  beforeAll(async () => {
+    gateway = await createGateway({ configPath: join(REPO_ROOT, 'codemode.config.json') });
+    await waitFor('the demo MCP server to connect', () => gateway.mcpServers()[0]?.state === 'connected');
+    agentRunId = gateway.prepareTurn({}).agentRunId;
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await waitFor('the demo server process to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, 5_000);
+  });
+
+  it('on MCP.demo.echo({ text }): the cell gets the native MCP result', async () => {
+    const value = completedValue(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "hi" })'));
+    expect(value).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+  });
+
+  it('on a tool with an output schema: structuredContent reaches the cell', async () => {
+    const value = completedValue(await run(gateway, agentRunId, 'const r = await MCP.demo.add({ a: 2, b: 3 }); return r.structuredContent.sum'));
+    expect(value).toBe(5);
+  });
+
+  it('on MCP.demo.$api(): lists every tool with its callable name, exact name and schemas', async () => {
+    const value = completedValue(await run(gateway, agentRunId, 'return await MCP.demo.$api()')) as {
+      tools: Array<{ callableName: string; name: string; inputSchema: { properties?: Record<string, unknown> }; outputSchema?: unknown }>;
+    };
+    const byName = new Map(value.tools.map((t) => [t.name, t]));
+    expect([...byName.keys()]).toEqual(['echo', 'add', 'lookup-user', 'slow', 'crash']);
+    expect(byName.get('lookup-user')?.callableName).toBe('lookup_user');
+    expect(byName.get('echo')?.inputSchema.properties).toHaveProperty('text');
+    expect(byName.get('add')?.outputSchema).toMatchObject({ properties: { sum: { type: 'number' } } });
+  });
+
+  it('on API.list("mcp") and API.read("mcp/demo.d.ts"): declarations without any bridge or tool call', async () => {
+    const result = await run(gateway, agentRunId, 'return { paths: API.list("mcp"), index: API.read("mcp/index.d.ts"), demo: API.read("mcp/demo.d.ts") }');
+    const value = completedValue(result) as { paths: string[]; index: string; demo: string };
+    expect(value.paths).toEqual(['mcp/demo.d.ts', 'mcp/index.d.ts']);
+    expect(value.index).toContain('demo: McpServer_demo');
+    expect(value.demo).toMatch(/echo\(input: \{[\s\S]*text: string;/);
+    expect(value.demo).toContain('lookup_user(');
+    expect(value.demo).toContain('McpCallToolResult<{');
+    expect(result.telemetry.counters).toEqual({ search: 0, describe: 0, call: 0 });
+    expect(result.telemetry.nestedCalls).toBe(0);
+  });
+
+  it('on catalog.search() and catalog.all(): no MCP entries', async () => {
+    const code = `
+      const all = await catalog.all();
+      const found = [...(await catalog.search("echo")), ...(await catalog.search("demo user lookup")), ...(await catalog.search("add numbers"))];
+      return { all: all.map((h) => [h.source, h.name]), found: found.map((h) => [h.source, h.name]) };`;
+    const value = completedValue(await run(gateway, agentRunId, code)) as { all: string[][]; found: string[][] };
+    expect(value.all.length).toBeGreaterThan(0);
+    const mcpNames = new Set(['echo', 'add', 'lookup-user', 'slow', 'crash']);
+    for (const [source, name] of [...value.all, ...value.found]) {
+      expect(source).not.toBe('mcp');
+      expect(mcpNames.has(name ?? '')).toBe(false);
+    }
+  });
+
+  it('on the hyphenated tool name: escaped to lookup_user the same way in every turn, the raw name is no member', async () => {
+    const code = 'return { raw: typeof MCP.demo["lookup-user"], escaped: typeof MCP.demo.lookup_user, r: await MCP.demo.lookup_user({ id: "u2" }) }';
+    const value = completedValue(await run(gateway, agentRunId, code)) as { raw: string; escaped: string; r: { structuredContent: { name: string } } };
+    expect(value).toMatchObject({ raw: 'undefined', escaped: 'function' });
+    expect(value.r.structuredContent.name).toBe('Grace Hopper');
+    const paths = (id: string) => gateway.catalog({}).tools.filter((t) => t.name === id).map((t) => t.mcpPath);
+    expect(paths('lookup-user')).toEqual(['MCP.demo.lookup_user']);
+    expect(paths('lookup-user')).toEqual(paths('lookup-user'));
+  });
+
+  it('on the operator views: the server is listed with its state and counts', () => {
+    expect(gateway.catalog({}).mcpServers).toEqual([expect.objectContaining({ name: 'demo', callableName: 'demo', transport: 'stdio', state: 'connected', toolCount: 5 })]);
+  });
+
+  it('on a crash mid-call: the cell catches a clear error, the server reconnects and a later cell calls it again', async () => {
+    const code = 'try { await MCP.demo.crash({}); return "no error" } catch (e) { return { code: e.code, message: e.message } }';
+    const caught = completedValue(await run(gateway, agentRunId, code)) as { code: string; message: string };
+    expect(caught.code).toBe('mcp_connection_lost');
+    expect(caught.message).toContain('MCP server "demo", tool "crash"');
+    await waitFor('the demo server to reconnect', () => gateway.mcpServers()[0]?.state === 'connected');
+    const value = completedValue(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "again" })'));
+    expect(value).toEqual({ content: [{ type: 'text', text: 'again' }] });
+  });
+});
+
+describe('MCP faults through the Gateway', () => {
+  let gateway: Gateway;
+  let agentRunId: string;
+
+  beforeAll(async () => {
+    const config = testConfig({
+      mcp: { servers: { faulty: faultyServer(), down: { command: 'definitely-not-an-mcp-server-xyz', cwd: REPO_ROOT }, 'demo-2': demoServer() } },
+    });
+    // One attempt, no backoff wait: "down" fails at once and a crash of demo-2 is final.
+    const mcp = new McpManager(config, { ...FAST_MCP_OPTIONS, maxConnectAttempts: 1 }).start();
+    await mcp.settled();
+    gateway = await createGateway({ config, mcp });
+    agentRunId = gateway.prepareTurn({}).agentRunId;
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await waitFor('MCP server processes to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length + childProcessesRunning(FAULTY_SERVER_SCRIPT).length === 0, 5_000);
+  });
+
+  it('on a server whose command does not exist: failed with the reason, no namespace, and the gateway keeps serving', async () => {
+    const down = gateway.mcpServers().find((s) => s.name === 'down');
+    expect(down).toMatchObject({ state: 'failed', toolCount: 0 });
+    expect(down?.error).toContain('ENOENT');
+    const value = completedValue(await run(gateway, agentRunId, 'return { down: typeof MCP.down, other: (await MCP.demo_2.echo({ text: "up" })).content[0].text }'));
+    expect(value).toEqual({ down: 'undefined', other: 'up' });
+  });
+
+  it('on a server name with a hyphen: its namespace is escaped (MCP.demo_2)', () => {
+    expect(gateway.mcpServers().find((s) => s.name === 'demo-2')?.callableName).toBe('demo_2');
+    expect(gateway.catalog({}).tools.find((t) => t.owner === 'demo-2' && t.name === 'echo')?.mcpPath).toBe('MCP.demo_2.echo');
+  });
+
+  it('on a malformed result: a catchable error with a clear message, and the server keeps serving', async () => {
+    const code = `
+      let caught;
+      try { await MCP.faulty.bad_content({}) } catch (e) { caught = { code: e.code, message: e.message } }
+      return { caught, ok: await MCP.faulty.ok({}) };`;
+    const value = completedValue(await run(gateway, agentRunId, code)) as { caught: { code: string; message: string }; ok: unknown };
+    expect(value.caught.code).toBe('mcp_malformed_result');
+    expect(value.caught.message).toContain('MCP server "faulty", tool "bad-content"');
+    expect(value.ok).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+  });
+
+  it('on an uncaught malformed result: the exec fails with the message, and the next exec runs', async () => {
+    const failed = await run(gateway, agentRunId, 'return await MCP.faulty.bad_structured({})');
+    expect(failed.status).toBe('failed');
+    if (failed.status === 'failed') expect(failed.error).toContain('malformed result');
+    expect(completedValue(await run(gateway, agentRunId, 'return 1 + 1'))).toBe(2);
+  });
+
+  it('on a server that crashed and may not reconnect: its tools stay, and a call gives a clear catchable error', async () => {
+    const crash = 'try { await MCP.demo_2.crash({}) } catch (e) { return e.code }';
+    expect(completedValue(await run(gateway, agentRunId, crash))).toBe('mcp_connection_lost');
+    await waitFor('demo-2 to be failed', () => gateway.mcpServers().find((s) => s.name === 'demo-2')?.state === 'failed');
+    const turn = gateway.prepareTurn({});
+    const code = 'try { await MCP.demo_2.echo({ text: "x" }); return "no error" } catch (e) { return { code: e.code, message: e.message } }';
+    const value = completedValue(await run(gateway, turn.agentRunId, code)) as { code: string; message: string };
+    expect(value.code).toBe('mcp_unavailable');
+    expect(value.message).toContain('MCP server "demo-2", tool "echo"');
+    expect(value.message).toContain('mcp.servers.demo-2');
+  });
+});

@@ -1,0 +1,161 @@
+// The MCP tool source: one background connection per configured server, offered to the catalog as ToolDefinitions.
+//
+// The Gateway never waits for MCP: `start()` returns at once and each server connects (and later
+// reconnects) on its own. `tools()` is read every time a turn's catalog is built, so a server that
+// connects later appears in the next turn; a server that drops keeps its last tools, whose calls then
+// wait for the reconnect or fail with a ToolError naming the server, the tool and what to do.
+import { ConfigError } from '../../errors.ts';
+import type { GatewayConfig, McpServerConfig } from '../../config/types.ts';
+import type { McpServerView } from '../../gateway-types.ts';
+import { isReservedMcpMember, mcpServerIdentity, projectNames } from '../../catalog/names.ts';
+import type { ToolDefinition } from '../types.ts';
+import { McpConnection, type McpConnectionSettings } from './connection.ts';
+
+/** A slow server (an `npx` download, a cold container) gets this long to answer `initialize` and list its tools. */
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 15_000;
+/** Per-call timeout; the SDK's own default request timeout, which MCP servers are written against. */
+export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
+/** Consecutive failed attempts before a server is `failed` (about 7.5 s of backoff with the default delays). */
+export const DEFAULT_MCP_MAX_CONNECT_ATTEMPTS = 5;
+/** First reconnect delay after a quick failure; doubles per consecutive failure. */
+export const DEFAULT_MCP_RECONNECT_BASE_DELAY_MS = 500;
+/** Backoff ceiling, so a recovered server is picked up within this long. */
+export const DEFAULT_MCP_MAX_RECONNECT_DELAY_MS = 30_000;
+/** A connection that lived this long before closing was healthy: the close starts a fresh attempt budget. */
+export const DEFAULT_MCP_STABLE_CONNECTION_MS = 30_000;
+/** Tools kept per server: every turn builds a catalog from them, so a runaway server must not flood it. */
+export const MAX_MCP_TOOLS_PER_SERVER = 512;
+/** Server stderr lines kept for the operator view and failure messages. */
+export const DEFAULT_MCP_STDERR_TAIL_LINES = 20;
+
+export interface McpManagerOptions {
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
+  maxConnectAttempts?: number;
+  reconnectBaseDelayMs?: number;
+  maxReconnectDelayMs?: number;
+  stableConnectionMs?: number;
+  maxToolsPerServer?: number;
+  stderrTailLines?: number;
+  /** Server stderr and connection changes (the gateway's log); default: dropped. */
+  log?: (line: string) => void;
+}
+
+/** What the Gateway needs from an MCP tool source (GatewayOptions.mcp). */
+export interface McpToolSource {
+  tools(): ToolDefinition[];
+  views(): McpServerView[];
+  close(): Promise<void>;
+}
+
+export class McpManager implements McpToolSource {
+  private readonly connections: McpConnection[];
+  private readonly callableNames: Map<string, string>;
+
+  constructor(config: Pick<GatewayConfig, 'mcp' | 'baseDir'>, opts: McpManagerOptions = {}) {
+    const settings = resolveSettings(opts);
+    const servers = Object.entries(config.mcp?.servers ?? {});
+    this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), settings));
+    // Same projection the catalog uses, so the view names the property a cell writes (MCP.<callableName>).
+    this.callableNames = projectNames(
+      servers.map(([name]) => ({ identity: mcpServerIdentity(name), name })),
+      isReservedMcpMember,
+    );
+  }
+
+  /** Connect every server in the background. Returns at once; idempotent. */
+  start(): this {
+    for (const c of this.connections) c.start();
+    return this;
+  }
+
+  /** Current MCP tools of every server, in config order (last known tools for a server that is away). */
+  tools(): ToolDefinition[] {
+    return this.connections.flatMap((c) => c.tools());
+  }
+
+  views(): McpServerView[] {
+    return this.connections.map((c) => {
+      const s = c.status();
+      return {
+        name: c.name,
+        callableName: this.callableNames.get(mcpServerIdentity(c.name)) ?? c.name,
+        transport: c.transportKind,
+        ...s,
+      };
+    });
+  }
+
+  /** Resolves when every server is connected or failed: for tests and for a CLI that wants MCP tools in its first turn. */
+  async settled(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.settled()));
+  }
+
+  /** Drop a server's connection and connect it again with a fresh attempt budget (the operator's retry). False for an unknown name. */
+  reconnect(name: string): boolean {
+    const c = this.connections.find((x) => x.name === name);
+    if (!c) return false;
+    c.reconnect();
+    return true;
+  }
+
+  /** Close every connection and stop every server process this manager started. */
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
+}
+
+/** Build and start the manager for a gateway config (no servers: a manager with nothing to do). */
+export function startMcpManager(config: Pick<GatewayConfig, 'mcp' | 'baseDir'>, opts: McpManagerOptions = {}): McpManager {
+  return new McpManager(config, opts).start();
+}
+
+function resolveSettings(opts: McpManagerOptions): McpConnectionSettings {
+  const positive = (field: keyof McpManagerOptions, value: number | undefined, fallback: number, min = 1): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+      throw new ConfigError(`mcp.${field}`, `must be a number >= ${min} (got ${String(value)}); omit it for the default ${fallback}`);
+    }
+    return Math.floor(value);
+  };
+  return {
+    connectTimeoutMs: positive('connectTimeoutMs', opts.connectTimeoutMs, DEFAULT_MCP_CONNECT_TIMEOUT_MS),
+    callTimeoutMs: positive('callTimeoutMs', opts.callTimeoutMs, DEFAULT_MCP_CALL_TIMEOUT_MS),
+    maxConnectAttempts: positive('maxConnectAttempts', opts.maxConnectAttempts, DEFAULT_MCP_MAX_CONNECT_ATTEMPTS),
+    reconnectBaseDelayMs: positive('reconnectBaseDelayMs', opts.reconnectBaseDelayMs, DEFAULT_MCP_RECONNECT_BASE_DELAY_MS, 0),
+    maxReconnectDelayMs: positive('maxReconnectDelayMs', opts.maxReconnectDelayMs, DEFAULT_MCP_MAX_RECONNECT_DELAY_MS, 0),
+    stableConnectionMs: positive('stableConnectionMs', opts.stableConnectionMs, DEFAULT_MCP_STABLE_CONNECTION_MS, 0),
+    maxToolsPerServer: positive('maxToolsPerServer', opts.maxToolsPerServer, MAX_MCP_TOOLS_PER_SERVER),
+    stderrTailLines: positive('stderrTailLines', opts.stderrTailLines, DEFAULT_MCP_STDERR_TAIL_LINES),
+    ...(opts.log ? { log: opts.log } : {}),
+  };
+}
+
+/** The config loader validates files; this guards configs built in code, naming the field. */
+function checkServer(name: string, server: McpServerConfig, baseDir: string): McpServerConfig {
+  const at = `mcp.servers.${name}`;
+  if (name.trim() === '') throw new ConfigError('mcp.servers', 'an MCP server name must not be empty');
+  if (typeof server !== 'object' || server === null) {
+    throw new ConfigError(at, 'must be an object: { "command": "node", "args": ["server.mjs"] } (stdio) or { "url": "http://..." } (HTTP)');
+  }
+  if ('url' in server) {
+    let url: URL | undefined;
+    try {
+      url = new URL(server.url);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(`${at}.url`, `${JSON.stringify(server.url)} is not an http(s) URL; give the MCP endpoint, e.g. "http://127.0.0.1:4000/mcp"`);
+    }
+    return server;
+  }
+  if (typeof server.command !== 'string' || server.command.trim() === '') {
+    throw new ConfigError(`${at}.command`, 'must be the program that starts the MCP server, e.g. "node" (or give "url" for an HTTP server)');
+  }
+  if (server.args !== undefined && (!Array.isArray(server.args) || server.args.some((a) => typeof a !== 'string'))) {
+    throw new ConfigError(`${at}.args`, 'must be an array of strings, e.g. ["demo/mcp/server.mjs"]');
+  }
+  // Relative args (a script path) resolve against the config's folder, as the config loader arranges.
+  return { ...server, cwd: server.cwd ?? baseDir };
+}

@@ -1,0 +1,49 @@
+// Test fixtures for MCP: server configs for the demo and faulty servers, polling, and a child-process check.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { McpServerConfig } from '../../config/types.ts';
+import { REPO_ROOT } from '../testing.ts';
+import type { McpManagerOptions } from './manager.ts';
+
+export const DEMO_SERVER_SCRIPT = join(REPO_ROOT, 'demo/mcp/server.mjs');
+export const FAULTY_SERVER_SCRIPT = join(REPO_ROOT, 'server/tools/mcp/fixtures/faulty-server.mjs');
+
+/** The demo stdio server, started with this very node binary. */
+export function demoServer(extra: Partial<Extract<McpServerConfig, { command: string }>> = {}): McpServerConfig {
+  return { command: process.execPath, args: [DEMO_SERVER_SCRIPT], cwd: REPO_ROOT, ...extra };
+}
+
+export function faultyServer(): McpServerConfig {
+  return { command: process.execPath, args: [FAULTY_SERVER_SCRIPT], cwd: REPO_ROOT };
+}
+
+/** Short delays so reconnect tests take milliseconds, not the production backoff. */
+export const FAST_MCP_OPTIONS: McpManagerOptions = {
+  reconnectBaseDelayMs: 20,
+  maxReconnectDelayMs: 100,
+  connectTimeoutMs: 10_000,
+  callTimeoutMs: 10_000,
+};
+
+/** Poll until `check` is true; fails with `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Command lines of this process's live children that run `script` (no zombies). */
+export function childProcessesRunning(script: string): string[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-o', 'stat=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when there are no children
+  }
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('Z') && l.includes(script));
+}
