@@ -1,0 +1,15 @@
+// The executor conformance suite, run against the Node executor, with its documented differences asserted.
+import { expect } from 'vitest';
+import { executorConformance } from '../conformance.ts';
+import { NodeExecutor } from './executor.ts';
+
+executorConformance({
+  kind: 'node',
+  // the probe never reports pressure, so a loaded CI machine cannot turn warm reuse off mid-suite
+  createExecutor: () => new NodeExecutor({ memoryPressure: () => false }),
+  // Node parks a live context: no snapshot, only an estimate of the retained heap
+  expectParkedBytes: (r) => {
+    expect(r.telemetry.snapshot).toBeUndefined();
+    expect(r.telemetry.retainedBytesEstimate).toBeGreaterThan(0);
+  },
+});

@@ -1,0 +1,298 @@
+// Supervision of one Node executor worker thread: its start, its one leg at a time, its watchdog and its death.
+//
+// A Node worker serves one cell at a time (a failed cell retires its worker, which must not take
+// another run's live context with it), so unlike the shared WorkerPool this owns exactly one leg.
+// The watchdog is the last line: the worker's own vm timeout stops a busy guest at the deadline;
+// when the leg still has not ended `graceMs` later, the guest is stuck where V8's watchdog cannot
+// reach and the worker is terminated.
+import { Worker } from 'node:worker_threads';
+import type { CodeModeErrorCode } from '../../errors.ts';
+import type { CodeModeOutput } from '../../runs/types.ts';
+import type { BridgeReply, HostToWorker, WorkerToHost } from '../../bridge/protocol.ts';
+import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../../bridge/protocol.ts';
+import type { Continuation, Leg, LegHandlers, LegOutcome } from '../types.ts';
+
+/** What a worker is doing; `parked` holds exactly one live continuation. */
+export type NodeWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
+
+export interface NodeWorkerOptions {
+  id: number;
+  entry: URL;
+  /** Warm workers are reused only for the same key (runtime entry and heap limit). */
+  key: string;
+  memoryLimitBytes: number;
+  resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number };
+  workerData: unknown;
+  graceMs: number;
+  startTimeoutMs: number;
+  /** Called once when the thread is gone (exited, crashed, out of memory or terminated). */
+  onDeath: (w: NodeWorker) => void;
+}
+
+interface ActiveLeg {
+  id: string;
+  handlers: LegHandlers;
+  control: Float64Array;
+  resolve: (o: LegOutcome) => void;
+  onEnd: (o: LegOutcome) => void;
+  watchdog?: ReturnType<typeof setTimeout>;
+  /** the first message reached the worker; the watchdog only runs from then (a cold start is not guest time) */
+  opened: boolean;
+  ended: boolean;
+}
+
+let legCounter = 0;
+
+/** A Leg that has already failed (no worker was involved). */
+export function failedLeg(code: CodeModeErrorCode, error: string): Leg {
+  return {
+    done: Promise.resolve({ kind: 'failed', code, error, droppedBytes: 0 }),
+    deliver() {},
+    park() {},
+    setDeadline() {},
+    abort() {},
+  };
+}
+
+export class NodeWorker {
+  readonly id: number;
+  readonly key: string;
+  readonly ready: Promise<void>;
+  state: NodeWorkerState = 'starting';
+  /** The live continuation this worker holds while `parked`. */
+  continuationId: string | undefined;
+  private readonly worker: Worker;
+  private leg: ActiveLeg | undefined;
+  private startError: Error | undefined;
+  private crash: Error | undefined;
+  private startTimer: ReturnType<typeof setTimeout> | undefined;
+  private readyFlag = false;
+
+  constructor(private readonly opts: NodeWorkerOptions) {
+    this.id = opts.id;
+    this.key = opts.key;
+    // throws synchronously on bad options; the executor reports runtime_unavailable
+    this.worker = new Worker(opts.entry, {
+      workerData: opts.workerData,
+      resourceLimits: opts.resourceLimits,
+      // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which cost ~150 ms per start
+      execArgv: [],
+      stdout: false,
+      stderr: false,
+    });
+    let markReady!: () => void;
+    let markFailed!: (e: Error) => void;
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      markFailed = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.startTimer = setTimeout(() => {
+      this.startError = new Error(`the worker did not start within ${opts.startTimeoutMs} ms`);
+      void this.worker.terminate();
+    }, opts.startTimeoutMs);
+    this.startTimer.unref();
+    this.worker.on('message', (msg: WorkerToHost) => {
+      if (msg.t === 'ready') {
+        clearTimeout(this.startTimer);
+        this.readyFlag = true;
+        if (this.state === 'starting') this.state = this.leg ? 'busy' : 'idle';
+        markReady();
+        return;
+      }
+      this.onMessage(msg);
+    });
+    this.worker.on('error', (err) => {
+      this.crash ??= err;
+    });
+    this.worker.on('exit', (code) => {
+      clearTimeout(this.startTimer);
+      const err = this.startError ?? this.crash ?? new Error(`exit code ${code}`);
+      markFailed(err);
+      this.onExit(err);
+    });
+  }
+
+  get alive(): boolean {
+    return this.state !== 'dead';
+  }
+
+  get hasActiveLeg(): boolean {
+    return this.leg !== undefined;
+  }
+
+  /**
+   * Open this worker's one leg. `onEnd` runs before `done` resolves, so whoever awaits the outcome
+   * already sees the worker idle, parked or retired.
+   */
+  openLeg(
+    handlers: LegHandlers,
+    deadlineAt: number,
+    first: (legId: string, control: SharedArrayBuffer) => HostToWorker,
+    onEnd: (o: LegOutcome) => void,
+  ): Leg {
+    if (this.leg) throw new Error(`node worker ${this.id} already runs a leg`);
+    const legId = `nleg${++legCounter}`;
+    const sab = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
+    const control = new Float64Array(sab);
+    control[CONTROL_DEADLINE] = deadlineAt;
+    let resolve!: (o: LegOutcome) => void;
+    const done = new Promise<LegOutcome>((r) => (resolve = r));
+    const leg: ActiveLeg = { id: legId, handlers, control, resolve, onEnd, opened: false, ended: false };
+    this.leg = leg;
+    if (this.state !== 'starting') this.state = 'busy';
+
+    const backlog: HostToWorker[] = [];
+    const send = (msg: HostToWorker) => {
+      if (leg.ended || !this.alive) return;
+      if (!leg.opened) backlog.push(msg);
+      else this.worker.postMessage(msg);
+    };
+    this.ready.then(
+      () => {
+        if (leg.ended || !this.alive) return;
+        this.worker.postMessage(first(legId, sab));
+        leg.opened = true;
+        this.armWatchdog(leg);
+        for (const msg of backlog.splice(0)) send(msg);
+      },
+      () => undefined, // onExit fails the leg
+    );
+
+    return {
+      done,
+      deliver: (replies: BridgeReply[]) => {
+        if (replies.length > 0) send({ t: 'deliver', legId, replies });
+      },
+      park: () => send({ t: 'park', legId }),
+      setDeadline: (epochMs: number) => {
+        control[CONTROL_DEADLINE] = epochMs;
+        if (leg.opened) this.armWatchdog(leg);
+      },
+      abort: () => {
+        if (leg.ended) return;
+        control[CONTROL_ABORT] = 1;
+        // a guest busy in a loop would only see the flag at its next entry: stop the thread instead
+        this.finish(leg, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted', droppedBytes: 0 });
+        void this.terminate();
+      },
+    };
+  }
+
+  /** An idle warm worker must not keep a finished host process (a CLI command) alive. */
+  holdProcess(hold: boolean): void {
+    if (!this.alive) return;
+    if (hold) this.worker.ref();
+    else this.worker.unref();
+  }
+
+  /** Stop the thread. An active leg ends first with `failWith` (default: aborted). */
+  async terminate(failWith?: { code: CodeModeErrorCode; error: string }): Promise<void> {
+    if (this.leg && failWith) this.finish(this.leg, { kind: 'failed', ...failWith, droppedBytes: 0 });
+    if (!this.alive) return;
+    this.state = 'dead';
+    if (this.leg) this.finish(this.leg, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted: its worker was stopped', droppedBytes: 0 });
+    await this.worker.terminate();
+  }
+
+  private armWatchdog(leg: ActiveLeg): void {
+    if (leg.watchdog) clearTimeout(leg.watchdog);
+    leg.watchdog = undefined;
+    if (leg.ended) return;
+    const deadline = leg.control[CONTROL_DEADLINE] ?? Number.POSITIVE_INFINITY;
+    // a paused budget (approval pending) has no deadline; the worker caps each entry itself
+    if (!Number.isFinite(deadline)) return;
+    const delay = Math.max(0, deadline + this.opts.graceMs - Date.now());
+    leg.watchdog = setTimeout(() => {
+      leg.watchdog = undefined;
+      if (leg.ended) return;
+      const now = leg.control[CONTROL_DEADLINE] ?? Number.POSITIVE_INFINITY;
+      if (Date.now() < now + this.opts.graceMs) return this.armWatchdog(leg);
+      void this.terminate({
+        code: 'timeout',
+        error: `code mode cell exceeded its execution budget (timeoutMs) and did not stop within ${this.opts.graceMs} ms; its Node worker was terminated. Split the work or await slow tools so the run can wait.`,
+      });
+    }, delay);
+    leg.watchdog.unref();
+  }
+
+  private onMessage(msg: WorkerToHost): void {
+    const leg = this.leg;
+    if (!leg || leg.ended || !('legId' in msg) || msg.legId !== leg.id) return;
+    switch (msg.t) {
+      case 'requests':
+        leg.handlers.onRequests(msg.requests, msg.cancels);
+        return;
+      case 'output':
+        leg.handlers.onOutput(msg.lines as CodeModeOutput[]);
+        return;
+      case 'resumed':
+        leg.handlers.onResumed?.({ restoreMs: msg.restoreMs });
+        return;
+      case 'settled':
+        if (msg.ok) return this.finish(leg, { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes });
+        return this.finish(leg, {
+          kind: 'failed',
+          code: msg.code as CodeModeErrorCode | undefined,
+          error: msg.error,
+          stack: msg.stack,
+          droppedBytes: msg.droppedBytes,
+        });
+      case 'parked': {
+        const continuation: Continuation = {
+          executor: 'node',
+          continuationId: msg.continuationId,
+          workerId: this.id,
+          retainedBytesEstimate: msg.retainedBytesEstimate,
+          settled: msg.settled,
+        };
+        return this.finish(leg, { kind: 'parked', continuation, queued: msg.queued, droppedBytes: msg.droppedBytes });
+      }
+    }
+  }
+
+  private finish(leg: ActiveLeg, outcome: LegOutcome): void {
+    if (leg.ended) return;
+    leg.ended = true;
+    if (leg.watchdog) clearTimeout(leg.watchdog);
+    if (this.leg === leg) this.leg = undefined;
+    try {
+      leg.onEnd(outcome);
+    } finally {
+      leg.resolve(outcome);
+    }
+  }
+
+  private onExit(err: Error & { code?: string }): void {
+    const wasReady = this.readyFlag;
+    this.state = 'dead';
+    this.continuationId = undefined;
+    const leg = this.leg;
+    if (leg) {
+      const mb = Math.round(this.opts.memoryLimitBytes / (1024 * 1024));
+      const outcome: LegOutcome =
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? {
+              kind: 'failed',
+              code: 'memory_limit_exceeded',
+              error: `code mode cell exceeded memoryLimitBytes (${mb} MiB heap); its Node worker was terminated and the cell cannot catch this. Keep less data in memory (results.save large values) or raise memoryLimitBytes.`,
+              droppedBytes: 0,
+            }
+          : !wasReady
+            ? {
+                kind: 'failed',
+                code: 'runtime_unavailable',
+                error: `the node executor cannot start a worker: ${err.message}. Check the gateway log, or select the quickjs executor.`,
+                droppedBytes: 0,
+              }
+            : {
+                kind: 'failed',
+                code: 'internal_error',
+                error: `the node executor worker stopped (${err.message}); the run was released. Run the cell again.`,
+                droppedBytes: 0,
+              };
+      this.finish(leg, outcome);
+    }
+    this.opts.onDeath(this);
+  }
+}

@@ -1,0 +1,168 @@
+// Node executor worker: each cell in a fresh node:vm context; a parked cell stays live in this worker.
+//
+// The context gets only ECMAScript built-ins plus the guest controller's globals (no require,
+// process, Buffer, fetch, Node timers or WebAssembly) and refuses code generation from strings.
+// `microtaskMode: 'afterEvaluate'` gives the context its own job queue, drained at the end of every
+// script run, so every entry (start, deliver, drain) is a script run that carries a `timeout`: a
+// guest that never yields is stopped by V8's watchdog, and the supervisor (node-worker.ts) terminates
+// the whole worker if even that does not end the leg. This is trusted execution, not a security
+// boundary (spec: security boundary); the hardening here only keeps honest mistakes contained.
+//
+// Plain JavaScript on purpose, like the QuickJS worker: worker entry files load as they are.
+import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
+import vm from 'node:vm';
+import { parentPort, workerData } from 'node:worker_threads';
+import { runWorker, LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
+
+const CONTROL_DEADLINE = 0;
+const CONTROL_ABORT = 1;
+
+const prelude = new vm.Script(readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8'), { filename: 'prelude.js' });
+// One entry into a context never runs longer than this, even while an approval pauses the budget
+// (the executor passes the config's timeoutMs ceiling).
+const maxSliceMs = workerData?.maxSliceMs;
+if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSliceMs must be a positive number of milliseconds');
+
+// Runs before the prelude: hands the context a context-realm wrapper around the host primitive (so a
+// host error never reaches the guest as a host-realm object) and an inbox for bridge replies that
+// only the host can fill. Both are captured here, then the prelude captures and deletes __cm_sync.
+const bootstrap = new vm.Script(
+  `(function (host) {
+    'use strict';
+    var g = globalThis, ErrorCtor = Error, StringCtor = String, box;
+    delete g.WebAssembly;
+    // cleanup callbacks would run as host tasks, outside any leg and its timeout
+    delete g.FinalizationRegistry;
+    g.__cm_sync = function (op, payload) {
+      try {
+        return host(op, payload);
+      } catch (e) {
+        throw new ErrorCtor('code mode bridge failure: ' + StringCtor(e && e.message));
+      }
+    };
+    Object.defineProperty(g, '__cm_take_reply', {
+      value: function () { var r = box; box = undefined; return r; },
+    });
+    return function (json) { box = json; };
+  })`,
+  { filename: 'bootstrap.js' },
+);
+const deliverScript = new vm.Script('__cm_deliver(__cm_take_reply())', { filename: 'deliver.js' });
+const drainScript = new vm.Script('undefined', { filename: 'drain.js' });
+const queuedScript = new vm.Script('__cm_queued()', { filename: 'queued.js' });
+
+/** Live contexts of parked cells, by continuation id; `continue` re-attaches a leg to one. */
+const continuations = new Map();
+let nextContinuation = 0;
+
+function classify(err, leg) {
+  if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+    if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', 'code mode run was aborted');
+    return new LegFailure('timeout', 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait');
+  }
+  return null;
+}
+
+/** How long the next entry into the guest may run: the leg's remaining budget, at least its slice floor. */
+function sliceMs(leg) {
+  if (leg.control[CONTROL_ABORT] !== 0) throw new LegFailure('aborted', 'code mode run was aborted');
+  const now = Date.now();
+  const ms = Math.max(leg.control[CONTROL_DEADLINE] - now, leg.sliceFloor - now, 1);
+  return Math.ceil(Number.isFinite(ms) ? Math.min(ms, maxSliceMs) : maxSliceMs);
+}
+
+/** A compile error in the cell: the message and the user's line (the wrapper shares line 1). */
+function syntaxFailure(err) {
+  const where = typeof err.stack === 'string' ? /cell\.js:(\d+)/.exec(err.stack) : null;
+  return new LegFailure('invalid_input', `SyntaxError: ${err.message}${where ? ` (line ${where[1]})` : ''}`);
+}
+
+function createGuest(firstLeg) {
+  let leg = firstLeg;
+  // measured before the context exists: the context's own built-ins are part of what a parked cell retains
+  const baselineHeapBytes = getHeapStatistics().used_heap_size;
+  let ctx = vm.createContext(Object.create(null), {
+    name: 'code-mode cell',
+    codeGeneration: { strings: false, wasm: false },
+    microtaskMode: 'afterEvaluate',
+  });
+  const putReply = bootstrap.runInContext(ctx)((op, payload) => (leg ? leg.onSync(op, payload) : undefined));
+  let continuationId = null;
+
+  const run = (script) => {
+    if (!ctx) throw new LegFailure('internal_error', 'the cell context was already released');
+    return script.runInContext(ctx, { timeout: sliceMs(leg), displayErrors: false });
+  };
+
+  const guest = {
+    rawBytes: undefined,
+    classify,
+    attach(next) {
+      leg = next;
+      continuationId = null;
+    },
+    start(boot, body) {
+      run(prelude);
+      run(new vm.Script(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, { filename: 'boot.js' }));
+      let cell;
+      try {
+        // the header shares the first line with the cell so guest line numbers match the user's
+        cell = new vm.Script(`__cm_run(async function cell() {${body}\n})`, { filename: 'cell.js' });
+      } catch (err) {
+        throw err && err.name === 'SyntaxError' ? syntaxFailure(err) : err;
+      }
+      run(cell);
+    },
+    drain() {
+      run(drainScript);
+    },
+    deliver(replyJson) {
+      putReply(replyJson);
+      run(deliverScript);
+    },
+    park() {
+      // queued inputs are serialized now and may run guest toJSON code: give it a slice of its own
+      leg.sliceFloor = Date.now() + MIN_SLICE_MS;
+      const queued = JSON.parse(run(queuedScript));
+      continuationId = `c${++nextContinuation}`;
+      continuations.set(continuationId, guest);
+      leg = null;
+      return {
+        continuationId,
+        // an estimate: heap growth since the context was created, garbage included (never enforced)
+        retainedBytesEstimate: Math.max(0, getHeapStatistics().used_heap_size - baselineHeapBytes),
+        queued,
+      };
+    },
+    dispose() {
+      if (continuationId) continuations.delete(continuationId);
+      continuationId = null;
+      ctx = null;
+      leg = null;
+    },
+  };
+  return guest;
+}
+
+const engine = {
+  name: 'node',
+  async create(leg) {
+    return createGuest(leg);
+  },
+  async resume(leg, msg) {
+    const guest = continuations.get(msg.continuationId);
+    if (!guest) throw new LegFailure('invalid_input', 'code mode run is unavailable or expired.');
+    continuations.delete(msg.continuationId);
+    guest.attach(leg);
+    return guest;
+  },
+  release(continuationId) {
+    continuations.get(continuationId)?.dispose();
+  },
+};
+
+// Warm this worker: the first context pays V8's context setup, not the first cell.
+prelude.runInContext(vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' }));
+runWorker(engine);
+parentPort.postMessage({ t: 'ready', engine: 'node' });
