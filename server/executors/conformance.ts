@@ -7,7 +7,7 @@ import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
-import { testConfig } from '../tools/testing.ts';
+import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { ToolError } from '../errors.ts';
 import type { Executor } from './types.ts';
@@ -49,19 +49,15 @@ export function executorConformance(opts: ConformanceOptions): void {
     let probes: ReturnType<typeof probeTools>;
     const turns: string[] = [];
 
-    const codeMode = (o: Partial<CodeModeOptions> = {}): CodeModeOptions => ({
-      enabled: true,
-      executor: opts.kind,
-      timeoutMs: 1_500,
-      memoryLimitBytes: 32 * 1024 * 1024,
-      maxOutputBytes: 4 * 1024,
-      maxSnapshotBytes: 10 * 1024 * 1024,
-      maxPendingToolCalls: 4,
-      snapshotTtlSeconds: 900,
-      searchDefaultLimit: 8,
-      maxSearchLimit: 50,
-      ...o,
-    });
+    const codeMode = (o: Partial<CodeModeOptions> = {}): CodeModeOptions =>
+      testCodeModeOptions({
+        executor: opts.kind,
+        timeoutMs: 1_500,
+        memoryLimitBytes: 32 * 1024 * 1024,
+        maxOutputBytes: 4 * 1024,
+        maxPendingToolCalls: 4,
+        ...o,
+      });
 
     async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
       const config = testConfig({

@@ -6,11 +6,10 @@
 // that never yields.
 import { Worker } from 'node:worker_threads';
 import type { ExecutorKind } from '../config/types.ts';
-import type { CodeModeErrorCode } from '../errors.ts';
-import type { CodeModeOutput } from '../runs/types.ts';
 import type { BridgeReply, HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
 import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
-import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
+import type { Leg, LegHandlers, LegOutcome } from './types.ts';
+import { handleLegMessage } from './leg-messages.ts';
 
 interface PoolWorker {
   id: number;
@@ -113,40 +112,10 @@ export class WorkerPool {
     if (!('legId' in msg)) return;
     const leg = pw.legs.get(msg.legId);
     if (!leg || leg.ended) return;
-    switch (msg.t) {
-      case 'requests':
-        leg.handlers.onRequests(msg.requests, msg.cancels);
-        return;
-      case 'output':
-        leg.handlers.onOutput(msg.lines as CodeModeOutput[]);
-        return;
-      case 'resumed':
-        leg.handlers.onResumed?.({ restoreMs: msg.restoreMs, rawBytes: msg.rawBytes });
-        return;
-      case 'settled':
-        if (msg.ok) return this.finish(leg, { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes });
-        return this.finish(leg, {
-          kind: 'failed',
-          code: msg.code as CodeModeErrorCode | undefined,
-          error: msg.error,
-          stack: msg.stack,
-          droppedBytes: msg.droppedBytes,
-        });
-      case 'parked': {
-        const continuation: Continuation = {
-          executor: this.opts.kind,
-          snapshot: msg.snapshot,
-          rawBytes: msg.rawBytes,
-          storedBytes: msg.storedBytes,
-          continuationId: msg.continuationId,
-          workerId: msg.continuationId ? pw.id : undefined,
-          retainedBytesEstimate: msg.retainedBytesEstimate,
-          settled: msg.settled,
-        };
-        if (msg.continuationId) pw.continuations++;
-        return this.finish(leg, { kind: 'parked', continuation, queued: msg.queued, takeMs: msg.takeMs, droppedBytes: msg.droppedBytes });
-      }
-    }
+    const outcome = handleLegMessage(msg, leg.handlers, this.opts.kind, pw.id);
+    if (!outcome) return;
+    if (outcome.kind === 'parked' && outcome.continuation.continuationId) pw.continuations++;
+    this.finish(leg, outcome);
   }
 
   private finish(leg: LegState, outcome: LegOutcome): void {

@@ -5,7 +5,7 @@ import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { loadToolSources } from '../tools/registry.ts';
-import { testConfig } from '../tools/testing.ts';
+import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SUSPENDED_RUNS } from './runs.ts';
 
@@ -23,19 +23,7 @@ afterAll(async () => {
 async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
   const config = testConfig({
     tools: {
-      codeMode: {
-        enabled: true,
-        executor: 'quickjs',
-        timeoutMs: 300,
-        memoryLimitBytes: 32 * 1024 * 1024,
-        maxOutputBytes: 64 * 1024,
-        maxSnapshotBytes: 10 * 1024 * 1024,
-        maxPendingToolCalls: 16,
-        snapshotTtlSeconds: 900,
-        searchDefaultLimit: 8,
-        maxSearchLimit: 50,
-        ...o,
-      },
+      codeMode: testCodeModeOptions({ timeoutMs: 300, memoryLimitBytes: 32 * 1024 * 1024, ...o }),
     },
     plugins: { bundled: ['weather'], external: [] },
   });

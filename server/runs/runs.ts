@@ -274,13 +274,7 @@ export class RunManager {
     if (!run) return undefined;
     const nested = [...run.requests.values()].map((r) => r.record);
     return {
-      runId: run.runId,
-      agentRunId: run.turn.agentRunId,
-      sessionId: run.turn.sessionId,
-      agentId: run.turn.agentId,
-      executor: run.executorKind,
-      language: run.cell.language,
-      code: run.displayCode,
+      ...this.header(run),
       calls: run.calls.map((c) => ({ ...c, nested: nested.filter((n) => n.parentCallId === c.callId) })),
       counters: { ...run.counters },
       snapshots: [...run.snapshots],
@@ -768,17 +762,24 @@ export class RunManager {
     this.deps.emit(event);
   }
 
-  private view(run: Run): RunView {
+  /** Identity and source of a run, shared by the board view and the trajectory export. */
+  private header(run: Run) {
     return {
       runId: run.runId,
       agentRunId: run.turn.agentRunId,
       sessionId: run.turn.sessionId,
       agentId: run.turn.agentId,
       executor: run.executorKind,
-      state: run.state,
-      ...(run.state === 'waiting' && run.reason ? { reason: run.reason } : {}),
       language: run.cell.language,
       code: run.displayCode,
+    };
+  }
+
+  private view(run: Run): RunView {
+    return {
+      ...this.header(run),
+      state: run.state,
+      ...(run.state === 'waiting' && run.reason ? { reason: run.reason } : {}),
       createdAt: run.createdAt,
       updatedAt: run.updatedAt,
       ...(run.expiresAt ? { expiresAt: run.expiresAt } : {}),

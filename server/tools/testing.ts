@@ -4,32 +4,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeModeOptions, GatewayConfig } from '../config/types.ts';
+import { DEFAULT_CODE_MODE_OPTIONS } from '../config/schema.ts';
 import type { ToolContext, ToolDefinition } from './types.ts';
 
 /** Repository root, found from this file so tests run from any cwd. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEMO_WORKSPACE = join(REPO_ROOT, 'demo/workspace');
 
-/** Plain option values for tests; the real defaults live in the config schema (server/config). */
-const TEST_CODE_MODE_OPTIONS: CodeModeOptions = {
-  enabled: true,
-  executor: 'quickjs',
-  timeoutMs: 10_000,
-  memoryLimitBytes: 64 * 1024 * 1024,
-  maxOutputBytes: 64 * 1024,
-  maxSnapshotBytes: 10 * 1024 * 1024,
-  maxPendingToolCalls: 16,
-  snapshotTtlSeconds: 900,
-  searchDefaultLimit: 8,
-  maxSearchLimit: 50,
-};
+/** Code-mode options for tests: the schema's defaults, enabled, on QuickJS, with `overrides`. */
+export function testCodeModeOptions(overrides: Partial<CodeModeOptions> = {}): CodeModeOptions {
+  return { ...DEFAULT_CODE_MODE_OPTIONS, enabled: true, executor: 'quickjs', ...overrides };
+}
 
 export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
     baseDir: REPO_ROOT,
     workspace: DEMO_WORKSPACE,
     shellAllow: ['ls', 'cat', 'wc', 'echo', 'head', 'date'],
-    tools: { codeMode: { ...TEST_CODE_MODE_OPTIONS } },
+    tools: { codeMode: testCodeModeOptions() },
     agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }] },
     plugins: { bundled: [], external: [] },
     mcp: { servers: {} },

@@ -7,10 +7,10 @@
 // reach and the worker is terminated.
 import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../../errors.ts';
-import type { CodeModeOutput } from '../../runs/types.ts';
 import type { BridgeReply, HostToWorker, WorkerToHost } from '../../bridge/protocol.ts';
 import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../../bridge/protocol.ts';
-import type { Continuation, Leg, LegHandlers, LegOutcome } from '../types.ts';
+import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
+import { handleLegMessage } from '../leg-messages.ts';
 
 /** What a worker is doing; `parked` holds exactly one live continuation. */
 export type NodeWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
@@ -219,36 +219,8 @@ export class NodeWorker {
   private onMessage(msg: WorkerToHost): void {
     const leg = this.leg;
     if (!leg || leg.ended || !('legId' in msg) || msg.legId !== leg.id) return;
-    switch (msg.t) {
-      case 'requests':
-        leg.handlers.onRequests(msg.requests, msg.cancels);
-        return;
-      case 'output':
-        leg.handlers.onOutput(msg.lines as CodeModeOutput[]);
-        return;
-      case 'resumed':
-        leg.handlers.onResumed?.({ restoreMs: msg.restoreMs });
-        return;
-      case 'settled':
-        if (msg.ok) return this.finish(leg, { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes });
-        return this.finish(leg, {
-          kind: 'failed',
-          code: msg.code as CodeModeErrorCode | undefined,
-          error: msg.error,
-          stack: msg.stack,
-          droppedBytes: msg.droppedBytes,
-        });
-      case 'parked': {
-        const continuation: Continuation = {
-          executor: 'node',
-          continuationId: msg.continuationId,
-          workerId: this.id,
-          retainedBytesEstimate: msg.retainedBytesEstimate,
-          settled: msg.settled,
-        };
-        return this.finish(leg, { kind: 'parked', continuation, queued: msg.queued, droppedBytes: msg.droppedBytes });
-      }
-    }
+    const outcome = handleLegMessage(msg, leg.handlers, 'node', this.id);
+    if (outcome) this.finish(leg, outcome);
   }
 
   private finish(leg: ActiveLeg, outcome: LegOutcome): void {

@@ -1,0 +1,397 @@
+// The benchmark's measurements, one function per table section (a) to (e); each returns its rows and notes.
+//
+// Every pair is measured back to back in the same process, so ratios compare like with like on
+// this machine. Times are medians after a warm-up; byte counts are medians too, though they barely
+// vary. Nothing here asserts a time: the rows are printed, never checked against a threshold.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { ExecutorKind } from '../server/config/types.ts';
+import type { Executor } from '../server/executors/types.ts';
+import type { Gateway } from '../server/gateway.ts';
+import { MAX_SUSPENDED_RUNS } from '../server/runs/runs.ts';
+import { expectStatus, NOOP_TOOL, openGateway } from './harness.ts';
+import type { NodeExecutorProbe } from './node-executor.ts';
+import { codecRoundTrip, type BareQuickJs } from './quickjs-bare.ts';
+import { collectInterleaved, formatBytes, formatMs, measureInterleaved, median, ratio, type MeasureOptions, type Sample } from './stats.ts';
+import type { BenchRow } from './table.ts';
+
+export interface Section {
+  rows: BenchRow[];
+  notes: string[];
+}
+
+export interface BenchCounts {
+  /** Cells that take about a millisecond: many iterations are cheap. */
+  fast: MeasureOptions;
+  /** Cells that take a fraction of a second or more (1000 nested calls). */
+  slow: MeasureOptions;
+  /** Suspend-and-resume cells through the Gateway (c): each takes about a third of a second. */
+  suspend: MeasureOptions;
+  /** New executors (worker start-up): each iteration spawns and closes workers. */
+  cold: MeasureOptions;
+}
+
+export interface BenchContext {
+  quickjs: Executor;
+  bare: BareQuickJs;
+  counts: BenchCounts;
+  /** Suspension rows: exec deadline (resolved through the config schema, so clamped like any config) and the slow call. */
+  suspend: { timeoutMs: number; sleepMs: number };
+  memoryLimitBytes: number;
+}
+
+const TRIVIAL_CELL = 'return 1';
+
+/** Sequential nested calls in one cell for (b): enough that the exec's own overhead is noise per call. */
+export const NESTED_CALLS = 1000;
+const NESTED_CELL = `for (let i = 0; i < ${NESTED_CALLS}; i++) await ${NOOP_TOOL}({});\nreturn ${NESTED_CALLS}`;
+
+/** A cell that parks on its own request (no timer involved), for suspend/resume round trips. */
+const YIELD_CELL = 'let n = 1;\nawait yield_control("bench");\nreturn n + 1';
+
+/** About 1 MiB of live data: 131072 doubles. Random values do not compress: the worst case for stored bytes. */
+const MIB_DOUBLES = (1024 * 1024) / 8;
+const MIB_CHARS = 1024 * 1024;
+
+interface SnapshotCase {
+  label: string;
+  /** Statements that define `data`: the cell's live state across the suspension. */
+  build: string;
+  /** An expression over `data` that is true only if the state survived snapshot and restore. */
+  check: string;
+}
+
+const SNAPSHOT_CASES: SnapshotCase[] = [
+  { label: 'trivial cell', build: 'const data = 1;', check: 'data === 1' },
+  {
+    label: '1 MiB random Float64Array',
+    build: `const data = new Float64Array(${MIB_DOUBLES});\nfor (let i = 0; i < data.length; i++) data[i] = Math.random();`,
+    check: `data.length === ${MIB_DOUBLES} && data[7] !== data[8]`,
+  },
+  { label: '1 MiB repeated string', build: `const data = "x".repeat(${MIB_CHARS});`, check: `data.length === ${MIB_CHARS}` },
+];
+
+// ---- (a) trivial cell --------------------------------------------------------------------------
+
+export async function trivialCell(ctx: BenchContext): Promise<Section> {
+  const gw = await openGateway('quickjs', ctx.quickjs);
+  const { agentRunId } = gw.prepareTurn({});
+  try {
+    const t = await measureInterleaved(
+      {
+        gateway: () => trivialOnce(gw, agentRunId, 'quickjs'),
+        bare: () => expectOne(ctx.bare.createAndEval('1'), 'bare create-and-eval'),
+        prelude: () => expectOne(ctx.bare.createPreludeAndEval('1'), 'bare create + prelude'),
+      },
+      ctx.counts.fast,
+    );
+    return {
+      rows: [
+        pairMs('a1', 'trivial cell `return 1`: Gateway exec round trip vs bare quickjs-wasi create+eval', t.gateway, t.bare),
+        pairMs('a2', 'trivial cell: Gateway exec round trip vs bare create + guest prelude + eval', t.gateway, t.prelude),
+      ],
+      notes: [],
+    };
+  } finally {
+    await gw.close();
+  }
+}
+
+async function trivialOnce(gw: Gateway, agentRunId: string, kind: ExecutorKind): Promise<void> {
+  const r = expectStatus(await gw.exec(agentRunId, { code: TRIVIAL_CELL }), 'completed', `${kind} trivial cell`);
+  if (r.value !== 1) throw new Error(`${kind} trivial cell returned ${JSON.stringify(r.value)}, expected 1`);
+}
+
+async function expectOne(p: Promise<number>, what: string): Promise<void> {
+  const v = await p;
+  if (v !== 1) throw new Error(`${what} returned ${v}, expected 1`);
+}
+
+// ---- (b) nested-call overhead ------------------------------------------------------------------
+
+export async function nestedCalls(ctx: BenchContext): Promise<Section> {
+  const gw = await openGateway('quickjs', ctx.quickjs);
+  const { agentRunId } = gw.prepareTurn({});
+  try {
+    const hostNoop = async (_input: unknown): Promise<null> => null;
+    const t = await measureInterleaved(
+      {
+        cell: () => nestedOnce(gw, agentRunId, 'quickjs'),
+        host: async () => {
+          for (let i = 0; i < NESTED_CALLS; i++) await hostNoop({});
+        },
+      },
+      ctx.counts.slow,
+    );
+    return {
+      rows: [
+        pairMs(
+          'b1',
+          `per call, ${NESTED_CALLS} sequential awaits: no-op tool nested in a cell vs plain async host function`,
+          t.cell.median / NESTED_CALLS,
+          t.host.median / NESTED_CALLS,
+        ),
+      ],
+      notes: [],
+    };
+  } finally {
+    await gw.close();
+  }
+}
+
+async function nestedOnce(gw: Gateway, agentRunId: string, kind: ExecutorKind): Promise<void> {
+  const r = expectStatus(await gw.exec(agentRunId, { code: NESTED_CELL }), 'completed', `${kind} nested-call cell`);
+  if (r.telemetry.counters.call !== NESTED_CALLS) {
+    throw new Error(`${kind} nested-call cell made ${r.telemetry.counters.call} calls, expected ${NESTED_CALLS}`);
+  }
+}
+
+// ---- (c) snapshots -----------------------------------------------------------------------------
+
+export async function snapshots(ctx: BenchContext): Promise<Section> {
+  const gw = await openGateway('quickjs', ctx.quickjs, { timeoutMs: ctx.suspend.timeoutMs, memoryLimitBytes: ctx.memoryLimitBytes });
+  const rows: BenchRow[] = [];
+  try {
+    for (const [n, c] of SNAPSHOT_CASES.entries()) {
+      const s = await collectInterleaved(
+        {
+          gateway: () => suspendAndResume(gw, c, ctx.suspend.sleepMs),
+          // top-level `const data` stays a global binding across evalCode calls, like the cell's local across await
+          direct: async () => ({ ...(await codecRoundTrip(ctx.bare, c.build, `(${c.check}) ? 1 : 0`, ctx.memoryLimitBytes)) }),
+        },
+        ctx.counts.suspend,
+      );
+      const id = (k: number) => `c${n * 4 + k}`;
+      rows.push(
+        pairBytes(id(1), `${c.label}: Gateway snapshot raw vs stored bytes`, s.gateway.rawBytes.median, s.gateway.storedBytes.median),
+        pairBytes(id(2), `${c.label}: bare VM (codec direct) raw vs stored bytes`, s.direct.rawBytes.median, s.direct.storedBytes.median),
+        pairMs(id(3), `${c.label}: take (snapshot + encode), Gateway telemetry vs codec direct`, s.gateway.takeMs, s.direct.takeMs),
+        pairMs(id(4), `${c.label}: restore (decode + restore), Gateway telemetry vs codec direct`, s.gateway.restoreMs, s.direct.restoreMs),
+      );
+    }
+  } finally {
+    await gw.close();
+  }
+  return {
+    rows,
+    notes: [
+      `(c) Gateway cells park on sleep({ ms: ${ctx.suspend.sleepMs} }) past timeoutMs ${ctx.suspend.timeoutMs} (reason pending_tools); wait restores them and completes.`,
+    ],
+  };
+}
+
+async function suspendAndResume(gw: Gateway, c: SnapshotCase, sleepMs: number): Promise<Record<'rawBytes' | 'storedBytes' | 'takeMs' | 'restoreMs', number>> {
+  const { agentRunId } = gw.prepareTurn({});
+  try {
+    const code = `${c.build}\nconst s = await sleep({ ms: ${sleepMs} });\nreturn (${c.check}) && s.sleptMs >= ${sleepMs} ? 1 : 0`;
+    const parked = expectStatus(await gw.exec(agentRunId, { code }), 'waiting', `${c.label} exec`);
+    const snap = parked.telemetry.snapshot;
+    if (!snap || snap.takeMs === undefined) throw new Error(`${c.label}: the waiting result carries no snapshot telemetry`);
+    let resumed = await gw.wait(agentRunId, { runId: parked.runId });
+    // a wait whose budget ends before the tool settles parks again without restoring; ask again
+    while (resumed.status === 'waiting') resumed = await gw.wait(agentRunId, { runId: parked.runId });
+    const done = expectStatus(resumed, 'completed', `${c.label} wait`);
+    if (done.value !== 1) throw new Error(`${c.label}: the restored cell lost its data (returned ${JSON.stringify(done.value)})`);
+    const restoreMs = done.telemetry.snapshot?.restoreMs;
+    if (restoreMs === undefined) throw new Error(`${c.label}: the completed wait carries no restore telemetry`);
+    return { rawBytes: snap.rawBytes, storedBytes: snap.storedBytes, takeMs: snap.takeMs, restoreMs };
+  } finally {
+    gw.endTurn(agentRunId);
+  }
+}
+
+// ---- (d) 64 suspended runs ---------------------------------------------------------------------
+
+/** Rounds of parking after the first, whose RSS deltas give the steady-state median. */
+const STEADY_PARK_ROUNDS = 3;
+
+export async function suspendedRuns(ctx: BenchContext): Promise<Section> {
+  const gc = exposeGc();
+  // default limits: a short deadline could expire before a busy worker has even started all 64 VMs
+  const gw = await openGateway('quickjs', ctx.quickjs);
+  try {
+    // the first round grows the workers' heaps (64 VMs created at once); later rounds show the steady cost
+    const first = await parkAll(gw, gc);
+    const steady: ParkRound[] = [];
+    for (let i = 0; i < STEADY_PARK_ROUNDS; i++) steady.push(await parkAll(gw, gc));
+    const med = (f: (r: ParkRound) => number) => median(steady.map(f));
+    const n = first.slots;
+    const rss = (r: ParkRound) => r.during.rss - r.before.rss;
+    const stored = med((r) => r.storedSum);
+    return {
+      rows: [
+        pairBytes('d1', `${n} suspended runs, first time: process RSS delta vs sum of stored snapshots (${n} x ${formatBytes(first.storedSum / n)})`, rss(first), first.storedSum),
+        pairBytes('d2', `${n} suspended runs, later rounds (median of ${STEADY_PARK_ROUNDS}): RSS delta vs sum of stored snapshots`, med(rss), stored),
+        pairBytes('d3', `${n} suspended runs: V8 external memory delta (where the snapshots live) vs sum of stored snapshots`, med((r) => r.during.external - r.before.external), stored),
+        { id: 'd4', measure: `${n} suspended runs: V8 heap used delta (run records, pending calls)`, a: formatBytes(med((r) => r.during.heapUsed - r.before.heapUsed)) },
+        pairBytes('d5', `after releasing all ${n} (first round): RSS delta vs RSS delta while suspended`, first.after.rss - first.before.rss, rss(first)),
+      ],
+      notes: [
+        `(d) RSS covers the whole process, worker threads included; the workers' heaps keep what they grew while creating ${n} VMs at once (V8 rarely returns it to the OS), so RSS moves by more than the snapshots.${gc ? '' : ' No gc() was available, so deltas include uncollected garbage.'}`,
+      ],
+    };
+  } finally {
+    await gw.close();
+  }
+}
+
+const PARKED_CELL = (i: number) => `const id = ${i};\nconst pending = sleep({ ms: 60000 });\nawait yield_control("bench");\nreturn (await pending).sleptMs + id`;
+
+interface ParkRound {
+  slots: number;
+  storedSum: number;
+  before: NodeJS.MemoryUsage;
+  during: NodeJS.MemoryUsage;
+  after: NodeJS.MemoryUsage;
+}
+
+/** Parks MAX_SUSPENDED_RUNS cells at once (each on its own turn), measures, then releases them all. */
+async function parkAll(gw: Gateway, gc: (() => void) | undefined): Promise<ParkRound> {
+  if (gw.runsManager.suspendedSlots !== 0) throw new Error('(d) needs every suspended slot free; an earlier row left a run parked');
+  const turns = Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.prepareTurn({}).agentRunId);
+  const before = settledMemory(gc);
+  // each parks as soon as its VM reaches yield_control, with a real tool call pending beside it; the
+  // sleep is never waited for: ending the turns releases the runs and cancels it
+  const results = await Promise.all(turns.map((id, i) => gw.exec(id, { code: PARKED_CELL(i) })));
+  const storedSum = results.reduce((sum, r, i) => {
+    const w = expectStatus(r, 'waiting', `suspended run ${i + 1} of ${MAX_SUSPENDED_RUNS}`);
+    return sum + (w.telemetry.snapshot?.storedBytes ?? 0);
+  }, 0);
+  const during = settledMemory(gc);
+  const slots = gw.runsManager.suspendedSlots;
+  for (const id of turns) gw.endTurn(id);
+  const after = settledMemory(gc);
+  return { slots, storedSum, before, during, after };
+}
+
+function exposeGc(): (() => void) | undefined {
+  setFlagsFromString('--expose-gc');
+  const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
+  return typeof gc === 'function' ? () => (gc as () => void)() : undefined;
+}
+
+function settledMemory(gc: (() => void) | undefined): NodeJS.MemoryUsage {
+  gc?.();
+  gc?.();
+  return process.memoryUsage();
+}
+
+// ---- (e) Node executor beside QuickJS ----------------------------------------------------------
+
+interface Side {
+  kind: ExecutorKind;
+  gw: Gateway;
+  agentRunId: string;
+  create: () => Promise<Executor>;
+}
+
+export async function executors(ctx: BenchContext, node: NodeExecutorProbe, createQuickJs: () => Promise<Executor>): Promise<Section> {
+  const nodeExecutor = node.available ? await node.create() : undefined;
+  const sides: Side[] = [];
+  const open = async (kind: ExecutorKind, ex: Executor, create: () => Promise<Executor>) => {
+    const gw = await openGateway(kind, ex);
+    sides.push({ kind, gw, agentRunId: gw.prepareTurn({}).agentRunId, create });
+  };
+  try {
+    await open('quickjs', ctx.quickjs, createQuickJs);
+    if (node.available && nodeExecutor) await open('node', nodeExecutor, node.create);
+    const per = <T>(fn: (s: Side) => T): Record<string, T> => Object.fromEntries(sides.map((s) => [s.kind, fn(s)]));
+    const warm = await measureInterleaved(per((s) => () => trivialOnce(s.gw, s.agentRunId, s.kind)), ctx.counts.fast);
+    const nested = await measureInterleaved(per((s) => () => nestedOnce(s.gw, s.agentRunId, s.kind)), ctx.counts.slow);
+    const parked = await collectInterleaved(per((s) => () => yieldRoundTrip(s.gw, s.kind)), ctx.counts.fast);
+    const cold = await collectInterleaved(per((s) => () => coldOnce(s.kind, s.create)), ctx.counts.cold);
+
+    const q = 'quickjs';
+    const n = 'node';
+    const ms = (v: Sample | undefined) => (v ? formatMs(v.median) : 'skipped');
+    const perCall = (v: Sample | undefined) => (v ? formatMs(v.median / NESTED_CALLS) : 'skipped');
+    const r = (a: Sample | undefined, b: Sample | undefined) => ratio(a?.median, b?.median);
+    const bytes = (v: Sample | undefined, estimate: boolean) =>
+      v === undefined ? 'skipped' : v.median < 0 ? 'not reported' : `${estimate ? '~' : ''}${formatBytes(v.median)}`;
+    const bytesOf = (v: Sample | undefined) => (v && v.median >= 0 ? v.median : undefined);
+    const rows: BenchRow[] = [
+      { id: 'e1', measure: 'trivial cell, warm worker: QuickJS vs Node', a: ms(warm[q]), b: ms(warm[n]), ratio: r(warm[q], warm[n]) },
+      {
+        id: 'e2',
+        measure: 'trivial cell, cold (new executor: workers start + first cell): QuickJS vs Node',
+        a: ms(cold[q]?.ms),
+        b: ms(cold[n]?.ms),
+        ratio: r(cold[q]?.ms, cold[n]?.ms),
+      },
+      { id: 'e3', measure: `per nested no-op call (${NESTED_CALLS} in one cell): QuickJS vs Node`, a: perCall(nested[q]), b: perCall(nested[n]), ratio: r(nested[q], nested[n]) },
+      {
+        id: 'e4',
+        measure: 'suspend: exec of a yield_control cell until waiting: QuickJS vs Node',
+        a: ms(parked[q]?.suspendMs),
+        b: ms(parked[n]?.suspendMs),
+        ratio: r(parked[q]?.suspendMs, parked[n]?.suspendMs),
+      },
+      {
+        id: 'e5',
+        measure: 'resume: wait on it until completed: QuickJS vs Node',
+        a: ms(parked[q]?.resumeMs),
+        b: ms(parked[n]?.resumeMs),
+        ratio: r(parked[q]?.resumeMs, parked[n]?.resumeMs),
+      },
+      {
+        id: 'e6',
+        measure: 'parked bytes: QuickJS stored snapshot vs Node retained estimate (~)',
+        a: bytes(parked[q]?.parkedBytes, false),
+        b: bytes(parked[n]?.parkedBytes, true),
+        ratio: ratio(bytesOf(parked[q]?.parkedBytes), bytesOf(parked[n]?.parkedBytes)),
+      },
+      { id: 'e7', measure: 'QuickJS: cold vs warm trivial cell', a: ms(cold[q]?.ms), b: ms(warm[q]), ratio: r(cold[q]?.ms, warm[q]) },
+      { id: 'e8', measure: 'Node: cold vs warm trivial cell', a: ms(cold[n]?.ms), b: ms(warm[n]), ratio: r(cold[n]?.ms, warm[n]) },
+    ];
+    return { rows, notes: node.available ? [] : [`(e) Node executor rows skipped: ${node.reason}.`] };
+  } finally {
+    for (const s of sides) await s.gw.close();
+    await nodeExecutor?.close();
+  }
+}
+
+async function yieldRoundTrip(gw: Gateway, kind: ExecutorKind): Promise<Record<'suspendMs' | 'resumeMs' | 'parkedBytes', number>> {
+  const { agentRunId } = gw.prepareTurn({});
+  try {
+    const t0 = performance.now();
+    const parked = expectStatus(await gw.exec(agentRunId, { code: YIELD_CELL }), 'waiting', `${kind} yield cell`);
+    const t1 = performance.now();
+    const done = expectStatus(await gw.wait(agentRunId, { runId: parked.runId }), 'completed', `${kind} wait after yield`);
+    const t2 = performance.now();
+    if (done.value !== 2) throw new Error(`${kind} yield cell returned ${JSON.stringify(done.value)}, expected 2`);
+    // -1: the executor reported no size for its continuation
+    const parkedBytes = kind === 'quickjs' ? (parked.telemetry.snapshot?.storedBytes ?? -1) : (parked.telemetry.retainedBytesEstimate ?? -1);
+    return { suspendMs: t1 - t0, resumeMs: t2 - t1, parkedBytes };
+  } finally {
+    gw.endTurn(agentRunId);
+  }
+}
+
+/** A new executor: construction and ready (worker start-up) plus its first cell; building the Gateway is not timed. */
+async function coldOnce(kind: ExecutorKind, create: () => Promise<Executor>): Promise<Record<'ms', number>> {
+  const t0 = performance.now();
+  const ex = await create();
+  const startMs = performance.now() - t0;
+  const gw = await openGateway(kind, ex);
+  try {
+    const { agentRunId } = gw.prepareTurn({});
+    const t1 = performance.now();
+    await trivialOnce(gw, agentRunId, kind);
+    return { ms: startMs + performance.now() - t1 };
+  } finally {
+    await gw.close();
+    await ex.close();
+  }
+}
+
+// ---- row builders ------------------------------------------------------------------------------
+
+function pairMs(id: string, measure: string, a: Sample | number, b: Sample | number): BenchRow {
+  const av = typeof a === 'number' ? a : a.median;
+  const bv = typeof b === 'number' ? b : b.median;
+  return { id, measure, a: formatMs(av), b: formatMs(bv), ratio: ratio(av, bv) };
+}
+
+function pairBytes(id: string, measure: string, a: number, b: number): BenchRow {
+  return { id, measure, a: formatBytes(a), b: formatBytes(b), ratio: ratio(a, b) };
+}

@@ -1,0 +1,83 @@
+// `npm run bench`: measures the Gateway against its baselines and prints one table (see bench/README.md).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolveCodeModeOptions } from '../server/config/schema.ts';
+import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
+import { executors, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
+import { probeNodeExecutor } from './node-executor.ts';
+import { openBareQuickJs } from './quickjs-bare.ts';
+import { formatMs } from './stats.ts';
+import { machineInfo, machineLine, renderTable } from './table.ts';
+
+// Suspension parameters: the sleep outlives the exec deadline and settles well inside the wait's own
+// budget (which starts when exec returns), so neither call races it and an iteration stays ~1/3 s.
+/** Exec deadline for the suspension rows (the config's minimum is 100 ms). */
+export const BENCH_SUSPEND_TIMEOUT_MS = 200;
+/** The slow nested call those cells await. */
+export const BENCH_SLEEP_MS = 300;
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const machine = machineInfo();
+  const defaults = resolveCodeModeOptions({ enabled: true, executor: 'quickjs' }, 'bench.tools.codeMode');
+  const quickjs = new QuickJsExecutor();
+  await quickjs.ready();
+  const bare = openBareQuickJs({ memoryLimitBytes: defaults.memoryLimitBytes });
+  const ctx: BenchContext = {
+    quickjs,
+    bare,
+    counts: {
+      fast: { warmup: 10, iterations: 40 },
+      slow: { warmup: 1, iterations: 5 },
+      // two warm-ups per worker: the first snapshots in a worker run its encoder before the JIT has it
+      suspend: { warmup: 4, iterations: 9 },
+      cold: { warmup: 1, iterations: 3 },
+    },
+    suspend: { timeoutMs: BENCH_SUSPEND_TIMEOUT_MS, sleepMs: BENCH_SLEEP_MS },
+    memoryLimitBytes: defaults.memoryLimitBytes,
+  };
+  const sections: Array<[string, () => Promise<Section>]> = [
+    ['(a) trivial cell', () => trivialCell(ctx)],
+    ['(b) nested calls', () => nestedCalls(ctx)],
+    ['(c) snapshots', () => snapshots(ctx)],
+    ['(d) 64 suspended runs', () => suspendedRuns(ctx)],
+    [
+      '(e) executors',
+      async () => {
+        const node = await probeNodeExecutor();
+        return executors(ctx, node, async () => {
+          const ex = new QuickJsExecutor();
+          await ex.ready();
+          return ex;
+        });
+      },
+    ],
+  ];
+  const results: Section[] = [];
+  try {
+    for (const [name, run] of sections) {
+      const t0 = performance.now();
+      results.push(await run());
+      process.stderr.write(`bench: ${name} done in ${formatMs(performance.now() - t0)}\n`);
+    }
+  } finally {
+    bare.dispose();
+    await quickjs.close();
+  }
+  const header = [
+    `Code Mode benchmark: ${machineLine(machine)}`,
+    `quickjs-wasi ${packageVersion('quickjs-wasi')}; medians after warm-up (fast rows ${ctx.counts.fast.warmup}+${ctx.counts.fast.iterations}, slow rows ${ctx.counts.slow.warmup}+${ctx.counts.slow.iterations}, suspension rows ${ctx.counts.suspend.warmup}+${ctx.counts.suspend.iterations}, cold rows ${ctx.counts.cold.warmup}+${ctx.counts.cold.iterations} iterations); whole run ${formatMs(performance.now() - started)}`,
+  ];
+  process.stdout.write(`${renderTable(header, results.flatMap((s) => s.rows), results.flatMap((s) => s.notes))}\n`);
+}
+
+function packageVersion(name: string): string {
+  const require = createRequire(import.meta.url);
+  const pkg: unknown = JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8'));
+  return typeof pkg === 'object' && pkg !== null && typeof (pkg as { version?: unknown }).version === 'string' ? (pkg as { version: string }).version : 'unknown';
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
