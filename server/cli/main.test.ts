@@ -87,6 +87,26 @@ describe('codemode run', () => {
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: 'approval_denied' });
   });
 
+  it('on the same cells with --executor node and --executor quickjs: gives the same results', async () => {
+    const cells = [
+      'const w = await weather_lookup({ city: "Oslo" });\nconst [a, b] = await Promise.all([read({ path: "README.md" }), grep({ pattern: "TODO" })]);\nreturn { city: w.city, bytes: a.bytes, matches: b.matches.length }',
+      'try { await web_fetch({ url: "https://nowhere.example/" }) } catch (e) { return e.code }',
+      'const s = await sleep({ ms: 1300 });\nconsole.log("resumed");\nreturn s.sleptMs >= 1300',
+      'await store("k", 1); return await load("k")',
+    ];
+    for (const code of cells) {
+      const file = cellFile(code);
+      const runs = await Promise.all(['node', 'quickjs'].map((executor) => cli(['run', file, '--config', shortTimeout, '--executor', executor])));
+      const finals = runs.map((r) => JSON.parse(r.lines.at(-1)!));
+      expect(finals[0].telemetry.executor).toBe('node');
+      expect(finals[1].telemetry.executor).toBe('quickjs');
+      // documented differences live in telemetry (snapshot bytes vs an estimate); status, value and output agree
+      const comparable = finals.map((f) => ({ status: f.status, value: f.value, output: f.output }));
+      expect(comparable[0]).toEqual(comparable[1]);
+      expect(runs[0]!.code).toBe(runs[1]!.code);
+    }
+  });
+
   it('on bad arguments: exits 2 with usage', async () => {
     expect((await cli(['run'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
