@@ -146,3 +146,19 @@ describe('views', () => {
     }
   });
 });
+
+describe('MCP server that is down', () => {
+  it('on a call into its namespace: the guest gets a catchable mcp_unavailable error saying why', async () => {
+    const config = testConfig({ mcp: { servers: { ghost: { command: '/nonexistent/mcp-server' } } } });
+    const { createGateway } = await import('./gateway.ts');
+    const gw = await createGateway({ config, executors: { quickjs: executor } });
+    try {
+      for (let i = 0; i < 50 && gw.mcpServers()[0]?.state === 'connecting'; i++) await new Promise((r) => setTimeout(r, 50));
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'try { await MCP.ghost.echo({ text: "x" }); return "reached" } catch (e) { return [e.code, e.message] }' });
+      expect(r).toMatchObject({ status: 'completed', value: ['mcp_unavailable', expect.stringContaining('MCP server "ghost" is unavailable')] });
+    } finally {
+      await gw.close();
+    }
+  });
+});

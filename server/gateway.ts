@@ -148,6 +148,14 @@ export class Gateway implements GatewayApi {
     };
   }
 
+  /** Configured MCP servers that are down (no tools listed): the guest gets a namespace that says so. */
+  private unavailableMcp(present: Array<{ name: string }>): Array<{ name: string; tools: string[]; unavailable: string }> {
+    const names = new Set(present.map((p) => p.name));
+    return this.mcpServers()
+      .filter((s) => !names.has(s.callableName) && (s.state !== 'connected' || s.toolCount === 0))
+      .map((s) => ({ name: s.callableName, tools: [], unavailable: s.error ? `${s.state}: ${s.error}` : s.state }));
+  }
+
   /** MCP connection states. */
   mcpServers(): McpServerView[] {
     return this.opts.mcp?.views() ?? [];
@@ -174,7 +182,7 @@ export class Gateway implements GatewayApi {
       boot: {
         maxPendingToolCalls: options.maxPendingToolCalls,
         tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
-        mcp: view.mcp,
+        mcp: [...view.mcp, ...this.unavailableMcp(view.mcp)],
       },
       files: Object.fromEntries(eff.catalog.files),
       scheduler: new CallScheduler(),

@@ -30,7 +30,8 @@ export type BridgeReply =
 export interface GuestBootConfig {
   maxPendingToolCalls: number;
   tools: Array<{ callableName: string; name: string; description: string; source: string }>;
-  mcp: Array<{ name: string; tools: string[] }>;
+  /** MCP namespaces; `unavailable` (a configured server that is down) makes every member reject with that reason. */
+  mcp: Array<{ name: string; tools: string[]; unavailable?: string }>;
 }
 
 export interface LegLimits {

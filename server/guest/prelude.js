@@ -303,8 +303,21 @@
 
       var MCP = ObjectCreate(null);
       var servers = cfg.mcp || [];
+      var ProxyCtor = Proxy;
       for (var s = 0; s < servers.length; s++) {
         (function (server) {
+          if (server.unavailable) {
+            // a configured server that is down: every member rejects with why, instead of a TypeError
+            var down = function () {
+              return PromiseCtor.reject(makeError('MCP server "' + server.name + '" is unavailable (' + server.unavailable + '); try again later or use other tools', 'mcp_unavailable'));
+            };
+            MCP[server.name] = new ProxyCtor(ObjectCreate(null), {
+              get: function (_t, key) {
+                return typeof key === 'string' && key !== 'then' ? down : undefined;
+              },
+            });
+            return;
+          }
           var ns = ObjectCreate(null);
           for (var k = 0; k < server.tools.length; k++) {
             (function (toolName) {
