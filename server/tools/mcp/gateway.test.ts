@@ -123,12 +123,19 @@ describe('MCP faults through the Gateway', () => {
     await waitFor('MCP server processes to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length + childProcessesRunning(FAULTY_SERVER_SCRIPT).length === 0, 5_000);
   });
 
-  it('on a server whose command does not exist: failed with the reason, no namespace, and the gateway keeps serving', async () => {
+  it('on a server whose command does not exist: failed with the reason, calls reject with it, and the gateway keeps serving', async () => {
     const down = gateway.mcpServers().find((s) => s.name === 'down');
     expect(down).toMatchObject({ state: 'failed', toolCount: 0 });
     expect(down?.error).toContain('ENOENT');
-    const value = completedValue(await run(gateway, agentRunId, 'return { down: typeof MCP.down, other: (await MCP.demo_2.echo({ text: "up" })).content[0].text }'));
-    expect(value).toEqual({ down: 'undefined', other: 'up' });
+    const value = completedValue(
+      await run(
+        gateway,
+        agentRunId,
+        'let down; try { await MCP.down.anything({}) } catch (e) { down = e.code + ": " + e.message }\nreturn { down, other: (await MCP.demo_2.echo({ text: "up" })).content[0].text }',
+      ),
+    ) as { down: string; other: string };
+    expect(value.down).toMatch(/^mcp_unavailable: MCP server "down" is unavailable \(failed: .*ENOENT/);
+    expect(value.other).toBe('up');
   });
 
   it('on a server name with a hyphen: its namespace is escaped (MCP.demo_2)', () => {

@@ -1,0 +1,376 @@
+'use client';
+// The playground page: turn setup, the cell editor, and the live panels around it.
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { decodeCellHash, encodeCellHash } from './editor/index.ts';
+import type { CellEditorApi, CellLanguage } from './editor/index.ts';
+import { useLiveRuns } from './live/useLiveRuns.ts';
+import type { ConnectionState } from './live/useLiveRuns.ts';
+import { waitingRuns } from './live/runsState.ts';
+import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
+import { CatalogPanel } from './panels/CatalogPanel.tsx';
+import { ResultPanel } from './panels/ResultPanel.tsx';
+import { RunsPanel } from './panels/RunsPanel.tsx';
+import { SnapshotsPanel } from './panels/SnapshotsPanel.tsx';
+import { SurfacePanel } from './panels/SurfacePanel.tsx';
+import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
+import { WaitingBoard } from './panels/WaitingBoard.tsx';
+import type { ClientAnswer } from './panels/WaitingBoard.tsx';
+import { resultRunId } from './playground/callState.ts';
+import type { CellCall } from './playground/callState.ts';
+import { DEFAULT_CLIENT_TOOLS } from './playground/clientTools.ts';
+import { EditorPanel } from './playground/EditorPanel.tsx';
+import type { ExecutorChoice } from './playground/EditorPanel.tsx';
+import { errorMessage } from './playground/errors.ts';
+import { DEFAULT_EXAMPLE } from './playground/examples.ts';
+import { useTurn } from './playground/useTurn.ts';
+import { useTRPC, useTRPCClient } from './trpc.ts';
+import { Button } from './ui/Panel.tsx';
+import type { Run } from './api.ts';
+import type { ClientToolSpec, TurnRequest } from '../server/gateway-types.ts';
+
+const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
+  live: { text: 'live', color: 'bg-emerald-500' },
+  connecting: { text: 'connecting…', color: 'bg-sky-500 animate-pulse' },
+  reconnecting: { text: 'reconnecting…', color: 'bg-amber-500 animate-pulse' },
+  lost: { text: 'disconnected', color: 'bg-rose-500' },
+};
+
+/** The cell a visit starts with: the link's cell if it has one, else the first example (browser only). */
+function initialCell(): { code: string; language: CellLanguage } {
+  if (typeof window !== 'undefined') {
+    const shared = decodeCellHash(window.location.hash);
+    if (shared) return shared;
+  }
+  return { code: DEFAULT_EXAMPLE.code, language: DEFAULT_EXAMPLE.language };
+}
+
+function initialRunId(): string | undefined {
+  if (typeof window === 'undefined') return undefined;
+  return new URLSearchParams(window.location.search).get('run') ?? undefined;
+}
+
+/** A first connection slower than this is worth a message: the user may be waiting on a dead server. */
+export const SLOW_CONNECT_MS = 4_000;
+
+function ConnectionBanner({ state, error }: { state: ConnectionState; error?: string }) {
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    setSlow(false);
+    if (state !== 'connecting') return;
+    const timer = setTimeout(() => setSlow(true), SLOW_CONNECT_MS);
+    return () => clearTimeout(timer);
+  }, [state]);
+  if (state === 'live' || (state === 'connecting' && !slow)) return null;
+  const lost = state === 'lost';
+  const message = {
+    lost: `Live updates failed${error ? `: ${error}` : ''}. Reload the page once the server is back.`,
+    reconnecting: 'Live updates lost; reconnecting… Runs and approvals shown may be stale until the connection is back.',
+    connecting: `Cannot reach the live-updates stream yet; retrying… Runs and approvals will not update until it connects${error ? ` (${error})` : ''}.`,
+  }[state];
+  return (
+    <div
+      data-testid="connection-banner"
+      data-state={state}
+      role="status"
+      className={`border-b px-3 py-1 text-xs ${lost ? 'border-rose-900 bg-rose-950/60 text-rose-200' : 'border-amber-900 bg-amber-950/50 text-amber-200'}`}
+    >
+      {message}
+    </div>
+  );
+}
+
+export function Playground() {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+
+  // The cell (code lives in the editor; this mirror feeds the URL and exec).
+  const [cell] = useState(initialCell);
+  const codeRef = useRef(cell.code);
+  const editorRef = useRef<CellEditorApi | null>(null);
+  const [language, setLanguage] = useState<CellLanguage>(cell.language);
+  const [typecheck, setTypecheck] = useState(false);
+  const [executor, setExecutor] = useState<ExecutorChoice>('default');
+
+  // The turn: agent, model, client tools.
+  const agentsQuery = useQuery(trpc.config.agents.queryOptions());
+  const [agentId, setAgentId] = useState<string>();
+  const [model, setModel] = useState('');
+  const [clientTools, setClientTools] = useState<ClientToolSpec[]>(DEFAULT_CLIENT_TOOLS);
+  useEffect(() => {
+    const first = agentsQuery.data?.[0];
+    if (!agentId && first) setAgentId(first.id);
+  }, [agentsQuery.data, agentId]);
+  const agent = agentsQuery.data?.find((a) => a.id === agentId);
+  const turnRequest = useMemo<TurnRequest | undefined>(() => {
+    if (!agentId) return undefined;
+    const req: TurnRequest = { agentId, clientTools };
+    if (model.trim()) req.model = model.trim();
+    return req;
+  }, [agentId, model, clientTools]);
+  const turn = useTurn(turnRequest);
+  const surfaceQuery = useQuery({ ...trpc.config.surface.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
+  const catalogQuery = useQuery({ ...trpc.catalog.list.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
+
+  // Live state.
+  const live = useLiveRuns();
+  const [call, setCall] = useState<CellCall>();
+  const callSeq = useRef(0);
+  const [waitingFor, setWaitingFor] = useState<Set<string>>(() => new Set());
+  const [selectedRunId, setSelectedRunId] = useState<string | undefined>(initialRunId);
+  const selectedRun = live.runs.find((r) => r.runId === selectedRunId);
+  const [actionError, setActionError] = useState<string>();
+
+  const selectRun = useCallback((runId: string | undefined) => {
+    setSelectedRunId(runId);
+    const url = new URL(window.location.href);
+    if (runId) url.searchParams.set('run', runId);
+    else url.searchParams.delete('run');
+    window.history.replaceState(null, '', url);
+  }, []);
+
+  const updateHash = useCallback((code: string, lang: CellLanguage) => {
+    const url = new URL(window.location.href);
+    url.hash = encodeCellHash({ code, language: lang });
+    window.history.replaceState(null, '', url);
+  }, []);
+
+  const timeoutMs = surfaceQuery.data?.options.timeoutMs;
+  const running = call !== undefined && call.tool === 'exec' && !call.result && !call.error;
+
+  const runCell = useCallback(async () => {
+    const agentRunId = turn.turn?.agentRunId;
+    if (!agentRunId || running) return;
+    const code = editorRef.current?.getValue() ?? codeRef.current;
+    codeRef.current = code;
+    updateHash(code, language);
+    callSeq.current += 1;
+    const started: CellCall = { seq: callSeq.current, tool: 'exec', startedAt: Date.now() };
+    if (timeoutMs !== undefined) started.timeoutMs = timeoutMs;
+    setCall(started);
+    try {
+      const result = await client.exec.mutate({
+        agentRunId,
+        input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
+        ...(executor !== 'default' ? { executor } : {}),
+        toolCallId: `playground-${Date.now().toString(36)}`,
+      });
+      setCall({ ...started, endedAt: Date.now(), result });
+      const runId = resultRunId(result);
+      if (runId) selectRun(runId);
+    } catch (err) {
+      setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
+    }
+  }, [turn.turn, running, language, typecheck, executor, timeoutMs, client, selectRun, updateHash]);
+
+  const waitRun = useCallback(
+    async (runId: string, agentRunId: string) => {
+      setWaitingFor((s) => new Set(s).add(runId));
+      callSeq.current += 1;
+      const started: CellCall = { seq: callSeq.current, tool: 'wait', runId, startedAt: Date.now() };
+      if (timeoutMs !== undefined) started.timeoutMs = timeoutMs;
+      setCall(started);
+      selectRun(runId);
+      try {
+        const result = await client.wait.mutate({ agentRunId, runId });
+        setCall({ ...started, endedAt: Date.now(), result });
+      } catch (err) {
+        setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
+      } finally {
+        setWaitingFor((s) => {
+          const next = new Set(s);
+          next.delete(runId);
+          return next;
+        });
+      }
+    },
+    [client, timeoutMs, selectRun],
+  );
+
+  const onWaitRun = useCallback((run: Run) => void waitRun(run.runId, run.agentRunId), [waitRun]);
+  const onWaitFromResult = useCallback(
+    (runId: string) => {
+      const run = live.runs.find((r) => r.runId === runId);
+      const agentRunId = run?.agentRunId ?? turn.turn?.agentRunId;
+      if (agentRunId) void waitRun(runId, agentRunId);
+    },
+    [live.runs, turn.turn, waitRun],
+  );
+  const onAbort = useCallback(
+    (run: Run) => {
+      client.abort
+        .mutate({ runId: run.runId })
+        .then(({ aborted }) => setActionError(aborted ? undefined : `run ${run.runId} was no longer abortable (it settled or expired)`))
+        .catch((err: unknown) => setActionError(errorMessage(err)));
+    },
+    [client],
+  );
+  const onAnswer = useCallback(
+    async (answer: ClientAnswer) => {
+      try {
+        await client.answerClientCall.mutate(answer);
+      } catch (err) {
+        throw new Error(errorMessage(err));
+      }
+    },
+    [client],
+  );
+  const onDecide = useCallback(
+    async (approvalId: string, approve: boolean, reason?: string) => {
+      try {
+        await client.approvals.decide.mutate({ approvalId, approve, ...(reason ? { reason } : {}) });
+      } catch (err) {
+        throw new Error(errorMessage(err));
+      }
+    },
+    [client],
+  );
+
+  const waiting = waitingRuns(live.runs);
+  const connection = CONNECTION_LABELS[live.connection];
+  const turnInfo = turn.turn;
+
+  return (
+    <div className="flex h-screen flex-col">
+      <header className="flex shrink-0 flex-wrap items-center gap-x-3 gap-y-1 border-b border-neutral-800 bg-neutral-900 px-3 py-1.5">
+        <h1 className="font-mono text-sm font-semibold text-neutral-100">
+          <span className="text-sky-400">{'</>'}</span> Code Mode Playground
+        </h1>
+        <label className="flex items-center gap-1 text-[11px] text-neutral-400">
+          agent
+          <select
+            data-testid="agent-select"
+            className="rounded border border-neutral-700 bg-neutral-950 px-1 py-0.5 text-xs text-neutral-200"
+            value={agentId ?? ''}
+            onChange={(e) => setAgentId(e.target.value)}
+          >
+            {(agentsQuery.data ?? []).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name ?? a.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex items-center gap-1 text-[11px] text-neutral-400">
+          model
+          <input
+            data-testid="model-input"
+            list="codemode-models"
+            className="w-32 rounded border border-neutral-700 bg-neutral-950 px-1 py-0.5 font-mono text-xs text-neutral-200 placeholder:text-neutral-600"
+            placeholder={agent?.model ?? 'agent default'}
+            value={model}
+            onChange={(e) => setModel(e.target.value)}
+          />
+          <datalist id="codemode-models">
+            {[...new Set((agentsQuery.data ?? []).map((a) => a.model))].map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+        </label>
+        <span className="font-mono text-[11px] text-neutral-500" data-testid="turn-info">
+          {turnInfo ? `turn ${turnInfo.agentRunId} · session ${turnInfo.sessionId}` : turn.preparing ? 'preparing turn…' : 'no turn'}
+        </span>
+        <Button kind="ghost" testId="new-turn" onClick={turn.restart} title="prepare a fresh turn (ends this one and its waiting runs)">
+          new turn
+        </Button>
+        <Button kind="ghost" testId="new-session" onClick={turn.newSession} title="start a new session: the session store starts empty">
+          new session
+        </Button>
+        <span className="ml-auto flex items-center gap-1.5 text-[11px] text-neutral-400" data-testid="connection" data-state={live.connection}>
+          <span className={`inline-block h-2 w-2 rounded-full ${connection.color}`} />
+          {connection.text}
+        </span>
+      </header>
+      <ConnectionBanner state={live.connection} {...(live.error !== undefined ? { error: live.error } : {})} />
+      {agentsQuery.error ? (
+        <div data-testid="gateway-error" role="alert" className="border-b border-rose-900 bg-rose-950/60 px-3 py-1 text-xs text-rose-200">
+          Cannot reach the Gateway: {errorMessage(agentsQuery.error)}
+        </div>
+      ) : null}
+      {turn.error ? (
+        <div data-testid="turn-error" role="alert" className="flex items-center gap-2 border-b border-rose-900 bg-rose-950/60 px-3 py-1 text-xs text-rose-200">
+          Cannot prepare a turn: {turn.error}
+          <Button onClick={turn.restart}>retry</Button>
+        </div>
+      ) : null}
+      {actionError ? (
+        <div role="alert" className="flex items-center gap-2 border-b border-amber-900 bg-amber-950/50 px-3 py-1 text-xs text-amber-200">
+          {actionError}
+          <Button kind="ghost" onClick={() => setActionError(undefined)}>
+            dismiss
+          </Button>
+        </div>
+      ) : null}
+      <main className="grid min-h-0 flex-1 grid-cols-[minmax(260px,22%)_minmax(0,1fr)_minmax(360px,32%)] gap-2 p-2">
+        <div className="flex min-h-0 flex-col gap-2">
+          <div className="flex max-h-[45%] min-h-0 flex-col">
+            <SurfacePanel
+              surface={surfaceQuery.data}
+              loading={surfaceQuery.isLoading}
+              {...(surfaceQuery.error ? { error: errorMessage(surfaceQuery.error) } : {})}
+            />
+          </div>
+          <div className="flex min-h-0 flex-1 flex-col">
+            <CatalogPanel
+              catalog={catalogQuery.data}
+              loading={catalogQuery.isLoading}
+              {...(catalogQuery.error ? { error: errorMessage(catalogQuery.error) } : {})}
+              clientTools={clientTools}
+              onClientToolsChange={setClientTools}
+            />
+          </div>
+        </div>
+        <div className="flex min-h-0 flex-col gap-2">
+          <EditorPanel
+            defaultCode={cell.code}
+            language={language}
+            onLanguageChange={(lang) => {
+              setLanguage(lang);
+              updateHash(editorRef.current?.getValue() ?? codeRef.current, lang);
+            }}
+            typecheck={typecheck}
+            onTypecheckChange={setTypecheck}
+            executor={executor}
+            {...(agent ? { agentExecutor: agent.executor } : {})}
+            onExecutorChange={setExecutor}
+            declarations={catalogQuery.data?.declarations ?? ''}
+            onCodeChange={(code) => {
+              codeRef.current = code;
+              updateHash(code, language);
+            }}
+            onRun={() => void runCell()}
+            running={running}
+            canRun={turnInfo !== undefined}
+            onReady={(api) => {
+              editorRef.current = api;
+            }}
+            onExample={(example) => {
+              editorRef.current?.setValue(example.code);
+              codeRef.current = example.code;
+              setLanguage(example.language);
+              updateHash(example.code, example.language);
+            }}
+            shareUrl={() => {
+              const url = new URL(window.location.href);
+              url.search = '';
+              url.hash = encodeCellHash({ code: editorRef.current?.getValue() ?? codeRef.current, language });
+              return url.toString();
+            }}
+          />
+          <div className="flex min-h-0 flex-1 flex-col">
+            <ResultPanel call={call} onWait={onWaitFromResult} approvalsPending={live.approvals.length} {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})} />
+          </div>
+        </div>
+        <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-0.5 [&>*]:shrink-0">
+          <ApprovalsPrompt approvals={live.approvals} onDecide={onDecide} />
+          <WaitingBoard runs={waiting} waitingFor={waitingFor} onWait={onWaitRun} onAbort={onAbort} onAnswer={onAnswer} />
+          <div className="max-h-48 min-h-0">
+            <RunsPanel runs={live.runs} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
+          </div>
+          <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
+          <SnapshotsPanel runs={live.runs} {...(selectedRun ? { run: selectedRun } : {})} />
+        </div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,22 @@
+// Types of what the API sends the browser, derived from AppRouter (JSON-serialized, so `unknown` fields may be absent).
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../server/trpc/routers/_app.ts';
+
+type Outputs = inferRouterOutputs<AppRouter>;
+type Yielded<T> = T extends AsyncIterable<infer U> ? U : never;
+
+export type Run = Outputs['runs']['get'];
+export type Approval = Outputs['approvals']['list'][number];
+export type LiveEvent = Yielded<Outputs['events']>;
+export type NestedCall = Run['nested'][number];
+export type ControlCall = Run['calls'][number];
+export type Snapshot = Run['snapshots'][number];
+export type PendingToolCall = Run['pendingToolCalls'][number];
+export type ExecResult = Outputs['exec'];
+export type Surface = Outputs['config']['surface'];
+export type CatalogData = Outputs['catalog']['list'];
+export type CatalogTool = CatalogData['tools'][number];
+export type McpServer = CatalogData['mcpServers'][number];
+export type Agent = Outputs['config']['agents'][number];
+export type Turn = Outputs['turns']['prepare'];
+export type Trajectory = Outputs['runs']['trajectory'];

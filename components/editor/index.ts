@@ -1,0 +1,7 @@
+// The editor core's public surface; the page imports from here and nothing deeper.
+export { CellEditor } from './CellEditor.tsx';
+export { defaultConfig, cellModelPath } from './config.ts';
+export type { CellEditorConfig } from './config.ts';
+export { decodeCellHash, encodeCellHash } from './share.ts';
+export type { CellLanguage, SharedCell } from './share.ts';
+export type { CellEditorApi, CellEditorProps, CellMarker } from './types.ts';

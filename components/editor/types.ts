@@ -1,0 +1,37 @@
+// Public types of the cell editor core (what the page around it may use).
+import type { CellLanguage } from './share.ts';
+import type { CellEditorConfig } from './config.ts';
+
+export interface CellMarker {
+  line: number;
+  column: number;
+  severity: 'error' | 'warning' | 'info' | 'hint';
+  message: string;
+  /** TypeScript diagnostic code (`2322`), when the language service gave one. */
+  code?: string;
+}
+
+/** Handle the editor hands to `onReady`: the few things a page needs to do to the editor. */
+export interface CellEditorApi {
+  getValue(): string;
+  /** Replaces the whole cell (loading an example); undo still works. */
+  setValue(code: string): void;
+  focus(): void;
+}
+
+export interface CellEditorProps {
+  /** Initial code. The editor is uncontrolled: later changes of this prop are ignored (use `api.setValue`). */
+  defaultValue: string;
+  language: CellLanguage;
+  /** Ambient `.d.ts` for the tool globals (from the catalog); replaced whenever it changes. */
+  declarations: string;
+  /** Debounced (config.changeDebounceMs) with the full code. */
+  onChange?: (code: string) => void;
+  /** Ctrl/Cmd+Enter inside the editor. */
+  onRun?: () => void;
+  /** Language-service markers of the cell, every time they change. */
+  onMarkersChange?: (markers: CellMarker[]) => void;
+  onReady?: (api: CellEditorApi) => void;
+  config?: Partial<CellEditorConfig>;
+  className?: string;
+}

@@ -1,0 +1,79 @@
+// Tests for folding run events into the page's run list and approvals.
+import { describe, expect, it } from 'vitest';
+import { applyApprovalEvent, applyRunEvent, waitingRuns } from './runsState.ts';
+import type { ApprovalView, NestedCallRecord, RunView } from '../../server/runs/types.ts';
+
+function view(runId: string, over: Partial<RunView> = {}): RunView {
+  return {
+    runId,
+    agentRunId: 'ar1',
+    sessionId: 's1',
+    agentId: 'main',
+    executor: 'quickjs',
+    state: 'running',
+    language: 'javascript',
+    code: 'return 1',
+    createdAt: 1000,
+    updatedAt: 1000,
+    maxSnapshotBytes: 10 * 1024 * 1024,
+    pendingToolCalls: [],
+    clientCalls: [],
+    snapshots: [],
+    calls: [],
+    nested: [],
+    ...over,
+  };
+}
+
+function call(invocationId: string, status: NestedCallRecord['status']): NestedCallRecord {
+  return { invocationId, requestId: '1', tool: 'sleep', kind: 'tool', inputBytes: 10, startedAt: 1100, status, parentCallId: 'c1' };
+}
+
+describe('applyRunEvent', () => {
+  it('on run.started: adds the run, newest first', () => {
+    const runs = applyRunEvent([view('a', { createdAt: 1 })], { type: 'run.started', runId: 'b', at: 2, view: view('b', { createdAt: 2 }) });
+    expect(runs.map((r) => r.runId)).toEqual(['b', 'a']);
+  });
+  it('on run.updated: replaces the view of that run', () => {
+    const runs = applyRunEvent([view('a')], { type: 'run.updated', runId: 'a', at: 2, view: view('a', { state: 'waiting', updatedAt: 2000 }) });
+    expect(runs[0]?.state).toBe('waiting');
+  });
+  it('on a stale run.updated: keeps the newer view', () => {
+    const runs = applyRunEvent([view('a', { state: 'completed', updatedAt: 3000 })], {
+      type: 'run.updated',
+      runId: 'a',
+      at: 2,
+      view: view('a', { state: 'running', updatedAt: 2000 }),
+    });
+    expect(runs[0]?.state).toBe('completed');
+  });
+  it('on nested.started then nested.finished: one row per invocation, last status wins', () => {
+    let runs = applyRunEvent([view('a')], { type: 'nested.started', runId: 'a', at: 2, call: call('a:1', 'running') });
+    runs = applyRunEvent(runs, { type: 'nested.finished', runId: 'a', at: 3, call: call('a:1', 'ok') });
+    expect(runs[0]?.nested).toEqual([call('a:1', 'ok')]);
+  });
+  it('on a nested event for an unknown run: leaves the list unchanged', () => {
+    const runs = [view('a')];
+    expect(applyRunEvent(runs, { type: 'nested.started', runId: 'zz', at: 2, call: call('zz:1', 'running') })).toBe(runs);
+  });
+});
+
+describe('applyApprovalEvent', () => {
+  const approval: ApprovalView = { approvalId: 'p1', runId: 'a', tool: 'exec', input: { command: 'ls' }, code: 'await exec({command:"ls"})', requestedAt: 5 };
+  it('on requested then resolved: shows it, then removes it', () => {
+    const pending = applyApprovalEvent([], { type: 'approval.requested', runId: 'a', at: 5, approval });
+    expect(pending).toEqual([approval]);
+    expect(applyApprovalEvent(pending, { type: 'approval.resolved', runId: 'a', at: 6, approvalId: 'p1', approved: true })).toEqual([]);
+  });
+  it('on a repeated request: lists it once', () => {
+    const once = applyApprovalEvent([approval], { type: 'approval.requested', runId: 'a', at: 5, approval });
+    expect(once).toHaveLength(1);
+  });
+});
+
+describe('waitingRuns', () => {
+  it('keeps only runs that hold a continuation', () => {
+    const runs = [view('a', { state: 'waiting' }), view('b', { state: 'completed' }), view('c', { state: 'expired' })];
+    expect(waitingRuns(runs).map((r) => r.runId)).toEqual(['a']);
+  });
+});

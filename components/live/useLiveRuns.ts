@@ -1,0 +1,62 @@
+'use client';
+// Live runs and approvals: seeded by queries, kept current by the events subscription (no manual refresh).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { useCallback, useState } from 'react';
+import { useTRPC } from '../trpc.ts';
+import { applyApprovalEvent, applyRunEvent, sortRuns } from './runsState.ts';
+import type { Approval as ApprovalView, LiveEvent as RunEvent, Run as RunView } from '../api.ts';
+
+/** `live`: events flow. `connecting`: first connect. `reconnecting`: the stream dropped and is retrying. `lost`: it failed. */
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'lost';
+
+export interface LiveRuns {
+  runs: RunView[];
+  approvals: ApprovalView[];
+  connection: ConnectionState;
+  /** Why the connection or the initial load failed, in words. */
+  error?: string;
+  /** Last event time, to show the stream is alive. */
+  lastEventAt?: number;
+}
+
+export function useLiveRuns(): LiveRuns {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const runsQuery = useQuery({ ...trpc.runs.list.queryOptions(), select: sortRuns });
+  const approvalsQuery = useQuery(trpc.approvals.list.queryOptions());
+  const [everLive, setEverLive] = useState(false);
+  const [lastEventAt, setLastEventAt] = useState<number>();
+
+  const onData = useCallback(
+    (event: RunEvent) => {
+      setLastEventAt(Date.now());
+      queryClient.setQueryData(trpc.runs.list.queryKey(), (old: RunView[] | undefined) => applyRunEvent(old ?? [], event));
+      queryClient.setQueryData(trpc.approvals.list.queryKey(), (old: ApprovalView[] | undefined) => applyApprovalEvent(old ?? [], event));
+    },
+    [queryClient, trpc],
+  );
+
+  const subscription = useSubscription(
+    trpc.events.subscriptionOptions(undefined, {
+      onStarted: () => {
+        setEverLive(true);
+        // Events sent while the stream was down are lost: reload the lists once it is back.
+        void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.approvals.list.queryKey() });
+      },
+      onData,
+    }),
+  );
+
+  let connection: ConnectionState;
+  if (subscription.status === 'pending') connection = 'live';
+  else if (subscription.status === 'error') connection = 'lost';
+  else connection = everLive ? 'reconnecting' : 'connecting';
+
+  const error = subscription.error?.message ?? runsQuery.error?.message ?? approvalsQuery.error?.message;
+  const live: LiveRuns = { runs: runsQuery.data ?? [], approvals: approvalsQuery.data ?? [], connection };
+  if (error !== undefined) live.error = error;
+  if (lastEventAt !== undefined) live.lastEventAt = lastEventAt;
+  return live;
+}

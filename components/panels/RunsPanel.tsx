@@ -1,0 +1,44 @@
+'use client';
+// All runs of this Gateway process, newest first; picking one shows its trajectory and snapshots.
+import { Empty, Panel } from '../ui/Panel.tsx';
+import { StatusBadge } from '../ui/StatusBadge.tsx';
+import type { Run } from '../api.ts';
+
+/** The list stays short; older runs are still reachable through their link. */
+export const MAX_RUNS_LISTED = 50;
+
+export function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect: (runId: string) => void }) {
+  const runs = props.runs.slice(0, MAX_RUNS_LISTED);
+  return (
+    <Panel title={`Runs (${props.runs.length})`} testId="runs-panel" bodyClassName="p-1">
+      {runs.length === 0 ? (
+        <Empty>No runs yet.</Empty>
+      ) : (
+        <ul className="font-mono text-[11px]">
+          {runs.map((run) => (
+            <li key={run.runId}>
+              <button
+                type="button"
+                data-testid="run-row"
+                data-run-id={run.runId}
+                data-state={run.state}
+                onClick={() => props.onSelect(run.runId)}
+                className={`flex w-full items-center gap-2 rounded px-1.5 py-0.5 text-left hover:bg-neutral-800 ${
+                  run.runId === props.selectedRunId ? 'bg-neutral-800' : ''
+                }`}
+              >
+                <StatusBadge status={run.state} />
+                <span className="truncate text-neutral-300">{run.runId}</span>
+                <span className="text-neutral-500">{run.executor}</span>
+                <span className="ml-auto whitespace-nowrap text-neutral-500">
+                  {run.calls.length} calls · {run.nested.length} nested
+                </span>
+                <span className="whitespace-nowrap text-neutral-600">{new Date(run.createdAt).toLocaleTimeString()}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,202 @@
+'use client';
+// Waiting runs board: every suspended run with reason, pending calls, snapshot size, TTL, Wait/Abort, client answers.
+import { useState } from 'react';
+import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
+import { StatusBadge } from '../ui/StatusBadge.tsx';
+import { formatBytes, formatCountdown, formatDuration, percentOf, previewJson } from '../ui/format.ts';
+import { useNow } from '../ui/useNow.ts';
+import type { Run } from '../api.ts';
+
+export interface ClientAnswer {
+  runId: string;
+  callId: string;
+  result?: unknown;
+  error?: string;
+}
+
+function SizeBar(props: { label: string; bytes: number; cap: number; color: string; testId: string }) {
+  return (
+    <div className="grid grid-cols-[3.5rem_1fr_auto] items-center gap-2 text-[11px]" data-testid={props.testId} data-bytes={props.bytes}>
+      <span className="text-neutral-500">{props.label}</span>
+      <div className="h-2 rounded bg-neutral-800" title={`${props.bytes} bytes of ${props.cap}`}>
+        <div className={`h-2 rounded ${props.color}`} style={{ width: `${Math.max(0.5, percentOf(props.bytes, props.cap))}%` }} />
+      </div>
+      <span className="font-mono text-neutral-300">{formatBytes(props.bytes)}</span>
+    </div>
+  );
+}
+
+function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onAnswer: (a: ClientAnswer) => Promise<void>; onWait: () => void }) {
+  const [text, setText] = useState('{ "answer": "yes" }');
+  const [mode, setMode] = useState<'result' | 'error'>('result');
+  const [error, setError] = useState<string>();
+  const [sent, setSent] = useState(false);
+  const send = async (thenWait: boolean) => {
+    const answer: ClientAnswer = { runId: props.run.runId, callId: props.call.callId };
+    if (mode === 'error') {
+      if (!text.trim()) return setError('error: say what went wrong (the cell receives it as a thrown error)');
+      answer.error = text.trim();
+    } else {
+      try {
+        answer.result = JSON.parse(text);
+      } catch (err) {
+        return setError(`result: not JSON (${(err as Error).message}); write a JSON value such as {"answer":"yes"}`);
+      }
+    }
+    setError(undefined);
+    try {
+      await props.onAnswer(answer);
+      setSent(true);
+      if (thenWait) props.onWait();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <div data-testid="client-call" data-call-id={props.call.callId} className="space-y-1 rounded border border-amber-900/60 bg-amber-950/20 p-2">
+      <div className="text-[11px]">
+        <span className="text-neutral-400">client call </span>
+        <span className="font-mono text-amber-300">{props.call.tool}</span>
+        <span className="ml-1 font-mono text-neutral-400">{previewJson(props.call.input, 160)}</span>
+      </div>
+      <div className="flex gap-3 text-[11px]">
+        {(['result', 'error'] as const).map((m) => (
+          <label key={m} className="flex items-center gap-1">
+            <input type="radio" checked={mode === m} onChange={() => setMode(m)} data-testid={`client-call-mode-${m}`} />
+            {m === 'result' ? 'result (JSON)' : 'error (message)'}
+          </label>
+        ))}
+      </div>
+      <textarea
+        data-testid="client-call-input"
+        className="h-14 w-full rounded border border-neutral-800 bg-neutral-950 p-1 font-mono text-[11px]"
+        value={text}
+        spellCheck={false}
+        onChange={(e) => setText(e.target.value)}
+      />
+      {error ? <ErrorNote title="Answer not sent">{error}</ErrorNote> : null}
+      <div className="flex items-center gap-1.5">
+        <Button kind="primary" testId="client-call-send-wait" onClick={() => void send(true)}>
+          Send & wait
+        </Button>
+        <Button testId="client-call-send" onClick={() => void send(false)}>
+          Send
+        </Button>
+        {sent ? <span className="text-[11px] text-emerald-300">answered; Wait delivers it to the cell</span> : null}
+      </div>
+    </div>
+  );
+}
+
+function WaitingRun(props: {
+  run: Run;
+  now: number;
+  waiting: boolean;
+  onWait: (run: Run) => void;
+  onAbort: (run: Run) => void;
+  onAnswer: (a: ClientAnswer) => Promise<void>;
+}) {
+  const { run, now } = props;
+  const snapshot = run.snapshots[run.snapshots.length - 1];
+  return (
+    <li data-testid="waiting-run" data-run-id={run.runId} className="space-y-1.5 rounded border border-amber-900/50 bg-neutral-950/50 p-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <StatusBadge status={run.state} />
+        <span className="font-mono text-xs text-neutral-200">{run.runId}</span>
+        <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
+          {run.reason ?? '?'}
+        </span>
+        <span className="text-[11px] text-neutral-500">
+          {run.agentId} · {run.executor}
+        </span>
+        <span className="ml-auto text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">
+          expires in{' '}
+          <span data-testid="waiting-ttl" className="font-mono text-amber-300">
+            {run.expiresAt !== undefined ? formatCountdown(run.expiresAt, now) : '—'}
+          </span>
+        </span>
+      </div>
+      {run.pendingToolCalls.length > 0 ? (
+        <table className="w-full table-fixed font-mono text-[11px]">
+          <thead className="text-left text-neutral-500">
+            <tr>
+              <th className="w-1/4 font-normal">tool</th>
+              <th className="font-normal">input</th>
+              <th className="w-24 font-normal">state</th>
+              <th className="w-16 text-right font-normal">pending</th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.pendingToolCalls.map((p) => (
+              <tr key={p.id} data-testid="pending-call">
+                <td className="truncate text-sky-300">{p.tool}</td>
+                <td className="truncate text-neutral-400" title={previewJson(p.input, 2000)}>
+                  {previewJson(p.input, 200)}
+                </td>
+                <td className="text-neutral-400">{p.state}</td>
+                <td className="text-right text-neutral-300">{formatDuration(Math.max(0, now - p.startedAt))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="text-[11px] text-neutral-500">{run.reason === 'yield' ? 'yielded: no pending calls, Wait continues the cell' : 'no pending calls reported'}</p>
+      )}
+      {snapshot ? (
+        <div className="space-y-0.5" data-testid="waiting-snapshot">
+          <div className="text-[11px] text-neutral-500">
+            snapshot vs maxSnapshotBytes {formatBytes(run.maxSnapshotBytes)} (checked against stored)
+          </div>
+          <SizeBar label="raw" bytes={snapshot.rawBytes} cap={run.maxSnapshotBytes} color="bg-neutral-500" testId="snapshot-raw" />
+          <SizeBar label="stored" bytes={snapshot.storedBytes} cap={run.maxSnapshotBytes} color="bg-amber-500" testId="snapshot-stored" />
+        </div>
+      ) : run.retainedBytesEstimate !== undefined ? (
+        <div data-testid="waiting-retained" className="text-[11px] text-neutral-400">
+          live worker continuation, about {formatBytes(run.retainedBytesEstimate)} retained (an estimate; node keeps no snapshot)
+        </div>
+      ) : null}
+      {run.clientCalls.map((call) => (
+        <ClientCallForm key={call.callId} run={run} call={call} onAnswer={props.onAnswer} onWait={() => props.onWait(run)} />
+      ))}
+      <div className="flex gap-1.5">
+        <Button kind="primary" testId="wait-button" disabled={props.waiting} onClick={() => props.onWait(run)}>
+          {props.waiting ? 'Waiting…' : 'Wait'}
+        </Button>
+        <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
+          Abort
+        </Button>
+      </div>
+    </li>
+  );
+}
+
+export function WaitingBoard(props: {
+  runs: Run[];
+  waitingFor: Set<string>;
+  onWait: (run: Run) => void;
+  onAbort: (run: Run) => void;
+  onAnswer: (a: ClientAnswer) => Promise<void>;
+}) {
+  const now = useNow(1000, props.runs.length > 0);
+  return (
+    <Panel title={`Waiting runs (${props.runs.length})`} testId="waiting-board">
+      {props.runs.length === 0 ? (
+        <Empty testId="waiting-empty">No suspended runs. A cell waits when a nested call outlasts the exec deadline or it calls yield_control.</Empty>
+      ) : (
+        <ul className="space-y-2">
+          {props.runs.map((run) => (
+            <WaitingRun
+              key={run.runId}
+              run={run}
+              now={now}
+              waiting={props.waitingFor.has(run.runId)}
+              onWait={props.onWait}
+              onAbort={props.onAbort}
+              onAnswer={props.onAnswer}
+            />
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,147 @@
+'use client';
+// The editor panel: the cell editor core plus its toolbar (examples, language, typecheck, executor, share, run).
+import { useState } from 'react';
+import { CellEditor } from '../editor/index.ts';
+import type { CellEditorApi, CellLanguage, CellMarker } from '../editor/index.ts';
+import { Button, Panel } from '../ui/Panel.tsx';
+import { EXAMPLES } from './examples.ts';
+import type { ExampleCell } from './examples.ts';
+
+export type ExecutorChoice = 'default' | 'quickjs' | 'node';
+
+export function EditorPanel(props: {
+  defaultCode: string;
+  language: CellLanguage;
+  onLanguageChange: (language: CellLanguage) => void;
+  typecheck: boolean;
+  onTypecheckChange: (typecheck: boolean) => void;
+  executor: ExecutorChoice;
+  agentExecutor?: string;
+  onExecutorChange: (executor: ExecutorChoice) => void;
+  declarations: string;
+  onCodeChange: (code: string) => void;
+  onRun: () => void;
+  running: boolean;
+  canRun: boolean;
+  onReady: (api: CellEditorApi) => void;
+  onExample: (example: ExampleCell) => void;
+  shareUrl: () => string;
+}) {
+  const [markers, setMarkers] = useState<CellMarker[]>([]);
+  const [copied, setCopied] = useState(false);
+  // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
+  const problems = markers.filter((m) => m.severity !== 'hint');
+  const errors = problems.filter((m) => m.severity === 'error');
+  const effectiveExecutor = props.executor === 'default' ? props.agentExecutor : props.executor;
+  return (
+    <Panel
+      title="Cell"
+      testId="editor-panel"
+      className="h-[56%] shrink-0"
+      bodyClassName="flex min-h-0 flex-col"
+      actions={
+        <>
+          <Button
+            kind="ghost"
+            testId="share-button"
+            title="copy a link that reproduces this cell"
+            onClick={() => {
+              const url = props.shareUrl();
+              void navigator.clipboard?.writeText(url).catch(() => undefined);
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1500);
+            }}
+          >
+            {copied ? 'link copied' : 'share'}
+          </Button>
+          <Button kind="primary" testId="run-button" disabled={!props.canRun || props.running} onClick={props.onRun} title="Ctrl/Cmd+Enter">
+            {props.running ? 'Running…' : 'Run ▸'}
+          </Button>
+        </>
+      }
+    >
+      <div data-testid="editor-toolbar" className="flex shrink-0 flex-wrap items-center gap-1.5 border-b border-neutral-800 px-2 py-1">
+        <select
+          data-testid="example-select"
+          className="w-52 rounded border border-neutral-700 bg-neutral-900 px-1 py-0.5 text-[11px]"
+          value=""
+          onChange={(e) => {
+            const example = EXAMPLES.find((x) => x.id === e.target.value);
+            if (example) props.onExample(example);
+          }}
+        >
+          <option value="">Examples…</option>
+          {EXAMPLES.map((x) => (
+            <option key={x.id} value={x.id}>
+              {x.title}
+            </option>
+          ))}
+        </select>
+        <div className="flex overflow-hidden rounded border border-neutral-700 text-[11px]">
+          {(['javascript', 'typescript'] as const).map((lang) => (
+            <button
+              key={lang}
+              type="button"
+              data-testid={`language-${lang === 'javascript' ? 'js' : 'ts'}`}
+              aria-pressed={props.language === lang}
+              onClick={() => props.onLanguageChange(lang)}
+              className={`px-1.5 py-0.5 ${props.language === lang ? 'bg-sky-700 text-white' : 'bg-neutral-900 text-neutral-400 hover:text-neutral-200'}`}
+            >
+              {lang === 'javascript' ? 'JS' : 'TS'}
+            </button>
+          ))}
+        </div>
+        <label className={`flex items-center gap-1 text-[11px] ${props.language === 'typescript' ? 'text-neutral-300' : 'text-neutral-600'}`} title="typecheck: the Gateway checks the cell against the tool declarations before it runs (TypeScript only)">
+          <input
+            type="checkbox"
+            data-testid="typecheck-toggle"
+            disabled={props.language !== 'typescript'}
+            checked={props.typecheck && props.language === 'typescript'}
+            onChange={(e) => props.onTypecheckChange(e.target.checked)}
+          />
+          typecheck
+        </label>
+        <select
+          data-testid="executor-select"
+          className="w-48 rounded border border-neutral-700 bg-neutral-900 px-1 py-0.5 text-[11px]"
+          value={props.executor}
+          onChange={(e) => props.onExecutorChange(e.target.value as ExecutorChoice)}
+          title="executor for this cell"
+        >
+          <option value="default">agent's executor ({props.agentExecutor ?? '?'})</option>
+          <option value="quickjs">quickjs (isolated)</option>
+          <option value="node">node (trusted only)</option>
+        </select>
+      </div>
+      {effectiveExecutor === 'node' ? (
+        <div data-testid="node-warning" className="border-b border-amber-900/60 bg-amber-950/30 px-2 py-1 text-[11px] text-amber-200">
+          node executor: trusted execution in node:vm, not a security boundary. Use quickjs for code you did not write.
+        </div>
+      ) : null}
+      <div data-testid="editor" className="min-h-0 flex-1">
+        <CellEditor
+          className="h-full"
+          defaultValue={props.defaultCode}
+          language={props.language}
+          declarations={props.declarations}
+          onChange={props.onCodeChange}
+          onRun={props.onRun}
+          onMarkersChange={setMarkers}
+          onReady={props.onReady}
+        />
+      </div>
+      <div data-testid="editor-problems" data-errors={errors.length} className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
+        {problems.length === 0 ? (
+          <span className="text-neutral-600">no problems · Ctrl/Cmd+Enter runs the cell</span>
+        ) : (
+          problems.map((m, i) => (
+            <div key={i} data-testid="editor-problem" className={m.severity === 'error' ? 'text-rose-300' : m.severity === 'warning' ? 'text-amber-300' : 'text-neutral-400'}>
+              {m.line}:{m.column} {m.message}
+              {m.code ? <span className="text-neutral-600"> ts({m.code})</span> : null}
+            </div>
+          ))
+        )}
+      </div>
+    </Panel>
+  );
+}

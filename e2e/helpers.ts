@@ -1,0 +1,87 @@
+// Shared E2E steps: open the playground, put a cell in Monaco, run it, read the result, screenshot a panel.
+import { mkdirSync } from 'node:fs';
+import { expect } from '@playwright/test';
+import type { Locator, Page, TestInfo } from '@playwright/test';
+
+export const PANEL_SHOTS_DIR = 'e2e-artifacts/panels';
+
+/** Opens the page and waits until a turn is prepared and live updates flow. */
+export async function openPlayground(page: Page, path = '/'): Promise<void> {
+  await page.goto(path);
+  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+  await expect(page.getByTestId('run-button')).toBeEnabled();
+  await page.locator('.monaco-editor .view-lines').waitFor();
+}
+
+export async function pickAgent(page: Page, agentId: string): Promise<void> {
+  const before = await page.getByTestId('turn-info').innerText();
+  await page.getByTestId('agent-select').selectOption(agentId);
+  await expect(page.getByTestId('turn-info')).not.toHaveText(before);
+  await expect(page.getByTestId('run-button')).toBeEnabled();
+}
+
+/**
+ * Replaces the cell by pasting it, as a user would. Typed or inserted text goes through Monaco's
+ * auto-indent and bracket auto-closing, which re-indents lines and adds stray closing braces.
+ */
+export async function setCell(page: Page, code: string): Promise<void> {
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.evaluate((text) => navigator.clipboard.writeText(text), code);
+  await page.keyboard.press('ControlOrMeta+V');
+  await expect(page.locator('.monaco-editor .view-lines')).toContainText(code.trim().split('\n')[0] ?? '');
+}
+
+/** Runs the cell with the Run button and waits for exec to settle; returns the result's status. */
+export async function runCell(page: Page, code: string, opts: { timeoutMs?: number } = {}): Promise<string> {
+  await setCell(page, code);
+  return settle(page, () => page.getByTestId('run-button').click(), opts.timeoutMs);
+}
+
+/** Number of exec/wait calls the page has started (the result panel's call sequence). */
+export async function callSeq(page: Page): Promise<number> {
+  return Number((await page.getByTestId('result-seq').getAttribute('data-seq')) ?? '0');
+}
+
+/** Waits for a call started after `before` (see callSeq) to settle; returns its status. */
+export async function settledAfter(page: Page, before: number, timeoutMs = 15_000): Promise<string> {
+  await expect.poll(() => callSeq(page), { timeout: timeoutMs }).toBeGreaterThan(before);
+  const status = page.getByTestId('result-status');
+  await expect(status).toHaveAttribute('data-status', /^(completed|failed|waiting)$/, { timeout: timeoutMs });
+  return (await status.getAttribute('data-status')) ?? '';
+}
+
+/** Does `action` (a click that starts exec or wait) and returns the status that call settles with. */
+export async function settle(page: Page, action: () => Promise<unknown>, timeoutMs?: number): Promise<string> {
+  const before = await callSeq(page);
+  await action();
+  return settledAfter(page, before, timeoutMs);
+}
+
+/** The run the last result belongs to. */
+export async function resultRunId(page: Page): Promise<string> {
+  const id = await page.getByTestId('result-call').getAttribute('data-run-id');
+  expect(id, 'the result names its run').toBeTruthy();
+  return id ?? '';
+}
+
+/** The value of a completed result, parsed from the raw JSON view. */
+export async function resultValue(page: Page): Promise<unknown> {
+  await page.getByTestId('result-raw-toggle').click();
+  const text = await page.getByTestId('result-raw').innerText();
+  await page.getByTestId('result-raw-toggle').click();
+  const parsed = JSON.parse(text) as { value?: unknown };
+  return parsed.value;
+}
+
+export function waitingRun(page: Page, runId: string): Locator {
+  return page.locator(`[data-testid=waiting-run][data-run-id="${runId}"]`);
+}
+
+/** Saves a screenshot of one panel as a test artifact (attached to the report and kept under e2e-artifacts/panels). */
+export async function panelShot(page: Page, testId: string, name: string, testInfo: TestInfo): Promise<void> {
+  mkdirSync(PANEL_SHOTS_DIR, { recursive: true });
+  const body = await page.getByTestId(testId).screenshot({ path: `${PANEL_SHOTS_DIR}/${name}.png` });
+  await testInfo.attach(name, { body, contentType: 'image/png' });
+}

@@ -1,0 +1,109 @@
+// E2E: run lifecycle and bad input in the page: abort, expiry, client answers, approvals, unknown runs, errors.
+import { expect, test } from '@playwright/test';
+import { callSeq, openPlayground, panelShot, pickAgent, resultRunId, resultValue, runCell, setCell, settle, settledAfter, waitingRun } from './helpers.ts';
+
+test('step 15: Abort on the board releases a waiting run', async ({ page }) => {
+  await openPlayground(page);
+  expect(await runCell(page, 'await sleep({ ms: 60000 });\nreturn "never";\n')).toBe('waiting');
+  const runId = await resultRunId(page);
+  await waitingRun(page, runId).getByTestId('abort-button').click();
+  await expect(waitingRun(page, runId)).toHaveCount(0);
+  await expect(page.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toHaveAttribute('data-state', 'aborted');
+  // A wait on the released run fails with the spec's message.
+  expect(await settle(page, () => page.getByTestId('result-wait').click())).toBe('failed');
+  await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
+  await expect(page.getByTestId('result-error')).toContainText('code mode run is unavailable or expired.');
+});
+
+test('step 15: a snapshot past its TTL expires and leaves the board', async ({ page }) => {
+  await openPlayground(page);
+  await pickAgent(page, 'ephemeral');
+  expect(await runCell(page, 'await sleep({ ms: 60000 });\nreturn "never";\n')).toBe('waiting');
+  const runId = await resultRunId(page);
+  await expect(waitingRun(page, runId)).toBeVisible();
+  await expect(page.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toHaveAttribute('data-state', 'expired', { timeout: 8_000 });
+  await expect(waitingRun(page, runId)).toHaveCount(0);
+  expect(await settle(page, () => page.getByTestId('result-wait').click())).toBe('failed');
+  await expect(page.getByTestId('result-error')).toContainText('code mode run is unavailable or expired.');
+});
+
+test('a client-tool call is answered in the board form and Wait delivers the answer', async ({ page }, testInfo) => {
+  await openPlayground(page);
+  expect(await runCell(page, `const reply = await ask_user({ question: 'Ship it?' });\nreturn reply;\n`)).toBe('waiting');
+  const runId = await resultRunId(page);
+  const card = waitingRun(page, runId);
+  const form = card.getByTestId('client-call');
+  await expect(form).toContainText('ask_user');
+  await expect(form).toContainText('Ship it?');
+  await panelShot(page, 'waiting-board', 'waiting-client-call', testInfo);
+  await form.getByTestId('client-call-input').fill('{"answer":"ship it"}');
+  expect(await settle(page, () => form.getByTestId('client-call-send-wait').click())).toBe('completed');
+  expect(await resultValue(page)).toEqual({ answer: 'ship it' });
+});
+
+test('a client-tool error reaches the cell as a catchable error', async ({ page }) => {
+  await openPlayground(page);
+  expect(
+    await runCell(page, `try {\n  await ask_user({ question: 'Ship it?' });\n  return 'answered';\n} catch (error) {\n  return 'caught: ' + error.message;\n}\n`),
+  ).toBe('waiting');
+  const form = waitingRun(page, await resultRunId(page)).getByTestId('client-call');
+  await form.getByTestId('client-call-mode-error').check();
+  await form.getByTestId('client-call-input').fill('the user walked away');
+  expect(await settle(page, () => form.getByTestId('client-call-send-wait').click())).toBe('completed');
+  expect(String(await resultValue(page))).toContain('the user walked away');
+});
+
+test('an approval prompt shows the tool, its input and the cell; Approve lets the call run, Deny fails it catchably', async ({ page }, testInfo) => {
+  await openPlayground(page);
+  const cell = `try {\n  const out = await exec({ command: 'echo', args: ['approved-run'] });\n  return { ok: JSON.stringify(out) };\n} catch (error) {\n  return { denied: String(error.message) };\n}\n`;
+  await setCell(page, cell);
+  let before = await callSeq(page);
+  await page.getByTestId('run-button').click();
+  const prompt = page.getByTestId('approval');
+  await expect(prompt).toBeVisible();
+  await expect(prompt.getByTestId('approval-tool')).toHaveText('exec');
+  await expect(prompt).toContainText('approved-run');
+  await expect(prompt.getByTestId('approval-code')).toContainText("command: 'echo'", { useInnerText: false });
+  await panelShot(page, 'approvals-prompt', 'approvals', testInfo);
+  await prompt.getByTestId('approval-approve').click();
+  expect(await settledAfter(page, before)).toBe('completed');
+  expect(JSON.stringify(await resultValue(page))).toContain('approved-run');
+  await expect(page.getByTestId('approval')).toHaveCount(0);
+
+  before = await callSeq(page);
+  await page.getByTestId('run-button').click();
+  await page.getByTestId('approval').getByTestId('approval-deny').click();
+  expect(await settledAfter(page, before)).toBe('completed');
+  expect(await resultValue(page)).toEqual({ denied: expect.any(String) });
+});
+
+test('a rejected cell shows invalid_input with the Gateway message', async ({ page }) => {
+  await openPlayground(page);
+  expect(await runCell(page, `const fs = require('fs');\nreturn fs;\n`)).toBe('failed');
+  await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
+  await expect(page.getByTestId('result-error')).toContainText('require');
+});
+
+test('a link to an unknown run says so instead of showing nothing', async ({ page }) => {
+  await openPlayground(page, '/?run=run_that_never_existed');
+  await expect(page.getByTestId('trajectory-unknown-run')).toContainText('run_that_never_existed');
+});
+
+test('malformed API input is a 400 that names the field', async ({ request }) => {
+  const response = await request.post('/api/trpc/exec', { data: { agentRunId: 'ar_x', input: { code: 42 } } });
+  expect(response.status()).toBe(400);
+  const body = (await response.json()) as { error: { message: string; data: { fields?: string[] } } };
+  expect(body.error.message).toMatch(/^input\.code: /);
+  expect(body.error.data.fields).toEqual(['input.code']);
+});
+
+test('a live-updates stream that cannot connect shows a banner, which clears once it connects', async ({ page }) => {
+  // Refuse the events stream only: the page itself and its queries still load.
+  await page.route('**/api/trpc/events**', (route) => route.abort('connectionrefused'));
+  await page.goto('/');
+  await expect(page.getByTestId('connection-banner')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('connection-banner')).toContainText('retrying');
+  await page.unroute('**/api/trpc/events**');
+  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live', { timeout: 20_000 });
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0);
+});

@@ -1,0 +1,173 @@
+// E2E: the spec's E2E test plan (maintainer notes), the steps a user can observe in the playground.
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { E2E_DISABLED_PORT } from './ports.ts';
+import { openPlayground, panelShot, pickAgent, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
+
+async function surfaceToolNames(page: import('@playwright/test').Page): Promise<string[]> {
+  return page.getByTestId('surface-tool').evaluateAll((els) => els.map((el) => el.getAttribute('data-name') ?? ''));
+}
+
+test('steps 1-3: with code mode disabled, the model-visible tools are the direct tool set, unchanged', async ({ page }, testInfo) => {
+  await openPlayground(page, `http://127.0.0.1:${E2E_DISABLED_PORT}/`);
+  await expect(page.getByTestId('surface-codemode')).toHaveAttribute('data-codemode', 'off');
+  const visible = await surfaceToolNames(page);
+  expect(visible).toEqual(expect.arrayContaining(['read', 'grep', 'web_search', 'sleep', 'image_generate', 'exec']));
+  expect(visible).not.toContain('wait');
+  await panelShot(page, 'surface-panel', 'surface-disabled', testInfo);
+});
+
+test('steps 4-6: with code mode enabled, the model sees exec, wait and only the direct-only tool', async ({ page }) => {
+  await openPlayground(page);
+  await expect(page.getByTestId('surface-codemode')).toHaveAttribute('data-codemode', 'on');
+  expect((await surfaceToolNames(page)).sort()).toEqual(['exec', 'image_generate', 'wait']);
+  // The turn brings every kind of tool: core, plugins, MCP and the page's client tool.
+  for (const source of ['core', 'bundled_plugin', 'external_plugin', 'mcp', 'client']) {
+    await expect(page.getByTestId(`catalog-source-${source}`)).toBeVisible();
+  }
+  await expect(page.getByTestId('catalog-direct-only')).toContainText('image_generate');
+});
+
+test('step 7: normalized, reserved and colliding names are bare globals matching the quick index', async ({ page }) => {
+  await openPlayground(page);
+  const callableOf = async (name: string) =>
+    (await page.locator(`[data-testid=catalog-tool][data-name="${name}"]`).first().getAttribute('data-callable')) ?? '';
+  const projected = {
+    'llm-task': await callableOf('llm-task'),
+    'weather.lookup': await callableOf('weather.lookup'),
+    delete: await callableOf('delete'),
+    catalog: await callableOf('catalog'),
+    '2fa': await callableOf('2fa'),
+  };
+  expect(projected['llm-task']).toBe('llm_task');
+  expect(projected['weather.lookup']).toBe('weather_lookup');
+  // A reserved word, a specialized global and an invalid first character never keep their raw spelling.
+  expect(projected.delete).not.toBe('delete');
+  expect(projected.catalog).not.toBe('catalog');
+  expect(projected['2fa']).toMatch(/^tool_2fa|^[A-Za-z_$]/);
+  for (const callable of Object.values(projected)) expect(callable).toMatch(/^[A-Za-z_$][\w$]*$/);
+
+  await page.getByTestId('surface-exec-description-toggle').click();
+  const quickIndex = await page.getByTestId('surface-exec-description').innerText();
+  for (const callable of Object.values(projected)) expect(quickIndex).toContain(callable);
+
+  const checks = Object.values(projected).map((c) => `${JSON.stringify(c)}: typeof ${c}`);
+  const status = await runCell(page, `const weather = await weather_lookup({ city: 'Oslo' });\nreturn { types: { ${checks.join(', ')} }, catalogIsSearch: typeof catalog.search, weather: typeof weather };\n`);
+  expect(status).toBe('completed');
+  const value = (await resultValue(page)) as { types: Record<string, string>; catalogIsSearch: string; weather: string };
+  expect(Object.values(value.types).every((t) => t === 'function')).toBe(true);
+  expect(value.catalogIsSearch).toBe('function');
+  expect(value.weather).toBe('object');
+});
+
+test('step 8: catalog search, handle metadata and describe() work for plugin and client tools without ids', async ({ page }) => {
+  await openPlayground(page);
+  const status = await runCell(
+    page,
+    `const hits = await catalog.search('weather');
+const handle = hits.find((h) => h.callableName === 'weather_lookup');
+const described = await handle.describe();
+const viaHandle = await handle({ city: 'Lisbon' });
+const all = await catalog.all();
+const client = all.find((h) => h.source === 'client');
+const clientDescribed = await client.describe();
+return {
+  names: hits.map((h) => h.callableName),
+  meta: { callableName: handle.callableName, name: handle.name, source: handle.source },
+  describedKeys: Object.keys(described).sort(),
+  handleKeys: Object.keys(handle).sort(),
+  client: clientDescribed.callableName,
+  viaHandle: typeof viaHandle,
+  sources: [...new Set(all.map((h) => h.source))],
+};
+`,
+  );
+  expect(status).toBe('completed');
+  const value = (await resultValue(page)) as {
+    names: string[];
+    meta: Record<string, string>;
+    describedKeys: string[];
+    handleKeys: string[];
+    client: string;
+    viaHandle: string;
+    sources: string[];
+  };
+  expect(value.names).toContain('weather_lookup');
+  expect(value.meta).toEqual({ callableName: 'weather_lookup', name: 'weather.lookup', source: 'bundled_plugin' });
+  expect(value.describedKeys).toEqual(expect.arrayContaining(['callableName', 'declaration', 'description', 'name', 'source']));
+  expect(value.describedKeys).not.toContain('id');
+  expect(value.handleKeys).not.toContain('id');
+  expect(value.client).toBe('ask_user');
+  expect(value.viaHandle).toBe('object');
+  expect(value.sources).not.toContain('mcp');
+});
+
+test('steps 9-10: MCP declarations without a tool call, MCP namespace calls, MCP absent from catalog discovery', async ({ page }) => {
+  await openPlayground(page);
+  await expect(page.locator('[data-testid=mcp-server]').first()).toHaveAttribute('data-state', 'connected');
+  const status = await runCell(
+    page,
+    `const files = API.list('mcp');
+const dts = API.read('mcp/demo.d.ts');
+const sum = await MCP.demo.add({ a: 2, b: 3 });
+const echo = await MCP.demo.echo({ text: 'hi' });
+const all = await catalog.all();
+const search = await catalog.search('echo text back');
+return {
+  files,
+  declaresEcho: dts.includes('echo'),
+  sum: sum.structuredContent,
+  echo: echo.content,
+  mcpInAll: all.filter((h) => h.source === 'mcp').length,
+  mcpInSearch: search.filter((h) => h.source === 'mcp').length,
+};
+`,
+  );
+  expect(status).toBe('completed');
+  const value = (await resultValue(page)) as Record<string, unknown>;
+  expect(value.files).toEqual(expect.arrayContaining(['mcp/demo.d.ts']));
+  expect(value.declaresEcho).toBe(true);
+  expect(value.sum).toEqual({ sum: 5 });
+  expect(value.echo).toEqual([{ type: 'text', text: 'hi' }]);
+  expect(value.mcpInAll).toBe(0);
+  expect(value.mcpInSearch).toBe(0);
+});
+
+test('step 11: a denied tool is greyed out with its rule and cannot be called', async ({ page }, testInfo) => {
+  await openPlayground(page);
+  await pickAgent(page, 'research');
+  const denied = page.locator('[data-testid=catalog-tool][data-name=exec]');
+  await expect(denied).toHaveAttribute('data-denied', 'true');
+  await expect(denied).toContainText('denied by');
+  await panelShot(page, 'catalog-panel', 'catalog-denied', testInfo);
+  const status = await runCell(
+    page,
+    `const all = await catalog.all();
+const found = await catalog.search('run a shell command exec');
+return { global: typeof exec, inAll: all.some((h) => h.name === 'exec'), inSearch: found.some((h) => h.name === 'exec') };
+`,
+  );
+  expect(status).toBe('completed');
+  expect(await resultValue(page)).toEqual({ global: 'undefined', inAll: false, inSearch: false });
+});
+
+test('steps 12-14 and 16: a nested call resolves after exec waits; wait delivers it; the exported trajectory nests it under exec', async ({ page }) => {
+  await openPlayground(page);
+  const status = await runCell(page, `const r = await MCP.demo.slow({ ms: 3500 });\nconsole.log('restored with', r.content[0].text);\nreturn r.content[0].text;\n`);
+  expect(status).toBe('waiting');
+  const runId = await resultRunId(page);
+  expect(await settle(page, () => waitingRun(page, runId).getByTestId('wait-button').click())).toBe('completed');
+  expect(await resultValue(page)).toBe('waited 3500 ms');
+  await expect(page.getByTestId('result-output')).toContainText('restored with waited 3500 ms');
+
+  const download = page.waitForEvent('download');
+  await page.getByTestId('trajectory-download').click();
+  const file = await (await download).path();
+  const trajectory = JSON.parse(readFileSync(file, 'utf8')) as {
+    runId: string;
+    calls: Array<{ tool: string; nested: Array<{ tool: string; kind: string; status: string }> }>;
+  };
+  expect(trajectory.runId).toBe(runId);
+  expect(trajectory.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
+  expect(trajectory.calls[0]?.nested).toEqual([expect.objectContaining({ tool: 'MCP.demo.slow', kind: 'mcp', status: 'ok' })]);
+});

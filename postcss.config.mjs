@@ -1,0 +1,4 @@
+// PostCSS pipeline for Tailwind 4 (the playground's only CSS tooling).
+export default {
+  plugins: { '@tailwindcss/postcss': {} },
+};

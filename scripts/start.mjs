@@ -1,0 +1,49 @@
+// `npm start`: builds the UI when .next is missing or older than its sources, then runs the one server process.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+/** What `next build` compiles: a change to any of these makes the build stale. server/ is not bundled by Next. */
+const BUILD_INPUTS = ['app', 'components', 'public', 'next.config.mjs', 'postcss.config.mjs', 'package.json', 'package-lock.json'];
+
+function newestMtimeMs(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtimeMs(join(path, entry)));
+  return newest;
+}
+
+function buildIsStale() {
+  const buildId = join(root, '.next', 'BUILD_ID');
+  if (!existsSync(buildId)) return 'no build yet';
+  const builtAt = statSync(buildId).mtimeMs;
+  const changed = BUILD_INPUTS.find((input) => newestMtimeMs(join(root, input)) > builtAt);
+  return changed ? `${changed} changed since the last build` : undefined;
+}
+
+const stale = process.env.CODEMODE_SKIP_BUILD ? undefined : buildIsStale();
+if (stale) {
+  console.log(`next build (${stale})...`);
+  const build = spawnSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  if (build.status !== 0) {
+    console.error('next build failed; fix the error above and run npm start again');
+    process.exit(build.status ?? 1);
+  }
+}
+
+// One node process (tsx as a loader, no extra wrapper) so signals reach the server directly.
+const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'main.ts'), ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'production' },
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,112 @@
+// Process entry: one Gateway, the tRPC API on /api/trpc (SSE for events) and Next's handler for every other request.
+/*
+ * One process, one port. The Gateway runs here unbundled (worker threads and .wasm files load as
+ * they are); Next only renders app/ and components/. Run with tsx: `tsx server/main.ts [--dev]
+ * [--config FILE]`. PORT and HOST override the address; it binds to loopback unless told otherwise.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { createGateway } from './gateway.ts';
+import { createContextFactory } from './trpc/context.ts';
+import { appRouter } from './trpc/routers/_app.ts';
+
+/** Loopback by default: the playground runs hostile cells on request, so exposing it is a choice. */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 3000;
+export const API_BASE_PATH = '/api/trpc/';
+/** After this long a shutdown stops waiting for runs and connections and exits anyway. */
+export const SHUTDOWN_GRACE_MS = 5_000;
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT: "${raw}" is not a TCP port; set PORT to an integer from 0 to 65535 (or unset it for ${DEFAULT_PORT})`);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const dev = args.includes('--dev');
+  const gatewayArgv = args.filter((arg) => arg !== '--dev');
+  const host = process.env.HOST || DEFAULT_HOST;
+  const port = parsePort(process.env.PORT);
+  // Next and React pick their production or development build from NODE_ENV when they load.
+  // (Next's types declare NODE_ENV read-only, hence the assign.)
+  // No internet on these machines: do not try to send Next's telemetry.
+  process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+  if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production' });
+
+  const gateway = await createGateway({ argv: gatewayArgv, env: process.env });
+
+  const { default: next } = await import('next');
+  const dir = fileURLToPath(new URL('..', import.meta.url));
+  const app = next({ dev, dir, hostname: host, port });
+  await app.prepare();
+  const handleNext = app.getRequestHandler();
+
+  const handleApi = createHTTPHandler({
+    router: appRouter,
+    createContext: createContextFactory(gateway),
+    basePath: API_BASE_PATH,
+    onError({ error, path }) {
+      if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[api] ${path ?? '?'}:`, error.cause ?? error);
+    },
+  });
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url?.startsWith(API_BASE_PATH)) {
+      handleApi(req, res);
+      return;
+    }
+    handleNext(req, res).catch((err: unknown) => {
+      console.error('[next]', err);
+      if (!res.headersSent) res.statusCode = 500;
+      res.end('internal error');
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new Error(`${host}:${port} is already in use; stop the other server or set PORT to a free port`));
+      } else reject(err);
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  console.log(`Code Mode Playground ${dev ? '(dev) ' : ''}on http://${host}:${boundPort}`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(`${signal}: shutting down`);
+    const force = setTimeout(() => {
+      console.error(`shutdown took longer than ${SHUTDOWN_GRACE_MS} ms; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close();
+    // Event streams stay open forever; close them so server.close() can finish.
+    server.closeAllConnections();
+    Promise.allSettled([gateway.close(), app.close()]).then((results) => {
+      for (const r of results) if (r.status === 'rejected') console.error('shutdown:', r.reason);
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  // A config error names the field; its stack would only bury that. Anything else keeps its stack.
+  if (err instanceof Error && (err.name === 'ConfigError' || err.message.includes('PORT') || err.message.includes('in use'))) {
+    console.error(`cannot start: ${err.message}`);
+  } else console.error('cannot start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+// tRPC initialised once: the procedures the API uses, the error formatter and the Gateway-error mapping.
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import { CodeModeError, ConfigError } from '../errors.ts';
+import type { InnerContext } from './context.ts';
+
+/** Server-sent-event pings keep proxies from closing an idle events stream and let the client notice a dead one. */
+export const SSE_PING_INTERVAL_MS = 5_000;
+/** Client reconnects when nothing (not even a ping) arrived for this long: three missed pings. */
+export const SSE_RECONNECT_AFTER_INACTIVITY_MS = 3 * SSE_PING_INTERVAL_MS;
+
+/** `runId: Too small: ...` for each zod issue, the field as a dotted path into the procedure's input. */
+export function describeZodError(error: ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(the whole input)';
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+const t = initTRPC.context<InnerContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    if (cause instanceof ZodError) {
+      const fields = cause.issues.map((issue) => issue.path.map(String).join('.'));
+      return { ...shape, message: describeZodError(cause), data: { ...shape.data, fields } };
+    }
+    const codeModeCode = cause instanceof CodeModeError ? cause.code : undefined;
+    const configPath = cause instanceof ConfigError ? cause.path : undefined;
+    return { ...shape, data: { ...shape.data, codeModeCode, configPath } };
+  },
+  sse: {
+    ping: { enabled: true, intervalMs: SSE_PING_INTERVAL_MS },
+    client: { reconnectAfterInactivityMs: SSE_RECONNECT_AFTER_INACTIVITY_MS },
+  },
+});
+
+/**
+ * Gateway faults the caller can fix (bad input, unknown run, bad config) become BAD_REQUEST with the
+ * Gateway's own message, so the page shows what the Gateway said rather than "Internal server error".
+ */
+const mapGatewayErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof CodeModeError || cause instanceof ConfigError) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: cause.message, cause });
+    }
+  }
+  return result;
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure.use(mapGatewayErrors);
+export const createCallerFactory = t.createCallerFactory;

@@ -1,0 +1,160 @@
+// Router tests through createCaller against a real Gateway (short-timeout demo config): inputs, errors, the flow.
+import { fileURLToPath } from 'node:url';
+import { TRPCError } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../gateway.ts';
+import type { GatewayApi } from '../gateway-types.ts';
+import type { RunEvent } from '../runs/types.ts';
+import { createInnerContext } from './context.ts';
+import { createCallerFactory } from './init.ts';
+import { appRouter } from './routers/_app.ts';
+import { runEvents } from './routers/events.ts';
+
+const CONFIG = fileURLToPath(new URL('../../demo/configs/short-timeout.json', import.meta.url));
+
+const createCaller = createCallerFactory(appRouter);
+let gateway: GatewayApi;
+let caller: ReturnType<typeof createCaller>;
+
+beforeAll(async () => {
+  gateway = await createGateway({ configPath: CONFIG });
+  caller = createCaller(createInnerContext({ gateway }));
+});
+
+afterAll(async () => {
+  await gateway.close();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof TRPCError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('config and catalog', () => {
+  it('lists the configured agents with their model and executor', async () => {
+    const agents = await caller.config.agents();
+    expect(agents.map((a) => a.id)).toContain('main');
+    expect(agents[0]?.executor).toBe('quickjs');
+  });
+  it('on code mode: the surface is exec, wait and direct-only tools', async () => {
+    const surface = await caller.config.surface({ agentId: 'main' });
+    expect(surface.codeMode).toBe(true);
+    expect(surface.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['exec', 'wait']));
+  });
+  it('the declarations bundle declares the tool globals and the client tools of the request', async () => {
+    const { declarations } = await caller.catalog.declarations({
+      clientTools: [{ name: 'ask_user', description: 'ask', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }],
+    });
+    expect(declarations).toContain('declare function web_search');
+    expect(declarations).toContain('ask_user');
+  });
+});
+
+describe('bad input', () => {
+  it('on a non-string code: BAD_REQUEST naming input.code', async () => {
+    const err = await rejection(caller.exec({ agentRunId: 'ar_x', input: { code: 42 as unknown as string } }));
+    expect(err.code).toBe('BAD_REQUEST');
+    const formatted = appRouter._def._config.errorFormatter({
+      error: err,
+      type: 'mutation',
+      path: 'exec',
+      input: undefined,
+      ctx: undefined,
+      shape: { message: err.message, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400 } },
+    });
+    expect(formatted.message).toMatch(/^input\.code: /);
+  });
+  it('on an unknown field: BAD_REQUEST naming it, so a typo does not pass silently', async () => {
+    const err = await rejection(caller.exec({ agentRunId: 'ar_x', input: { code: 'return 1', langauge: 'typescript' } as never }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('langauge');
+  });
+  it('on an empty runId: BAD_REQUEST that says runId', async () => {
+    const err = await rejection(caller.runs.get({ runId: '' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('runId');
+  });
+  it('on an unknown run: NOT_FOUND with a message that says what to do', async () => {
+    const err = await rejection(caller.runs.get({ runId: 'run_nope' }));
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.message).toContain('run_nope');
+  });
+  it('on a Gateway InvalidInputError (unknown client call): BAD_REQUEST with the Gateway message', async () => {
+    const err = await rejection(caller.answerClientCall({ runId: 'run_nope', callId: 'c1', result: 1 }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message.length).toBeGreaterThan(10);
+  });
+  it('on an unknown approval: BAD_REQUEST with the Gateway message', async () => {
+    const err = await rejection(caller.approvals.decide({ approvalId: 'appr_nope', approve: true }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('appr_nope');
+  });
+  it('on both a result and an error for a client call: BAD_REQUEST naming error', async () => {
+    const err = await rejection(caller.answerClientCall({ runId: 'r', callId: 'c', result: 1, error: 'no' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('either result or error');
+  });
+});
+
+describe('a turn end to end', () => {
+  it('exec completes a cell, and wait on an unknown run fails with the spec message', async () => {
+    const turn = await caller.turns.prepare({ agentId: 'main' });
+    const result = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'return 20 + 22' } });
+    expect(result).toMatchObject({ status: 'completed', value: 42 });
+    const waited = await caller.wait({ agentRunId: turn.agentRunId, runId: 'run_unknown' });
+    expect(waited).toMatchObject({ status: 'failed', code: 'invalid_input', error: 'code mode run is unavailable or expired.' });
+    await caller.turns.end({ agentRunId: turn.agentRunId });
+  });
+
+  it('a cell past the deadline waits, shows in runs.list, and wait completes it with the nested call in the trajectory', async () => {
+    const turn = await caller.turns.prepare({ agentId: 'main' });
+    const controller = new AbortController();
+    const events: RunEvent[] = [];
+    const collecting = (async () => {
+      for await (const event of runEvents(gateway, { signal: controller.signal })) events.push(event);
+    })();
+    const first = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'await sleep({ ms: 1500 }); return "done"' } });
+    expect(first.status).toBe('waiting');
+    if (first.status !== 'waiting') return;
+    const listed = (await caller.runs.list()).find((r) => r.runId === first.runId);
+    expect(listed?.state).toBe('waiting');
+    const done = await caller.wait({ agentRunId: turn.agentRunId, runId: first.runId });
+    expect(done).toMatchObject({ status: 'completed', value: 'done' });
+    const trajectory = await caller.runs.trajectory({ runId: first.runId });
+    expect(trajectory.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
+    expect(trajectory.calls[0]?.nested.map((n) => n.tool)).toEqual(['sleep']);
+    controller.abort();
+    await collecting;
+    const types = events.filter((e) => e.runId === first.runId).map((e) => e.type);
+    expect(types).toContain('run.started');
+    expect(types).toContain('nested.started');
+    expect(types).toContain('nested.finished');
+    await caller.turns.end({ agentRunId: turn.agentRunId });
+  });
+
+  it('abort of an unknown run reports false rather than failing', async () => {
+    expect(await caller.abort({ runId: 'run_nope' })).toEqual({ aborted: false });
+  });
+});
+
+describe('runEvents', () => {
+  it('filtered by run: yields nothing of other runs, and ends when aborted', async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const turn = await caller.turns.prepare({ agentId: 'main' });
+    const iterator = runEvents(gateway, { runId: 'run_other', signal: controller.signal });
+    const draining = (async () => {
+      for await (const event of iterator) seen.push(event.runId);
+    })();
+    await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'return 1' } });
+    controller.abort();
+    await draining;
+    expect(seen).toEqual([]);
+    await caller.turns.end({ agentRunId: turn.agentRunId });
+  });
+});

@@ -1,0 +1,24 @@
+// The root router of the playground API; the browser imports only `type AppRouter` from here.
+import { router } from '../init.ts';
+import { approvalsRouter } from './approvals.ts';
+import { catalogRouter } from './catalog.ts';
+import { abortProcedure, answerClientCallProcedure, execProcedure, waitProcedure } from './cells.ts';
+import { configRouter } from './config.ts';
+import { eventsProcedure } from './events.ts';
+import { runsRouter } from './runs.ts';
+import { turnsRouter } from './turns.ts';
+
+export const appRouter = router({
+  config: configRouter,
+  catalog: catalogRouter,
+  turns: turnsRouter,
+  exec: execProcedure,
+  wait: waitProcedure,
+  abort: abortProcedure,
+  answerClientCall: answerClientCallProcedure,
+  approvals: approvalsRouter,
+  runs: runsRouter,
+  events: eventsProcedure,
+});
+
+export type AppRouter = typeof appRouter;

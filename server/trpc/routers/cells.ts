@@ -1,0 +1,30 @@
+// Cell procedures: exec, wait, abort and answering a client-tool call (mounted at the root of the API).
+import { publicProcedure } from '../init.ts';
+import { answerClientCallSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
+import type { ExecOptions } from '../../gateway-types.ts';
+
+export const execProcedure = publicProcedure.input(execRequestSchema).mutation(({ ctx, input }) => {
+  const opts: ExecOptions = {};
+  if (input.executor !== undefined) opts.executor = input.executor;
+  if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
+  return ctx.gateway.exec(input.agentRunId, input.input, opts);
+});
+
+export const waitProcedure = publicProcedure
+  .input(waitRequestSchema)
+  .mutation(({ ctx, input }) => ctx.gateway.wait(input.agentRunId, { runId: input.runId }));
+
+export const abortProcedure = publicProcedure
+  .input(runIdSchema)
+  .mutation(({ ctx, input }) => ({ aborted: ctx.gateway.abortRun(input.runId) }));
+
+export const answerClientCallProcedure = publicProcedure.input(answerClientCallSchema).mutation(({ ctx, input }) => {
+  const answer: { runId: string; callId: string; result?: unknown; error?: string } = {
+    runId: input.runId,
+    callId: input.callId,
+  };
+  if (input.error !== undefined) answer.error = input.error;
+  else answer.result = input.result ?? null;
+  ctx.gateway.answerClientCall(answer);
+  return { answered: true as const };
+});

@@ -1,0 +1,14 @@
+// Turns router: prepare an agent turn (the scope exec and wait run in) and end it.
+import { z } from 'zod';
+import { publicProcedure, router } from '../init.ts';
+import { MAX_ID_LENGTH, turnRequestSchema } from '../schemas.ts';
+
+export const turnsRouter = router({
+  prepare: publicProcedure.input(turnRequestSchema).mutation(({ ctx, input }) => ctx.gateway.prepareTurn(input)),
+  end: publicProcedure
+    .input(z.strictObject({ agentRunId: z.string().min(1, 'agentRunId must be a non-empty string').max(MAX_ID_LENGTH) }))
+    .mutation(({ ctx, input }) => {
+      ctx.gateway.endTurn(input.agentRunId);
+      return { ended: true as const };
+    }),
+});
