@@ -66,12 +66,13 @@ export async function resultRunId(page: Page): Promise<string> {
   return id ?? '';
 }
 
-/** The value of a completed result, parsed from the raw JSON view. */
+/** The value of a completed result, parsed from the model-text view (compact JSON, maybe wrapped as untrusted). */
 export async function resultValue(page: Page): Promise<unknown> {
   await page.getByTestId('result-raw-toggle').click();
   const text = await page.getByTestId('result-raw').innerText();
   await page.getByTestId('result-raw-toggle').click();
-  const parsed = JSON.parse(text) as { value?: unknown };
+  const wrapped = text.match(/<<<EXTERNAL_UNTRUSTED_CONTENT>>>\n([\s\S]*)\n<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>/);
+  const parsed = JSON.parse(wrapped?.[1] ?? text) as { value?: unknown };
   return parsed.value;
 }
 

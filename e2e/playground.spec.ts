@@ -36,6 +36,10 @@ test('a cell runs and its value appears', async ({ page }, testInfo) => {
   expect(status).toBe('completed');
   await expect(page.getByTestId('result-value')).toContainText('sum');
   expect(await resultValue(page)).toEqual({ sum: 3, hits: 2 });
+  // web_search is network content: the text a model receives is wrapped as untrusted
+  await page.getByTestId('result-raw-toggle').click();
+  await expect(page.getByTestId('result-raw')).toContainText('<<<EXTERNAL_UNTRUSTED_CONTENT>>>');
+  await page.getByTestId('result-raw-toggle').click();
   await expect(page.getByTestId('result-output')).toContainText('hits 2');
   await expect(page.getByTestId('result-telemetry')).toContainText('quickjs');
   await panelShot(page, 'result-panel', 'result-completed', testInfo);

@@ -109,7 +109,7 @@ export function ResultPanel(props: { call?: CellCall; onWait: (runId: string) =>
       actions={
         result ? (
           <Button kind="ghost" testId="result-raw-toggle" onClick={() => setRaw(!raw)}>
-            {raw ? 'tree' : 'raw JSON'}
+            {raw ? 'tree' : 'model text'}
           </Button>
         ) : null
       }
@@ -143,9 +143,12 @@ export function ResultPanel(props: { call?: CellCall; onWait: (runId: string) =>
             ) : null}
           </div>
           {raw ? (
-            <pre data-testid="result-raw" className="overflow-auto whitespace-pre-wrap rounded bg-neutral-950 p-2 font-mono text-[11px]">
-              {JSON.stringify(result, null, 2)}
-            </pre>
+            <div>
+              <div className="mb-1 text-[11px] text-neutral-500">the tool result text a model receives (compact JSON; network content wrapped as untrusted)</div>
+              <pre data-testid="result-raw" className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-neutral-950 p-2 font-mono text-[11px]">
+                {result.modelText}
+              </pre>
+            </div>
           ) : (
             <>
               {result.status === 'failed' ? (

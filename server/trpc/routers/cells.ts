@@ -2,17 +2,24 @@
 import { publicProcedure } from '../init.ts';
 import { answerClientCallSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
 import type { ExecOptions } from '../../gateway-types.ts';
+import type { CodeModeResult } from '../../runs/types.ts';
+import { resultToModelText } from '../../runs/model-text.ts';
+
+/** A result plus its text exactly as a model receives it (compact JSON, untrusted content wrapped). */
+function withModelText(result: CodeModeResult): CodeModeResult & { modelText: string } {
+  return { ...result, modelText: resultToModelText(result) };
+}
 
 export const execProcedure = publicProcedure.input(execRequestSchema).mutation(({ ctx, input }) => {
   const opts: ExecOptions = {};
   if (input.executor !== undefined) opts.executor = input.executor;
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
-  return ctx.gateway.exec(input.agentRunId, input.input, opts);
+  return ctx.gateway.exec(input.agentRunId, input.input, opts).then(withModelText);
 });
 
 export const waitProcedure = publicProcedure
   .input(waitRequestSchema)
-  .mutation(({ ctx, input }) => ctx.gateway.wait(input.agentRunId, { runId: input.runId }));
+  .mutation(({ ctx, input }) => ctx.gateway.wait(input.agentRunId, { runId: input.runId }).then(withModelText));
 
 export const abortProcedure = publicProcedure
   .input(runIdSchema)
