@@ -2,6 +2,20 @@
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema, ToolSource } from './tools/types.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
+import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+
+export type {
+  CompactionPayload,
+  EntryPayloads,
+  EntryType,
+  MessagePayload,
+  NestedActivityPayload,
+  SessionStoreEntry,
+  StoreEntryPayload,
+  ToolCallPayload,
+  ToolResultPayload,
+  TranscriptEntry,
+} from './sessions/types.ts';
 
 /** A tool as a model would be given it (name, description, JSON Schema input). */
 export interface ModelTool {
@@ -97,6 +111,11 @@ export interface ExecOptions {
   toolCallId?: string;
 }
 
+export interface WaitOptions {
+  /** The model's tool-call id of this wait call (the transcript records it; one is made up when absent). */
+  toolCallId?: string;
+}
+
 export interface GatewayApi {
   agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }>;
   surface(req: TurnRequest): SurfaceView;
@@ -105,7 +124,7 @@ export interface GatewayApi {
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
-  wait(agentRunId: string, input: { runId: string }): Promise<CodeModeResult>;
+  wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */
@@ -115,6 +134,13 @@ export interface GatewayApi {
   runs(): RunView[];
   run(runId: string): RunView | undefined;
   trajectory(runId: string): TrajectoryExport | undefined;
+  /**
+   * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
+   * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.
+   */
+  transcript(sessionId: string): TranscriptEntry[];
+  /** The session store replayed along the session's current branch. [] for an unknown session. */
+  sessionStore(sessionId: string): SessionStoreEntry[];
   /** Live events; returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
   close(): Promise<void>;

@@ -11,7 +11,7 @@ import type { Catalog } from './catalog/types.ts';
 import { resolveActivation, findAgent, agentModel, agentCodeModeOptions } from './config/activation.ts';
 import { loadConfigFile, resolveConfigPath } from './config/load.ts';
 import type { ExecutorKind, GatewayConfig } from './config/types.ts';
-import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from './errors.ts';
+import { CodeModeError, ConfigError, InvalidInputError, type CodeModeErrorCode } from './errors.ts';
 import { CallScheduler } from './bridge/scheduler.ts';
 import type { Executor } from './executors/types.ts';
 import type {
@@ -24,12 +24,16 @@ import type {
   SurfaceView,
   TurnInfo,
   TurnRequest,
+  WaitOptions,
 } from './gateway-types.ts';
 import { ResultsStore } from './results/store.ts';
 import { ApprovalBroker } from './runs/approvals.ts';
 import { RunManager, type TurnScope } from './runs/runs.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { SessionStore } from './sessions/store.ts';
+import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
+import { execCallPayload, newToolCallId, toolResultPayload, TranscriptRecorder, waitCallPayload } from './sessions/recorder.ts';
+import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import { prepareExec } from './source/index.ts';
 import { buildModelSurface } from './surface/surface.ts';
 import { hasEmptyAllowlist, applyToolPolicy } from './tools/policy.ts';
@@ -50,6 +54,12 @@ export interface GatewayOptions {
   extraTools?: () => ToolDefinition[];
   /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
   mcp?: McpToolSource;
+}
+
+/** The exec call whose run is starting: RunManager emits `run.started` synchronously inside `exec`. */
+interface StartingExec {
+  sessionId: string;
+  toolCallId: string;
 }
 
 interface Turn {
@@ -73,7 +83,10 @@ export const TURN_IDLE_MS = 6 * 60 * 60 * 1000;
 
 export class Gateway implements GatewayApi {
   readonly runsManager: RunManager;
-  readonly sessions = new SessionStore();
+  /** Session store and transcripts (SQLite at `config.sessions.path`); the Gateway closes the database. */
+  readonly sessions: SessionStore;
+  private readonly recorder: TranscriptRecorder;
+  private startingExec?: StartingExec;
   private readonly approvalsBroker: ApprovalBroker;
   private readonly events = new EventEmitter();
   private readonly turns = new Map<string, Turn>();
@@ -86,6 +99,23 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
+    const dbPath = config.sessions?.path ?? MEMORY_DB_PATH;
+    try {
+      this.sessions = new SessionStore(openSessionDatabase(dbPath));
+    } catch (err) {
+      if (err instanceof SessionStoreError) throw new ConfigError('sessions.path', err.message);
+      throw err;
+    }
+    this.recorder = new TranscriptRecorder(this.sessions.transcript, (message) => console.warn(`[sessions] ${message}`));
+    // first listener: links a starting run to its exec call before any nested call of it can finish
+    this.events.on('event', (event: RunEvent) => {
+      if (event.type === 'run.started' && this.startingExec) {
+        const call = event.view.calls[0];
+        if (call) this.recorder.link(event.runId, this.startingExec.sessionId, call.callId, this.startingExec.toolCallId);
+      } else if (event.type === 'nested.finished') {
+        this.recorder.nestedFinished(event.runId, event.call);
+      }
+    });
     for (const [kind, ex] of Object.entries(opts.executors ?? {})) if (ex) this.executors.set(kind as ExecutorKind, ex);
     this.approvalsBroker = new ApprovalBroker((e) => {
       if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
@@ -217,6 +247,17 @@ export class Gateway implements GatewayApi {
 
   async exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
     const turn = this.turns.get(agentRunId);
+    const toolCallId = typeof opts.toolCallId === 'string' && opts.toolCallId !== '' ? opts.toolCallId : newToolCallId();
+    const sessionId = this.closed ? undefined : turn?.info.sessionId;
+    const notes: string[] = [];
+    const note = (warning: string | undefined) => void (warning && notes.push(warning));
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', execCallPayload(toolCallId, agentRunId, input)));
+    const result = await this.execCell(turn, agentRunId, input, { ...opts, toolCallId });
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload('exec', toolCallId, result)));
+    return this.withTranscriptNotes(result, notes);
+  }
+
+  private async execCell(turn: Turn | undefined, agentRunId: string, input: CodeModeExecInput, opts: ExecOptions & { toolCallId: string }): Promise<CodeModeResult> {
     const executorKind: ExecutorKind = opts.executor ?? turn?.scope.options.executor ?? 'quickjs';
     try {
       this.assertOpen();
@@ -231,21 +272,39 @@ export class Gateway implements GatewayApi {
         ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
       });
       const executor = await this.executor(executorKind);
-      return await this.runsManager.exec(turn.scope, {
-        body: prepared.body,
-        code: prepared.input.code,
-        language: prepared.language,
-        executor,
-        restartSafe: prepared.input.restartSafe,
-        ...(opts.toolCallId ? { toolCallId: opts.toolCallId } : {}),
-      });
+      this.startingExec = { sessionId: turn.info.sessionId, toolCallId: opts.toolCallId };
+      let running: Promise<CodeModeResult>;
+      try {
+        running = this.runsManager.exec(turn.scope, {
+          body: prepared.body,
+          code: prepared.input.code,
+          language: prepared.language,
+          executor,
+          restartSafe: prepared.input.restartSafe,
+          toolCallId: opts.toolCallId,
+        });
+      } finally {
+        this.startingExec = undefined;
+      }
+      return await running;
     } catch (err) {
       return failedBeforeRun(err, executorKind);
     }
   }
 
-  async wait(agentRunId: string, input: { runId: string }): Promise<CodeModeResult> {
+  async wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
     const turn = this.turns.get(agentRunId);
+    const toolCallId = typeof opts.toolCallId === 'string' && opts.toolCallId !== '' ? opts.toolCallId : newToolCallId();
+    const sessionId = this.closed ? undefined : turn?.info.sessionId;
+    const notes: string[] = [];
+    const note = (warning: string | undefined) => void (warning && notes.push(warning));
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', waitCallPayload(toolCallId, agentRunId, input)));
+    const result = await this.waitCell(turn, agentRunId, input, toolCallId);
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload('wait', toolCallId, result)));
+    return this.withTranscriptNotes(result, notes);
+  }
+
+  private async waitCell(turn: Turn | undefined, agentRunId: string, input: { runId: string }, toolCallId: string): Promise<CodeModeResult> {
     const executorKind = turn?.scope.options.executor ?? 'quickjs';
     try {
       this.assertOpen();
@@ -253,10 +312,35 @@ export class Gateway implements GatewayApi {
       if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
         throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
       }
-      return await this.runsManager.wait({ agentRunId, sessionId: turn.info.sessionId }, input.runId);
+      const runId = input.runId;
+      const callsBefore = this.runsManager.get(runId)?.calls.length ?? 0;
+      // RunManager opens the wait's call synchronously once the run passes its scope checks
+      const running = this.runsManager.wait({ agentRunId, sessionId: turn.info.sessionId }, runId);
+      const calls = this.runsManager.get(runId)?.calls ?? [];
+      const opened = calls.length > callsBefore ? calls[calls.length - 1] : undefined;
+      if (opened) this.recorder.link(runId, turn.info.sessionId, opened.callId, toolCallId);
+      return await running;
     } catch (err) {
       return failedBeforeRun(err, executorKind);
     }
+  }
+
+  /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */
+  transcript(sessionId: string): TranscriptEntry[] {
+    return this.sessions.transcript.branch(sessionId);
+  }
+
+  /** The session store as the session's current branch holds it. */
+  sessionStore(sessionId: string): SessionStoreEntry[] {
+    return this.sessions.entries(sessionId);
+  }
+
+  /** Transcript write failures never change an outcome; a completed result says so in its warnings. */
+  private withTranscriptNotes(result: CodeModeResult, notes: string[]): CodeModeResult {
+    if (notes.length === 0) return result;
+    for (const n of notes) console.warn(`[sessions] ${n}`);
+    if (result.status !== 'completed') return result;
+    return { ...result, warnings: [...(result.warnings ?? []), ...notes] };
   }
 
   abortRun(runId: string): boolean {
@@ -301,6 +385,8 @@ export class Gateway implements GatewayApi {
     await Promise.all(own.map(([, ex]) => ex.close()));
     await this.opts.mcp?.close();
     this.events.removeAllListeners();
+    this.recorder.close();
+    this.sessions.close();
   }
 
   // ---- internals -------------------------------------------------------------------------------

@@ -26,6 +26,10 @@ export const DEFAULT_AGENT_ID = 'main';
 export const DEFAULT_MODEL = 'demo/coder';
 /** Relative to the config file: the demo workspace the read/grep/exec tools work in. */
 export const DEFAULT_WORKSPACE = 'demo/workspace';
+/** Relative to the config file: the SQLite file holding session transcripts; `data/` is git-ignored. */
+export const DEFAULT_SESSIONS_PATH = 'data/codemode.db';
+/** `sessions.path` value that keeps transcripts in memory (nothing survives a restart). */
+export const IN_MEMORY_SESSIONS_PATH = ':memory:';
 /** Read-only, argument-safe commands: enough to demonstrate the shell tool without letting it change anything. */
 export const DEFAULT_SHELL_ALLOW: readonly string[] = Object.freeze(['ls', 'cat', 'wc', 'echo', 'head', 'date']);
 
@@ -193,6 +197,12 @@ const gatewayFileSchema = strictObject(
       'mcp: servers',
     ).optional(),
     workspace: text('the demo workspace folder, relative to the config file').optional(),
+    sessions: strictObject(
+      {
+        path: text(`the SQLite file for session transcripts, relative to the config file, or "${IN_MEMORY_SESSIONS_PATH}"`).optional(),
+      },
+      'sessions: path',
+    ).optional(),
     shellAllow: list(
       text('a command name').refine((name) => COMMAND_NAME.test(name), {
         error: (issue) => `${JSON.stringify(issue.input)} is not a bare command name; list program names only (no paths, spaces or arguments), e.g. "ls"`,
@@ -200,7 +210,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, workspace, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -259,6 +269,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     servers[name] = 'command' in server ? { ...server, cwd: fromRoot(server.cwd ?? '.') } : server;
   }
 
+  const sessionsPath = file.sessions?.path ?? DEFAULT_SESSIONS_PATH;
   const config: GatewayConfig = {
     baseDir: root,
     workspace: fromRoot(file.workspace ?? DEFAULT_WORKSPACE),
@@ -280,6 +291,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
       external: (file.plugins?.external ?? []).map((plugin) => ({ id: plugin.id, path: fromRoot(plugin.path) })),
     },
     mcp: { servers },
+    sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

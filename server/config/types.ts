@@ -71,6 +71,11 @@ export interface GatewayConfig {
   };
   plugins: { bundled: string[]; external: PluginRef[] };
   mcp: { servers: Record<string, McpServerConfig> };
+  /**
+   * Where session transcripts (and so the session store) persist: an absolute SQLite file path after loading,
+   * or ":memory:". Absent on configs built in code: those get an in-memory database.
+   */
+  sessions?: { path: string };
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

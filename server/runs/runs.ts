@@ -419,7 +419,8 @@ export class RunManager {
         options: turn.options,
         scheduler: turn.scheduler,
         results: turn.results,
-        sessions: this.deps.sessions,
+        // the turn's own view: its projection is built at its first read and sees only its own commits
+        sessions: this.deps.sessions.forTurn(turn),
         sessionId: turn.sessionId,
         storeBuffer: run.storeBuffer,
         restartSafe: run.cell.restartSafe,
@@ -535,7 +536,7 @@ export class RunManager {
     }
     if (run.storeBuffer.size > 0) {
       try {
-        this.deps.sessions.commit(run.turn.sessionId, run.runId, run.storeBuffer);
+        this.deps.sessions.forTurn(run.turn).commit(run.turn.sessionId, run.runId, run.storeBuffer);
       } catch (err) {
         warnings.push(`store() writes were not committed: ${(err as Error).message}`);
       }

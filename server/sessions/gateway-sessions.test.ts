@@ -1,0 +1,245 @@
+// Sessions through a real Gateway (QuickJS): commit rules, restart persistence, control calls and nested activity in the transcript.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeModeOptions } from '../config/types.ts';
+import { Gateway } from '../gateway.ts';
+import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
+import { MSG_UNAVAILABLE } from '../runs/runs.ts';
+import type { CodeModeResult } from '../runs/types.ts';
+import { loadToolSources } from '../tools/registry.ts';
+import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import type { TranscriptEntry } from './types.ts';
+
+let executor: QuickJsExecutor;
+let dir: string;
+const gateways: Gateway[] = [];
+
+beforeAll(async () => {
+  executor = new QuickJsExecutor({ workers: 1 });
+  await executor.ready();
+  dir = mkdtempSync(join(tmpdir(), 'codemode-sessions-'));
+});
+afterEach(async () => {
+  for (const gw of gateways.splice(0)) await gw.close();
+});
+afterAll(async () => {
+  await executor.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let dbCounter = 0;
+const freshDb = () => join(dir, `s${++dbCounter}.db`);
+
+async function gateway(path: string = ':memory:', o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
+  const config = testConfig({
+    tools: { codeMode: testCodeModeOptions({ timeoutMs: 400, ...o }) },
+    sessions: { path },
+  });
+  const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+  gateways.push(gw);
+  return gw;
+}
+
+function waiting(r: CodeModeResult): Extract<CodeModeResult, { status: 'waiting' }> {
+  if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
+  return r;
+}
+
+async function load(gw: Gateway, sessionId: string, key: string): Promise<unknown> {
+  const t = gw.prepareTurn({ sessionId });
+  const r = await gw.exec(t.agentRunId, { code: `return await load(${JSON.stringify(key)})` });
+  if (r.status !== 'completed') throw new Error(`load failed: ${JSON.stringify(r)}`);
+  return r.value;
+}
+
+describe('commit only on completed', () => {
+  it('on a completed cell: its writes are committed as one entry and later turns load them', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'done' });
+    const r = await gw.exec(t.agentRunId, { code: 'await store("a", 1); await store("b", { x: [2] }); return "ok"' });
+    expect(r).toMatchObject({ status: 'completed', value: 'ok' });
+    expect(gw.sessionStore('done')).toEqual([
+      { key: 'a', json: '1', networkContent: false },
+      { key: 'b', json: '{"x":[2]}', networkContent: false },
+    ]);
+    expect(gw.transcript('done').filter((e) => e.type === 'code-mode-store')).toHaveLength(1);
+    expect(await load(gw, 'done', 'b')).toEqual({ x: [2] });
+  });
+
+  it('on failed, timed-out, aborted and expired cells: their writes are discarded', async () => {
+    const gw = await gateway(':memory:', { snapshotTtlSeconds: 1 });
+    const t = gw.prepareTurn({ sessionId: 'discard' });
+    expect(await gw.exec(t.agentRunId, { code: 'await store("failed", 1); throw new Error("boom")' })).toMatchObject({ status: 'failed' });
+    expect(await gw.exec(t.agentRunId, { code: 'await store("timeout", 1); while (true) {}' })).toMatchObject({ status: 'failed', code: 'timeout' });
+
+    const aborted = waiting(await gw.exec(t.agentRunId, { code: 'await store("aborted", 1); await sleep({ ms: 5000 }); return 1' }));
+    expect(gw.abortRun(aborted.runId)).toBe(true);
+    expect(await gw.wait(t.agentRunId, { runId: aborted.runId })).toMatchObject({ status: 'failed', code: 'invalid_input' });
+
+    const expired = waiting(await gw.exec(t.agentRunId, { code: 'await store("expired", 1); await sleep({ ms: 5000 }); return 1' }));
+    await new Promise((r) => setTimeout(r, 1300));
+    expect(await gw.wait(t.agentRunId, { runId: expired.runId })).toMatchObject({ status: 'failed', error: MSG_UNAVAILABLE });
+
+    expect(gw.sessionStore('discard')).toEqual([]);
+    expect(gw.transcript('discard').some((e) => e.type === 'code-mode-store')).toBe(false);
+    for (const key of ['failed', 'timeout', 'aborted', 'expired']) expect(await load(gw, 'discard', key)).toBeNull();
+  });
+
+  it('on a cell completed by wait: the writes made before and after suspension commit together', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'resumed' });
+    const w = waiting(await gw.exec(t.agentRunId, { code: 'await store("before", 1); await sleep({ ms: 700 }); await store("after", 2); return 3' }));
+    expect(gw.sessionStore('resumed')).toEqual([]);
+    expect(await gw.wait(t.agentRunId, { runId: w.runId })).toMatchObject({ status: 'completed', value: 3 });
+    expect(gw.sessionStore('resumed').map((e) => e.key)).toEqual(['before', 'after']);
+    expect(gw.transcript('resumed').filter((e) => e.type === 'code-mode-store')).toHaveLength(1);
+  });
+});
+
+describe('append failure on commit', () => {
+  it('on a failing append: the result is completed with a warning and the projection is unchanged', async () => {
+    const path = freshDb();
+    const gw = await gateway(path);
+    const t = gw.prepareTurn({ sessionId: 'faulty' });
+    expect(await gw.exec(t.agentRunId, { code: 'await store("k", "first"); return 1' })).toMatchObject({ status: 'completed' });
+    expect(await gw.exec(t.agentRunId, { code: 'return await load("k")' })).toMatchObject({ value: 'first' });
+
+    // a second connection installs a failing statement for store entries only
+    const other = new Database(path);
+    other.exec("CREATE TRIGGER fail_store BEFORE INSERT ON entries WHEN NEW.type = 'code-mode-store' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;");
+    other.close();
+
+    const r = await gw.exec(t.agentRunId, { code: 'await store("k", "second"); await store("extra", 1); return 2' });
+    expect(r).toMatchObject({ status: 'completed', value: 2 });
+    if (r.status !== 'completed') throw new Error('unreachable');
+    expect(r.warnings?.join('\n')).toMatch(/store\(\) writes were not committed: .*disk full \(simulated\)/);
+    expect(await gw.exec(t.agentRunId, { code: 'return [await load("k"), await load("extra")]' })).toMatchObject({ value: ['first', null] });
+    expect(gw.sessionStore('faulty')).toEqual([{ key: 'k', json: '"first"', networkContent: false }]);
+  });
+});
+
+describe('restart persistence', () => {
+  it('on a new Gateway on the same file: committed values and the transcript are there, continuations are not', async () => {
+    const path = freshDb();
+    const first = await gateway(path);
+    const t1 = first.prepareTurn({ sessionId: 'durable' });
+    expect(await first.exec(t1.agentRunId, { code: 'await store("kept", { n: 42 }); return 1' })).toMatchObject({ status: 'completed' });
+    const parked = waiting(await first.exec(t1.agentRunId, { code: 'await store("parked", 1); await sleep({ ms: 5000 }); return 2' }));
+    const transcriptBefore = first.transcript('durable');
+    await first.close();
+
+    const second = await gateway(path);
+    expect(await load(second, 'durable', 'kept')).toEqual({ n: 42 });
+    expect(await load(second, 'durable', 'parked')).toBeNull();
+    const t2 = second.prepareTurn({ sessionId: 'durable' });
+    expect(await second.wait(t2.agentRunId, { runId: parked.runId })).toMatchObject({ status: 'failed', code: 'invalid_input', error: MSG_UNAVAILABLE });
+    expect(second.transcript('durable').slice(0, transcriptBefore.length)).toEqual(transcriptBefore);
+  });
+});
+
+describe('control calls in the transcript', () => {
+  it('on exec then wait: tool-call and tool-result entries with redacted source, nested activity under its parent', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'history' });
+    const code = 'const API_TOKEN = "hunter2-literal";\nconst n = computeLen(API_TOKEN);\nawait sleep({ ms: 700 });\nreturn n;\nfunction computeLen(s) { return s.length }';
+    const w = waiting(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_exec_1' }));
+    const done = await gw.wait(t.agentRunId, { runId: w.runId }, { toolCallId: 'call_wait_1' });
+    expect(done).toMatchObject({ status: 'completed', value: 'hunter2-literal'.length });
+
+    const entries = gw.transcript('history');
+    const kinds = entries.map((e) => e.type);
+    expect(kinds.filter((k) => k === 'tool-call')).toHaveLength(2);
+    expect(kinds.filter((k) => k === 'tool-result')).toHaveLength(2);
+
+    const calls = entries.filter((e): e is Extract<TranscriptEntry, { type: 'tool-call' }> => e.type === 'tool-call');
+    expect(calls[0]?.payload).toMatchObject({ tool: 'exec', toolCallId: 'call_exec_1', agentRunId: t.agentRunId });
+    expect(calls[0]?.payload.code).toContain('const API_TOKEN = "***"');
+    expect(calls[0]?.payload.code).toContain('computeLen(API_TOKEN)');
+    expect(JSON.stringify(entries)).not.toContain('hunter2-literal');
+    expect(calls[1]?.payload).toEqual({ tool: 'wait', toolCallId: 'call_wait_1', agentRunId: t.agentRunId, runId: w.runId });
+
+    const results = entries.filter((e): e is Extract<TranscriptEntry, { type: 'tool-result' }> => e.type === 'tool-result');
+    expect(results.map((r) => [r.payload.toolCallId, r.payload.status])).toEqual([
+      ['call_exec_1', 'waiting'],
+      ['call_wait_1', 'completed'],
+    ]);
+    expect(JSON.parse(results[0]!.payload.text)).toMatchObject({ status: 'waiting', runId: w.runId });
+    expect(JSON.parse(results[1]!.payload.text)).toEqual(JSON.parse(JSON.stringify(done)));
+
+    // the sleep started under exec_1 and finished while parked: one row, finished, with both parent ids
+    const activity = entries.filter((e): e is Extract<TranscriptEntry, { type: 'nested-activity' }> => e.type === 'nested-activity');
+    const trajectory = gw.trajectory(w.runId)!;
+    const sleepCall = trajectory.calls[0]?.nested.find((n) => n.tool === 'sleep');
+    expect(sleepCall).toBeDefined();
+    expect(activity).toHaveLength(trajectory.calls.flatMap((c) => c.nested).length);
+    expect(activity.find((a) => a.payload.tool === 'sleep')?.payload).toMatchObject({
+      runId: w.runId,
+      parentCallId: 'exec_1',
+      parentToolCallId: 'call_exec_1',
+      invocationId: sleepCall!.invocationId,
+      kind: 'tool',
+      status: 'ok',
+    });
+    // starts and partial updates are not persisted: each invocation appears once, finished
+    const ids = activity.map((a) => a.payload.invocationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(activity.every((a) => a.payload.endedAt !== undefined && a.payload.status !== 'running')).toBe(true);
+    // order along the branch: exec call, its result, the wait call, its result
+    const order = entries.filter((e) => e.type === 'tool-call' || e.type === 'tool-result').map((e) => `${e.type}:${e.payload.tool}`);
+    expect(order).toEqual(['tool-call:exec', 'tool-result:exec', 'tool-call:wait', 'tool-result:wait']);
+  });
+
+  it('on a nested call dispatched by a wait: its row names the wait as parent', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'second-leg' });
+    const w = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 600 }); return await sleep({ ms: 1 })' }, { toolCallId: 'x1' }));
+    expect(await gw.wait(t.agentRunId, { runId: w.runId }, { toolCallId: 'x2' })).toMatchObject({ status: 'completed' });
+    const rows = gw.transcript('second-leg').flatMap((e) => (e.type === 'nested-activity' ? [e.payload] : []));
+    expect(rows.map((r) => [r.parentCallId, r.parentToolCallId])).toEqual([
+      ['exec_1', 'x1'],
+      ['wait_2', 'x2'],
+    ]);
+  });
+
+  it('on replay after restart: the model context holds only the control calls, and a compaction restarts it', async () => {
+    const path = freshDb();
+    const first = await gateway(path);
+    const t = first.prepareTurn({ sessionId: 'replay' });
+    await first.exec(t.agentRunId, { code: 'await store("k", 1); return await sleep({ ms: 1 })' }, { toolCallId: 'c1' });
+    await first.exec(t.agentRunId, { command: 'return 2' }, { toolCallId: 'c2' });
+    await first.close();
+
+    const second = await gateway(path);
+    const context = second.sessions.transcript.context('replay');
+    expect(context.map((e) => `${e.type}:${'toolCallId' in e.payload ? e.payload.toolCallId : ''}`)).toEqual([
+      'tool-call:c1',
+      'tool-result:c1',
+      'tool-call:c2',
+      'tool-result:c2',
+    ]);
+    expect(context[2]?.payload).toMatchObject({ tool: 'exec', command: 'return 2' });
+    second.sessions.transcript.compact('replay', 'two cells ran');
+    expect(second.sessions.transcript.context('replay').map((e) => e.type)).toEqual(['compaction']);
+    expect(await load(second, 'replay', 'k')).toBe(1);
+  });
+
+  it('on an exec that fails before running: the call and its failed result are still recorded', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'invalid' });
+    expect(await gw.exec(t.agentRunId, { code: 'return 1', command: 'return 2' })).toMatchObject({ status: 'failed', code: 'invalid_input' });
+    const [call, result] = gw.transcript('invalid');
+    expect(call).toMatchObject({ type: 'tool-call', payload: { tool: 'exec', code: 'return 1', command: 'return 2' } });
+    expect(result).toMatchObject({ type: 'tool-result', payload: { status: 'failed', errorCode: 'invalid_input' } });
+  });
+
+  it('on bad session ids: transcript fails naming sessionId; an unknown session is empty', async () => {
+    const gw = await gateway();
+    expect(() => gw.transcript('')).toThrow(/sessionId must be a non-empty string/);
+    expect(() => gw.sessionStore(' ')).toThrow(/sessionId must be a non-empty string/);
+    expect(gw.transcript('nobody')).toEqual([]);
+    expect(gw.sessionStore('nobody')).toEqual([]);
+  });
+});

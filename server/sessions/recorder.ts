@@ -1,0 +1,138 @@
+// Records code-mode control calls (exec/wait and their results) and finished nested calls into session transcripts.
+//
+// The model's own calls are what a provider replays, so each exec/wait call appends a `tool-call` entry
+// (source redacted) and a `tool-result` entry (the compact JSON the model saw). Nested calls made from a
+// cell are display-only: when one finishes, a bounded `nested-activity` row is appended with its
+// invocation id and its parent (the run's exec/wait call and that call's model tool-call id). Starts and
+// partial updates are never written. A transcript write that fails never changes a call's outcome: the
+// caller gets a message to surface as a warning.
+import { randomUUID } from 'node:crypto';
+import { redactSource } from '../source/redact.ts';
+import { resultToModelText } from '../runs/model-text.ts';
+import type { CodeModeResult, NestedCallRecord } from '../runs/types.ts';
+import type { Transcript } from './transcript.ts';
+import type { EntryPayloads, EntryType, NestedActivityPayload, ToolCallPayload, ToolResultPayload } from './types.ts';
+
+/** Tool labels and error codes are short names; anything longer is cut so one row stays one line. */
+export const MAX_ACTIVITY_LABEL_CHARS = 200;
+
+// A run is linked to its session and its calls' tool-call ids from exec until its last nested call finishes.
+// 64 runs can be suspended at once; this leaves room for many finished ones whose late calls still report.
+export const MAX_LINKED_RUNS = 1024;
+
+interface RunLink {
+  sessionId: string;
+  /** run-local call id (`exec_1`, `wait_2`) -> the model's tool-call id */
+  toolCallIds: Map<string, string>;
+}
+
+export function newToolCallId(): string {
+  return `call_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function bounded(text: string): string {
+  return text.length > MAX_ACTIVITY_LABEL_CHARS ? `${text.slice(0, MAX_ACTIVITY_LABEL_CHARS - 1)}…` : text;
+}
+
+/** The tool-call entry of an exec: source fields redacted, only the fields the caller actually sent. */
+export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown): ToolCallPayload {
+  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId };
+  if (!isRecord(input)) return payload;
+  if (typeof input.code === 'string') payload.code = redactSource(input.code);
+  if (typeof input.command === 'string') payload.command = redactSource(input.command);
+  if (input.language === 'javascript' || input.language === 'typescript') payload.language = input.language;
+  if (typeof input.restartSafe === 'boolean') payload.restartSafe = input.restartSafe;
+  if (typeof input.typecheck === 'boolean') payload.typecheck = input.typecheck;
+  return payload;
+}
+
+export function waitCallPayload(toolCallId: string, agentRunId: string, input: unknown): ToolCallPayload {
+  const runId = isRecord(input) && typeof input.runId === 'string' ? input.runId : undefined;
+  return { tool: 'wait', toolCallId, agentRunId, ...(runId !== undefined ? { runId: bounded(runId) } : {}) };
+}
+
+export function toolResultPayload(tool: 'exec' | 'wait', toolCallId: string, result: CodeModeResult): ToolResultPayload {
+  const runId = result.status === 'waiting' ? result.runId : result.telemetry.runId;
+  return {
+    tool,
+    toolCallId,
+    status: result.status,
+    ...(runId ? { runId } : {}),
+    ...(result.status === 'failed' && result.code ? { errorCode: result.code } : {}),
+    text: resultToModelText(result),
+  };
+}
+
+export function activityPayload(runId: string, record: NestedCallRecord, parentToolCallId: string | undefined): NestedActivityPayload {
+  return {
+    runId,
+    parentCallId: record.parentCallId,
+    ...(parentToolCallId ? { parentToolCallId } : {}),
+    invocationId: record.invocationId,
+    requestId: bounded(record.requestId),
+    tool: bounded(record.tool),
+    kind: record.kind,
+    status: record.status,
+    ...(record.errorCode ? { errorCode: bounded(record.errorCode) } : {}),
+    inputBytes: record.inputBytes,
+    ...(record.outputBytes !== undefined ? { outputBytes: record.outputBytes } : {}),
+    startedAt: record.startedAt,
+    ...(record.endedAt !== undefined ? { endedAt: record.endedAt } : {}),
+  };
+}
+
+const FINISHED: ReadonlySet<NestedCallRecord['status']> = new Set<NestedCallRecord['status']>(['ok', 'error', 'canceled']);
+
+export class TranscriptRecorder {
+  private readonly links = new Map<string, RunLink>();
+  private closed = false;
+
+  constructor(
+    private readonly transcript: Transcript,
+    /** Failures nobody awaits (nested activity) are reported here. */
+    private readonly report: (message: string) => void = () => {},
+  ) {}
+
+  /** Appends a control-call entry; returns a warning when it could not be written. */
+  append<K extends EntryType>(sessionId: string, type: K, payload: EntryPayloads[K]): string | undefined {
+    if (this.closed) return undefined;
+    try {
+      this.transcript.appendEntry(sessionId, type, payload);
+      return undefined;
+    } catch (err) {
+      return `the session transcript did not record this ${type}: ${(err as Error).message}`;
+    }
+  }
+
+  /** Ties a run's exec/wait call to the session and the model's tool-call id, for its nested activity. */
+  link(runId: string, sessionId: string, callId: string, toolCallId: string): void {
+    let link = this.links.get(runId);
+    if (!link) {
+      link = { sessionId, toolCallIds: new Map() };
+      this.links.set(runId, link);
+      if (this.links.size > MAX_LINKED_RUNS) {
+        const oldest = this.links.keys().next().value;
+        if (oldest !== undefined) this.links.delete(oldest);
+      }
+    }
+    link.toolCallIds.set(callId, toolCallId);
+  }
+
+  /** A nested call finished: one display-only row under the session's branch. Unlinked runs are not recorded. */
+  nestedFinished(runId: string, record: NestedCallRecord): void {
+    if (this.closed || !FINISHED.has(record.status)) return;
+    const link = this.links.get(runId);
+    if (!link) return;
+    const warning = this.append(link.sessionId, 'nested-activity', activityPayload(runId, record, link.toolCallIds.get(record.parentCallId)));
+    if (warning) this.report(warning);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.links.clear();
+  }
+}

@@ -1,0 +1,156 @@
+// The session store replayed from code-mode-store entries: branch ancestry, compaction, turn views, failed appends.
+import { afterEach, describe, expect, it } from 'vitest';
+import { SessionStoreError } from './db.ts';
+import { SessionStore, type StoredValue } from './store.ts';
+
+const stores: SessionStore[] = [];
+function store(): SessionStore {
+  const s = new SessionStore();
+  stores.push(s);
+  return s;
+}
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+});
+
+function writes(values: Record<string, unknown>, networkContent: string[] = []): Map<string, StoredValue> {
+  return new Map(
+    Object.entries(values).map(([key, v]) => [key, { json: v === undefined ? undefined : JSON.stringify(v), networkContent: networkContent.includes(key) }]),
+  );
+}
+
+const view = (s: SessionStore, sessionId = 's') => Object.fromEntries(s.entries(sessionId).map((e) => [e.key, JSON.parse(e.json)]));
+
+describe('replay', () => {
+  it('on several commits: later sets win, deletes remove keys, provenance is per key', () => {
+    const s = store();
+    s.commit('s', 'r1', writes({ a: 1, b: 'web' }, ['b']));
+    s.commit('s', 'r2', writes({ a: 2, c: [3] }));
+    s.commit('s', 'r3', writes({ c: undefined }));
+    expect(view(s)).toEqual({ a: 2, b: 'web' });
+    expect(s.entries('s').find((e) => e.key === 'b')?.networkContent).toBe(true);
+    expect(s.entries('s').find((e) => e.key === 'a')?.networkContent).toBe(false);
+    expect(s.history('s').map((c) => c.runId)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('on a completed write set: it is ONE code-mode-store entry with sets, deletes and provenance', () => {
+    const s = store();
+    s.commit('s', 'r1', writes({ a: 1, gone: undefined, net: true }, ['net']));
+    const entries = s.transcript.branch('s');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      type: 'code-mode-store',
+      payload: {
+        runId: 'r1',
+        sets: [
+          { key: 'a', json: '1', networkContent: false },
+          { key: 'net', json: 'true', networkContent: true },
+        ],
+        deletes: ['gone'],
+      },
+    });
+  });
+
+  it('on an empty write set: appends nothing', () => {
+    const s = store();
+    expect(s.commit('s', 'r1', new Map())).toBeUndefined();
+    expect(s.transcript.branch('s')).toEqual([]);
+  });
+
+  it('on branches: replay follows ancestry and excludes the other branch writes', () => {
+    const s = store();
+    const first = s.commit('s', 'r1', writes({ a: 1 }));
+    s.commit('s', 'r2', writes({ a: 2, b: 2 }));
+    s.transcript.branchFrom('s', first!.entryId);
+    expect(view(s)).toEqual({ a: 1 });
+    s.commit('s', 'r3', writes({ c: 3 }));
+    expect(view(s)).toEqual({ a: 1, c: 3 });
+    // back to the tip of the first branch: its writes return, the new branch's do not
+    const oldTip = s.transcript.db.prepare<[], { id: string }>("SELECT id FROM entries WHERE payload LIKE '%\"r2\"%'").get();
+    s.transcript.branchFrom('s', oldTip!.id);
+    expect(view(s)).toEqual({ a: 2, b: 2 });
+  });
+
+  it('on compaction: values committed before it still replay', () => {
+    const s = store();
+    s.commit('s', 'r1', writes({ early: 'kept' }));
+    s.transcript.appendEntry('s', 'message', { role: 'user', text: 'long chat' });
+    s.transcript.compact('s', 'summary of the chat');
+    s.commit('s', 'r2', writes({ late: 1 }));
+    expect(view(s)).toEqual({ early: 'kept', late: 1 });
+    expect(s.forTurn({}).get('s', 'early')?.json).toBe('"kept"');
+  });
+});
+
+describe('turn views', () => {
+  it('on a turn view: the projection is built at the first read and then applies only its own commits', () => {
+    const s = store();
+    s.commit('s', 'r0', writes({ base: 0 }));
+    const a = s.forTurn({});
+    const b = s.forTurn({});
+    expect(a.get('s', 'base')?.json).toBe('0');
+    b.commit('s', 'rb', writes({ fromB: 1 }));
+    expect(a.get('s', 'fromB')).toBeUndefined();
+    a.commit('s', 'ra', writes({ fromA: 1, base: undefined }));
+    expect(a.get('s', 'fromA')?.json).toBe('1');
+    expect(a.get('s', 'base')).toBeUndefined();
+    expect(b.get('s', 'fromB')?.json).toBe('1');
+    expect(view(s)).toEqual({ fromA: 1, fromB: 1 });
+  });
+
+  it('on the same scope object: the same view is returned', () => {
+    const s = store();
+    const scope = {};
+    expect(s.forTurn(scope)).toBe(s.forTurn(scope));
+    expect(s.forTurn(scope)).not.toBe(s.forTurn({}));
+  });
+
+  it('on branchFrom after a view read: the view rebuilds from the new branch at its next read', () => {
+    const s = store();
+    const first = s.commit('s', 'r1', writes({ a: 1 }));
+    s.commit('s', 'r2', writes({ a: 2 }));
+    const v = s.forTurn({});
+    expect(v.get('s', 'a')?.json).toBe('2');
+    s.transcript.branchFrom('s', first!.entryId);
+    expect(v.get('s', 'a')?.json).toBe('1');
+  });
+
+  it('on an append failure: commit throws with guidance and the projection stays unchanged', () => {
+    const s = store();
+    const v = s.forTurn({});
+    v.commit('s', 'r1', writes({ a: 1 }));
+    expect(v.get('s', 'a')?.json).toBe('1');
+    s.transcript.db.exec(
+      "CREATE TRIGGER fail_store BEFORE INSERT ON entries WHEN NEW.type = 'code-mode-store' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;",
+    );
+    expect(() => v.commit('s', 'r2', writes({ a: 2, b: 2 }))).toThrow(/disk full \(simulated\).*store them again in a later cell/);
+    expect(v.get('s', 'a')?.json).toBe('1');
+    expect(v.get('s', 'b')).toBeUndefined();
+    expect(s.history('s')).toHaveLength(1);
+  });
+
+  it('on an unmatched leaf: the first read fails with session_unavailable rather than exposing another branch', () => {
+    const s = store();
+    s.commit('s', 'r1', writes({ a: 1 }));
+    s.transcript.db.pragma('foreign_keys = OFF');
+    s.transcript.db.prepare("UPDATE sessions SET leaf_id = 'e_elsewhere' WHERE id = 's'").run();
+    const v = s.forTurn({});
+    let caught: unknown;
+    try {
+      v.get('s', 'a');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(SessionStoreError);
+    expect(caught).toMatchObject({ code: 'session_unavailable', message: expect.stringContaining('matches no entry') });
+  });
+
+  it('on a closed database: a commit fails with a SessionStoreError', () => {
+    const s = store();
+    const v = s.forTurn({});
+    expect(v.get('s', 'a')).toBeUndefined();
+    s.close();
+    expect(() => v.commit('s', 'r1', writes({ a: 1 }))).toThrow(SessionStoreError);
+    expect(v.get('s', 'a')).toBeUndefined();
+  });
+});

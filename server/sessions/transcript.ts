@@ -1,0 +1,253 @@
+// Session transcripts in SQLite: a tree of entries per session with a current leaf, branches, compaction.
+//
+// Every append hangs the new entry under the session's current leaf and makes it the leaf, so a session
+// is a linear log until `branchFrom` moves the leaf back to an older entry: later appends then form a new
+// branch and the old one stays in the tree, unreachable from the leaf. "The branch" is always the path
+// from the current leaf to its root. Compaction appends a marker: model context starts there, but
+// everything older stays on the branch (store replay and display read the whole path).
+import { randomUUID } from 'node:crypto';
+import { InvalidInputError } from '../errors.ts';
+import { SessionStoreError, type SessionDatabase } from './db.ts';
+import type { EntryPayloads, EntryType, SessionSummary, TranscriptEntry } from './types.ts';
+
+/** Session ids come from callers (the playground URL, the CLI); longer ones are a mistake, not an id. */
+export const MAX_SESSION_ID_CHARS = 200;
+
+export const ENTRY_TYPES: readonly EntryType[] = Object.freeze([
+  'tool-call',
+  'tool-result',
+  'nested-activity',
+  'code-mode-store',
+  'compaction',
+  'message',
+]);
+
+/** Entry types a model's context replays: control calls, their results, prose and compaction summaries. */
+const CONTEXT_TYPES: ReadonlySet<EntryType> = new Set<EntryType>(['tool-call', 'tool-result', 'compaction', 'message']);
+
+interface EntryRow {
+  id: string;
+  session_id: string;
+  parent_id: string | null;
+  type: string;
+  payload: string;
+  created_at: number;
+}
+
+interface SessionRow {
+  id: string;
+  leaf_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function assertSessionId(sessionId: unknown, field = 'sessionId'): asserts sessionId is string {
+  if (typeof sessionId !== 'string' || sessionId.trim() === '') {
+    throw new InvalidInputError(`${field} must be a non-empty string; pass the session id a turn was prepared with`);
+  }
+  if (sessionId.length > MAX_SESSION_ID_CHARS) {
+    throw new InvalidInputError(`${field} is ${sessionId.length} characters, over ${MAX_SESSION_ID_CHARS}; use a shorter session id`);
+  }
+}
+
+function isEntryType(type: unknown): type is EntryType {
+  return typeof type === 'string' && (ENTRY_TYPES as readonly string[]).includes(type);
+}
+
+function newEntryId(): string {
+  return `e_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+}
+
+export class Transcript {
+  /** Bumped by branchFrom in this process, so cached projections of the old branch know to rebuild. */
+  private readonly generations = new Map<string, number>();
+  private readonly stmts;
+
+  constructor(readonly db: SessionDatabase) {
+    this.stmts = {
+      session: db.prepare<[string], SessionRow>('SELECT id, leaf_id, created_at, updated_at FROM sessions WHERE id = ?'),
+      ensureSession: db.prepare<[string, number, number]>('INSERT OR IGNORE INTO sessions (id, leaf_id, created_at, updated_at) VALUES (?, NULL, ?, ?)'),
+      setLeaf: db.prepare<[string | null, number, string]>('UPDATE sessions SET leaf_id = ?, updated_at = ? WHERE id = ?'),
+      insert: db.prepare<[string, string, string | null, string, string, number]>(
+        'INSERT INTO entries (id, session_id, parent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      entry: db.prepare<[string], EntryRow>('SELECT id, session_id, parent_id, type, payload, created_at FROM entries WHERE id = ?'),
+      // root-first: depth counts up from the leaf, so ORDER BY depth DESC walks root -> leaf
+      branch: db.prepare<[string, string, string], EntryRow & { depth: number }>(`
+        WITH RECURSIVE chain(id, session_id, parent_id, type, payload, created_at, depth) AS (
+          SELECT id, session_id, parent_id, type, payload, created_at, 0 FROM entries WHERE id = ? AND session_id = ?
+          UNION ALL
+          SELECT e.id, e.session_id, e.parent_id, e.type, e.payload, e.created_at, c.depth + 1
+            FROM entries e JOIN chain c ON e.id = c.parent_id WHERE e.session_id = ?
+        )
+        SELECT id, session_id, parent_id, type, payload, created_at, depth FROM chain ORDER BY depth DESC`),
+      sessions: db.prepare<[], SessionRow & { entry_count: number }>(`
+        SELECT s.id, s.leaf_id, s.created_at, s.updated_at, (SELECT COUNT(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
+          FROM sessions s ORDER BY s.updated_at DESC`),
+    };
+  }
+
+  /** Appends one entry under the current leaf and makes it the leaf. */
+  appendEntry<K extends EntryType>(sessionId: string, type: K, payload: EntryPayloads[K]): Extract<TranscriptEntry, { type: K }> {
+    assertSessionId(sessionId);
+    if (!isEntryType(type)) {
+      throw new InvalidInputError(`type must be one of ${ENTRY_TYPES.join(', ')}; got ${JSON.stringify(type)}`);
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      throw new InvalidInputError(`payload of a "${type}" entry must be a JSON object`);
+    }
+    let json: string;
+    try {
+      json = JSON.stringify(payload);
+    } catch (err) {
+      throw new InvalidInputError(`payload of a "${type}" entry is not JSON-serializable (${(err as Error).message}); pass plain data`);
+    }
+    const id = newEntryId();
+    const at = Date.now();
+    const parentId = this.write(`append a "${type}" entry to session "${sessionId}"`, () => {
+      this.stmts.ensureSession.run(sessionId, at, at);
+      const parent = this.stmts.session.get(sessionId)?.leaf_id ?? null;
+      this.stmts.insert.run(id, sessionId, parent, type, json, at);
+      this.stmts.setLeaf.run(id, at, sessionId);
+      return parent;
+    });
+    return { id, parentId, sessionId, type, payload, createdAt: at } as Extract<TranscriptEntry, { type: K }>;
+  }
+
+  /**
+   * Moves the session's leaf to `entryId` (null: before the first entry). Later appends form a new branch;
+   * the entries after `entryId` on the old branch stay stored but leave the branch.
+   */
+  branchFrom(sessionId: string, entryId: string | null): void {
+    assertSessionId(sessionId);
+    if (entryId !== null) {
+      if (typeof entryId !== 'string' || entryId === '') {
+        throw new InvalidInputError('entryId must be the id of an entry of this session, or null to branch from the root');
+      }
+      const row = this.read(() => this.stmts.entry.get(entryId));
+      if (!row || row.session_id !== sessionId) {
+        throw new InvalidInputError(`entryId "${entryId}" is not an entry of session "${sessionId}"; pick one from its transcript`);
+      }
+    } else if (!this.read(() => this.stmts.session.get(sessionId))) {
+      throw new InvalidInputError(`session "${sessionId}" has no transcript yet; nothing to branch from`);
+    }
+    const at = Date.now();
+    this.write(`move the leaf of session "${sessionId}"`, () => {
+      this.stmts.setLeaf.run(entryId, at, sessionId);
+    });
+    this.generations.set(sessionId, this.generation(sessionId) + 1);
+  }
+
+  /** The current leaf (null: no entries on the branch). */
+  leaf(sessionId: string): string | null {
+    assertSessionId(sessionId);
+    return this.read(() => this.stmts.session.get(sessionId))?.leaf_id ?? null;
+  }
+
+  /**
+   * The branch, root first. Throws SessionStoreError when the leaf does not resolve to an entry of the
+   * session or its ancestry is broken: a partial path would expose a different branch than the live one.
+   */
+  branch(sessionId: string): TranscriptEntry[] {
+    assertSessionId(sessionId);
+    const leafId = this.leaf(sessionId);
+    if (leafId === null) return [];
+    const rows = this.read(() => this.stmts.branch.all(leafId, sessionId, sessionId));
+    const root = rows[0];
+    if (!root) {
+      throw new SessionStoreError(
+        `the leaf "${leafId}" of session "${sessionId}" matches no entry of that session; the transcript is damaged, branch from a listed entry`,
+      );
+    }
+    if (root.parent_id !== null) {
+      throw new SessionStoreError(
+        `the branch of session "${sessionId}" breaks at entry "${root.id}" (its parent "${root.parent_id}" is not in the session); the transcript is damaged`,
+      );
+    }
+    return rows.flatMap((row) => {
+      const entry = toEntry(row);
+      return entry ? [entry] : [];
+    });
+  }
+
+  /** Appends a compaction entry: model context restarts from `summary`, store replay still sees everything older. */
+  compact(sessionId: string, summary: string): Extract<TranscriptEntry, { type: 'compaction' }> {
+    assertSessionId(sessionId);
+    if (typeof summary !== 'string' || summary.trim() === '') {
+      throw new InvalidInputError('summary must be a non-empty string: what the compacted part of the conversation established');
+    }
+    const branch = this.branch(sessionId);
+    let since = 0;
+    for (let i = branch.length - 1; i >= 0 && branch[i]?.type !== 'compaction'; i--) since++;
+    return this.appendEntry(sessionId, 'compaction', { summary, compactedEntries: since });
+  }
+
+  /**
+   * What a model replays: the latest compaction (if any) and the control calls, results and messages after it.
+   * Nested activity and custom entries stay out (spec: they add no synthetic model turns).
+   */
+  context(sessionId: string): TranscriptEntry[] {
+    const branch = this.branch(sessionId);
+    let start = 0;
+    for (let i = branch.length - 1; i >= 0; i--) {
+      if (branch[i]?.type === 'compaction') {
+        start = i;
+        break;
+      }
+    }
+    return branch.slice(start).filter((e) => CONTEXT_TYPES.has(e.type));
+  }
+
+  sessions(): SessionSummary[] {
+    return this.read(() => this.stmts.sessions.all()).map((row) => ({
+      sessionId: row.id,
+      leafId: row.leaf_id,
+      entryCount: row.entry_count,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+  }
+
+  /** Changes whenever this process moves the session's leaf to another branch. */
+  generation(sessionId: string): number {
+    return this.generations.get(sessionId) ?? 0;
+  }
+
+  get open(): boolean {
+    return this.db.open;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private write<T>(what: string, fn: () => T): T {
+    try {
+      // IMMEDIATE takes the write lock up front: reading the leaf and moving it cannot interleave with another writer
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      if (err instanceof InvalidInputError || err instanceof SessionStoreError) throw err;
+      throw new SessionStoreError(`could not ${what}: ${(err as Error).message}`);
+    }
+  }
+
+  private read<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw new SessionStoreError(`could not read the session transcript: ${(err as Error).message}`);
+    }
+  }
+}
+
+function toEntry(row: EntryRow): TranscriptEntry | undefined {
+  // entries of a type a newer build wrote are kept in the file but not shown by this one
+  if (!isEntryType(row.type)) return undefined;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    throw new SessionStoreError(`entry "${row.id}" of session "${row.session_id}" holds invalid JSON; the transcript is damaged`);
+  }
+  return { id: row.id, parentId: row.parent_id, sessionId: row.session_id, type: row.type, payload, createdAt: row.created_at } as TranscriptEntry;
+}

@@ -1,0 +1,112 @@
+// Shapes of persisted session transcripts: entry types, their payloads and the display form (types only).
+import type { CodeModeResult, NestedCallRecord } from '../runs/types.ts';
+
+/** One model-level exec or wait call, as the transcript keeps it. Source fields are redacted before they are stored. */
+export interface ToolCallPayload {
+  tool: 'exec' | 'wait';
+  /** The model's tool-call id (or one the Gateway made up when the caller gave none). */
+  toolCallId: string;
+  agentRunId: string;
+  /** exec: redacted `code`, when the call used that alias. */
+  code?: string;
+  /** exec: redacted `command`, when the call used that alias. */
+  command?: string;
+  language?: 'javascript' | 'typescript';
+  restartSafe?: boolean;
+  typecheck?: boolean;
+  /** wait: the run it continues. */
+  runId?: string;
+}
+
+/** What an exec or wait call returned: the compact JSON text the model saw, and its status. */
+export interface ToolResultPayload {
+  tool: 'exec' | 'wait';
+  toolCallId: string;
+  status: CodeModeResult['status'];
+  runId?: string;
+  /** failed results: the spec error code. */
+  errorCode?: string;
+  /** The result text exactly as the model received it (compact JSON, untrusted-wrapped when flagged). */
+  text: string;
+}
+
+/** A finished nested call, kept for display only: never part of model replay, never replayed as a tool call. */
+export interface NestedActivityPayload {
+  runId: string;
+  /** The run's exec/wait call that dispatched it (`exec_1`, `wait_2`). */
+  parentCallId: string;
+  /** The model's tool-call id of that exec/wait call, when the Gateway saw it start. */
+  parentToolCallId?: string;
+  invocationId: string;
+  requestId: string;
+  tool: string;
+  kind: NestedCallRecord['kind'];
+  status: NestedCallRecord['status'];
+  errorCode?: string;
+  inputBytes: number;
+  outputBytes?: number;
+  startedAt: number;
+  endedAt?: number;
+}
+
+/** One committed write set of a completed cell (spec: the `code-mode-store` custom entry). */
+export interface StoreEntryPayload {
+  runId: string;
+  /** Values as the guest's JSON; `networkContent` is the key's provenance at the time it was stored. */
+  sets: Array<{ key: string; json: string; networkContent: boolean }>;
+  deletes: string[];
+}
+
+/** Marks where model context was summarized; everything older stays in the tree and in store replay. */
+export interface CompactionPayload {
+  summary: string;
+  /** Entries along the branch the summary stands for (from the root or the previous compaction). */
+  compactedEntries: number;
+}
+
+/** Free text a caller keeps in the transcript (user or assistant prose in the playground). */
+export interface MessagePayload {
+  role: 'user' | 'assistant' | 'system';
+  text: string;
+}
+
+export interface EntryPayloads {
+  'tool-call': ToolCallPayload;
+  'tool-result': ToolResultPayload;
+  'nested-activity': NestedActivityPayload;
+  'code-mode-store': StoreEntryPayload;
+  compaction: CompactionPayload;
+  message: MessagePayload;
+}
+
+export type EntryType = keyof EntryPayloads;
+
+/** One entry of a session transcript tree, as it is read back. */
+export type TranscriptEntry = {
+  [K in EntryType]: {
+    id: string;
+    /** null for a root entry. */
+    parentId: string | null;
+    sessionId: string;
+    type: K;
+    payload: EntryPayloads[K];
+    /** Epoch ms. */
+    createdAt: number;
+  };
+}[EntryType];
+
+export interface SessionSummary {
+  sessionId: string;
+  /** The current leaf; null for a session with no entries yet (or branched back to the root). */
+  leafId: string | null;
+  entryCount: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One key of the session store, as the playground's store panel shows it. */
+export interface SessionStoreEntry {
+  key: string;
+  json: string;
+  networkContent: boolean;
+}
