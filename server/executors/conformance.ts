@@ -42,6 +42,15 @@ export function probeTools() {
   return { tools: [make('probe', 'parallel'), make('probe_seq', 'sequential')], log, counts };
 }
 
+/** Polls `cond` (no timing assert: a slow machine only waits longer, up to `timeoutMs`). */
+export async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function executorConformance(opts: ConformanceOptions): void {
   describe(`executor conformance: ${opts.kind}`, () => {
     let executor: Executor;
@@ -424,6 +433,8 @@ export function executorConformance(opts: ConformanceOptions): void {
         try {
           const t = g.prepareTurn({});
           const pending = g.exec(t.agentRunId, { code: 'const r = await exec({ command: "echo", args: ["approved"] });\nreturn r.stdout.trim()' });
+          await until(() => g.approvals().length > 0);
+          // decide well after the 600 ms budget would have run out
           await new Promise((r) => setTimeout(r, 900));
           const [approval] = g.approvals();
           expect(approval).toMatchObject({ tool: 'exec', input: { command: 'echo', args: ['approved'] } });
@@ -438,7 +449,7 @@ export function executorConformance(opts: ConformanceOptions): void {
       it('on an approval denied: the guest gets a catchable error', async () => {
         const t = turn();
         const pending = gw.exec(t.agentRunId, { code: 'try { await exec({ command: "ls" }); return "ran" } catch (e) { return e.code }' });
-        await new Promise((r) => setTimeout(r, 100));
+        await until(() => gw.approvals().length > 0);
         const [approval] = gw.approvals();
         gw.decideApproval({ approvalId: approval!.approvalId, approve: false, reason: 'not now' });
         expect(completed(await pending).value).toBe('approval_denied');

@@ -189,12 +189,12 @@ describe('source in history', () => {
 
 describe('events and trajectory', () => {
   it('on a run: emits started, nested and updated events, and exports nested calls under their exec/wait calls', async () => {
-    const gw = await gateway();
+    const gw = await gateway({ timeoutMs: 1500 });
     try {
       const events: string[] = [];
       gw.subscribe((e) => events.push(e.type));
       const t = gw.prepareTurn({});
-      const w = await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = await sleep({ ms: 500 });\nreturn [a.city, b.sleptMs >= 500]' });
+      const w = await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = await sleep({ ms: 2000 });\nreturn [a.city, b.sleptMs >= 2000]' });
       if (w.status !== 'waiting') throw new Error('expected waiting');
       const done = await gw.wait(t.agentRunId, { runId: w.runId });
       expect(done).toMatchObject({ status: 'completed', value: ['Oslo', true] });
