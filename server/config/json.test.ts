@@ -1,17 +1,9 @@
 // Tests for the strict JSON reader: same values as JSON.parse, located syntax errors, duplicate keys refused.
 import { describe, expect, it } from 'vitest';
+import { configError } from './testing.ts';
 import { ConfigError } from '../errors.ts';
 import { lineAndColumn, MAX_JSON_DEPTH, parseJsonText } from './json.ts';
 
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, nothing was thrown');
-}
 
 describe('parseJsonText', () => {
   const samples = [

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { configError } from './testing.ts';
 import {
   CONFIG_ENV_VAR,
   DEFAULT_AGENT_ID,
@@ -21,15 +21,6 @@ import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from './schema.ts';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const configsDir = join(repoRoot, 'demo/configs');
 
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, nothing was thrown');
-}
 
 describe('the shipped codemode.config.json', () => {
   const config = loadConfigFile(join(repoRoot, 'codemode.config.json'));

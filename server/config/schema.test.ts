@@ -1,6 +1,6 @@
 // Tests for the tools.codeMode schema: defaults, shorthands, clamps, and errors that name their field.
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { configError } from './testing.ts';
 import {
   CODE_MODE_LIMIT_BOUNDS,
   CODE_MODE_LIMIT_FIELDS,
@@ -10,15 +10,6 @@ import {
   resolveCodeModeOverrides,
 } from './schema.ts';
 
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, nothing was thrown');
-}
 
 describe('resolveCodeModeOptions', () => {
   it('on no value: is disabled with every default', () => {

@@ -3,22 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.ts';
+import { configError } from '../config/testing.ts';
 import { DEFAULT_SESSIONS_PATH, IN_MEMORY_SESSIONS_PATH, parseGatewayConfig } from '../config/load.ts';
 import { Gateway } from '../gateway.ts';
 import { testConfig } from '../tools/testing.ts';
 
 const base = '/srv/playground';
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('sessions.path', () => {
   it('on no sessions field: the database sits beside the config file at the default path', () => {
