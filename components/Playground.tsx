@@ -11,6 +11,7 @@ import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
 import { ResultPanel } from './panels/ResultPanel.tsx';
 import { RunsPanel } from './panels/RunsPanel.tsx';
+import { SessionPanel } from './panels/SessionPanel.tsx';
 import { SnapshotsPanel } from './panels/SnapshotsPanel.tsx';
 import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
@@ -26,6 +27,8 @@ import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import { useTurn } from './playground/useTurn.ts';
 import { useTRPC, useTRPCClient } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
+import { TabPanel, Tabs } from './ui/Tabs.tsx';
+import type { TabSpec } from './ui/Tabs.tsx';
 import type { Run } from './api.ts';
 import type { ClientToolSpec, TurnRequest } from '../server/gateway-types.ts';
 
@@ -49,6 +52,14 @@ function initialRunId(): string | undefined {
   if (typeof window === 'undefined') return undefined;
   return new URLSearchParams(window.location.search).get('run') ?? undefined;
 }
+
+/** The per-run views and the session view share the right column's lower slot, one at a time. */
+type DetailTab = 'trajectory' | 'snapshots' | 'session';
+const DETAIL_TABS: ReadonlyArray<TabSpec<DetailTab>> = [
+  { id: 'trajectory', label: 'Trajectory' },
+  { id: 'snapshots', label: 'Snapshot sizes' },
+  { id: 'session', label: 'Session' },
+];
 
 /** A first connection slower than this is worth a message: the user may be waiting on a dead server. */
 export const SLOW_CONNECT_MS = 4_000;
@@ -120,6 +131,7 @@ export function Playground() {
   const [selectedRunId, setSelectedRunId] = useState<string | undefined>(initialRunId);
   const selectedRun = live.runs.find((r) => r.runId === selectedRunId);
   const [actionError, setActionError] = useState<string>();
+  const [detailTab, setDetailTab] = useState<DetailTab>('trajectory');
 
   const selectRun = useCallback((runId: string | undefined) => {
     setSelectedRunId(runId);
@@ -364,11 +376,25 @@ export function Playground() {
         <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-0.5 [&>*]:shrink-0">
           <ApprovalsPrompt approvals={live.approvals} onDecide={onDecide} />
           <WaitingBoard runs={waiting} waitingFor={waitingFor} onWait={onWaitRun} onAbort={onAbort} onAnswer={onAnswer} />
-          <div className="max-h-48 min-h-0">
+          <div className="flex max-h-48 min-h-0 flex-col">
             <RunsPanel runs={live.runs} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
           </div>
-          <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
-          <SnapshotsPanel runs={live.runs} {...(selectedRun ? { run: selectedRun } : {})} />
+          <div className="flex flex-col gap-1.5">
+            <Tabs tabs={DETAIL_TABS} active={detailTab} onChange={setDetailTab} label="run and session details" />
+            <TabPanel id="trajectory" active={detailTab === 'trajectory'}>
+              <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
+            </TabPanel>
+            <TabPanel id="snapshots" active={detailTab === 'snapshots'}>
+              <SnapshotsPanel runs={live.runs} {...(selectedRun ? { run: selectedRun } : {})} />
+            </TabPanel>
+            <TabPanel id="session" active={detailTab === 'session'}>
+              <SessionPanel
+                runs={live.runs}
+                settledKey={`${call?.seq ?? 0}:${call?.endedAt ?? ''}`}
+                {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})}
+              />
+            </TabPanel>
+          </div>
         </div>
       </main>
     </div>

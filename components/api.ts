@@ -20,3 +20,5 @@ export type McpServer = CatalogData['mcpServers'][number];
 export type Agent = Outputs['config']['agents'][number];
 export type Turn = Outputs['turns']['prepare'];
 export type Trajectory = Outputs['runs']['trajectory'];
+export type TranscriptEntry = Outputs['sessions']['transcript'][number];
+export type SessionStoreEntry = Outputs['sessions']['store'][number];

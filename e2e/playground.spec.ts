@@ -73,6 +73,7 @@ test('a cell that sleeps past the deadline waits on the board; Wait completes it
   await expect(trajectory.locator('[data-testid=trajectory-control][data-tool=wait]')).toBeVisible();
   await expect(trajectory.getByTestId('trajectory-gap')).toHaveCount(1);
   await panelShot(page, 'trajectory-panel', 'trajectory', testInfo);
+  await page.getByTestId('tab-snapshots').click();
   await expect(page.getByTestId('snapshot-row')).toHaveCount(1);
   await panelShot(page, 'snapshots-panel', 'snapshots', testInfo);
 });

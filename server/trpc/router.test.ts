@@ -158,3 +158,84 @@ describe('runEvents', () => {
     await caller.turns.end({ agentRunId: turn.agentRunId });
   });
 });
+
+describe('sessions', () => {
+  it('on an unknown session: transcript and store are empty lists, not errors', async () => {
+    expect(await caller.sessions.transcript({ sessionId: 'sess_never_seen' })).toEqual([]);
+    expect(await caller.sessions.store({ sessionId: 'sess_never_seen' })).toEqual([]);
+  });
+
+  it('on an empty sessionId: BAD_REQUEST naming sessionId', async () => {
+    const err = await rejection(caller.sessions.store({ sessionId: '' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('sessionId');
+  });
+
+  it('on a blank sessionId: BAD_REQUEST with the Gateway message naming sessionId', async () => {
+    const err = await rejection(caller.sessions.transcript({ sessionId: '   ' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('sessionId');
+  });
+
+  it('on an unknown field: BAD_REQUEST naming it', async () => {
+    const err = await rejection(caller.sessions.transcript({ sessionId: 's', leafId: 'x' } as never));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('leafId');
+  });
+
+  it('a stored value shows in the store, and the transcript holds both exec calls with their nested store/load rows', async () => {
+    const turn = await caller.turns.prepare({ agentId: 'main' });
+    const { sessionId, agentRunId } = turn;
+    const first = await caller.exec({
+      agentRunId,
+      input: { code: 'const API_TOKEN = "abc123-secret-value";\nawait store("greeting", { text: "hi" });\nreturn "saved"' },
+      toolCallId: 'call_store',
+    });
+    expect(first.status).toBe('completed');
+    const second = await caller.exec({ agentRunId, input: { code: 'return await load("greeting")' }, toolCallId: 'call_load' });
+    expect(second).toMatchObject({ status: 'completed', value: { text: 'hi' } });
+
+    expect(await caller.sessions.store({ sessionId })).toEqual([{ key: 'greeting', json: '{"text":"hi"}', networkContent: false }]);
+
+    const transcript = await caller.sessions.transcript({ sessionId });
+    const calls = transcript.flatMap((e) => (e.type === 'tool-call' ? [e.payload] : []));
+    expect(calls.map((c) => [c.tool, c.toolCallId])).toEqual([
+      ['exec', 'call_store'],
+      ['exec', 'call_load'],
+    ]);
+    // the source is kept redacted: the computation stays, the credential literal does not
+    expect(calls[0]?.code).toContain('store("greeting"');
+    expect(calls[0]?.code).not.toContain('abc123-secret-value');
+    const results = transcript.flatMap((e) => (e.type === 'tool-result' ? [e.payload] : []));
+    expect(results.map((r) => [r.toolCallId, r.status])).toEqual([
+      ['call_store', 'completed'],
+      ['call_load', 'completed'],
+    ]);
+    const nested = transcript.flatMap((e) => (e.type === 'nested-activity' ? [e.payload] : []));
+    expect(nested.map((n) => [n.parentToolCallId, n.kind])).toEqual([
+      ['call_store', 'store'],
+      ['call_load', 'store'],
+    ]);
+    // root first: each entry hangs under the one before it
+    transcript.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : transcript[i - 1]?.id));
+    expect(transcript.filter((e) => e.type === 'code-mode-store')).toHaveLength(1);
+    await caller.turns.end({ agentRunId });
+  });
+
+  it('a value stored after network content carries the network flag; a failed cell commits nothing', async () => {
+    const turn = await caller.turns.prepare({ agentId: 'main' });
+    const { sessionId, agentRunId } = turn;
+    const fetched = await caller.exec({
+      agentRunId,
+      input: { code: 'const r = await web_search({ query: "QuickJS", limit: 1 });\nawait store("hits", r.results.length);\nreturn 1' },
+    });
+    expect(fetched.status).toBe('completed');
+    const failed = await caller.exec({ agentRunId, input: { code: 'await store("lost", 1);\nthrow new Error("boom")' } });
+    expect(failed.status).toBe('failed');
+    const store = await caller.sessions.store({ sessionId });
+    expect(store.map((e) => [e.key, e.networkContent])).toEqual([['hits', true]]);
+    const statuses = (await caller.sessions.transcript({ sessionId })).flatMap((e) => (e.type === 'tool-result' ? [e.payload.status] : []));
+    expect(statuses).toEqual(['completed', 'failed']);
+    await caller.turns.end({ agentRunId });
+  });
+});

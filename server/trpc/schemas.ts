@@ -48,6 +48,8 @@ export const waitRequestSchema = z.strictObject({
 
 export const runIdSchema = z.strictObject({ runId: id('runId') });
 
+export const sessionIdSchema = z.strictObject({ sessionId: id('sessionId') });
+
 export const answerClientCallSchema = z
   .strictObject({
     runId: id('runId'),

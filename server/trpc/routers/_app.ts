@@ -6,6 +6,7 @@ import { abortProcedure, answerClientCallProcedure, execProcedure, waitProcedure
 import { configRouter } from './config.ts';
 import { eventsProcedure } from './events.ts';
 import { runsRouter } from './runs.ts';
+import { sessionsRouter } from './sessions.ts';
 import { turnsRouter } from './turns.ts';
 
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   answerClientCall: answerClientCallProcedure,
   approvals: approvalsRouter,
   runs: runsRouter,
+  sessions: sessionsRouter,
   events: eventsProcedure,
 });
 

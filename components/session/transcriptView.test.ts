@@ -1,0 +1,121 @@
+// Tests for grouping a transcript branch into call groups and for the session panel's refresh key.
+import { describe, expect, it } from 'vitest';
+import { buildTranscriptView, lineCount, sessionRefreshKey } from './transcriptView.ts';
+import type { CallGroup, TranscriptItem } from './transcriptView.ts';
+import type { NestedCallRecord } from '../../server/runs/types.ts';
+import type { EntryPayloads, EntryType, TranscriptEntry } from '../../server/sessions/types.ts';
+
+let seq = 0;
+function entry<K extends EntryType>(type: K, payload: EntryPayloads[K]): TranscriptEntry {
+  seq += 1;
+  return { id: `e${seq}`, parentId: seq === 1 ? null : `e${seq - 1}`, sessionId: 's1', type, payload, createdAt: seq } as TranscriptEntry;
+}
+const call = (toolCallId: string, tool: 'exec' | 'wait' = 'exec') =>
+  entry('tool-call', { tool, toolCallId, agentRunId: 'ar1', ...(tool === 'exec' ? { code: 'return 1' } : { runId: 'run_1' }) });
+const result = (toolCallId: string, status: 'completed' | 'waiting' | 'failed' = 'completed', tool: 'exec' | 'wait' = 'exec') =>
+  entry('tool-result', { tool, toolCallId, status, runId: 'run_1', text: `{"status":"${status}"}` });
+const nested = (parentToolCallId: string | undefined, tool: string, startedAt: number) =>
+  entry('nested-activity', {
+    runId: 'run_1',
+    parentCallId: 'exec_1',
+    ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
+    invocationId: `inv_${tool}_${startedAt}`,
+    requestId: 'r',
+    tool,
+    kind: 'tool',
+    status: 'ok',
+    inputBytes: 2,
+    outputBytes: 2,
+    startedAt,
+    endedAt: startedAt + 1,
+  });
+
+function groups(items: TranscriptItem[]): CallGroup[] {
+  return items.filter((i): i is CallGroup => i.kind === 'call');
+}
+
+describe('buildTranscriptView', () => {
+  it('puts nested rows and the result under the call they belong to, calls in branch order', () => {
+    const items = buildTranscriptView([call('a'), nested('a', 'store', 5), result('a'), call('b'), nested('b', 'load', 9), result('b', 'failed')]);
+    const calls = groups(items);
+    expect(calls.map((g) => g.call.payload.toolCallId)).toEqual(['a', 'b']);
+    expect(calls.map((g) => g.nested.map((n) => n.payload.tool))).toEqual([['store'], ['load']]);
+    expect(calls.map((g) => g.result?.payload.status)).toEqual(['completed', 'failed']);
+    expect(items).toHaveLength(2);
+  });
+
+  it('on nested rows written out of start order: sorts them by start time under their call', () => {
+    const [group] = groups(buildTranscriptView([call('a'), nested('a', 'second', 20), nested('a', 'first', 10), result('a')]));
+    expect(group?.nested.map((n) => n.payload.tool)).toEqual(['first', 'second']);
+  });
+
+  it('on a late nested row after a later call: still indents it under its own call', () => {
+    const [first, second] = groups(buildTranscriptView([call('a'), result('a', 'waiting'), call('w', 'wait'), nested('a', 'late', 3), result('w', 'completed', 'wait')]));
+    expect(first?.nested.map((n) => n.payload.tool)).toEqual(['late']);
+    expect(second?.nested).toEqual([]);
+    expect(second?.result?.payload.tool).toBe('wait');
+  });
+
+  it('on a reused tool-call id: rows after the second call go under the second call, not the first', () => {
+    const [first, second] = groups(buildTranscriptView([call('x'), nested('x', 'one', 1), result('x'), call('x'), nested('x', 'two', 2), result('x')]));
+    expect(first?.nested.map((n) => n.payload.tool)).toEqual(['one']);
+    expect(second?.nested.map((n) => n.payload.tool)).toEqual(['two']);
+    expect(second?.result).toBeDefined();
+  });
+
+  it('on a call without a result yet: the group has no result (the cell is still running)', () => {
+    const [group] = groups(buildTranscriptView([call('a'), nested('a', 'sleep', 1)]));
+    expect(group?.result).toBeUndefined();
+  });
+
+  it('on rows whose call is not on the branch: keeps them as orphans in place instead of dropping them', () => {
+    const items = buildTranscriptView([nested(undefined, 'lost', 1), result('gone'), call('a'), result('a')]);
+    expect(items.map((i) => i.kind)).toEqual(['orphan', 'orphan', 'call']);
+  });
+
+  it('keeps store commits, compactions and messages as their own items in branch order', () => {
+    const items = buildTranscriptView([
+      entry('message', { role: 'user', text: 'hi' }),
+      call('a'),
+      entry('code-mode-store', { runId: 'run_1', sets: [{ key: 'k', json: '1', networkContent: false }], deletes: [] }),
+      result('a'),
+      entry('compaction', { summary: 'earlier work', compactedEntries: 4 }),
+    ]);
+    expect(items.map((i) => i.kind)).toEqual(['message', 'call', 'store', 'compaction']);
+  });
+});
+
+describe('lineCount', () => {
+  it('counts lines, ignoring one trailing newline', () => {
+    expect(lineCount('a\nb\n')).toBe(2);
+    expect(lineCount('a')).toBe(1);
+    expect(lineCount('')).toBe(0);
+  });
+});
+
+function nestedRecord(status: NestedCallRecord['status']): NestedCallRecord {
+  return { invocationId: `i_${status}`, requestId: 'r', tool: 't', kind: 'tool', inputBytes: 1, startedAt: 0, status, parentCallId: 'exec_1' };
+}
+
+describe('sessionRefreshKey', () => {
+  const run = (runId: string, sessionId: string, state: 'running' | 'completed', nestedCalls: NestedCallRecord[] = []) => ({ runId, sessionId, state, nested: nestedCalls });
+
+  it('on a run of the session settling: the key changes', () => {
+    const before = sessionRefreshKey([run('r1', 's1', 'running')], 's1');
+    expect(sessionRefreshKey([run('r1', 's1', 'completed')], 's1')).not.toBe(before);
+  });
+  it('on a nested call of the session finishing: the key changes; on one starting: it does not', () => {
+    const base = sessionRefreshKey([run('r1', 's1', 'running', [nestedRecord('running')])], 's1');
+    expect(sessionRefreshKey([run('r1', 's1', 'running', [nestedRecord('running'), nestedRecord('queued')])], 's1')).toBe(base);
+    expect(sessionRefreshKey([run('r1', 's1', 'running', [nestedRecord('ok')])], 's1')).not.toBe(base);
+  });
+  it('on runs of other sessions changing: the key stays the same', () => {
+    const base = sessionRefreshKey([run('r1', 's1', 'completed'), run('r2', 's2', 'running')], 's1');
+    expect(sessionRefreshKey([run('r1', 's1', 'completed'), run('r2', 's2', 'completed')], 's1')).toBe(base);
+  });
+  it('does not depend on the order of the run list', () => {
+    const a = run('r1', 's1', 'completed');
+    const b = run('r2', 's1', 'running');
+    expect(sessionRefreshKey([a, b], 's1')).toBe(sessionRefreshKey([b, a], 's1'));
+  });
+});

@@ -1,0 +1,94 @@
+// Pure shaping of a session's transcript branch for display: calls grouped with their nested rows and result.
+import type { Run, TranscriptEntry } from '../api.ts';
+
+type EntryOf<K extends TranscriptEntry['type']> = Extract<TranscriptEntry, { type: K }>;
+export type ToolCallEntry = EntryOf<'tool-call'>;
+export type ToolResultEntry = EntryOf<'tool-result'>;
+export type NestedActivityEntry = EntryOf<'nested-activity'>;
+export type StoreCommitEntry = EntryOf<'code-mode-store'>;
+export type CompactionEntry = EntryOf<'compaction'>;
+export type MessageEntry = EntryOf<'message'>;
+
+/** One exec or wait call with what hangs under it: nested activity rows (start order) and its result, once written. */
+export interface CallGroup {
+  kind: 'call';
+  key: string;
+  call: ToolCallEntry;
+  nested: NestedActivityEntry[];
+  result?: ToolResultEntry;
+}
+
+export type TranscriptItem =
+  | CallGroup
+  | { kind: 'store'; key: string; entry: StoreCommitEntry }
+  | { kind: 'compaction'; key: string; entry: CompactionEntry }
+  | { kind: 'message'; key: string; entry: MessageEntry }
+  /** A result or nested row whose call is not on this branch: shown where it sits, never dropped. */
+  | { kind: 'orphan'; key: string; entry: ToolResultEntry | NestedActivityEntry };
+
+/**
+ * Groups a branch (root first) into display items in branch order. A result or nested row belongs to the
+ * latest call before it with the same model tool-call id: a provider may reuse an id in a later response,
+ * and the earlier call's rows must not move under the later one.
+ */
+export function buildTranscriptView(branch: readonly TranscriptEntry[]): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  const latestCall = new Map<string, CallGroup>();
+  for (const entry of branch) {
+    switch (entry.type) {
+      case 'tool-call': {
+        const group: CallGroup = { kind: 'call', key: entry.id, call: entry, nested: [] };
+        latestCall.set(entry.payload.toolCallId, group);
+        items.push(group);
+        break;
+      }
+      case 'tool-result': {
+        const group = latestCall.get(entry.payload.toolCallId);
+        if (group && !group.result && group.call.payload.tool === entry.payload.tool) group.result = entry;
+        else items.push({ kind: 'orphan', key: entry.id, entry });
+        break;
+      }
+      case 'nested-activity': {
+        const parent = entry.payload.parentToolCallId;
+        const group = parent !== undefined ? latestCall.get(parent) : undefined;
+        if (group) group.nested.push(entry);
+        else items.push({ kind: 'orphan', key: entry.id, entry });
+        break;
+      }
+      case 'code-mode-store':
+        items.push({ kind: 'store', key: entry.id, entry });
+        break;
+      case 'compaction':
+        items.push({ kind: 'compaction', key: entry.id, entry });
+        break;
+      case 'message':
+        items.push({ kind: 'message', key: entry.id, entry });
+        break;
+    }
+  }
+  for (const item of items) if (item.kind === 'call') item.nested.sort((a, b) => a.payload.startedAt - b.payload.startedAt);
+  return items;
+}
+
+/** Number of lines of a source text (a trailing newline does not start another line). */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  return text.replace(/\n$/, '').split('\n').length;
+}
+
+const FINISHED_NESTED: ReadonlySet<string> = new Set(['ok', 'error', 'canceled']);
+
+/**
+ * Changes whenever something the transcript or store shows may have been written for `sessionId`: a run of
+ * the session starting or changing state (a completed cell commits its store writes before it settles) or
+ * one of its nested calls finishing (each finish appends an activity row). Derived from the live run list,
+ * so the panel follows the events subscription instead of polling.
+ */
+export function sessionRefreshKey(runs: ReadonlyArray<Pick<Run, 'runId' | 'sessionId' | 'state' | 'nested'>>, sessionId: string | undefined): string {
+  if (sessionId === undefined) return '';
+  return runs
+    .filter((r) => r.sessionId === sessionId)
+    .map((r) => `${r.runId}:${r.state}:${r.nested.filter((n) => FINISHED_NESTED.has(n.status)).length}`)
+    .sort()
+    .join(',');
+}
