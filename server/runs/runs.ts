@@ -440,7 +440,9 @@ export class RunManager {
         hasNetworkContent: () => run.networkContent,
         onStatus: (_id, status) => {
           record.status = status;
-          this.touch(run);
+          // the board shows calls waiting on a person; a plain start is already a nested.started event
+          // (a full run view per call would make a cell's cost grow with its number of calls)
+          if (status !== 'running') this.touch(run);
         },
       },
       req,
