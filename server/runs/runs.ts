@@ -121,6 +121,12 @@ class Run {
   readonly cellId: string;
   /** The cell's source as history, the board and approvals show it: credentials masked. */
   readonly displayCode: string;
+  /**
+   * The projection finalized when the cell started: bridge calls and every resume use it, so a turn
+   * that later appends client tools changes what new cells see, never a running or parked one.
+   */
+  readonly catalog: Catalog;
+  readonly files: Record<string, string>;
   nestedCount = 0;
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
@@ -136,6 +142,8 @@ class Run {
     const callId = cell.toolCallId ?? randomUUID();
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
+    this.catalog = turn.catalog;
+    this.files = turn.files;
   }
 
   get executorKind(): ExecutorKind {
@@ -179,7 +187,7 @@ export class RunManager {
     const budget = new ExecutionBudget(turn.options.timeoutMs);
     const live = this.newLive(run, budget, call);
     live.leg = cell.executor.start(
-      { body: cell.body, boot: turn.boot, files: turn.files, limits: this.limits(turn.options), deadlineAt: budget.deadlineAt },
+      { body: cell.body, boot: turn.boot, files: run.files, limits: this.limits(turn.options), deadlineAt: budget.deadlineAt },
       this.handlers(run, live),
     );
     return this.driveLeg(run, live);
@@ -223,7 +231,7 @@ export class RunManager {
     const live = this.newLive(run, budget, call);
     live.leg = run.cell.executor.resume(
       cont,
-      { files: run.turn.files, limits: this.limits(run.turn.options), deadlineAt: budget.deadlineAt, inFlight: run.guestInFlight },
+      { files: run.files, limits: this.limits(run.turn.options), deadlineAt: budget.deadlineAt, inFlight: run.guestInFlight },
       this.handlers(run, live),
     );
     // deliver everything that settled while parked, and the yield itself
@@ -415,7 +423,7 @@ export class RunManager {
     };
     const dispatched = dispatchRequest(
       {
-        catalog: turn.catalog,
+        catalog: run.catalog,
         options: turn.options,
         scheduler: turn.scheduler,
         results: turn.results,
@@ -473,7 +481,7 @@ export class RunManager {
     switch (req.op) {
       case 'call': {
         if (req.mcp) return 'mcp';
-        const entry = resolveCallTarget(run.turn.catalog, req);
+        const entry = resolveCallTarget(run.catalog, req);
         return entry && !entry.tool.execute ? 'client' : 'tool';
       }
       case 'search':
