@@ -116,6 +116,18 @@ export interface WaitOptions {
   toolCallId?: string;
 }
 
+export interface BranchSessionRequest {
+  sessionId: string;
+  /** An entry of the session to become its leaf; null: before the first entry (the next one starts a new root). */
+  entryId: string | null;
+}
+
+export interface CompactSessionRequest {
+  sessionId: string;
+  /** What the compacted part established; absent or blank: the Gateway writes one from the calls and store keys. */
+  summary?: string;
+}
+
 export interface GatewayApi {
   agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }>;
   surface(req: TurnRequest): SurfaceView;
@@ -141,6 +153,18 @@ export interface GatewayApi {
   transcript(sessionId: string): TranscriptEntry[];
   /** The session store replayed along the session's current branch. [] for an unknown session. */
   sessionStore(sessionId: string): SessionStoreEntry[];
+  /**
+   * Moves the session's leaf to an existing entry of it and returns the new branch (root first). Later cells
+   * of the session append to that branch and replay only its store commits. Refused (InvalidInputError) for
+   * an entry of another session, and while a run of the session is running or waiting.
+   */
+  branchSession(req: BranchSessionRequest): TranscriptEntry[];
+  /**
+   * Appends a compaction entry at the session's leaf: model context restarts from its summary, store replay
+   * still reads the whole branch. Refused (InvalidInputError) for a session without entries, when nothing
+   * was added since the last compaction, and while a run of the session is running or waiting.
+   */
+  compactSession(req: CompactSessionRequest): Extract<TranscriptEntry, { type: 'compaction' }>;
   /** Live events; returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
   close(): Promise<void>;

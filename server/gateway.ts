@@ -15,9 +15,11 @@ import { CodeModeError, ConfigError, InvalidInputError, type CodeModeErrorCode }
 import { CallScheduler } from './bridge/scheduler.ts';
 import type { Executor } from './executors/types.ts';
 import type {
+  BranchSessionRequest,
   CatalogToolView,
   CatalogView,
   ClientToolSpec,
+  CompactSessionRequest,
   ExecOptions,
   GatewayApi,
   McpServerView,
@@ -33,6 +35,7 @@ import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView
 import { SessionStore } from './sessions/store.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, TranscriptRecorder, waitCallPayload } from './sessions/recorder.ts';
+import { assertSessionId } from './sessions/transcript.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import { prepareExec } from './source/index.ts';
 import { buildModelSurface } from './surface/surface.ts';
@@ -335,6 +338,51 @@ export class Gateway implements GatewayApi {
     return this.sessions.entries(sessionId);
   }
 
+  /**
+   * Branching is refused while a run of the session is running or waiting: its result and store commit would
+   * land on whichever branch is current when it settles, so a user could not tell which branch it belongs to.
+   */
+  branchSession(req: BranchSessionRequest): TranscriptEntry[] {
+    this.assertOpen();
+    const sessionId = req?.sessionId;
+    assertSessionId(sessionId);
+    this.assertSessionIdle(sessionId, 'branch');
+    this.sessions.transcript.branchFrom(sessionId, req.entryId);
+    return this.sessions.transcript.branch(sessionId);
+  }
+
+  /** Refused while a run of the session is live, for the reason branchSession gives: its result would follow the marker. */
+  compactSession(req: CompactSessionRequest): Extract<TranscriptEntry, { type: 'compaction' }> {
+    this.assertOpen();
+    const sessionId = req?.sessionId;
+    assertSessionId(sessionId);
+    const summary: unknown = req.summary;
+    if (summary !== undefined && typeof summary !== 'string') {
+      throw new InvalidInputError('summary must be a string (what the compacted part established), or left out for a generated one');
+    }
+    this.assertSessionIdle(sessionId, 'compact');
+    const branch = this.sessions.transcript.branch(sessionId);
+    if (branch.length === 0) {
+      throw new InvalidInputError(`session "${sessionId}" has no entries on its branch; nothing to compact, run a cell first`);
+    }
+    const since = entriesSinceCompaction(branch);
+    if (since.length === 0) {
+      throw new InvalidInputError(`session "${sessionId}" has nothing to compact: its leaf is already a compaction; run a cell first`);
+    }
+    const text = summary !== undefined && summary.trim() !== '' ? summary : defaultCompactionSummary(since);
+    return this.sessions.transcript.compact(sessionId, text);
+  }
+
+  private assertSessionIdle(sessionId: string, action: 'branch' | 'compact'): void {
+    const live = this.runsManager.list().filter((r) => r.sessionId === sessionId && (r.state === 'running' || r.state === 'waiting'));
+    const first = live[0];
+    if (!first) return;
+    const more = live.length > 1 ? ` (and ${live.length - 1} more)` : '';
+    throw new InvalidInputError(
+      `cannot ${action} session "${sessionId}" while run ${first.runId} is ${first.state}${more}; wait for it to finish or abort it, then ${action} again`,
+    );
+  }
+
   /** Transcript write failures never change an outcome; a completed result says so in its warnings. */
   private withTranscriptNotes(result: CodeModeResult, notes: string[]): CodeModeResult {
     if (notes.length === 0) return result;
@@ -463,6 +511,59 @@ export class Gateway implements GatewayApi {
   private assertOpen(): void {
     if (this.closed) throw new CodeModeError('runtime_unavailable', 'the gateway is shutting down');
   }
+}
+
+/** A generated compaction summary names store keys so a reader knows what load() can still return; beyond this, a count. */
+export const MAX_SUMMARY_STORE_KEYS = 20;
+
+/** The entries after the branch's latest compaction (all of them when there is none). */
+function entriesSinceCompaction(branch: readonly TranscriptEntry[]): TranscriptEntry[] {
+  let start = 0;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    if (branch[i]?.type === 'compaction') {
+      start = i + 1;
+      break;
+    }
+  }
+  return branch.slice(start);
+}
+
+/**
+ * The summary a compaction without one gets: what the calls were and which store keys they left, since the
+ * playground has no model to write a prose summary. Store values themselves stay readable through load().
+ */
+export function defaultCompactionSummary(entries: readonly TranscriptEntry[]): string {
+  const calls = { exec: 0, wait: 0 };
+  const statuses = new Map<string, number>();
+  const set = new Set<string>();
+  const deleted = new Set<string>();
+  let messages = 0;
+  for (const entry of entries) {
+    if (entry.type === 'tool-call') calls[entry.payload.tool]++;
+    else if (entry.type === 'tool-result') statuses.set(entry.payload.status, (statuses.get(entry.payload.status) ?? 0) + 1);
+    else if (entry.type === 'message') messages++;
+    else if (entry.type === 'code-mode-store') {
+      for (const s of entry.payload.sets) {
+        set.add(s.key);
+        deleted.delete(s.key);
+      }
+      for (const key of entry.payload.deletes) {
+        deleted.add(key);
+        set.delete(key);
+      }
+    }
+  }
+  const keys = (names: Set<string>) => {
+    const list = [...names];
+    const shown = list.slice(0, MAX_SUMMARY_STORE_KEYS).join(', ');
+    return list.length > MAX_SUMMARY_STORE_KEYS ? `${shown} and ${list.length - MAX_SUMMARY_STORE_KEYS} more` : shown;
+  };
+  const parts = [`${calls.exec} exec and ${calls.wait} wait calls`];
+  if (statuses.size > 0) parts[0] += ` (${[...statuses].map(([status, n]) => `${n} ${status}`).join(', ')})`;
+  if (messages > 0) parts.push(`${messages} messages`);
+  if (set.size > 0) parts.push(`store keys set: ${keys(set)}`);
+  if (deleted.size > 0) parts.push(`store keys deleted: ${keys(deleted)}`);
+  return `Compacted ${entries.length} entries: ${parts.join('; ')}. Stored values stay readable with load().`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

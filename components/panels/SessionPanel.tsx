@@ -1,13 +1,13 @@
 'use client';
-// The current turn's session: the committed session store and the transcript branch (calls, nested rows, results).
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+// The current turn's session: the committed session store and the transcript branch, branching and compacting it.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { useTRPC } from '../trpc.ts';
-import { buildTranscriptView, lineCount, sessionRefreshKey } from '../session/transcriptView.ts';
-import type { CallGroup, NestedActivityEntry, TranscriptItem } from '../session/transcriptView.ts';
+import { branchPoint, buildTranscriptView, leafItemIndex, lineCount, sessionRefreshKey } from '../session/transcriptView.ts';
+import type { BranchPoint, CallGroup, NestedActivityEntry, TranscriptItem } from '../session/transcriptView.ts';
 import { JsonTree } from '../ui/JsonTree.tsx';
-import { Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
+import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatBytes, formatDuration } from '../ui/format.ts';
 import { errorMessage } from '../playground/errors.ts';
@@ -24,6 +24,39 @@ function NetworkFlag({ testId }: { testId?: string }) {
       className="rounded border border-amber-800 bg-amber-950/60 px-1 font-mono text-[10px] leading-4 text-amber-300"
     >
       network
+    </span>
+  );
+}
+
+/** What an item's "branch here" needs: where to branch (absent on the leaf and on items without a branch point). */
+interface BranchAction {
+  point?: BranchPoint;
+  busy: boolean;
+  onBranch(point: BranchPoint): void;
+}
+
+function BranchButton({ action }: { action: BranchAction }) {
+  const { point } = action;
+  if (!point) return null;
+  return (
+    <button
+      type="button"
+      data-testid="transcript-branch"
+      data-entry-id={point.entryId}
+      disabled={action.busy}
+      onClick={() => action.onBranch(point)}
+      title="End the session's branch here: later entries leave it (they stay stored), and the next cell's load() sees the store as it was here"
+      className="whitespace-nowrap rounded border border-neutral-700 px-1 leading-4 text-neutral-400 hover:border-sky-700 hover:text-sky-300 disabled:cursor-not-allowed disabled:opacity-40"
+    >
+      branch here
+    </button>
+  );
+}
+
+function LeafMark() {
+  return (
+    <span data-testid="transcript-leaf" title="the session's current leaf: the next cell appends here" className="whitespace-nowrap text-[10px] text-sky-400">
+      ● leaf
     </span>
   );
 }
@@ -85,7 +118,7 @@ function NestedRow({ entry }: { entry: NestedActivityEntry }) {
   );
 }
 
-function CallItem({ group }: { group: CallGroup }) {
+function CallItem({ group, branch, leaf }: { group: CallGroup; branch: BranchAction; leaf: boolean }) {
   const c = group.call.payload;
   const source = c.code ?? c.command;
   const status = group.result?.payload.status ?? 'running';
@@ -99,6 +132,7 @@ function CallItem({ group }: { group: CallGroup }) {
           {c.toolCallId}
         </span>
         <span className="ml-auto whitespace-nowrap text-neutral-600">{new Date(group.call.createdAt).toLocaleTimeString()}</span>
+        {leaf ? <LeafMark /> : <BranchButton action={branch} />}
       </div>
       {source !== undefined ? (
         <details data-testid="transcript-source" className="mt-0.5">
@@ -131,10 +165,11 @@ function CallItem({ group }: { group: CallGroup }) {
   );
 }
 
-function Item({ item }: { item: TranscriptItem }) {
+function Item({ item, branch, leaf }: { item: TranscriptItem; branch: BranchAction; leaf: boolean }) {
+  const tail = leaf ? <LeafMark /> : <BranchButton action={branch} />;
   switch (item.kind) {
     case 'call':
-      return <CallItem group={item} />;
+      return <CallItem group={item} branch={branch} leaf={leaf} />;
     case 'store': {
       const p = item.entry.payload;
       return (
@@ -152,21 +187,30 @@ function Item({ item }: { item: TranscriptItem }) {
             </span>
           ))}
           <span className="text-neutral-600">{p.runId}</span>
+          {leaf ? <span className="ml-auto">{tail}</span> : null}
         </li>
       );
     }
     case 'compaction':
       return (
         <li data-testid="transcript-compaction" className="border-y border-dashed border-neutral-700 px-1.5 py-0.5 text-neutral-400">
-          <span className="text-fuchsia-300">compaction</span> · {item.entry.payload.compactedEntries} entries summarized
+          <div className="flex items-center gap-1.5">
+            <span>
+              <span className="text-fuchsia-300">compaction</span> · {item.entry.payload.compactedEntries} entries summarized
+            </span>
+            <span className="ml-auto">{tail}</span>
+          </div>
           <div className="whitespace-pre-wrap text-neutral-500">{item.entry.payload.summary}</div>
         </li>
       );
     case 'message':
       return (
-        <li data-testid="transcript-message" className="px-1.5 text-neutral-300">
-          <span className="text-neutral-500">{item.entry.payload.role}: </span>
-          <span className="whitespace-pre-wrap">{item.entry.payload.text}</span>
+        <li data-testid="transcript-message" className="flex items-start gap-1.5 px-1.5 text-neutral-300">
+          <span>
+            <span className="text-neutral-500">{item.entry.payload.role}: </span>
+            <span className="whitespace-pre-wrap">{item.entry.payload.text}</span>
+          </span>
+          <span className="ml-auto">{tail}</span>
         </li>
       );
     case 'orphan': {
@@ -200,6 +244,49 @@ function Section(props: { title: string; count: number; children: ReactNode }) {
   );
 }
 
+/** The outcome of the last branch or compaction, shown until the next action or a session change. */
+type ActionNote = { kind: 'done'; text: string } | { kind: 'refused'; title: string; text: string };
+
+/** A run that holds the session: the Gateway refuses to branch or compact until it settles or is aborted. */
+function liveRunOf(runs: readonly Run[], sessionId: string | undefined): Run | undefined {
+  return sessionId === undefined ? undefined : runs.find((r) => r.sessionId === sessionId && (r.state === 'running' || r.state === 'waiting'));
+}
+
+function CompactForm(props: { busy: boolean; onCompact(summary: string): void; onCancel(): void }) {
+  const [summary, setSummary] = useState('');
+  return (
+    <form
+      data-testid="session-compact-form"
+      className="space-y-1 rounded border border-neutral-800 bg-neutral-950/60 p-1.5"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onCompact(summary);
+      }}
+    >
+      <label className="block text-[11px] text-neutral-400" htmlFor="session-compact-summary">
+        Summary of the conversation so far (model context restarts from it; the store keeps every value)
+      </label>
+      <textarea
+        id="session-compact-summary"
+        data-testid="session-compact-summary"
+        value={summary}
+        onChange={(e) => setSummary(e.target.value)}
+        rows={2}
+        placeholder="Leave empty for a generated one: the calls and the store keys they set"
+        className="w-full resize-y rounded border border-neutral-700 bg-neutral-900 px-1.5 py-1 font-mono text-[11px] text-neutral-200"
+      />
+      <div className="flex gap-1.5">
+        <Button kind="primary" type="submit" testId="session-compact-submit" disabled={props.busy}>
+          Compact
+        </Button>
+        <Button kind="ghost" testId="session-compact-cancel" onClick={props.onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
 /**
  * `settledKey` changes when the page's own exec/wait call settles: the Gateway writes a call's result entry
  * after the run's last event, so run events alone can arrive before the transcript holds the result.
@@ -211,6 +298,10 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKe
   const input = { sessionId: sessionId ?? '' };
   const storeQuery = useQuery({ ...trpc.sessions.store.queryOptions(input), enabled: sessionId !== undefined });
   const transcriptQuery = useQuery({ ...trpc.sessions.transcript.queryOptions(input), enabled: sessionId !== undefined });
+  const branchMutation = useMutation(trpc.sessions.branch.mutationOptions());
+  const compactMutation = useMutation(trpc.sessions.compact.mutationOptions());
+  const [note, setNote] = useState<ActionNote>();
+  const [compacting, setCompacting] = useState(false);
 
   const refreshKey = `${sessionRefreshKey(props.runs, sessionId)}|${props.settledKey}`;
   const lastKey = useRef(refreshKey);
@@ -220,10 +311,57 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKe
     void queryClient.invalidateQueries(trpc.sessions.pathFilter());
   }, [refreshKey, queryClient, trpc]);
 
+  // a note about another session would mislead
+  useEffect(() => {
+    setNote(undefined);
+    setCompacting(false);
+  }, [sessionId]);
+
   const store = storeQuery.data ?? [];
-  const items = buildTranscriptView(transcriptQuery.data ?? []);
+  const branch = transcriptQuery.data ?? [];
+  const items = buildTranscriptView(branch);
+  const leafIndex = leafItemIndex(items, branch);
   const callCount = items.filter((i) => i.kind === 'call').length;
   const error = storeQuery.error ?? transcriptQuery.error;
+  const busy = branchMutation.isPending || compactMutation.isPending;
+  const liveRun = liveRunOf(props.runs, sessionId);
+  const holdHint = liveRun ? ` (refused while run ${liveRun.runId} is ${liveRun.state}: wait for it or abort it first)` : '';
+
+  const onBranch = (point: BranchPoint) => {
+    if (!sessionId) return;
+    setNote(undefined);
+    branchMutation.mutate(
+      { sessionId, entryId: point.entryId },
+      {
+        onSuccess: (next) => {
+          const left = Math.max(0, branch.length - next.length);
+          queryClient.setQueryData(trpc.sessions.transcript.queryKey({ sessionId }), next);
+          void queryClient.invalidateQueries(trpc.sessions.pathFilter());
+          setNote({
+            kind: 'done',
+            text: `Branched at ${point.label}: ${left} later ${left === 1 ? 'entry' : 'entries'} left the branch (still stored). The next cell appends here and load() sees the store as it was.`,
+          });
+        },
+        onError: (err) => setNote({ kind: 'refused', title: 'Cannot branch this session', text: errorMessage(err) }),
+      },
+    );
+  };
+
+  const onCompact = (summary: string) => {
+    if (!sessionId) return;
+    setNote(undefined);
+    compactMutation.mutate(
+      { sessionId, ...(summary.trim() !== '' ? { summary } : {}) },
+      {
+        onSuccess: (entry) => {
+          setCompacting(false);
+          void queryClient.invalidateQueries(trpc.sessions.pathFilter());
+          setNote({ kind: 'done', text: `Compacted ${entry.payload.compactedEntries} entries. Model context restarts at the compaction; store replay still reads the whole branch.` });
+        },
+        onError: (err) => setNote({ kind: 'refused', title: 'Cannot compact this session', text: errorMessage(err) }),
+      },
+    );
+  };
 
   return (
     <Panel
@@ -233,6 +371,19 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKe
         </>
       }
       testId="session-panel"
+      actions={
+        sessionId ? (
+          <Button
+            testId="session-compact"
+            kind="ghost"
+            disabled={busy || branch.length === 0}
+            onClick={() => setCompacting(!compacting)}
+            title={`Summarize the branch so far: model context restarts from the summary, the store keeps every value${holdHint}`}
+          >
+            Compact…
+          </Button>
+        ) : null
+      }
     >
       {!sessionId ? <Empty>No turn yet: the session appears once a turn is prepared.</Empty> : null}
       {error ? (
@@ -240,6 +391,23 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKe
           {errorMessage(error)}
           {'\n'}Start a new session if the transcript is damaged; otherwise check the server log.
         </ErrorNote>
+      ) : null}
+      {note?.kind === 'refused' ? (
+        <div className="mb-2">
+          <ErrorNote title={note.title} testId="session-action-error">
+            {note.text}
+          </ErrorNote>
+        </div>
+      ) : null}
+      {note?.kind === 'done' ? (
+        <p data-testid="session-action-done" role="status" className="mb-2 rounded border border-sky-900/70 bg-sky-950/30 px-2 py-1 text-xs text-sky-200">
+          {note.text}
+        </p>
+      ) : null}
+      {sessionId && compacting ? (
+        <div className="mb-2">
+          <CompactForm busy={busy} onCompact={onCompact} onCancel={() => setCompacting(false)} />
+        </div>
       ) : null}
       {sessionId && !error ? (
         <div className="space-y-3 font-mono text-[11px]">
@@ -259,9 +427,12 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKe
               <Empty testId="session-transcript-empty">{transcriptQuery.isLoading ? 'Loading…' : 'No calls in this session yet.'}</Empty>
             ) : (
               <ol data-testid="session-transcript" className="space-y-1">
-                {items.map((item) => (
-                  <Item key={item.key} item={item} />
-                ))}
+                {items.map((item, i) => {
+                  const point = branchPoint(item);
+                  return (
+                    <Item key={item.key} item={item} leaf={i === leafIndex} branch={{ busy, onBranch, ...(point ? { point } : {}) }} />
+                  );
+                })}
               </ol>
             )}
           </Section>

@@ -1,6 +1,6 @@
 // Tests for grouping a transcript branch into call groups and for the session panel's refresh key.
 import { describe, expect, it } from 'vitest';
-import { buildTranscriptView, lineCount, sessionRefreshKey } from './transcriptView.ts';
+import { branchPoint, buildTranscriptView, leafItemIndex, lineCount, sessionRefreshKey } from './transcriptView.ts';
 import type { CallGroup, TranscriptItem } from './transcriptView.ts';
 import type { NestedCallRecord } from '../../server/runs/types.ts';
 import type { EntryPayloads, EntryType, TranscriptEntry } from '../../server/sessions/types.ts';
@@ -117,5 +117,56 @@ describe('sessionRefreshKey', () => {
     const a = run('r1', 's1', 'completed');
     const b = run('r2', 's1', 'running');
     expect(sessionRefreshKey([a, b], 's1')).toBe(sessionRefreshKey([b, a], 's1'));
+  });
+});
+
+describe('branchPoint', () => {
+  it('on a call with a result: branches at the result entry, after everything the call committed', () => {
+    const c = call('a');
+    const commit = entry('code-mode-store', { runId: 'run_1', sets: [{ key: 'k', json: '1', networkContent: false }], deletes: [] });
+    const r = result('a');
+    const items = buildTranscriptView([c, commit, r]);
+    expect(branchPoint(items[0] as TranscriptItem)).toEqual({ entryId: r.id, label: 'exec a' });
+  });
+
+  it('on a call without a result, a store commit or an orphan result: no branch point', () => {
+    const items = buildTranscriptView([
+      call('running'),
+      entry('code-mode-store', { runId: 'run_1', sets: [], deletes: ['k'] }),
+      result('lost', 'failed'),
+    ]);
+    expect(items.map((i) => i.kind)).toEqual(['call', 'store', 'orphan']);
+    expect(items.map((i) => branchPoint(i))).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('on a compaction or a message: branches at that entry', () => {
+    const compaction = entry('compaction', { summary: 's', compactedEntries: 2 });
+    const message = entry('message', { role: 'user', text: 'hi' });
+    const items = buildTranscriptView([compaction, message]);
+    expect(items.map((i) => branchPoint(i))).toEqual([
+      { entryId: compaction.id, label: 'the compaction' },
+      { entryId: message.id, label: 'the user message' },
+    ]);
+  });
+});
+
+describe('leafItemIndex', () => {
+  it('on a result written after its store commit: the leaf is the call group, not the later commit item', () => {
+    const branch = [
+      call('a'),
+      entry('code-mode-store', { runId: 'run_1', sets: [{ key: 'k', json: '1', networkContent: false }], deletes: [] }),
+      result('a'),
+    ];
+    const items = buildTranscriptView(branch);
+    expect(items.map((i) => i.kind)).toEqual(['call', 'store']);
+    expect(leafItemIndex(items, branch)).toBe(0);
+  });
+
+  it('on a leaf that is an item of its own, or a nested row of an earlier call: that item; on an empty branch: -1', () => {
+    const first = [call('a'), result('a', 'waiting'), call('b'), result('b'), nested('a', 'sleep', 3)];
+    expect(leafItemIndex(buildTranscriptView(first), first)).toBe(0);
+    const second = [call('c'), result('c'), entry('compaction', { summary: 's', compactedEntries: 2 })];
+    expect(leafItemIndex(buildTranscriptView(second), second)).toBe(1);
+    expect(leafItemIndex([], [])).toBe(-1);
   });
 });

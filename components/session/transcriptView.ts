@@ -70,6 +70,45 @@ export function buildTranscriptView(branch: readonly TranscriptEntry[]): Transcr
   return items;
 }
 
+/** Where "branch here" on an item moves the session's leaf, and how the panel names that place. */
+export interface BranchPoint {
+  entryId: string;
+  label: string;
+}
+
+/**
+ * A call branches at its result (the call with everything it committed stays on the branch); a call without
+ * a result yet has none. Store commits and orphans have none either: a store commit sits between its call and
+ * that call's result, and a branch there would cut the call from its result.
+ */
+export function branchPoint(item: TranscriptItem): BranchPoint | undefined {
+  switch (item.kind) {
+    case 'call':
+      return item.result ? { entryId: item.result.id, label: `${item.call.payload.tool} ${item.call.payload.toolCallId}` } : undefined;
+    case 'compaction':
+      return { entryId: item.entry.id, label: 'the compaction' };
+    case 'message':
+      return { entryId: item.entry.id, label: `the ${item.entry.payload.role} message` };
+    case 'store':
+    case 'orphan':
+      return undefined;
+  }
+}
+
+/**
+ * The index of the item holding the branch's leaf (its last entry), or -1. Not always the last item: a
+ * cell's store commit is written before its result, and the call group sits where the call started.
+ */
+export function leafItemIndex(items: readonly TranscriptItem[], branch: readonly TranscriptEntry[]): number {
+  const leafId = branch.at(-1)?.id;
+  if (leafId === undefined) return -1;
+  return items.findIndex((item) =>
+    item.kind === 'call'
+      ? item.call.id === leafId || item.result?.id === leafId || item.nested.some((n) => n.id === leafId)
+      : item.entry.id === leafId,
+  );
+}
+
 /** Number of lines of a source text (a trailing newline does not start another line). */
 export function lineCount(text: string): number {
   if (text === '') return 0;

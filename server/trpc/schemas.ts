@@ -50,6 +50,19 @@ export const runIdSchema = z.strictObject({ runId: id('runId') });
 
 export const sessionIdSchema = z.strictObject({ sessionId: id('sessionId') });
 
+export const branchSessionSchema = z.strictObject({
+  sessionId: id('sessionId'),
+  entryId: id('entryId').nullable(),
+});
+
+/** A compaction summary stands in for a stretch of conversation; longer than this is a paste, not a summary. */
+export const MAX_SUMMARY_LENGTH = 20_000;
+
+export const compactSessionSchema = z.strictObject({
+  sessionId: id('sessionId'),
+  summary: z.string().max(MAX_SUMMARY_LENGTH, `summary is longer than ${MAX_SUMMARY_LENGTH} characters; summarize it`).optional(),
+});
+
 export const answerClientCallSchema = z
   .strictObject({
     runId: id('runId'),
