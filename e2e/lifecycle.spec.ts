@@ -107,3 +107,23 @@ test('a live-updates stream that cannot connect shows a banner, which clears onc
   await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live', { timeout: 20_000 });
   await expect(page.getByTestId('connection-banner')).toHaveCount(0);
 });
+
+test('adding a client tool mid-turn keeps the waiting run: the new tool is offered and the old call still answers', async ({ page }) => {
+  await openPlayground(page);
+  expect(await runCell(page, `const reply = await ask_user({ question: 'Still there?' });\nreturn reply;\n`)).toBe('waiting');
+  const runId = await resultRunId(page);
+  const turnBefore = await page.getByTestId('turn-info').innerText();
+  await page.getByTestId('client-tools-toggle').click();
+  const editor = page.getByTestId('client-tools-json');
+  const tools = JSON.parse(await editor.inputValue()) as unknown[];
+  tools.push({ name: 'pick_color', description: 'Ask the user to pick a color.', inputSchema: { type: 'object', properties: {} } });
+  await editor.fill(JSON.stringify(tools, null, 2));
+  await page.getByTestId('client-tools-apply').click();
+  await expect(page.getByTestId('catalog-panel')).toContainText('pick_color');
+  // same turn, and the parked run is still on the board
+  await expect(page.getByTestId('turn-info')).toHaveText(turnBefore);
+  const form = waitingRun(page, runId).getByTestId('client-call');
+  await form.getByTestId('client-call-input').fill('{"answer":"yes"}');
+  expect(await settle(page, () => form.getByTestId('client-call-send-wait').click())).toBe('completed');
+  expect(await resultValue(page)).toEqual({ answer: 'yes' });
+});

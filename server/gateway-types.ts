@@ -135,6 +135,8 @@ export interface GatewayApi {
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;
+  /** Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. */
+  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** Abort one run (operator) and release its continuation. */

@@ -162,3 +162,36 @@ describe('MCP server that is down', () => {
     }
   });
 });
+
+describe('client tools of a live turn', () => {
+  it('on an update: new cells see the new tool; a parked cell keeps its projection and its call still answers; saved results stay', async () => {
+    const { gw } = await gatewayWith({ id: 'none', tools: [] }, { tools: { ...testConfig().tools, codeMode: { ...testConfig().tools.codeMode, timeoutMs: 500 } } });
+    try {
+      const ask = { name: 'ask_user', description: 'ask', inputSchema: { type: 'object' } };
+      const t = gw.prepareTurn({ clientTools: [ask] });
+      const saved = await gw.exec(t.agentRunId, { code: 'return (await results.save({ keep: 1 })).ref' });
+      if (saved.status !== 'completed') throw new Error(JSON.stringify(saved));
+      const parked = await gw.exec(t.agentRunId, { code: 'const a = await ask_user({});\nreturn [a, typeof pick_color]' });
+      if (parked.status !== 'waiting') throw new Error(JSON.stringify(parked));
+      const info = gw.updateClientTools(t.agentRunId, [ask, { name: 'pick_color', description: 'pick', inputSchema: { type: 'object' } }]);
+      expect(info.agentRunId).toBe(t.agentRunId);
+      expect(gw.catalog({ clientTools: [ask, { name: 'pick_color', description: 'pick', inputSchema: { type: 'object' } }] }).tools.map((x) => x.name)).toContain('pick_color');
+      const fresh = await gw.exec(t.agentRunId, { code: `return [typeof pick_color, await results.load(${JSON.stringify(saved.value)})]` });
+      expect(fresh).toMatchObject({ status: 'completed', value: ['function', { keep: 1 }] });
+      const callId = gw.run(parked.runId)!.clientCalls[0]!.callId;
+      gw.answerClientCall({ runId: parked.runId, callId, result: 'ok' });
+      expect(await gw.wait(t.agentRunId, { runId: parked.runId })).toMatchObject({ status: 'completed', value: ['ok', 'undefined'] });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on an unknown agent run: refuses with invalid_input', async () => {
+    const { gw } = await gatewayWith({ id: 'none', tools: [] });
+    try {
+      expect(() => gw.updateClientTools('ar_nope', [])).toThrow(/unknown agent run/);
+    } finally {
+      await gw.close();
+    }
+  });
+});

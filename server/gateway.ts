@@ -10,7 +10,7 @@ import { renderQuickIndex } from './catalog/quick-index.ts';
 import type { Catalog } from './catalog/types.ts';
 import { resolveActivation, findAgent, agentModel, agentCodeModeOptions } from './config/activation.ts';
 import { loadConfigFile, resolveConfigPath } from './config/load.ts';
-import type { ExecutorKind, GatewayConfig } from './config/types.ts';
+import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/types.ts';
 import { CodeModeError, ConfigError, InvalidInputError, type CodeModeErrorCode } from './errors.ts';
 import { CallScheduler } from './bridge/scheduler.ts';
 import type { Executor } from './executors/types.ts';
@@ -57,6 +57,8 @@ export interface GatewayOptions {
   extraTools?: () => ToolDefinition[];
   /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
   mcp?: McpToolSource;
+  /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
+  log?: (line: string) => void;
 }
 
 /** The exec call whose run is starting: RunManager emits `run.started` synchronously inside `exec`. */
@@ -69,7 +71,8 @@ interface Turn {
   info: TurnInfo;
   scope: TurnScope;
   catalog: Catalog;
-  clientTools: ClientToolSpec[];
+  /** What the turn was prepared with (agent, model, client tools): recomputed when client tools change. */
+  request: TurnRequest;
 }
 
 interface Effective {
@@ -203,7 +206,6 @@ export class Gateway implements GatewayApi {
     const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const options = eff.surface.options;
     const info: TurnInfo = { agentRunId, sessionId, agentId: eff.agentId, model: eff.model, surface: eff.surface };
-    const view = guestCatalogView(eff.catalog);
     const plugins = this.sources.plugins;
     const scope: TurnScope = {
       agentRunId,
@@ -211,13 +213,7 @@ export class Gateway implements GatewayApi {
       agentId: eff.agentId,
       workspaceDir: this.config.workspace,
       options,
-      catalog: eff.catalog,
-      boot: {
-        maxPendingToolCalls: options.maxPendingToolCalls,
-        tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
-        mcp: [...view.mcp, ...this.unavailableMcp(view.mcp)],
-      },
-      files: Object.fromEntries(eff.catalog.files),
+      ...this.guestCatalog(eff.catalog, options),
       scheduler: new CallScheduler(),
       results: new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes)),
       abort: new AbortController(),
@@ -235,8 +231,40 @@ export class Gateway implements GatewayApi {
         return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
       },
     };
-    this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, clientTools: req.clientTools ?? [] });
+    this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, request: { ...req, sessionId } });
     return info;
+  }
+
+  /**
+   * Replace the client tools of a live turn. New cells see the new catalog; running and parked
+   * cells keep the projection they started with, and the turn's runs and saved results stay
+   * (spec: client tool additions do not close the owner).
+   */
+  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo {
+    this.assertOpen();
+    const turn = this.turns.get(agentRunId);
+    if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+    const request: TurnRequest = { ...turn.request, clientTools };
+    const eff = this.effective(request);
+    turn.request = request;
+    turn.catalog = eff.catalog;
+    turn.info = { ...turn.info, surface: eff.surface };
+    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options));
+    return turn.info;
+  }
+
+  /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */
+  private guestCatalog(catalog: Catalog, options: CodeModeOptions): Pick<TurnScope, 'catalog' | 'boot' | 'files'> {
+    const view = guestCatalogView(catalog);
+    return {
+      catalog,
+      boot: {
+        maxPendingToolCalls: options.maxPendingToolCalls,
+        tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
+        mcp: [...view.mcp, ...this.unavailableMcp(view.mcp)],
+      },
+      files: Object.fromEntries(catalog.files),
+    };
   }
 
   endTurn(agentRunId: string): void {
@@ -590,7 +618,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     );
   const sources = await loadToolSources(config);
   // Started after the other sources load, so a failing load leaves no server process behind.
-  const mcp = opts.mcp ?? startMcpManager(config);
+  for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
+  const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
   const extra = opts.extraTools;
   return new Gateway(config, sources, { ...opts, mcp, extraTools: () => [...(extra?.() ?? []), ...mcp.tools()] });
 }

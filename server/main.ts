@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production' });
 
-  const gateway = await createGateway({ argv: gatewayArgv, env: process.env });
+  const gateway = await createGateway({ argv: gatewayArgv, env: process.env, log: (line) => console.log(`[gateway] ${line}`) });
 
   const { default: next } = await import('next');
   const dir = fileURLToPath(new URL('..', import.meta.url));

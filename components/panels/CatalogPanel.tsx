@@ -89,7 +89,7 @@ function ClientToolsEditor(props: { tools: ClientToolSpec[]; onApply: (tools: Cl
   return (
     <div data-testid="client-tools-editor" className="space-y-1.5 rounded border border-neutral-800 bg-neutral-950/60 p-2">
       <p className="text-[11px] text-neutral-400">
-        Client tools for the next turn: JSON array of <code className="font-mono">{'{ name, description, inputSchema, outputSchema? }'}</code>. A cell that calls one
+        Client tools of this turn: JSON array of <code className="font-mono">{'{ name, description, inputSchema, outputSchema? }'}</code>. A cell that calls one
         waits until you answer it on the waiting-runs board.
       </p>
       <textarea
@@ -112,7 +112,7 @@ function ClientToolsEditor(props: { tools: ClientToolSpec[]; onApply: (tools: Cl
           }
         }}
       >
-        Apply (new turn)
+        Apply
       </Button>
     </div>
   );

@@ -1,5 +1,5 @@
 'use client';
-// The agent turn the page's cells run in: prepared on load and whenever agent, model or client tools change.
+// The agent turn the page's cells run in: prepared on load and whenever agent or model change; client-tool edits update the live turn.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { API_URL, useTRPCClient } from '../trpc.ts';
 import { errorMessage } from './errors.ts';
@@ -42,12 +42,21 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
   const [preparing, setPreparing] = useState(false);
   const [generation, setGeneration] = useState(0);
   const sessionRef = useRef<string | undefined>(undefined);
-  const key = request ? JSON.stringify(request) : undefined;
+  // Client tools are not part of the turn's identity: editing them updates the live turn (its waiting
+  // runs and saved results stay), while a new agent or model prepares a new turn.
+  const { clientTools, ...base } = request ?? {};
+  const key = request ? JSON.stringify(base) : undefined;
+  const toolsKey = JSON.stringify(clientTools ?? []);
+  const toolsRef = useRef(toolsKey);
+  toolsRef.current = toolsKey;
+  const appliedToolsRef = useRef<string | undefined>(undefined);
 
   useEffect(() => {
     if (!key) return;
     sessionRef.current ??= readSession();
     const req: TurnRequest = JSON.parse(key) as TurnRequest;
+    const tools = toolsRef.current;
+    req.clientTools = JSON.parse(tools) as NonNullable<TurnRequest['clientTools']>;
     if (sessionRef.current) req.sessionId = sessionRef.current;
     let cancelled = false;
     let agentRunId: string | undefined;
@@ -60,6 +69,7 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
           return;
         }
         agentRunId = info.agentRunId;
+        appliedToolsRef.current = tools;
         sessionRef.current = info.sessionId;
         writeSession(info.sessionId);
         setTurn(info);
@@ -82,6 +92,26 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
       if (agentRunId) void client.turns.end.mutate({ agentRunId }).catch(() => undefined);
     };
   }, [key, generation, client]);
+
+  const agentRunId = turn?.agentRunId;
+  useEffect(() => {
+    if (!agentRunId || appliedToolsRef.current === toolsKey) return;
+    let cancelled = false;
+    client.turns.updateClientTools
+      .mutate({ agentRunId, clientTools: JSON.parse(toolsKey) as NonNullable<TurnRequest['clientTools']> })
+      .then((info) => {
+        if (cancelled) return;
+        appliedToolsRef.current = toolsKey;
+        setTurn(info);
+        setError(undefined);
+      })
+      .catch((err: unknown) => {
+        if (!cancelled) setError(errorMessage(err));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [agentRunId, toolsKey, client]);
 
   const restart = useCallback(() => setGeneration((g) => g + 1), []);
   const newSession = useCallback(() => {
