@@ -1,39 +1,21 @@
 // Router tests through createCaller against a real Gateway (short-timeout demo config): inputs, errors, the flow.
-import { fileURLToPath } from 'node:url';
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../gateway.ts';
+import { openRouterHarness, rejection, type RouterCaller } from './testing.ts';
+import { appRouter } from './routers/_app.ts';
 import type { GatewayApi } from '../gateway-types.ts';
 import type { RunEvent } from '../runs/types.ts';
-import { createInnerContext } from './context.ts';
-import { createCallerFactory } from './init.ts';
-import { appRouter } from './routers/_app.ts';
 import { runEvents } from './routers/events.ts';
 
-const CONFIG = fileURLToPath(new URL('../../demo/configs/short-timeout.json', import.meta.url));
-
-const createCaller = createCallerFactory(appRouter);
 let gateway: GatewayApi;
-let caller: ReturnType<typeof createCaller>;
+let caller: RouterCaller;
 
 beforeAll(async () => {
-  gateway = await createGateway({ configPath: CONFIG });
-  caller = createCaller(createInnerContext({ gateway }));
+  ({ gateway, caller } = await openRouterHarness());
 });
 
 afterAll(async () => {
   await gateway.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof TRPCError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('config and catalog', () => {
   it('lists the configured agents with their model and executor', async () => {

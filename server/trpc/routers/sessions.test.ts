@@ -1,38 +1,20 @@
 // Sessions router through createCaller against a real Gateway: branching and compacting a session, and their refusals.
-import { fileURLToPath } from 'node:url';
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, defaultCompactionSummary, MAX_SUMMARY_STORE_KEYS } from '../../gateway.ts';
+import { openRouterHarness, rejection, type RouterCaller } from '../testing.ts';
+import { defaultCompactionSummary, MAX_SUMMARY_STORE_KEYS } from '../../gateway.ts';
 import type { GatewayApi, TranscriptEntry } from '../../gateway-types.ts';
-import { createInnerContext } from '../context.ts';
-import { createCallerFactory } from '../init.ts';
 import { MAX_SUMMARY_LENGTH } from '../schemas.ts';
-import { appRouter } from './_app.ts';
 
-const CONFIG = fileURLToPath(new URL('../../../demo/configs/short-timeout.json', import.meta.url));
-
-const createCaller = createCallerFactory(appRouter);
 let gateway: GatewayApi;
-let caller: ReturnType<typeof createCaller>;
+let caller: RouterCaller;
 
 beforeAll(async () => {
-  gateway = await createGateway({ configPath: CONFIG });
-  caller = createCaller(createInnerContext({ gateway }));
+  ({ gateway, caller } = await openRouterHarness());
 });
 
 afterAll(async () => {
   await gateway.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof TRPCError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** A turn on a session of its own (a fresh id per test keeps tests apart in the shared database file). */
 async function freshTurn(sessionId?: string) {
