@@ -157,6 +157,29 @@ describe('network-content provenance', () => {
   });
 });
 
+describe('approvals across parking', () => {
+  it('on a yield while a sibling call awaits approval: the next wait pauses for the decision and completes', async () => {
+    const gw = await gateway({ timeoutMs: 400 });
+    try {
+      const t = gw.prepareTurn({});
+      const first = await gw.exec(t.agentRunId, {
+        code: 'const pending = exec({ command: "echo", args: ["decided"] });\nawait yield_control("let the operator decide");\nreturn (await pending).stdout.trim()',
+      });
+      expect(first).toMatchObject({ status: 'waiting', reason: 'yield' });
+      if (first.status !== 'waiting') return;
+      const waiting = gw.wait(t.agentRunId, { runId: first.runId });
+      // decide well past the wait's 400 ms budget: the pause keeps the call in flight
+      await new Promise((r) => setTimeout(r, 900));
+      const [approval] = gw.approvals();
+      expect(approval?.tool).toBe('exec');
+      gw.decideApproval({ approvalId: approval!.approvalId, approve: true });
+      expect(await waiting).toMatchObject({ status: 'completed', value: 'decided' });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('untrusted network failures', () => {
   it('on an uncaught web_fetch error: the failed result is marked as network content', async () => {
     const gw = await gateway({ timeoutMs: 5000 });

@@ -133,6 +133,8 @@ class Run {
   ttlTimer?: NodeJS.Timeout;
   /** Wakes a wait that is parked with nothing to deliver. */
   wake?: () => void;
+  /** The budget of such a wait (approval pauses apply to it too). */
+  idleBudget?: ExecutionBudget;
 
   constructor(
     readonly turn: TurnScope,
@@ -210,13 +212,15 @@ export class RunManager {
 
     // Nothing to deliver yet: wait for the first reply (or the budget) without restoring the VM.
     if (!this.hasDeliverable(run)) {
-      if (run.approvalsPending > 0) budget.pause();
+      run.idleBudget = budget;
+      this.syncBudget(run);
       const woke = await new Promise<boolean>((resolve) => {
         run.wake = () => resolve(true);
         budget.whenExpired(() => resolve(false));
         run.abort.signal.addEventListener('abort', () => resolve(false), { once: true });
       });
       run.wake = undefined;
+      run.idleBudget = undefined;
       if (!woke || run.abort.signal.aborted) {
         budget.stop();
         if (run.abort.signal.aborted) return this.finishCall(run, call, this.failedResult(run, 'aborted', 'code mode run was aborted', [], 0, budget));
@@ -519,12 +523,13 @@ export class RunManager {
   }
 
   /** Keep the live leg's deadline in step with approval pauses. */
+  /** Keep the current call's budget (a live leg's, or a wait's before it restores) in step with approval pauses. */
   private syncBudget(run: Run): void {
-    const live = run.live;
-    if (!live) return;
-    if (run.approvalsPending > 0 && !live.budget.paused) live.budget.pause();
-    else if (run.approvalsPending === 0 && live.budget.paused) live.budget.resume();
-    live.leg.setDeadline(live.budget.deadlineAt);
+    const budget = run.live?.budget ?? run.idleBudget;
+    if (!budget) return;
+    if (run.approvalsPending > 0 && !budget.paused) budget.pause();
+    else if (run.approvalsPending === 0 && budget.paused) budget.resume();
+    run.live?.leg.setDeadline(budget.deadlineAt);
   }
 
   // ---- outcomes --------------------------------------------------------------------------------
