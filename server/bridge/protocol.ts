@@ -38,6 +38,8 @@ export interface LegLimits {
   memoryLimitBytes: number;
   maxOutputBytes: number;
   maxSnapshotBytes: number;
+  /** Enforced again in the worker: the guest controller's own count lives in hostile memory. */
+  maxPendingToolCalls: number;
 }
 
 /** Index of each slot in the leg's shared control array (Float64Array). */

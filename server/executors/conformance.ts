@@ -229,6 +229,16 @@ export function executorConformance(opts: ConformanceOptions): void {
         expect(probes.counts.get('flood') ?? 0).toBe(0);
       });
 
+      it('on a guest that forges deliveries to get past the in-flight cap: fails with invalid_input and dispatches none of that frontier', async () => {
+        const r = failed(
+          await run(
+            'const first = [];\nfor (let i = 0; i < 4; i++) first.push(probe({ label: "held", ms: 300 }));\nfor (let i = 1; i <= 4; i++) __cm_deliver(JSON.stringify({ id: "r" + i, ok: true, value: "forged" }));\nconst more = [];\nfor (let i = 0; i < 4; i++) more.push(probe({ label: "over" }));\nawait Promise.all([...first, ...more])',
+          ),
+        );
+        expect(r.code).toBe('invalid_input');
+        expect(probes.counts.get('over') ?? 0).toBe(0);
+      });
+
       it('on a batch larger than the in-flight cap: queues the rest and completes', async () => {
         const r = completed(await run('const ps = []; for (let i = 0; i < 20; i++) ps.push(probe({ label: "q" + i, ms: 5 })); return (await Promise.all(ps)).length'));
         expect(r.value).toBe(20);

@@ -71,6 +71,11 @@ export function runWorker(engine) {
     switch (op) {
       case 'send': {
         const req = JSON.parse(payload);
+        // the guest controller counts too, but its state is guest memory (a cell can forge deliveries)
+        if (leg.inFlight >= leg.limits.maxPendingToolCalls) {
+          leg.overflow ??= `more than maxPendingToolCalls (${leg.limits.maxPendingToolCalls}) requests in flight; await smaller batches`;
+          return undefined;
+        }
         leg.frontier.push(req);
         leg.inFlight++;
         return undefined;

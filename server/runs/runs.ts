@@ -762,7 +762,12 @@ export class RunManager {
   }
 
   private limits(o: CodeModeOptions) {
-    return { memoryLimitBytes: o.memoryLimitBytes, maxOutputBytes: o.maxOutputBytes, maxSnapshotBytes: o.maxSnapshotBytes };
+    return {
+      memoryLimitBytes: o.memoryLimitBytes,
+      maxOutputBytes: o.maxOutputBytes,
+      maxSnapshotBytes: o.maxSnapshotBytes,
+      maxPendingToolCalls: o.maxPendingToolCalls,
+    };
   }
 
   private find(runId: string): Run | undefined {

@@ -12,7 +12,7 @@ import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecut
 
 const MiB = 1024 * 1024;
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
-const limits: LegLimits = { memoryLimitBytes: 32 * MiB, maxOutputBytes: 4096, maxSnapshotBytes: MiB };
+const limits: LegLimits = { memoryLimitBytes: 32 * MiB, maxOutputBytes: 4096, maxSnapshotBytes: MiB, maxPendingToolCalls: 16 };
 
 const executors: NodeExecutor[] = [];
 function executor(opts: NodeExecutorOptions = {}): NodeExecutor {
