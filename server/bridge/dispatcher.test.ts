@@ -89,6 +89,13 @@ describe('dispatchRequest', () => {
     expect(await reply({ id: 'r9', op: 'call', tool: 'exec', input: {} }, denied)).toMatchObject({ ok: false, code: 'approval_denied', error: expect.stringContaining('nope') });
   });
 
+  it('on a store() value over maxOutputBytes: refuses it with capacity_exceeded and keeps nothing', async () => {
+    const ctx = context({ options: testCodeModeOptions({ maxOutputBytes: 1024 }) });
+    const r = await reply({ id: 'big', op: 'store', action: 'set', key: 'k', json: JSON.stringify('x'.repeat(2000)) }, ctx);
+    expect(r).toMatchObject({ ok: false, code: 'capacity_exceeded', error: expect.stringContaining('results.save') });
+    expect(ctx.storeBuffer.size).toBe(0);
+  });
+
   it('on store within a cell: load sees the buffered write before any commit', async () => {
     const ctx = context();
     await reply({ id: 'a', op: 'store', action: 'set', key: 'k', json: '{"v":2}' }, ctx);

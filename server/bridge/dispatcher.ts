@@ -196,6 +196,14 @@ export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invoca
         if (ctx.restartSafe) throw new ToolError('store/load are unavailable in restartSafe execution', 'invalid_input');
         const key = String(req.key);
         if (req.action === 'set') {
+          // the session store is for small values that outlive the turn; it lands in the transcript
+          const bytes = typeof req.json === 'string' ? Buffer.byteLength(req.json, 'utf8') : 0;
+          if (bytes > ctx.options.maxOutputBytes) {
+            throw new ToolError(
+              `store("${key}") value is ${bytes} bytes, over the ${ctx.options.maxOutputBytes}-byte limit (maxOutputBytes); store a summary, or results.save the whole value for this turn`,
+              'capacity_exceeded',
+            );
+          }
           ctx.storeBuffer.set(key, { json: req.json, networkContent: ctx.hasNetworkContent() });
           return null;
         }
