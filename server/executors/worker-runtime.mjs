@@ -198,7 +198,8 @@ export function runWorker(engine) {
   async function park(leg) {
     if (leg.ended) return;
     try {
-      const info = leg.vm.park(leg);
+      // an engine may measure asynchronously (Node measures its context's memory)
+      const info = await leg.vm.park(leg);
       if (leg.settled) info.settled = leg.settled;
       const transfer = info.snapshot ? [info.snapshot.buffer] : [];
       end(leg, { t: 'parked', ...info }, transfer);
