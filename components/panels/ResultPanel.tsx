@@ -2,7 +2,7 @@
 // The result of the last exec or wait: status, value as a JSON tree, output lines, telemetry, error code.
 import { useState } from 'react';
 import { JsonTree } from '../ui/JsonTree.tsx';
-import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
+import { Button, Empty, ErrorNote, Panel, KeyValueList } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatBytes, formatDuration, percentOf, previewJson } from '../ui/format.ts';
 import { useNow } from '../ui/useNow.ts';
@@ -54,14 +54,7 @@ function TelemetryGrid({ telemetry }: { telemetry: Telemetry }) {
   if (telemetry.retainedBytesEstimate !== undefined) rows.push(['retained (estimate)', formatBytes(telemetry.retainedBytesEstimate)]);
   if (telemetry.networkContent) rows.push(['network content', 'yes: wrapped as untrusted for a model']);
   return (
-    <dl data-testid="result-telemetry" className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 font-mono text-[11px]">
-      {rows.map(([k, v]) => (
-        <div key={k} className="contents">
-          <dt className="text-neutral-500">{k}</dt>
-          <dd className="text-neutral-300">{v}</dd>
-        </div>
-      ))}
-    </dl>
+    <KeyValueList rows={rows} testId="result-telemetry" />
   );
 }
 

@@ -1,7 +1,7 @@
 'use client';
 // The model surface: the tools a model is given for this turn (exec, wait, direct-only) and the exec description.
 import { useState } from 'react';
-import { Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
+import { Empty, ErrorNote, Panel, KeyValueList } from '../ui/Panel.tsx';
 import { formatBytes, formatDuration } from '../ui/format.ts';
 import type { Surface } from '../api.ts';
 
@@ -17,14 +17,7 @@ function OptionsGrid({ options }: { options: Surface['options'] }) {
     ['search limit', `${options.searchDefaultLimit} / max ${options.maxSearchLimit}`],
   ];
   return (
-    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 font-mono text-[11px]">
-      {rows.map(([k, v]) => (
-        <div key={k} className="contents">
-          <dt className="text-neutral-500">{k}</dt>
-          <dd className="text-neutral-300">{v}</dd>
-        </div>
-      ))}
-    </dl>
+    <KeyValueList rows={rows} />
   );
 }
 

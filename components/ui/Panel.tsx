@@ -70,3 +70,17 @@ export function Button(props: {
     </button>
   );
 }
+
+/** A two-column list of labels and values (limits, telemetry). */
+export function KeyValueList(props: { rows: ReadonlyArray<readonly [string, ReactNode]>; testId?: string }) {
+  return (
+    <dl data-testid={props.testId} className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 font-mono text-[11px]">
+      {props.rows.map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="text-neutral-500">{k}</dt>
+          <dd className="text-neutral-300">{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
