@@ -239,9 +239,13 @@ export class McpConnection {
   }
 
   private async connectOnce(gen: number, client: Client): Promise<void> {
+    let pid: number | null = null;
     try {
       const transport = this.createTransport();
-      await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
+      const connecting = client.connect(transport, { timeout: this.settings.connectTimeoutMs });
+      // the child is spawned synchronously by connect(); its pid is gone once the SDK closes it
+      if (transport instanceof StdioClientTransport) pid = transport.pid;
+      await connecting;
       const listed = await this.listEverything(client);
       if (gen !== this.generation || this.closed) {
         await client.close().catch(() => {});
@@ -257,7 +261,16 @@ export class McpConnection {
       this.settings.log?.(`[mcp:${this.name}] connected: ${this.definitions.length} tools`);
       this.notify((w) => w.resolve(client));
     } catch (err) {
+      // a server that never answered may ignore its closed stdin: the SDK's own close waits 2 s before
+      // signalling it, and a process that exits meanwhile would leave it orphaned; stop it now
       await client.close().catch(() => {});
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
       if (gen !== this.generation || this.closed) return;
       this.failures += 1;
       this.errorText = this.describeFailure(err);
