@@ -1,9 +1,10 @@
-// One mapping from worker messages to leg handler calls and outcomes, shared by every executor's supervisor.
+// Leg plumbing shared by every executor's supervisor: worker messages to outcomes, the control block, ordered sends, the Leg handle.
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { WorkerToHost } from '../bridge/protocol.ts';
+import type { BridgeReply, HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
+import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
 import type { CodeModeOutput } from '../runs/types.ts';
-import type { Continuation, LegHandlers, LegOutcome } from './types.ts';
+import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
 
 /**
  * Route one worker message of a leg: progress messages go to `handlers`; a final message returns the
@@ -44,4 +45,71 @@ export function handleLegMessage(
     default:
       return undefined;
   }
+}
+
+/** A leg's shared control block: the deadline and abort flag the worker's interrupt check reads. */
+export function legControl(deadlineAt: number): { sab: SharedArrayBuffer; control: Float64Array } {
+  const sab = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
+  const control = new Float64Array(sab);
+  control[CONTROL_DEADLINE] = deadlineAt;
+  return { sab, control };
+}
+
+/**
+ * Ordered delivery to a worker for one leg: the first message goes once the worker is ready, and
+ * anything sent before that waits behind it. `gone()` drops messages for an ended leg or dead worker.
+ */
+export function legSender(opts: {
+  ready: Promise<void>;
+  post: (msg: HostToWorker, transfer?: ArrayBuffer[]) => void;
+  gone: () => boolean;
+  first: () => HostToWorker;
+  transfer?: ArrayBuffer[];
+  onOpened?: () => void;
+}): (msg: HostToWorker) => void {
+  let opened = false;
+  const backlog: HostToWorker[] = [];
+  const send = (msg: HostToWorker) => {
+    if (opts.gone()) return;
+    if (!opened) backlog.push(msg);
+    else opts.post(msg);
+  };
+  opts.ready.then(
+    () => {
+      if (opts.gone()) return;
+      opts.post(opts.first(), opts.transfer ?? []);
+      opened = true;
+      opts.onOpened?.();
+      for (const msg of backlog.splice(0)) send(msg);
+    },
+    () => undefined, // the supervisor fails the leg when its worker dies
+  );
+  return send;
+}
+
+/** The Leg a run drives, over a sender; `onDeadline` and `abort` are the supervisor's own. */
+export function legHandle(opts: {
+  legId: string;
+  done: Promise<LegOutcome>;
+  control: Float64Array;
+  send: (msg: HostToWorker) => void;
+  onDeadline?: () => void;
+  abort: () => void;
+}): Leg {
+  const { legId, send, control } = opts;
+  return {
+    done: opts.done,
+    deliver: (replies: BridgeReply[]) => {
+      if (replies.length > 0) send({ t: 'deliver', legId, replies });
+    },
+    park: () => send({ t: 'park', legId }),
+    setDeadline: (epochMs: number) => {
+      control[CONTROL_DEADLINE] = epochMs;
+      opts.onDeadline?.();
+    },
+    abort: () => {
+      control[CONTROL_ABORT] = 1;
+      opts.abort();
+    },
+  };
 }

@@ -6,10 +6,9 @@
 // that never yields.
 import { Worker } from 'node:worker_threads';
 import type { ExecutorKind } from '../config/types.ts';
-import type { BridgeReply, HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
-import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
+import type { HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
 import type { Leg, LegHandlers, LegOutcome } from './types.ts';
-import { handleLegMessage } from './leg-messages.ts';
+import { handleLegMessage, legControl, legHandle, legSender } from './leg-messages.ts';
 
 interface PoolWorker {
   id: number;
@@ -17,8 +16,6 @@ interface PoolWorker {
   ready: Promise<void>;
   legs: Map<string, LegState>;
   dead: boolean;
-  /** Live continuations parked in this worker (Node executor). */
-  continuations: number;
 }
 
 interface LegState {
@@ -26,9 +23,7 @@ interface LegState {
   worker: PoolWorker;
   handlers: LegHandlers;
   resolve: (o: LegOutcome) => void;
-  control: Float64Array;
   ended: boolean;
-  executor: ExecutorKind;
 }
 
 export interface PoolOptions {
@@ -36,7 +31,6 @@ export interface PoolOptions {
   entry: URL;
   size: number;
   workerData?: unknown;
-  resourceLimits?: { maxOldGenerationSizeMb?: number; maxYoungGenerationSizeMb?: number };
 }
 
 let legCounter = 0;
@@ -71,7 +65,6 @@ export class WorkerPool {
   private spawn(): PoolWorker {
     const worker = new Worker(this.opts.entry, {
       workerData: this.opts.workerData,
-      resourceLimits: this.opts.resourceLimits,
       stdout: false,
       stderr: false,
     });
@@ -82,7 +75,7 @@ export class WorkerPool {
       markFailed = reject;
     });
     ready.catch(() => undefined);
-    const pw: PoolWorker = { id: this.nextWorkerId++, worker, ready, legs: new Map(), dead: false, continuations: 0 };
+    const pw: PoolWorker = { id: this.nextWorkerId++, worker, ready, legs: new Map(), dead: false };
     worker.on('message', (msg: WorkerToHost) => {
       if (msg.t === 'ready') return markReady();
       this.onMessage(pw, msg);
@@ -114,7 +107,6 @@ export class WorkerPool {
     if (!leg || leg.ended) return;
     const outcome = handleLegMessage(msg, leg.handlers, this.opts.kind, pw.id);
     if (!outcome) return;
-    if (outcome.kind === 'parked' && outcome.continuation.continuationId) pw.continuations++;
     this.finish(leg, outcome);
   }
 
@@ -125,9 +117,8 @@ export class WorkerPool {
     leg.resolve(outcome);
   }
 
-  /** Pick the worker with the fewest active legs, or the one holding a live continuation. */
-  private pick(workerId?: number): PoolWorker | undefined {
-    if (workerId !== undefined) return this.workers.find((w) => w.id === workerId && !w.dead);
+  /** The worker with the fewest active legs. */
+  private pick(): PoolWorker | undefined {
     let best: PoolWorker | undefined;
     for (const w of this.workers) {
       if (w.dead) continue;
@@ -142,74 +133,37 @@ export class WorkerPool {
     deadlineAt: number,
     first: (legId: string, control: SharedArrayBuffer) => HostToWorker,
     transfer: ArrayBuffer[] = [],
-    workerId?: number,
   ): Leg {
     const legId = `leg${++legCounter}`;
-    const sab = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
-    const control = new Float64Array(sab);
-    control[CONTROL_DEADLINE] = deadlineAt;
+    const { sab, control } = legControl(deadlineAt);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
-    const pw = this.pick(workerId);
+    const pw = this.pick();
     if (!pw || this.closed) {
-      resolve({
-        kind: 'failed',
-        code: workerId !== undefined ? 'invalid_input' : 'runtime_unavailable',
-        error:
-          workerId !== undefined
-            ? 'code mode run is unavailable or expired.'
-            : `the ${this.opts.kind} executor is not running; check the gateway log`,
-        droppedBytes: 0,
-      });
+      resolve({ kind: 'failed', code: 'runtime_unavailable', error: `the ${this.opts.kind} executor is not running; check the gateway log`, droppedBytes: 0 });
       return { done, deliver() {}, park() {}, setDeadline() {}, abort() {} };
     }
-    const state: LegState = { id: legId, worker: pw, handlers, resolve, control, ended: false, executor: this.opts.kind };
+    const state: LegState = { id: legId, worker: pw, handlers, resolve, ended: false };
     pw.legs.set(legId, state);
-    // messages sent before the worker is ready (or before the first message) wait, in order
-    let opened = false;
-    const backlog: HostToWorker[] = [];
-    const send = (msg: HostToWorker, tr: ArrayBuffer[] = []) => {
-      if (state.ended || pw.dead) return;
-      if (!opened) {
-        backlog.push(msg);
-        return;
-      }
-      pw.worker.postMessage(msg, tr);
-    };
-    pw.ready.then(
-      () => {
-        if (state.ended || pw.dead) return;
-        pw.worker.postMessage(first(legId, sab), transfer);
-        opened = true;
-        for (const msg of backlog.splice(0)) send(msg);
-      },
-      () => undefined,
-    );
-    return {
+    const send = legSender({
+      ready: pw.ready,
+      post: (msg, tr) => pw.worker.postMessage(msg, tr ?? []),
+      gone: () => state.ended || pw.dead,
+      first: () => first(legId, sab),
+      transfer,
+    });
+    return legHandle({
+      legId,
       done,
-      deliver: (replies: BridgeReply[]) => {
-        if (replies.length > 0) send({ t: 'deliver', legId, replies });
-      },
-      park: () => send({ t: 'park', legId }),
-      setDeadline: (epochMs: number) => {
-        control[CONTROL_DEADLINE] = epochMs;
-      },
+      control,
+      send,
       abort: () => {
         if (state.ended) return;
-        control[CONTROL_ABORT] = 1;
         send({ t: 'release', legId });
         // a worker busy in guest code sees the abort flag at its next interrupt check
         this.finish(state, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted', droppedBytes: 0 });
       },
-    };
-  }
-
-  /** Tell a worker to drop a live continuation (Node executor). */
-  releaseContinuation(workerId: number, continuationId: string): void {
-    const pw = this.workers.find((w) => w.id === workerId);
-    if (!pw || pw.dead) return;
-    pw.continuations = Math.max(0, pw.continuations - 1);
-    pw.worker.postMessage({ t: 'release', legId: '', continuationId } satisfies HostToWorker);
+    });
   }
 
   /** Terminate and replace one worker (used when a worker must be retired). */

@@ -162,8 +162,6 @@ export interface RunManagerDeps {
     ): Promise<{ approved: boolean; reason?: string }>;
   };
   emit(event: RunEvent): void;
-  /** Turn lookup for scope checks. */
-  now?: () => number;
 }
 
 export class RunManager {

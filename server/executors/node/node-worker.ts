@@ -7,10 +7,10 @@
 // reach and the worker is terminated.
 import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../../errors.ts';
-import type { BridgeReply, HostToWorker, WorkerToHost } from '../../bridge/protocol.ts';
-import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../../bridge/protocol.ts';
+import type { HostToWorker, WorkerToHost } from '../../bridge/protocol.ts';
+import { CONTROL_DEADLINE } from '../../bridge/protocol.ts';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
-import { handleLegMessage } from '../leg-messages.ts';
+import { handleLegMessage, legControl, legHandle, legSender } from '../leg-messages.ts';
 
 /** What a worker is doing; `parked` holds exactly one live continuation. */
 export type NodeWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
@@ -134,50 +134,37 @@ export class NodeWorker {
   ): Leg {
     if (this.leg) throw new Error(`node worker ${this.id} already runs a leg`);
     const legId = `nleg${++legCounter}`;
-    const sab = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
-    const control = new Float64Array(sab);
-    control[CONTROL_DEADLINE] = deadlineAt;
+    const { sab, control } = legControl(deadlineAt);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
     const leg: ActiveLeg = { id: legId, handlers, control, resolve, onEnd, opened: false, ended: false };
     this.leg = leg;
     if (this.state !== 'starting') this.state = 'busy';
-
-    const backlog: HostToWorker[] = [];
-    const send = (msg: HostToWorker) => {
-      if (leg.ended || !this.alive) return;
-      if (!leg.opened) backlog.push(msg);
-      else this.worker.postMessage(msg);
-    };
-    this.ready.then(
-      () => {
-        if (leg.ended || !this.alive) return;
-        this.worker.postMessage(first(legId, sab));
+    const send = legSender({
+      ready: this.ready,
+      post: (msg) => this.worker.postMessage(msg),
+      gone: () => leg.ended || !this.alive,
+      first: () => first(legId, sab),
+      onOpened: () => {
         leg.opened = true;
         this.armWatchdog(leg);
-        for (const msg of backlog.splice(0)) send(msg);
       },
-      () => undefined, // onExit fails the leg
-    );
-
-    return {
+    });
+    return legHandle({
+      legId,
       done,
-      deliver: (replies: BridgeReply[]) => {
-        if (replies.length > 0) send({ t: 'deliver', legId, replies });
-      },
-      park: () => send({ t: 'park', legId }),
-      setDeadline: (epochMs: number) => {
-        control[CONTROL_DEADLINE] = epochMs;
+      control,
+      send,
+      onDeadline: () => {
         if (leg.opened) this.armWatchdog(leg);
       },
       abort: () => {
         if (leg.ended) return;
-        control[CONTROL_ABORT] = 1;
         // a guest busy in a loop would only see the flag at its next entry: stop the thread instead
         this.finish(leg, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted', droppedBytes: 0 });
         void this.terminate();
       },
-    };
+    });
   }
 
   /** An idle warm worker must not keep a finished host process (a CLI command) alive. */
