@@ -195,3 +195,23 @@ describe('client tools of a live turn', () => {
     }
   });
 });
+
+describe('idle turns', () => {
+  it('on a turn unused past the idle limit: it is ended, unless it still has a waiting run', async () => {
+    const config = testConfig({ plugins: { bundled: [], external: [] } });
+    config.tools.codeMode.timeoutMs = 200;
+    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor }, turnIdleMs: 300 });
+    try {
+      const idle = gw.prepareTurn({});
+      const busy = gw.prepareTurn({});
+      const parked = await gw.exec(busy.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
+      expect(parked.status).toBe('waiting');
+      await new Promise((r) => setTimeout(r, 900));
+      expect(await gw.exec(idle.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', error: expect.stringContaining('unknown agent run') });
+      if (parked.status === 'waiting') expect(gw.run(parked.runId)?.state).toBe('waiting');
+      expect(await gw.exec(busy.agentRunId, { code: 'return 2' })).toMatchObject({ status: 'completed', value: 2 });
+    } finally {
+      await gw.close();
+    }
+  });
+});

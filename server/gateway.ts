@@ -55,6 +55,8 @@ export interface GatewayOptions {
   executors?: Partial<Record<ExecutorKind, Executor>>;
   /** Extra tool sources appended after plugins (MCP tools are added by the MCP manager). */
   extraTools?: () => ToolDefinition[];
+  /** Idle limit for turns (tests); default TURN_IDLE_MS. */
+  turnIdleMs?: number;
   /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
   mcp?: McpToolSource;
   /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
@@ -73,6 +75,8 @@ interface Turn {
   catalog: Catalog;
   /** What the turn was prepared with (agent, model, client tools): recomputed when client tools change. */
   request: TurnRequest;
+  /** Last exec, wait or client-tool update: idle turns are ended (TURN_IDLE_MS). */
+  lastUsedAt: number;
 }
 
 interface Effective {
@@ -84,8 +88,13 @@ interface Effective {
   model: string;
 }
 
-/** Turns with no exec for this long are ended (their saved results and runs released). */
+/**
+ * Turns with no exec or wait for this long, and no live run, are ended (their catalog and saved
+ * results released): a client that vanished without ending its turn must not hold them forever.
+ */
 export const TURN_IDLE_MS = 6 * 60 * 60 * 1000;
+/** How often idle turns are looked for (at most; a shorter idle limit sweeps more often). */
+const TURN_SWEEP_MS = 60 * 1000;
 
 export class Gateway implements GatewayApi {
   readonly runsManager: RunManager;
@@ -98,6 +107,7 @@ export class Gateway implements GatewayApi {
   private readonly turns = new Map<string, Turn>();
   private readonly executors = new Map<ExecutorKind, Executor>();
   private closed = false;
+  private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(
     readonly config: GatewayConfig,
@@ -105,6 +115,9 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
+    const idleMs = opts.turnIdleMs ?? TURN_IDLE_MS;
+    this.sweepTimer = setInterval(() => this.endIdleTurns(idleMs), Math.min(idleMs, TURN_SWEEP_MS));
+    this.sweepTimer.unref();
     const dbPath = config.sessions?.path ?? MEMORY_DB_PATH;
     try {
       this.sessions = new SessionStore(openSessionDatabase(dbPath));
@@ -231,7 +244,7 @@ export class Gateway implements GatewayApi {
         return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
       },
     };
-    this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, request: { ...req, sessionId } });
+    this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, request: { ...req, sessionId }, lastUsedAt: Date.now() });
     return info;
   }
 
@@ -244,6 +257,7 @@ export class Gateway implements GatewayApi {
     this.assertOpen();
     const turn = this.turns.get(agentRunId);
     if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+    turn.lastUsedAt = Date.now();
     const request: TurnRequest = { ...turn.request, clientTools };
     const eff = this.effective(request);
     turn.request = request;
@@ -267,6 +281,13 @@ export class Gateway implements GatewayApi {
     };
   }
 
+  /** End turns unused for `idleMs` that have no running or waiting run. */
+  private endIdleTurns(idleMs: number): void {
+    const cutoff = Date.now() - idleMs;
+    const live = new Set(this.runsManager.list().filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
+    for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.endTurn(id);
+  }
+
   endTurn(agentRunId: string): void {
     const turn = this.turns.get(agentRunId);
     if (!turn) return;
@@ -278,6 +299,7 @@ export class Gateway implements GatewayApi {
 
   async exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
     const turn = this.turns.get(agentRunId);
+    if (turn) turn.lastUsedAt = Date.now();
     const toolCallId = typeof opts.toolCallId === 'string' && opts.toolCallId !== '' ? opts.toolCallId : newToolCallId();
     const sessionId = this.closed ? undefined : turn?.info.sessionId;
     const notes: string[] = [];
@@ -325,6 +347,7 @@ export class Gateway implements GatewayApi {
 
   async wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
     const turn = this.turns.get(agentRunId);
+    if (turn) turn.lastUsedAt = Date.now();
     const toolCallId = typeof opts.toolCallId === 'string' && opts.toolCallId !== '' ? opts.toolCallId : newToolCallId();
     const sessionId = this.closed ? undefined : turn?.info.sessionId;
     const notes: string[] = [];
@@ -455,6 +478,7 @@ export class Gateway implements GatewayApi {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.sweepTimer);
     await this.runsManager.close();
     for (const id of [...this.turns.keys()]) this.endTurn(id);
     const own = [...this.executors.entries()].filter(([k]) => !this.opts.executors?.[k]);
