@@ -166,13 +166,10 @@ export class Gateway implements GatewayApi {
 
   catalog(req: TurnRequest): CatalogView {
     const eff = this.effective(req);
-    const mcpPath = (t: ToolDefinition) => {
-      const e = eff.catalog.entries.find((x) => x.tool === t);
-      return e?.mcp ? `MCP.${e.mcp.serverCallable}.${e.callableName}` : undefined;
-    };
+    const entries = new Map(eff.catalog.entries.map((e) => [e.tool, e]));
     const view = (t: ToolDefinition, deniedBy?: string): CatalogToolView => {
-      const entry = eff.catalog.entries.find((x) => x.tool === t);
-      const path = mcpPath(t);
+      const entry = entries.get(t);
+      const path = entry?.mcp ? `MCP.${entry.mcp.serverCallable}.${entry.callableName}` : undefined;
       return {
         callableName: entry?.callableName ?? t.name,
         name: t.name,

@@ -212,9 +212,9 @@ export function executorConformance(opts: ConformanceOptions): void {
         expect(r.telemetry.nestedCalls).toBe(0);
       });
 
-      it('on an unknown tool name: throws a catchable not_found error', async () => {
-        const r = completed(await run('try { await catalog.search("x"); return typeof tool_that_does_not_exist } catch (e) { return e.message }'));
-        expect(r.value).toBe('undefined');
+      it('on an unknown tool name: there is no global for it', async () => {
+        const r = completed(await run('return [typeof tool_that_does_not_exist, typeof globalThis["web-search"]]'));
+        expect(r.value).toEqual(['undefined', 'undefined']);
       });
 
       it('on a before_tool_call hook denial: the guest gets a catchable error naming the reason', async () => {
@@ -246,6 +246,26 @@ export function executorConformance(opts: ConformanceOptions): void {
     });
 
     describe('timers', () => {
+      it('on a timer queued behind the in-flight cap: its delay starts when it gets a slot', async () => {
+        const r = completed(
+          await run(
+            'const order = [];\nconst held = [];\nfor (let i = 0; i < 4; i++) held.push(probe({ label: "slot" + i, ms: 200 }).then(() => order.push("probe")));\nawait new Promise((done) => setTimeout(() => { order.push("timer"); done(); }, 10));\nawait Promise.all(held);\nreturn order[0]',
+          ),
+        );
+        // a 10 ms timer created while 4 slow calls fill the cap fires after one of them returns
+        expect(r.value).toBe('probe');
+      });
+
+      it('on clearTimeout of a queued timer: no host timer ever starts', async () => {
+        const r = completed(
+          await run(
+            'const held = [];\nfor (let i = 0; i < 4; i++) held.push(probe({ label: "c" + i, ms: 50 }));\nconst t = setTimeout(() => {}, 10);\nclearTimeout(t);\nawait Promise.all(held);\nreturn "done"',
+          ),
+        );
+        expect(r.value).toBe('done');
+        expect(gw.trajectory(r.telemetry.runId!)!.calls[0]!.nested.map((n) => n.tool)).not.toContain('setTimeout');
+      });
+
       it('on setTimeout: fires callbacks in delay order; clearTimeout cancels', async () => {
         const r = completed(
           await run('const seen = [];\nawait new Promise((done) => {\n  setTimeout(() => seen.push("b"), 40);\n  setTimeout(() => seen.push("a"), 10);\n  const t = setTimeout(() => seen.push("never"), 20);\n  clearTimeout(t);\n  setTimeout(done, 80);\n});\nreturn seen'),
