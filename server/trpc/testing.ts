@@ -16,8 +16,9 @@ export type RouterCaller = ReturnType<typeof createCaller>;
 export const OPERATOR: Access = { operator: true, clientId: 'operator' };
 
 /** A caller with `access` on `gateway`; callers made for one server share `edge` (subscriber counts). */
-export function callerFor(gateway: GatewayApi, access: Access, edge: EdgeState): RouterCaller {
-  return createCaller(createInnerContext({ gateway, access, edge }));
+/** `signal` ends the subscriptions the caller opens (as a closed HTTP connection does). */
+export function callerFor(gateway: GatewayApi, access: Access, edge: EdgeState, signal?: AbortSignal): RouterCaller {
+  return createCaller(createInnerContext({ gateway, access, edge }), signal ? { signal } : {});
 }
 
 export interface RouterHarness {
@@ -26,7 +27,7 @@ export interface RouterHarness {
   caller: RouterCaller;
   edge: EdgeState;
   /** An API client other than the operator, known to the subscriber cap as `clientId`. */
-  client(clientId: string): RouterCaller;
+  client(clientId: string, signal?: AbortSignal): RouterCaller;
 }
 
 export async function openRouterHarness(): Promise<RouterHarness> {
@@ -36,7 +37,7 @@ export async function openRouterHarness(): Promise<RouterHarness> {
     gateway,
     caller: callerFor(gateway, OPERATOR, edge),
     edge,
-    client: (clientId) => callerFor(gateway, { operator: false, clientId }, edge),
+    client: (clientId, signal) => callerFor(gateway, { operator: false, clientId }, edge, signal),
   };
 }
 
