@@ -79,6 +79,9 @@ describe('runs of another client', () => {
       expect((await rejection(b.runs.get({ runId, ...t }))).code).toBe(expected);
       expect((await rejection(b.runs.trajectory({ runId, ...t }))).code).toBe(expected);
     }
+    // B's own turn and token do not reach A's run either: wait refuses a run of another turn
+    const waitedByB = await b.wait({ agentRunId: other.agentRunId, turnToken: other.turnToken, runId });
+    expect(waitedByB).toMatchObject({ status: 'failed', code: 'invalid_input', error: expect.stringMatching(/belongs to a different (session|agent run)/) });
     const view = await a.runs.get({ runId, turnToken: turn.turnToken });
     expect(view.state).toBe('waiting');
     const callId = view.clientCalls[0]?.callId ?? '';
