@@ -97,11 +97,14 @@ export function runWorker(engine) {
 
   // The guest's only way out of its VM. Guest-controlled input: parse and check everything, never
   // throw back into the engine; a bad message marks the leg, which then fails with invalid_input.
-  function onSync(leg, op, payload) {
+  function onSync(leg, rawOp, rawPayload) {
+    // only strings are read: converting anything else would run guest code (a toString) in the host
+    const op = typeof rawOp === 'string' ? rawOp : '';
+    const payload = typeof rawPayload === 'string' ? rawPayload : rawPayload === undefined ? '' : null;
     try {
       return onSyncChecked(leg, op, payload);
     } catch (err) {
-      leg.fault ??= protocolFault(`the ${String(op).slice(0, 32)} message could not be read: ${err && err.message ? err.message : 'unknown error'}`);
+      leg.fault ??= protocolFault(`the ${op.slice(0, 32)} message could not be read: ${err && typeof err.message === 'string' ? err.message : 'unknown error'}`);
       return undefined;
     }
   }

@@ -98,7 +98,9 @@ interface LiveLeg {
   output: CodeModeOutput[];
   droppedBytes: number;
   parkRequested: boolean;
-  /** Set when the worker reported the VM ready (its budget started then). */
+  /** When the leg was asked for (epoch ms): start-up time runs from here to `opened`. */
+  requestedAt: number;
+  /** Set when the worker reported the VM ready (its budget started then); startMs as the host saw it. */
   opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
   restore?: { restoreMs: number; rawBytes?: number };
   startTimer?: ReturnType<typeof setTimeout>;
@@ -360,6 +362,7 @@ export class RunManager {
       output: [],
       droppedBytes: 0,
       parkRequested: false,
+      requestedAt: Date.now(),
     };
     run.live = live;
     return live;
@@ -373,7 +376,8 @@ export class RunManager {
       },
       onOpened: (info: { startMs: number; restoreMs?: number; rawBytes?: number }) => {
         if (run.live !== live || live.opened) return;
-        live.opened = info;
+        // the host's view: worker start and queueing count too, not only the worker's own VM set-up
+        live.opened = { ...info, startMs: Date.now() - live.requestedAt };
         if (info.restoreMs !== undefined) live.restore = { restoreMs: info.restoreMs, ...(info.rawBytes !== undefined ? { rawBytes: info.rawBytes } : {}) };
         if (live.startTimer) clearTimeout(live.startTimer);
         live.startTimer = undefined;
@@ -822,6 +826,8 @@ export class RunManager {
       ...(run.executorKind === 'node' && run.continuation?.retainedBytesEstimate !== undefined
         ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
         : {}),
+      ...(live?.opened ? { startMs: Math.round(live.opened.startMs) } : {}),
+      ...(live?.opened?.restoreMs !== undefined ? { restoreMs: Math.round(live.opened.restoreMs * 10) / 10 } : {}),
       outputBytes,
       ...(truncated || dropped > 0 ? { truncated: true } : {}),
       ...(run.networkContent ? { networkContent: true } : {}),

@@ -108,6 +108,11 @@ export class QuickJsExecutor implements Executor {
     return { workers: this.pool.size, activeLegs: this.pool.activeLegs() };
   }
 
+  /** Workers whose guest is computing right now (tests of the elastic pool). */
+  computingWorkers(): number {
+    return this.pool.computingWorkers();
+  }
+
   poolStats(): PoolStats {
     return this.pool.stats();
   }
