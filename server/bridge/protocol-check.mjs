@@ -40,6 +40,8 @@ const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isString = (v) => typeof v === 'string';
 const isName = (v) => isString(v) && v.length > 0 && v.length <= MAX_NAME_CHARS;
 const clip = (s) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
+/** A failure always says something: `throw ""` still reaches the model as a readable error. */
+const errorText = (s) => clip(s) || 'the cell failed with an empty error message';
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 const isFiniteNumber = (v) => typeof v === 'number' && Number.isFinite(v);
 
@@ -142,7 +144,7 @@ export function checkSettledOutcome(v) {
     if (v.code !== undefined && v.code !== null && !GUEST_SETTLE_CODES.has(v.code)) {
       return bad(`the cell reported error code ${JSON.stringify(String(v.code).slice(0, 40))}, which only the host may report`);
     }
-    const out = { ok: false, error: clip(v.error) };
+    const out = { ok: false, error: errorText(v.error) };
     if (isString(v.code)) out.code = v.code;
     if (isString(v.stack)) out.stack = clip(v.stack);
     if (isString(v.toolCode) && v.toolCode.length <= MAX_NAME_CHARS) out.toolCode = v.toolCode;
@@ -222,7 +224,7 @@ export function checkWorkerMessage(m) {
         t: 'settled',
         legId,
         ok: false,
-        error: clip(m.error),
+        error: errorText(m.error),
         ...(m.code !== undefined ? { code: m.code } : {}),
         ...(isString(m.stack) ? { stack: clip(m.stack) } : {}),
         droppedBytes: m.droppedBytes,

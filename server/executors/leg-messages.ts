@@ -73,6 +73,9 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       if (msg.ok) return { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes };
       return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes };
     case 'parked': {
+      // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live context (Node)
+      const kindOk = executor === 'node' ? msg.continuationId !== undefined && !msg.snapshot : msg.snapshot !== undefined && msg.continuationId === undefined;
+      if (!kindOk) return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
       const continuation: Continuation = {
         executor,
         snapshot: msg.snapshot,

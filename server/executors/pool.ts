@@ -102,6 +102,12 @@ export class WorkerPool {
     };
   }
 
+  /** Workers whose guest has been computing for longer than BUSY_AFTER_MS (taken for new cells). */
+  computingWorkers(): number {
+    const now = Date.now();
+    return this.workers.filter((w) => !w.dead && this.taken(w, now)).length;
+  }
+
   /** Ids of the live workers (supervision tests and diagnostics). */
   workerIds(): number[] {
     return this.workers.filter((w) => !w.dead).map((w) => w.id);
