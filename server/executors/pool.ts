@@ -36,6 +36,8 @@ interface PoolWorker {
   ready: Promise<void>;
   legs: Map<string, LegState>;
   dead: boolean;
+  /** Reported ready (module instantiated, one VM warmed). */
+  warm: boolean;
   /** Started because every worker was taken; retires when idle. */
   extra: boolean;
   /** [0]: epoch ms since the worker's guest has been computing, 0 while it waits (written by the worker). */
@@ -61,6 +63,8 @@ export interface PoolOptions {
 
 export interface PoolStats {
   workers: number;
+  /** Workers that reported ready: a cell on them costs what a warm one does. */
+  readyWorkers: number;
   extraWorkers: number;
   activeLegs: number;
   /** Workers started since the pool was created (base, replacements and extras). */
@@ -95,6 +99,7 @@ export class WorkerPool {
   stats(): PoolStats {
     return {
       workers: this.workers.length,
+      readyWorkers: this.workers.filter((w) => w.warm && !w.dead).length,
       extraWorkers: this.workers.filter((w) => w.extra).length,
       activeLegs: this.activeLegs(),
       spawned: this.spawned,
@@ -148,12 +153,15 @@ export class WorkerPool {
       markFailed = reject;
     });
     ready.catch(() => undefined);
-    const pw: PoolWorker = { id: this.nextWorkerId++, worker, ready, legs: new Map(), dead: false, extra, busySince };
+    const pw: PoolWorker = { id: this.nextWorkerId++, worker, ready, legs: new Map(), dead: false, warm: false, extra, busySince };
     // an idle extra must not keep a finished host process (a CLI command) alive
     if (extra) worker.unref();
     worker.on('message', (raw: unknown) => {
       const routed = routeWorkerMessage(raw);
-      if (routed.kind === 'ready') return markReady();
+      if (routed.kind === 'ready') {
+        pw.warm = true;
+        return markReady();
+      }
       this.onMessage(pw, routed);
     });
     const onDeath = (reason: string) => {

@@ -308,12 +308,15 @@ export function runWorker(engine) {
           const t0 = performance.now();
           try {
             leg.vm = await engine.create(leg, msg);
+            // the prelude and boot config run before the budget starts (deadline still Infinity; the
+            // host bounds start-up as a whole)
+            computing(() => leg.vm.prepare(msg.boot));
           } catch (err) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
           opened(leg, t0);
-          enter(leg, () => leg.vm.start(msg.boot, msg.body));
+          enter(leg, () => leg.vm.start(msg.body));
           return leg.markOpened();
         }
         case 'resume':

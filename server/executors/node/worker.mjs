@@ -120,10 +120,13 @@ function createGuest(firstLeg) {
       leg = next;
       continuationId = null;
     },
-    start(boot, body) {
+    // the runtime's own set-up in the fresh context: part of start-up, not of the cell's budget
+    prepare(boot) {
       if (preludePrefix) run(preludePrefix);
       run(prelude);
       run(new vm.Script(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, { filename: 'boot.js' }));
+    },
+    start(body) {
       let cell;
       try {
         // the header shares the first line with the cell so guest line numbers match the user's

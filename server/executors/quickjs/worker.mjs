@@ -77,10 +77,13 @@ function wrap(vm, leg, extra) {
   return {
     rawBytes: extra?.rawBytes,
     classify,
-    start(boot, body) {
+    // the runtime's own set-up in the fresh VM: part of start-up, not of the cell's budget
+    prepare(boot) {
       if (preludePrefix) vm.evalCode(preludePrefix, 'prefix.js').dispose();
       vm.evalCode(prelude, 'prelude.js').dispose();
       vm.evalCode(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, 'boot.js').dispose();
+    },
+    start(body) {
       // the header shares the first line with the cell so guest line numbers match the user's
       vm.evalCode(`__cm_run(async function cell() {${body}\n})`, 'cell.js').dispose();
     },
