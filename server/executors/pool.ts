@@ -58,6 +58,8 @@ export interface PoolOptions {
   entry: URL;
   size: number;
   maxExtraWorkers?: number;
+  /** Default EXTRA_WORKER_IDLE_MS. */
+  extraWorkerIdleMs?: number;
   workerData?: Record<string, unknown>;
 }
 
@@ -80,11 +82,13 @@ export class WorkerPool {
   private nextWorkerId = 1;
   private closed = false;
   private readonly maxExtra: number;
+  private readonly extraIdleMs: number;
   private spawned = 0;
   private rejectedMessages = 0;
 
   constructor(private readonly opts: PoolOptions) {
     this.maxExtra = Math.max(0, opts.maxExtraWorkers ?? DEFAULT_MAX_EXTRA_WORKERS);
+    this.extraIdleMs = opts.extraWorkerIdleMs ?? EXTRA_WORKER_IDLE_MS;
     for (let i = 0; i < opts.size; i++) this.workers.push(this.spawn(false));
   }
 
@@ -216,7 +220,7 @@ export class WorkerPool {
     const pw = leg.worker;
     pw.legs.delete(leg.id);
     if (pw.extra && pw.legs.size === 0 && !pw.dead && !this.closed) {
-      pw.idleTimer = setTimeout(() => void this.retireExtra(pw), EXTRA_WORKER_IDLE_MS);
+      pw.idleTimer = setTimeout(() => void this.retireExtra(pw), this.extraIdleMs);
       pw.idleTimer.unref();
     }
     if (pw.extra && pw.legs.size === 0) pw.worker.unref();

@@ -14,6 +14,8 @@ export interface QuickJsExecutorOptions {
   workers?: number;
   /** Extra workers started while every worker's guest is computing (pool.ts DEFAULT_MAX_EXTRA_WORKERS). */
   maxExtraWorkers?: number;
+  /** How long an extra worker stays with no legs before it retires (pool.ts EXTRA_WORKER_IDLE_MS). */
+  extraWorkerIdleMs?: number;
   maxStackSizeBytes?: number;
   /** The worker entry (tests drive the host with a scripted worker). */
   entry?: URL;
@@ -46,6 +48,7 @@ export class QuickJsExecutor implements Executor {
       entry: opts.entry ?? new URL('./worker.mjs', import.meta.url),
       size: opts.workers ?? Math.max(1, Math.min(4, availableParallelism())),
       ...(opts.maxExtraWorkers !== undefined ? { maxExtraWorkers: opts.maxExtraWorkers } : {}),
+      ...(opts.extraWorkerIdleMs !== undefined ? { extraWorkerIdleMs: opts.extraWorkerIdleMs } : {}),
       workerData: {
         maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES,
         wasmModule: wasm.module,
