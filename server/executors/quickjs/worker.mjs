@@ -145,7 +145,18 @@ const engine = {
   },
 };
 
-// Warm this worker: the first VM pays the instantiation costs, not the first cell.
-(await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes })).dispose();
+// Warm this worker: the first VM pays the instantiation costs, and parsing the prelude once warms the
+// engine's hot paths, so the first cell costs what a warm one does.
+{
+  const warm = await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes });
+  try {
+    warm.newFunction(HOST_SYNC, () => warm.undefined).consume((fn) => warm.setProp(warm.global, HOST_SYNC, fn));
+    warm.evalCode(prelude, 'prelude.js').dispose();
+  } catch {
+    // warming is best effort: a failure here shows up, with its reason, in the first real cell
+  } finally {
+    warm.dispose();
+  }
+}
 runWorker(engine);
 parentPort.postMessage({ t: 'ready', engine: 'quickjs' });
