@@ -5,6 +5,10 @@
 // loop owns the protocol (server/bridge/protocol.ts): it never dispatches a partial frontier (an
 // overflow fails the leg before anything of that frontier leaves the worker), bounds output bytes,
 // detects a cell that awaits something that can never settle, and parks on the host's request.
+// Everything the guest hands it through the host primitive is guest-controlled (a cell may replace
+// builtins or reach the raw primitive): each payload is checked (bridge/protocol-check.mjs), nothing
+// here throws back into the VM, and a malformed payload fails the leg with invalid_input. A leg's
+// budget starts when its VM is ready and the prelude has booted (`opened`).
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { parentPort, workerData } from 'node:worker_threads';
