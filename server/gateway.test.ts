@@ -215,3 +215,24 @@ describe('idle turns', () => {
     }
   });
 });
+
+describe('start-up', () => {
+  it('on warmUp (createGateway awaits it): the configured QuickJS executor is warm, and return 1 fits the minimum timeoutMs', async () => {
+    const config = testConfig({ tools: { ...testConfig().tools, codeMode: { ...testConfig().tools.codeMode, executor: 'quickjs', timeoutMs: 100 } } });
+    const sources = await loadToolSources(config);
+    const cold = new QuickJsExecutor({ workers: 2 });
+    const gw = new Gateway(config, sources, { executors: { quickjs: cold } });
+    try {
+      // workers report ready from their own threads: none can have done so synchronously
+      expect(cold.poolStats().readyWorkers).toBe(0);
+      await gw.warmUp();
+      expect(cold.poolStats().readyWorkers).toBe(2);
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'return 1' });
+      expect(r, JSON.stringify(r)).toMatchObject({ status: 'completed', value: 1 });
+    } finally {
+      await gw.close();
+      await cold.close();
+    }
+  });
+});

@@ -532,6 +532,15 @@ export class Gateway implements GatewayApi {
     return out.input;
   }
 
+  /**
+   * Start the executors the configured agents use and wait until they are warm (QuickJS: workers
+   * started, module compiled, one VM instantiated), so the first cell costs what a warm one does.
+   */
+  async warmUp(): Promise<void> {
+    const kinds = new Set(this.agents().map((a) => a.executor));
+    await Promise.all([...kinds].map(async (kind) => (await this.executor(kind)).ready?.()));
+  }
+
   private async executor(kind: ExecutorKind): Promise<Executor> {
     const existing = this.executors.get(kind);
     if (existing) return existing;
@@ -687,5 +696,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
   const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
   const extra = opts.extraTools;
-  return new Gateway(config, sources, { ...opts, mcp, extraTools: () => [...(extra?.() ?? []), ...mcp.tools()] });
+  const gateway = new Gateway(config, sources, { ...opts, mcp, extraTools: () => [...(extra?.() ?? []), ...mcp.tools()] });
+  try {
+    await gateway.warmUp();
+  } catch (err) {
+    // cells report runtime_unavailable with the reason; the rest of the Gateway still serves
+    opts.log?.(`executor warm-up failed: ${(err as Error).message}`);
+  }
+  return gateway;
 }

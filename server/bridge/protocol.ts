@@ -3,12 +3,16 @@
 //
 // Flow of one exec/wait call (a "leg"):
 //   host  -> worker  start | resume        the cell (or its continuation) and the leg's limits
+//   worker -> host   opened                the VM is ready: the leg's execution budget starts now
 //   worker -> host   requests              every request the guest made in one synchronous frontier
 //   host  -> worker  deliver               settled replies, in settle order
 //   host  -> worker  park                  the budget ran out (or the guest yielded): checkpoint now
 //   worker -> host   settled | parked | failed   exactly one, ends the leg
 // The deadline and abort flag live in a SharedArrayBuffer so the worker's interrupt handler sees
-// them even while guest code never yields.
+// them even while guest code never yields. Every worker-to-host message carries guest-controlled
+// data and is checked (protocol-check.mjs) before the host reads it; a malformed one fails its run.
+
+import type { CodeModeOutput } from '../runs/types.ts';
 
 /** One request the guest made. `id` is guest-visible and stable across wait. */
 export type BridgeRequest =
@@ -45,7 +49,9 @@ export interface LegLimits {
 /** Index of each slot in the leg's shared control array (Float64Array). */
 export const CONTROL_DEADLINE = 0;
 export const CONTROL_ABORT = 1;
-export const CONTROL_SLOTS = 2;
+/** The budget (ms) the leg's guest gets once its VM is ready; the worker sets the deadline from it when it opens the leg. */
+export const CONTROL_BUDGET = 2;
+export const CONTROL_SLOTS = 3;
 
 export type HostToWorker =
   | {
@@ -103,8 +109,9 @@ export interface ParkedInfo {
 export type WorkerToHost =
   | { t: 'ready'; engine: string }
   | { t: 'requests'; legId: string; requests: BridgeRequest[]; cancels: string[] }
-  | { t: 'output'; legId: string; lines: Array<{ kind: string; text: string }>; droppedBytes: number }
-  | { t: 'resumed'; legId: string; restoreMs: number; rawBytes?: number }
+  | { t: 'output'; legId: string; lines: CodeModeOutput[]; droppedBytes: number }
+  /** The VM is ready (created, or restored from a snapshot): startMs since the worker took the leg, restoreMs of a resume. */
+  | { t: 'opened'; legId: string; startMs: number; restoreMs?: number; rawBytes?: number }
   | { t: 'settled'; legId: string; ok: true; valueJson: string; droppedBytes: number }
   | { t: 'settled'; legId: string; ok: false; error: string; code?: string; stack?: string; droppedBytes: number }
   | ({ t: 'parked'; legId: string; droppedBytes: number } & ParkedInfo);

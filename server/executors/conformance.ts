@@ -11,10 +11,20 @@ import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { ToolError } from '../errors.ts';
 import type { Executor } from './types.ts';
+import { MAX_SUSPENDED_RUNS } from '../runs/runs.ts';
+
+export interface ExecutorTestOptions {
+  /** Guest code run before the prelude: a cell that keeps the raw host primitive, as a fully subverted prelude would. */
+  preludePrefix?: string;
+  /** Do not wait for warm-up (a cold executor, as the first cell after a start sees it). */
+  cold?: boolean;
+}
 
 export interface ConformanceOptions {
   kind: ExecutorKind;
-  createExecutor: () => Executor | Promise<Executor>;
+  createExecutor: (o?: ExecutorTestOptions) => Executor | Promise<Executor>;
+  /** Workers whose guest is computing right now, when the executor shares workers between cells (QuickJS). */
+  computingWorkers?: (executor: Executor) => number;
   /** What a parked run reports about its continuation's size. */
   expectParkedBytes: (result: Extract<CodeModeResult, { status: 'waiting' }>) => void;
 }
@@ -68,7 +78,7 @@ export function executorConformance(opts: ConformanceOptions): void {
         ...o,
       });
 
-    async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
+    async function gateway(o: Partial<CodeModeOptions> = {}, ex: Executor = executor): Promise<Gateway> {
       const config = testConfig({
         tools: { codeMode: codeMode(o) },
         plugins: { bundled: ['llm-task', 'weather', 'notes', 'guard'], external: [] },
@@ -76,7 +86,7 @@ export function executorConformance(opts: ConformanceOptions): void {
       const sources = await loadToolSources(config);
       probes = probeTools();
       sources.tools.push(...probes.tools);
-      return new Gateway(config, sources, { executors: { [opts.kind]: executor } });
+      return new Gateway(config, sources, { executors: { [opts.kind]: ex } });
     }
 
     function turn(g: Gateway = gw, req: Parameters<Gateway['prepareTurn']>[0] = {}) {
@@ -111,8 +121,11 @@ export function executorConformance(opts: ConformanceOptions): void {
 
     afterEach(() => {
       for (const id of turns.splice(0)) gw.endTurn(id);
-      // leak check: every run of the test released its slot
+      // leak check: every run of the test released its slot, the run map and the executor are sound
       expect(gw.runsManager.suspendedSlots).toBe(0);
+      expect(gw.runsManager.leaks()).toEqual([]);
+      expect(executor.leaks()).toEqual([]);
+      expect(executor.stats().activeLegs).toBe(0);
     });
 
     afterAll(async () => {
@@ -483,6 +496,152 @@ export function executorConformance(opts: ConformanceOptions): void {
         const [approval] = gw.approvals();
         gw.decideApproval({ approvalId: approval!.approvalId, approve: false, reason: 'not now' });
         expect(completed(await pending).value).toBe('approval_denied');
+      });
+    });
+
+    describe('hostile bridge traffic', () => {
+      // A cell that holds the raw host primitive, as one would after fully subverting the prelude.
+      let raw: Executor;
+      let rg: Gateway;
+
+      beforeAll(async () => {
+        raw = await opts.createExecutor({ preludePrefix: 'globalThis.__cm_raw = globalThis.__cm_sync;' });
+        rg = await gateway({}, raw);
+      });
+
+      afterEach(() => {
+        expect(rg.runsManager.suspendedSlots).toBe(0);
+        expect(rg.runsManager.leaks()).toEqual([]);
+        expect(raw.leaks()).toEqual([]);
+      });
+
+      afterAll(async () => {
+        await rg.close();
+        await raw.close();
+      });
+
+      async function rawRun(code: string) {
+        const t = rg.prepareTurn({});
+        try {
+          return await rg.exec(t.agentRunId, { code });
+        } finally {
+          rg.endTurn(t.agentRunId);
+        }
+      }
+
+      const req = (o: Record<string, unknown>) => JSON.stringify(JSON.stringify(o));
+      const forged: Array<[string, string, RegExp]> = [
+        ['a null request', `__cm_raw("send", "null"); await sleep({ ms: 1 })`, /must be an object, got null/],
+        ['a request that is not JSON', `__cm_raw("send", "{bad"); await sleep({ ms: 1 })`, /not valid JSON/],
+        ['a request with an unknown op', `__cm_raw("send", ${req({ id: 'x1', op: 'exfiltrate' })}); await sleep({ ms: 1 })`, /unknown op/],
+        ['a request with a wrong field type', `__cm_raw("send", ${req({ id: 'x1', op: 'timer', ms: 'soon', timer: 1 })}); await sleep({ ms: 1 })`, /ms must be a finite number/],
+        ['a request id the prelude already used', `__cm_raw("send", ${req({ id: 'r1', op: 'timer', ms: 5, timer: 99 })}); await sleep({ ms: 1 })`, /r1 was sent twice/],
+        ['a request id longer than any real one', `__cm_raw("send", ${req({ id: 'x'.repeat(5000), op: 'all' })}); await sleep({ ms: 1 })`, /request id must be a string of 1 to/],
+        ['a store value that is not JSON text', `__cm_raw("send", JSON.stringify({ id: "x1", op: "store", action: "set", key: "k", json: { not: "text" } })); await sleep({ ms: 1 })`, /stored value is object, not a JSON string/],
+        ['a cancel of an id the run never sent', `__cm_raw("cancel", "r999"); await sleep({ ms: 1 })`, /never sent/],
+        ['a settle that is not JSON', `await sleep({ ms: 1 }); __cm_raw("settle", "{bad"); await sleep({ ms: 1 })`, /outcome is not valid JSON/],
+        ['a settle whose value is not JSON', `await sleep({ ms: 1 }); __cm_raw("settle", ${req({ ok: true, json: '{bad' })}); await sleep({ ms: 1 })`, /value is not valid JSON/],
+        ['a settle that forges a host error code', `__cm_raw("settle", ${req({ ok: false, error: 'x', code: 'runtime_unavailable' })}); await sleep({ ms: 1 })`, /only the host may report/],
+        ['an output line that is null', `__cm_raw("emit", "null"); return 1`, /output line must be an object/],
+        ['an API request that is null', `__cm_raw("api", "null"); return 1`, /API request must be/],
+        ['an unknown operation', `__cm_raw("nope", ""); return 1`, /unknown bridge operation/],
+        ['an op that is not a string', `__cm_raw({ toString() { throw new Error("gotcha") } }, "x"); return 1`, /unknown bridge operation/],
+      ];
+
+      for (const [what, code, message] of forged) {
+        it(`on ${what}: fails that run with invalid_input naming it, and releases its slot`, async () => {
+          const r = failed(await rawRun(code));
+          expect(r.code).toBe('invalid_input');
+          expect(r.error).toMatch(message);
+          expect(rg.runsManager.suspendedSlots).toBe(0);
+        });
+      }
+
+      it(`on ${MAX_SUSPENDED_RUNS + 6} runs with forged settles: every later cell with a tool call still runs`, async () => {
+        for (let i = 0; i < MAX_SUSPENDED_RUNS + 6; i++) {
+          const code =
+            i % 2 === 0
+              ? `await sleep({ ms: 1 }); __cm_raw("settle", ${req({ ok: true, json: '{bad' })}); await sleep({ ms: 1 })`
+              : 'await sleep({ ms: 1 }); Object.prototype.toJSON = () => null; return { a: 1 }';
+          expect(failed(await rawRun(code)).code).toBe('invalid_input');
+        }
+        expect(rg.runsManager.suspendedSlots).toBe(0);
+        expect(completed(await rawRun('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
+      });
+
+      it('on Object.prototype.toJSON = () => null before a tool call: the run ends without a host crash, and the next cell calls tools', async () => {
+        const r = await run('Object.prototype.toJSON = () => null;\nconst w = await weather_lookup({ city: "Lima" });\nreturn w.city');
+        // honest either way: the prelude may serialize past the override, or the host refuses what it sent
+        if (r.status === 'failed') expect(r.code).toBe('invalid_input');
+        else expect(r.status).toBe('completed');
+        expect(completed(await run('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
+      });
+    });
+
+    describe('values past the engine limits', () => {
+      it("on a string doubled past the engine's length limit: a catchable RangeError or memory_limit_exceeded, never internal_error", async () => {
+        const r = await run('let s = "x";\ntry { for (;;) s = s + s; } catch (e) { return e instanceof RangeError }');
+        if (r.status === 'failed') expect(r.code).toBe('memory_limit_exceeded');
+        else expect(completed(r).value).toBe(true);
+      });
+
+      it("on String.prototype.repeat past the engine's length limit: a catchable RangeError or memory_limit_exceeded", async () => {
+        const r = await run('try { "x".repeat(2 ** 29); return "built" } catch (e) { return e instanceof RangeError }');
+        if (r.status === 'failed') expect(r.code).toBe('memory_limit_exceeded');
+        else expect(completed(r).value).toBe(true);
+      });
+    });
+
+    describe('scheduling and start-up', () => {
+      it("on two infinite loops: another turn's trivial cell completes while both still run", async () => {
+        const g = await gateway({ timeoutMs: 20_000 });
+        try {
+          const a = g.prepareTurn({});
+          const b = g.prepareTurn({});
+          const settled: string[] = [];
+          const loops = ['L1', 'L2'].map((label) =>
+            g.exec(a.agentRunId, { code: `await probe({ label: "${label}" });\nfor (;;) {}` }).then((r) => {
+              settled.push(label);
+              return r;
+            }),
+          );
+          await until(() => probes.counts.has('L1') && probes.counts.has('L2'));
+          // the loops hold their workers once their guests compute (Node: every cell has its own worker)
+          if (opts.computingWorkers) await until(() => opts.computingWorkers!(executor) >= 2);
+          const trivial = completed(await g.exec(b.agentRunId, { code: 'return "served"' }));
+          expect(trivial.value).toBe('served');
+          // ordering, not milliseconds: both 20 s loops were still running when the trivial cell returned
+          expect(settled).toEqual([]);
+          g.endTurn(a.agentRunId);
+          for (const r of await Promise.all(loops)) expect(failed(r).code).toBe('aborted');
+        } finally {
+          await g.close();
+        }
+      });
+
+      it('on return 1 with the minimum timeoutMs on a cold executor: completes (worker start is not guest time)', async () => {
+        const cold = await opts.createExecutor({ cold: true });
+        const g = await gateway({ timeoutMs: 100 }, cold);
+        try {
+          const t = g.prepareTurn({});
+          const r = completed(await g.exec(t.agentRunId, { code: 'return 1' }));
+          expect(r.value).toBe(1);
+          // the budget counts from the VM being ready: start-up and budget together fit in the call (1 ms of rounding each)
+          expect(r.telemetry.startMs).toBeGreaterThanOrEqual(0);
+          expect(r.telemetry.budgetUsedMs + r.telemetry.startMs!).toBeLessThanOrEqual(r.telemetry.durationMs + 2);
+        } finally {
+          await g.close();
+          await cold.close();
+        }
+      });
+
+      it('on a resumed run: reports its start-up time apart from the budget', async () => {
+        const t = turn();
+        const first = waiting(await gw.exec(t.agentRunId, { code: 'await yield_control("x");\nreturn 2' }));
+        const second = completed(await gw.wait(t.agentRunId, { runId: first.runId }));
+        expect(second.value).toBe(2);
+        expect(second.telemetry.startMs).toBeGreaterThanOrEqual(0);
+        if (opts.kind === 'quickjs') expect(second.telemetry.restoreMs).toBeGreaterThan(0);
       });
     });
   });

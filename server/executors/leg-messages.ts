@@ -2,13 +2,39 @@
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
-import { CONTROL_ABORT, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
-import type { CodeModeOutput } from '../runs/types.ts';
+import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
+import { checkWorkerMessage } from '../bridge/protocol-check.mjs';
 import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
 
+/** A worker message after its check: for a leg (valid or not), or for no leg at all (dropped). */
+export type RoutedMessage =
+  | { kind: 'ready' }
+  | { kind: 'leg'; legId: string; msg: WorkerToHost }
+  | { kind: 'malformed'; legId: string; error: string }
+  | { kind: 'stray'; error: string };
+
+/** Check one raw worker message before anything reads it (the worker relays guest-controlled data). */
+export function routeWorkerMessage(raw: unknown): RoutedMessage {
+  const checked = checkWorkerMessage(raw);
+  if (!checked.ok) return checked.legId !== undefined ? { kind: 'malformed', legId: checked.legId, error: checked.error } : { kind: 'stray', error: checked.error };
+  const msg = checked.value;
+  return msg.t === 'ready' ? { kind: 'ready' } : { kind: 'leg', legId: msg.legId, msg };
+}
+
+/** The outcome of a leg whose worker sent a message that failed its check. */
+export function malformedOutcome(error: string): LegOutcome {
+  return {
+    kind: 'failed',
+    code: 'invalid_input',
+    error: `the code mode worker relayed a malformed message for this run (${error}); the run was released. A cell that replaces builtins the runtime relies on can cause this: leave them intact and run the cell again.`,
+    droppedBytes: 0,
+  };
+}
+
 /**
- * Route one worker message of a leg: progress messages go to `handlers`; a final message returns the
- * leg's outcome (the caller ends the leg with it). `workerId` is recorded for live continuations.
+ * Route one checked worker message of a leg: progress messages go to `handlers`; a final message
+ * returns the leg's outcome (the caller ends the leg with it). `workerId` is recorded for live
+ * continuations. Never throws: a handler that fails on this message's data ends the leg instead.
  */
 export function handleLegMessage(
   msg: WorkerToHost,
@@ -16,20 +42,40 @@ export function handleLegMessage(
   executor: ExecutorKind,
   workerId: number,
 ): LegOutcome | undefined {
+  try {
+    return legMessageOutcome(msg, handlers, executor, workerId);
+  } catch (err) {
+    return {
+      kind: 'failed',
+      code: 'internal_error',
+      error: `the host could not process a message of this run (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`,
+      droppedBytes: 0,
+    };
+  }
+}
+
+function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: ExecutorKind, workerId: number): LegOutcome | undefined {
   switch (msg.t) {
     case 'requests':
       handlers.onRequests(msg.requests, msg.cancels);
       return undefined;
     case 'output':
-      handlers.onOutput(msg.lines as CodeModeOutput[]);
+      handlers.onOutput(msg.lines);
       return undefined;
-    case 'resumed':
-      handlers.onResumed?.({ restoreMs: msg.restoreMs, ...(msg.rawBytes !== undefined ? { rawBytes: msg.rawBytes } : {}) });
+    case 'opened':
+      handlers.onOpened?.({
+        startMs: msg.startMs,
+        ...(msg.restoreMs !== undefined ? { restoreMs: msg.restoreMs } : {}),
+        ...(msg.rawBytes !== undefined ? { rawBytes: msg.rawBytes } : {}),
+      });
       return undefined;
     case 'settled':
       if (msg.ok) return { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes };
       return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes };
     case 'parked': {
+      // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live context (Node)
+      const kindOk = executor === 'node' ? msg.continuationId !== undefined && !msg.snapshot : msg.snapshot !== undefined && msg.continuationId === undefined;
+      if (!kindOk) return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
       const continuation: Continuation = {
         executor,
         snapshot: msg.snapshot,
@@ -47,11 +93,15 @@ export function handleLegMessage(
   }
 }
 
-/** A leg's shared control block: the deadline and abort flag the worker's interrupt check reads. */
-export function legControl(deadlineAt: number): { sab: SharedArrayBuffer; control: Float64Array } {
+/**
+ * A leg's shared control block: the deadline and abort flag the worker's interrupt check reads, and
+ * the budget the worker starts the deadline from when the VM is ready (while `deadlineAt` is Infinity).
+ */
+export function legControl(deadlineAt: number, budgetMs: number = Infinity): { sab: SharedArrayBuffer; control: Float64Array } {
   const sab = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
   const control = new Float64Array(sab);
   control[CONTROL_DEADLINE] = deadlineAt;
+  control[CONTROL_BUDGET] = budgetMs;
   return { sab, control };
 }
 

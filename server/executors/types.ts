@@ -34,8 +34,12 @@ export interface LegHandlers {
   /** One synchronous frontier of guest requests (never partial), plus in-flight timers the guest cleared. */
   onRequests(requests: BridgeRequest[], cancels: string[]): void;
   onOutput(lines: CodeModeOutput[]): void;
-  /** A resume restored its continuation (QuickJS: restore time and raw bytes). */
-  onResumed?(info: { restoreMs: number; rawBytes?: number }): void;
+  /**
+   * The VM is ready and the guest is about to run: the leg's budget starts now. `startMs` is the
+   * machinery's time since the leg was opened (worker start, VM creation, snapshot decode and restore);
+   * a resume adds its restore time and the snapshot's raw bytes (QuickJS).
+   */
+  onOpened?(info: { startMs: number; restoreMs?: number; rawBytes?: number }): void;
 }
 
 export interface Leg {
@@ -49,18 +53,24 @@ export interface Leg {
   abort(): void;
 }
 
-export interface StartRequest {
+/**
+ * When the guest may run: `budgetMs` from the moment its VM is ready (Infinity while an approval pauses
+ * the budget). The host moves the deadline with Leg.setDeadline once the leg reports it opened.
+ */
+export interface LegBudget {
+  budgetMs: number;
+}
+
+export interface StartRequest extends LegBudget {
   body: string;
   boot: GuestBootConfig;
   files: Record<string, string>;
   limits: LegLimits;
-  deadlineAt: number;
 }
 
-export interface ResumeRequest {
+export interface ResumeRequest extends LegBudget {
   files: Record<string, string>;
   limits: LegLimits;
-  deadlineAt: number;
   /** Requests sent by the guest and not yet delivered. */
   inFlight: number;
 }
@@ -73,5 +83,9 @@ export interface Executor {
   release(continuation: Continuation): void;
   /** Diagnostics for the board and the benchmark. */
   stats(): { workers: number; activeLegs: number };
+  /** Broken invariants (legs held by dead workers, ended legs still tracked); empty when sound. Tests call it after each case. */
+  leaks(): string[];
+  /** Resolves when the executor can take a cell at warm cost (workers started, module compiled). */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -5,9 +5,20 @@
 // loop owns the protocol (server/bridge/protocol.ts): it never dispatches a partial frontier (an
 // overflow fails the leg before anything of that frontier leaves the worker), bounds output bytes,
 // detects a cell that awaits something that can never settle, and parks on the host's request.
+// Everything the guest hands it through the host primitive is guest-controlled (a cell may replace
+// builtins or reach the raw primitive): each payload is checked (bridge/protocol-check.mjs), nothing
+// here throws back into the VM, and a malformed payload fails the leg with invalid_input. A leg's
+// budget starts when its VM is ready and the prelude has booted (`opened`).
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  MAX_REQUEST_ID_CHARS,
+  checkBridgeRequest,
+  checkOutputLine,
+  checkSettledOutcome,
+  parseGuestJson,
+} from '../bridge/protocol-check.mjs';
 
 /**
  * Guest code gets at least this long per entry, so a queue of VMs on one worker cannot starve a late
@@ -18,6 +29,12 @@ export const MIN_SLICE_MS = 100;
 
 const CONTROL_DEADLINE = 0;
 const CONTROL_ABORT = 1;
+const CONTROL_BUDGET = 2;
+
+/** What a cell that broke the bridge protocol is told: the usual cause, and what to do. */
+function protocolFault(what) {
+  return `the cell sent the code mode bridge a malformed message (${what}). This happens when a cell replaces JSON, Object.prototype.toJSON or other builtins the runtime relies on, or calls internal __cm_ functions; leave them intact and run the cell again.`;
+}
 
 /** A failure that ends a leg with one spec error code. */
 export class LegFailure extends Error {
@@ -34,6 +51,17 @@ export class LegFailure extends Error {
  */
 export function runWorker(engine) {
   const legs = new Map();
+  // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
+  // while a guest computes (server/executors/pool.ts)
+  const busySince = workerData?.busySince instanceof SharedArrayBuffer ? new Float64Array(workerData.busySince) : null;
+  const computing = (fn) => {
+    if (busySince) busySince[0] = Date.now();
+    try {
+      return fn();
+    } finally {
+      if (busySince) busySince[0] = 0;
+    }
+  };
   const post = (msg, transfer) => parentPort.postMessage(msg, transfer ?? []);
 
   function newLeg(msg) {
@@ -53,6 +81,10 @@ export function runWorker(engine) {
       // a cell can settle while un-awaited work is still pending; that outcome survives parking
       settled: msg.settled ?? null,
       overflow: null,
+      // a guest message that failed validation: the leg fails with invalid_input after this entry
+      fault: null,
+      // ids this leg sent: the guest controller numbers them, a forged repeat would confuse replies
+      sentIds: new Set(),
       parkRequested: false,
       ended: false,
       vm: null,
@@ -67,53 +99,97 @@ export function runWorker(engine) {
     return leg;
   }
 
-  function onSync(leg, op, payload) {
+  // The guest's only way out of its VM. Guest-controlled input: parse and check everything, never
+  // throw back into the engine; a bad message marks the leg, which then fails with invalid_input.
+  function onSync(leg, rawOp, rawPayload) {
+    // only strings are read: converting anything else would run guest code (a toString) in the host
+    const op = typeof rawOp === 'string' ? rawOp : '';
+    const payload = typeof rawPayload === 'string' ? rawPayload : rawPayload === undefined ? '' : null;
+    try {
+      return onSyncChecked(leg, op, payload);
+    } catch (err) {
+      leg.fault ??= protocolFault(`the ${op.slice(0, 32)} message could not be read: ${err && typeof err.message === 'string' ? err.message : 'unknown error'}`);
+      return undefined;
+    }
+  }
+
+  function guestFault(leg, what) {
+    leg.fault ??= protocolFault(what);
+    return undefined;
+  }
+
+  function onSyncChecked(leg, op, payload) {
+    if (leg.ended) return undefined;
     switch (op) {
       case 'send': {
-        const req = JSON.parse(payload);
+        const parsed = parseGuestJson(payload, 'a bridge request');
+        if (!parsed.ok) return guestFault(leg, parsed.error);
+        const req = checkBridgeRequest(parsed.value);
+        if (!req.ok) return guestFault(leg, req.error);
+        if (leg.sentIds.has(req.value.id)) return guestFault(leg, `bridge request id ${req.value.id} was sent twice`);
         // the guest controller counts too, but its state is guest memory (a cell can forge deliveries)
         if (leg.inFlight >= leg.limits.maxPendingToolCalls) {
           leg.overflow ??= `more than maxPendingToolCalls (${leg.limits.maxPendingToolCalls}) requests in flight; await smaller batches`;
           return undefined;
         }
-        leg.frontier.push(req);
+        leg.sentIds.add(req.value.id);
+        leg.frontier.push(req.value);
         leg.inFlight++;
         return undefined;
       }
-      case 'cancel':
-        leg.cancels.push(String(payload));
+      case 'cancel': {
+        if (typeof payload !== 'string' || payload.length === 0 || payload.length > MAX_REQUEST_ID_CHARS) {
+          return guestFault(leg, 'a cancel must name a request id');
+        }
+        leg.cancels.push(payload);
         return undefined;
+      }
       case 'overflow':
-        leg.overflow = String(payload);
+        leg.overflow = String(payload).slice(0, 4096);
         return undefined;
       case 'emit': {
-        const line = JSON.parse(payload);
-        const bytes = Buffer.byteLength(line.text, 'utf8');
+        const parsed = parseGuestJson(payload, 'an output line');
+        if (!parsed.ok) return guestFault(leg, parsed.error);
+        const line = checkOutputLine(parsed.value);
+        if (!line.ok) return guestFault(leg, line.error);
+        const bytes = Buffer.byteLength(line.value.text, 'utf8');
         if (leg.outputBytes + bytes > leg.limits.maxOutputBytes) {
           leg.droppedBytes += bytes;
         } else {
           leg.outputBytes += bytes;
-          leg.output.push(line);
+          leg.output.push(line.value);
         }
         return undefined;
       }
-      case 'settle':
-        if (!leg.settled) leg.settled = JSON.parse(payload);
+      case 'settle': {
+        if (leg.settled) return undefined;
+        const parsed = parseGuestJson(payload, "the cell's outcome");
+        if (!parsed.ok) return guestFault(leg, parsed.error);
+        const outcome = checkSettledOutcome(parsed.value);
+        if (!outcome.ok) return guestFault(leg, outcome.error);
+        leg.settled = outcome.value;
         return undefined;
+      }
       case 'api': {
-        const { op: apiOp, arg } = JSON.parse(payload);
-        if (apiOp === 'list') {
-          const prefix = String(arg ?? '');
+        const parsed = parseGuestJson(payload, 'an API request');
+        if (!parsed.ok) return guestFault(leg, parsed.error);
+        const q = parsed.value;
+        if (typeof q !== 'object' || q === null || (q.op !== 'list' && q.op !== 'read')) {
+          return guestFault(leg, 'an API request must be { op: "list" | "read", arg }');
+        }
+        if (q.op === 'list') {
+          const prefix = typeof q.arg === 'string' ? q.arg : '';
           return JSON.stringify(Object.keys(leg.files).filter((p) => p.startsWith(prefix)).sort());
         }
-        const text = leg.files[String(arg)];
+        const path = typeof q.arg === 'string' ? q.arg : '';
+        const text = Object.hasOwn(leg.files, path) ? leg.files[path] : undefined;
         if (text === undefined) {
-          return JSON.stringify({ error: `API.read: no declaration file "${arg}"; API.list("") lists the files` });
+          return JSON.stringify({ error: `API.read: no declaration file "${path.slice(0, 200)}"; API.list("") lists the files` });
         }
         return JSON.stringify({ text });
       }
       default:
-        return undefined;
+        return guestFault(leg, `unknown bridge operation ${JSON.stringify(String(op).slice(0, 32))}`);
     }
   }
 
@@ -150,9 +226,9 @@ export function runWorker(engine) {
   // After every entry into the VM: settle, fail, dispatch the frontier, or park.
   function afterEntry(leg) {
     if (leg.ended) return;
-    if (leg.overflow) {
+    if (leg.fault || leg.overflow) {
       leg.frontier = [];
-      return fail(leg, new LegFailure('invalid_input', leg.overflow));
+      return fail(leg, new LegFailure('invalid_input', leg.fault ?? leg.overflow));
     }
     flushOutput(leg);
     if (leg.frontier.length > 0 || leg.cancels.length > 0) {
@@ -187,8 +263,10 @@ export function runWorker(engine) {
   function enter(leg, fn) {
     leg.sliceFloor = Date.now() + MIN_SLICE_MS;
     try {
-      fn();
-      leg.vm.drain();
+      computing(() => {
+        fn();
+        leg.vm.drain();
+      });
     } catch (err) {
       return fail(leg, classify(leg, err));
     }
@@ -199,13 +277,31 @@ export function runWorker(engine) {
     if (leg.ended) return;
     try {
       // an engine may measure asynchronously (Node measures its context's memory)
-      const info = await leg.vm.park(leg);
+      const { queuedJson, ...info } = await leg.vm.park(leg);
+      // the queue is guest memory, serialized by the guest controller: check it like any request
+      const parsed = parseGuestJson(queuedJson, 'the queued requests');
+      const queued = [];
+      if (!parsed.ok || !Array.isArray(parsed.value)) throw new LegFailure('invalid_input', protocolFault(parsed.ok ? 'the queued requests are not a list' : parsed.error));
+      for (const item of parsed.value) {
+        const req = checkBridgeRequest(item);
+        if (!req.ok) throw new LegFailure('invalid_input', protocolFault(req.error));
+        queued.push(req.value);
+      }
       if (leg.settled) info.settled = leg.settled;
       const transfer = info.snapshot ? [info.snapshot.buffer] : [];
-      end(leg, { t: 'parked', ...info }, transfer);
+      end(leg, { t: 'parked', ...info, queued }, transfer);
     } catch (err) {
       fail(leg, classify(leg, err));
     }
+  }
+
+  // The VM is ready: the leg's execution budget starts now, not when the host asked (worker start, VM
+  // creation and snapshot restore are the machinery's time). The host sets its own deadline when it
+  // reads `opened`; until then the worker bounds the guest by the budget the host granted.
+  function opened(leg, t0, restore) {
+    const budgetMs = leg.control[CONTROL_BUDGET];
+    if (leg.control[CONTROL_DEADLINE] === Infinity && budgetMs >= 0) leg.control[CONTROL_DEADLINE] = Date.now() + budgetMs;
+    post({ t: 'opened', legId: leg.id, startMs: performance.now() - t0, ...restore });
   }
 
   parentPort.on('message', async (msg) => {
@@ -213,13 +309,18 @@ export function runWorker(engine) {
       switch (msg.t) {
         case 'start': {
           const leg = newLeg(msg);
+          const t0 = performance.now();
           try {
             leg.vm = await engine.create(leg, msg);
+            // the prelude and boot config run before the budget starts (deadline still Infinity; the
+            // host bounds start-up as a whole)
+            computing(() => leg.vm.prepare(msg.boot));
           } catch (err) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
-          enter(leg, () => leg.vm.start(msg.boot, msg.body));
+          opened(leg, t0);
+          enter(leg, () => leg.vm.start(msg.body));
           return leg.markOpened();
         }
         case 'resume':
@@ -232,7 +333,8 @@ export function runWorker(engine) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
-          post({ t: 'resumed', legId: leg.id, restoreMs: performance.now() - t0, rawBytes: leg.vm.rawBytes });
+          const restoreMs = performance.now() - t0;
+          opened(leg, t0, { restoreMs, ...(leg.vm.rawBytes !== undefined ? { rawBytes: leg.vm.rawBytes } : {}) });
           return leg.markOpened();
         }
         case 'deliver': {

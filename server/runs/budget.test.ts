@@ -45,4 +45,30 @@ describe('ExecutionBudget', () => {
       vi.useRealTimers();
     }
   });
+
+  it('on a hold while the VM is readied: spends nothing until unheld, then the whole budget', () => {
+    let now = 0;
+    const b = new ExecutionBudget(100, () => now);
+    b.hold('opening');
+    now += 5_000; // a cold worker start is the machinery's time
+    expect(b.deadlineAt).toBe(Infinity);
+    b.unhold('opening');
+    expect(b.remainingMs).toBe(100);
+    expect(b.deadlineAt).toBe(5_100);
+  });
+
+  it('on holds for different reasons: runs only when every reason is released, and a repeated hold counts once', () => {
+    let now = 0;
+    const b = new ExecutionBudget(100, () => now);
+    b.hold('opening');
+    b.hold('approval');
+    b.hold('approval');
+    b.unhold('opening');
+    expect(b.paused).toBe(true);
+    b.unhold('approval');
+    expect(b.paused).toBe(false);
+    b.unhold('approval'); // not held any more: no extra resume
+    now += 40;
+    expect(b.spentMs).toBe(40);
+  });
 });

@@ -1,7 +1,9 @@
 // Execution budget of one exec/wait call: wall-clock time that pauses while an approval is pending.
 //
 // Spec: an approval pause suspends the Code Mode execution budget; the call resumes with exactly its
-// unused budget, and parked time or earlier approval pauses never add credit.
+// unused budget, and parked time or earlier approval pauses never add credit. A leg's budget is also
+// held while its VM is being readied (worker start, VM creation, snapshot restore): the budget
+// measures the guest, not the machinery.
 
 export class ExecutionBudget {
   private usedMs = 0;
@@ -9,6 +11,7 @@ export class ExecutionBudget {
   private pauses = 0;
   private timer: NodeJS.Timeout | null = null;
   private onExpire: (() => void) | null = null;
+  private readonly holds = new Set<string>();
 
   constructor(
     readonly totalMs: number,
@@ -39,6 +42,23 @@ export class ExecutionBudget {
   whenExpired(fn: () => void): void {
     this.onExpire = fn;
     this.arm();
+  }
+
+  /** Pause for a named reason (an approval, a VM being readied); a reason already holding is not counted twice. */
+  hold(reason: string): void {
+    if (this.holds.has(reason)) return;
+    this.holds.add(reason);
+    this.pause();
+  }
+
+  /** Undo `hold(reason)`; nothing when that reason does not hold. */
+  unhold(reason: string): void {
+    if (!this.holds.delete(reason)) return;
+    this.resume();
+  }
+
+  isHeld(reason: string): boolean {
+    return this.holds.has(reason);
   }
 
   pause(): void {

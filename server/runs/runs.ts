@@ -6,6 +6,12 @@
 // the live VM, or kept until the next `wait` restores the continuation. A run holds a slot of the
 // process-wide cap from its first host request until it settles. Continuations never outlive the
 // process, and are released on completion, failure, expiry (snapshotTtlSeconds), abort and close.
+//
+// Everything a worker reports was built by the guest: requests arrive checked (protocol-check.mjs),
+// and what only the run can know (ids it already has, cancels of ids it never saw, the in-flight cap)
+// is checked here. A violation fails that run with invalid_input; nothing guest-controlled can throw
+// out of a handler, and every way a run ends releases its slot exactly once (leaks() checks it).
+// A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
@@ -42,6 +48,14 @@ export const MSG_WRONG_SESSION = 'code mode run belongs to a different session.'
 export const MSG_WRONG_RUN = 'code mode run belongs to a different agent run.';
 export const MSG_ALREADY_RESUMING = 'a wait is already in flight for this code mode run; wait for it to return.';
 export const MSG_TOO_MANY = 'too many suspended code mode runs';
+
+/**
+ * How long a leg's VM may take to get ready (worker start, VM creation, snapshot decode and restore)
+ * before the run fails with runtime_unavailable. Warm legs open in milliseconds and a cold worker in
+ * well under a second; 64 cells opening at once on a loaded 2-core machine took a few seconds. Past
+ * this the executor is not coming back soon, and the caller should hear so rather than wait.
+ */
+export const LEG_START_LIMIT_MS = 20_000;
 
 /** The scope one agent turn gives its cells: catalog, limits, stores, scheduler, abort. */
 export interface TurnScope {
@@ -84,7 +98,12 @@ interface LiveLeg {
   output: CodeModeOutput[];
   droppedBytes: number;
   parkRequested: boolean;
+  /** When the leg was asked for (epoch ms): start-up time runs from here to `opened`. */
+  requestedAt: number;
+  /** Set when the worker reported the VM ready (its budget started then); startMs as the host saw it. */
+  opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
   restore?: { restoreMs: number; rawBytes?: number };
+  startTimer?: ReturnType<typeof setTimeout>;
 }
 
 interface ClientCall {
@@ -112,7 +131,10 @@ class Run {
   readonly storeBuffer = new Map<string, StoredValue>();
   networkContent = false;
   holdsSlot = false;
-  slotFailure?: string;
+  /** Set once the run is off the map and its slot, continuation and calls are released. */
+  released = false;
+  /** Why the host ended the live leg (no slot, a protocol violation, a VM that never got ready): wins over the leg's outcome. */
+  hostFailure?: { code: CodeModeErrorCode; error: string };
   approvalsPending = 0;
   readonly clientCalls = new Map<string, ClientCall>();
   readonly calls: ControlCallRecord[] = [];
@@ -185,11 +207,16 @@ export class RunManager {
     const call = this.openCall(run, 'exec');
     this.emit({ type: 'run.started', runId: run.runId, at: Date.now(), view: this.view(run) });
     const budget = new ExecutionBudget(turn.options.timeoutMs);
+    budget.hold('opening');
     const live = this.newLive(run, budget, call);
-    live.leg = cell.executor.start(
-      { body: cell.body, boot: turn.boot, files: run.files, limits: this.limits(turn.options), deadlineAt: budget.deadlineAt },
-      this.handlers(run, live),
-    );
+    try {
+      live.leg = cell.executor.start(
+        { body: cell.body, boot: turn.boot, files: run.files, limits: this.limits(turn.options), budgetMs: this.legBudgetMs(run, budget) },
+        this.handlers(run, live),
+      );
+    } catch (err) {
+      return this.legNotStarted(run, live, err);
+    }
     return this.driveLeg(run, live);
   }
 
@@ -230,12 +257,17 @@ export class RunManager {
 
     const cont = run.continuation;
     if (!cont) throw new InvalidInputError(MSG_UNAVAILABLE);
+    budget.hold('opening');
     const live = this.newLive(run, budget, call);
-    live.leg = run.cell.executor.resume(
-      cont,
-      { files: run.files, limits: this.limits(run.turn.options), deadlineAt: budget.deadlineAt, inFlight: run.guestInFlight },
-      this.handlers(run, live),
-    );
+    try {
+      live.leg = run.cell.executor.resume(
+        cont,
+        { files: run.files, limits: this.limits(run.turn.options), budgetMs: this.legBudgetMs(run, budget), inFlight: run.guestInFlight },
+        this.handlers(run, live),
+      );
+    } catch (err) {
+      return this.legNotStarted(run, live, err);
+    }
     // deliver everything that settled while parked, and the yield itself
     this.deliverPending(run);
     return this.driveLeg(run, live);
@@ -267,6 +299,30 @@ export class RunManager {
     if (answer.error !== undefined) pending.reject(Object.assign(new Error(String(answer.error)), { code: 'client_error' }));
     else pending.resolve(answer.result === undefined ? null : answer.result);
     this.touch(run);
+  }
+
+  /**
+   * Broken invariants of the run map and the slot count: slots held equal live runs holding one, no
+   * ended run is still mapped, no released run holds anything. Empty when sound; tests call it after
+   * every case.
+   */
+  leaks(): string[] {
+    const out: string[] = [];
+    let holding = 0;
+    for (const run of this.runs.values()) {
+      if (run.holdsSlot) holding++;
+      if (run.released) out.push(`run ${run.runId} was released but is still mapped`);
+      if (run.state !== 'running' && run.state !== 'waiting') out.push(`run ${run.runId} is ${run.state} but still mapped`);
+      if (run.state === 'waiting' && !run.continuation && !run.wake) out.push(`run ${run.runId} is waiting without a continuation`);
+    }
+    for (const run of this.history) {
+      if (this.runs.has(run.runId)) continue;
+      if (run.holdsSlot) out.push(`ended run ${run.runId} still holds a slot`);
+      if (run.continuation) out.push(`ended run ${run.runId} still holds its continuation`);
+      if (run.clientCalls.size > 0) out.push(`ended run ${run.runId} still has client calls`);
+    }
+    if (holding !== this.slotsInUse) out.push(`slots in use is ${this.slotsInUse} but ${holding} live runs hold one`);
+    return out;
   }
 
   list(): RunView[] {
@@ -306,6 +362,7 @@ export class RunManager {
       output: [],
       droppedBytes: 0,
       parkRequested: false,
+      requestedAt: Date.now(),
     };
     run.live = live;
     return live;
@@ -317,10 +374,47 @@ export class RunManager {
       onOutput: (lines: CodeModeOutput[]) => {
         live.output.push(...lines);
       },
-      onResumed: (info: { restoreMs: number; rawBytes?: number }) => {
-        live.restore = info;
+      onOpened: (info: { startMs: number; restoreMs?: number; rawBytes?: number }) => {
+        if (run.live !== live || live.opened) return;
+        // the host's view: worker start and queueing count too, not only the worker's own VM set-up
+        live.opened = { ...info, startMs: Date.now() - live.requestedAt };
+        if (info.restoreMs !== undefined) live.restore = { restoreMs: info.restoreMs, ...(info.rawBytes !== undefined ? { rawBytes: info.rawBytes } : {}) };
+        if (live.startTimer) clearTimeout(live.startTimer);
+        live.startTimer = undefined;
+        live.budget.unhold('opening');
+        live.leg.setDeadline(live.budget.deadlineAt);
       },
     };
+  }
+
+  /** The budget a leg's guest gets once its VM is ready: what is left, or none while an approval pauses it. */
+  private legBudgetMs(run: Run, budget: ExecutionBudget): number {
+    return run.approvalsPending > 0 ? Infinity : budget.remainingMs;
+  }
+
+  /** The executor refused to open a leg at all (a host fault): the run fails and releases everything. */
+  private legNotStarted(run: Run, live: LiveLeg, err: unknown): CodeModeResult {
+    live.budget.stop();
+    run.live = undefined;
+    const error = `the ${run.executorKind} executor could not run the cell: ${err instanceof Error ? err.message : String(err)}. Run it again; if it keeps failing, check the gateway log.`;
+    return this.finishCall(run, live.call, this.settleFailed(run, live, 'runtime_unavailable', error, 0));
+  }
+
+  /**
+   * End a run from a host event handler (a protocol violation, no slot, an unexpected host error): the
+   * live leg is stopped and the run fails with `code`; a parked run is released at once.
+   */
+  private failRun(run: Run, code: CodeModeErrorCode, error: string): void {
+    if (run.released) return;
+    if (run.live) {
+      run.hostFailure ??= { code, error };
+      run.live.leg.abort();
+      return;
+    }
+    run.lastResult = this.failedResult(run, code, error, [], 0, new ExecutionBudget(0));
+    this.release(run, 'failed');
+    run.wake?.();
+    this.touch(run);
   }
 
   private async driveLeg(run: Run, live: LiveLeg): Promise<CodeModeResult> {
@@ -332,13 +426,34 @@ export class RunManager {
         live.leg.park();
       }
     });
+    if (!live.opened) {
+      live.startTimer = setTimeout(() => {
+        if (run.live !== live || live.opened) return;
+        this.failRun(
+          run,
+          'runtime_unavailable',
+          `the ${run.executorKind} executor did not get the cell's VM ready within ${LEG_START_LIMIT_MS} ms (worker start, VM creation or snapshot restore); the machine may be overloaded. Run the cell again, or check the gateway log.`,
+        );
+      }, LEG_START_LIMIT_MS);
+      live.startTimer.unref();
+    }
     const outcome = await live.leg.done;
+    if (live.startTimer) clearTimeout(live.startTimer);
     live.budget.stop();
     run.live = undefined;
     const dropped = live.droppedBytes + outcome.droppedBytes;
+    try {
+      return this.settleLeg(run, live, outcome, dropped);
+    } catch (err) {
+      // a settle path that throws on guest data must still release the run (and its slot) exactly once
+      const error = `the host could not finish this run (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`;
+      return this.finishCall(run, live.call, this.settleFailed(run, live, 'internal_error', error, dropped));
+    }
+  }
 
-    if (run.slotFailure) {
-      return this.finishCall(run, live.call, this.settleFailed(run, live, 'runtime_unavailable', run.slotFailure, dropped));
+  private settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped: number): CodeModeResult {
+    if (run.hostFailure && run.state !== 'aborted') {
+      return this.finishCall(run, live.call, this.settleFailed(run, live, run.hostFailure.code, run.hostFailure.error, dropped));
     }
     switch (outcome.kind) {
       case 'completed':
@@ -353,21 +468,48 @@ export class RunManager {
   }
 
   private onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[]): void {
-    for (const id of cancels) {
-      const r = run.requests.get(id);
-      r?.cancel?.();
+    if (run.live !== live || run.released) return;
+    const violation = this.checkFrontier(run, requests, cancels);
+    if (violation) {
+      this.failRun(
+        run,
+        'invalid_input',
+        `the cell sent the code mode bridge a malformed message (${violation}). This happens when a cell replaces builtins the runtime relies on or calls internal __cm_ functions; leave them intact and run the cell again.`,
+      );
+      return;
     }
-    if (requests.length === 0) return;
-    if (!run.holdsSlot) {
+    if (requests.length > 0 && !run.holdsSlot) {
       if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
-        run.slotFailure = `${MSG_TOO_MANY} (${MAX_SUSPENDED_RUNS}); wait on or abort a waiting run, then try again`;
-        live.leg.abort();
+        this.failRun(run, 'runtime_unavailable', `${MSG_TOO_MANY} (${MAX_SUSPENDED_RUNS}); wait on or abort a waiting run, then try again`);
         return;
       }
       run.holdsSlot = true;
       this.slotsInUse++;
     }
-    for (const req of requests) this.dispatch(run, req, live.call.callId);
+    try {
+      for (const req of requests) this.dispatch(run, req, live.call.callId);
+      // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
+      for (const id of cancels) run.requests.get(id)?.cancel?.();
+    } catch (err) {
+      this.failRun(run, 'internal_error', `the host could not dispatch this cell's requests (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`);
+    }
+  }
+
+  /** What only the run can check about a frontier: fresh unique ids, the in-flight cap, cancels of its own ids. */
+  private checkFrontier(run: Run, requests: BridgeRequest[], cancels: string[]): string | undefined {
+    const cap = run.turn.options.maxPendingToolCalls;
+    if (run.guestInFlight + requests.length > cap) {
+      return `${run.guestInFlight + requests.length} requests in flight, over maxPendingToolCalls ${cap}`;
+    }
+    const fresh = new Set<string>();
+    for (const req of requests) {
+      if (run.requests.has(req.id) || fresh.has(req.id)) return `request id ${req.id} was already used by this run`;
+      fresh.add(req.id);
+    }
+    for (const id of cancels) {
+      if (!run.requests.has(id) && !fresh.has(id)) return `cancel of request id ${id.slice(0, 64)}, which this run never sent`;
+    }
+    return undefined;
   }
 
   private dispatch(run: Run, req: BridgeRequest, parentCallId: string): void {
@@ -459,24 +601,32 @@ export class RunManager {
       invocationId,
     );
     host.cancel = dispatched.cancel;
-    void dispatched.reply.then((reply) => {
-      host.settled = reply;
-      record.endedAt = Date.now();
-      record.outputBytes = dispatched.outputBytes?.();
-      record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
-      if (!reply.ok) record.errorCode = reply.code;
-      run.clientCalls.delete(req.id);
-      this.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...record } });
-      if (run.state === 'aborted' || run.state === 'expired' || run.state === 'failed' || run.state === 'completed') return;
-      if (run.live && !run.live.parkRequested) {
-        host.delivered = true;
-        run.guestInFlight--;
-        run.live.leg.deliver([reply]);
-      } else {
-        run.wake?.();
-        this.touch(run);
-      }
-    });
+    void dispatched.reply
+      .then((reply) => this.onReply(run, host, reply, dispatched.outputBytes))
+      .catch((err: unknown) =>
+        this.failRun(run, 'internal_error', `the host could not deliver a reply to this cell (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`),
+      );
+  }
+
+  /** A nested request settled: record it, then deliver it into the live VM or keep it for the next wait. */
+  private onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: (() => number | undefined) | undefined): void {
+    const { req, record } = host;
+    host.settled = reply;
+    record.endedAt = Date.now();
+    record.outputBytes = outputBytes?.();
+    record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
+    if (!reply.ok) record.errorCode = reply.code;
+    run.clientCalls.delete(req.id);
+    this.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...record } });
+    if (run.released || run.state === 'aborted' || run.state === 'expired' || run.state === 'failed' || run.state === 'completed') return;
+    if (run.live && !run.live.parkRequested) {
+      host.delivered = true;
+      run.guestInFlight--;
+      run.live.leg.deliver([reply]);
+    } else {
+      run.wake?.();
+      this.touch(run);
+    }
   }
 
   private kindOf(run: Run, req: BridgeRequest): NestedCallRecord['kind'] {
@@ -520,14 +670,14 @@ export class RunManager {
     if (replies.length > 0) run.live?.leg.deliver(replies);
   }
 
-  /** Keep the live leg's deadline in step with approval pauses. */
   /** Keep the current call's budget (a live leg's, or a wait's before it restores) in step with approval pauses. */
   private syncBudget(run: Run): void {
     const budget = run.live?.budget ?? run.idleBudget;
     if (!budget) return;
-    if (run.approvalsPending > 0 && !budget.paused) budget.pause();
-    else if (run.approvalsPending === 0 && budget.paused) budget.resume();
-    run.live?.leg.setDeadline(budget.deadlineAt);
+    if (run.approvalsPending > 0) budget.hold('approval');
+    else budget.unhold('approval');
+    // before the VM is ready the worker starts the deadline itself; the host sets it when the leg opens
+    if (run.live?.opened) run.live.leg.setDeadline(budget.deadlineAt);
   }
 
   // ---- outcomes --------------------------------------------------------------------------------
@@ -676,6 +826,8 @@ export class RunManager {
       ...(run.executorKind === 'node' && run.continuation?.retainedBytesEstimate !== undefined
         ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
         : {}),
+      ...(live?.opened ? { startMs: Math.round(live.opened.startMs) } : {}),
+      ...(live?.opened?.restoreMs !== undefined ? { restoreMs: Math.round(live.opened.restoreMs * 10) / 10 } : {}),
       outputBytes,
       ...(truncated || dropped > 0 ? { truncated: true } : {}),
       ...(run.networkContent ? { networkContent: true } : {}),
@@ -708,6 +860,8 @@ export class RunManager {
   private release(run: Run, state: RunState): void {
     if (run.state === 'aborted' || run.state === 'expired') state = run.state;
     run.state = state;
+    if (run.released) return;
+    run.released = true;
     this.clearTtl(run);
     if (run.continuation) run.cell.executor.release(run.continuation);
     run.continuation = undefined;

@@ -36,8 +36,12 @@ export interface CodeModeTelemetry {
   executor: ExecutorKind;
   /** Wall-clock of this exec/wait call. */
   durationMs: number;
-  /** Execution budget used by this call (approval pauses excluded). */
+  /** Execution budget used by this call: guest time from the moment its VM was ready (approval pauses excluded). */
   budgetUsedMs: number;
+  /** Machinery time before the guest ran: worker start, VM creation, snapshot decode and restore (not part of the budget). */
+  startMs?: number;
+  /** Of startMs, the time a resume spent decoding and restoring its snapshot (QuickJS). */
+  restoreMs?: number;
   counters: { search: number; describe: number; call: number };
   nestedCalls: number;
   /** QuickJS: snapshot of this suspension or the restore it started from. */

@@ -6,7 +6,8 @@ import { NodeExecutor } from './executor.ts';
 executorConformance({
   kind: 'node',
   // the probe never reports pressure, so a loaded CI machine cannot turn warm reuse off mid-suite
-  createExecutor: () => new NodeExecutor({ memoryPressure: () => false }),
+  // (Node starts workers on demand: `cold` changes nothing)
+  createExecutor: (o) => new NodeExecutor({ memoryPressure: () => false, ...(o?.preludePrefix !== undefined ? { preludePrefix: o.preludePrefix } : {}) }),
   // Node parks a live context: no snapshot, only an estimate of the retained heap
   expectParkedBytes: (r) => {
     expect(r.telemetry.snapshot).toBeUndefined();

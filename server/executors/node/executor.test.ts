@@ -55,7 +55,7 @@ function start(ex: NodeExecutor, body: string, o: { timeoutMs?: number; memoryLi
   return drive(
     (h) =>
       ex.start(
-        { body, boot, files: {}, limits: { ...limits, memoryLimitBytes: o.memoryLimitBytes ?? limits.memoryLimitBytes }, deadlineAt: Date.now() + (o.timeoutMs ?? 2000) },
+        { body, boot, files: {}, limits: { ...limits, memoryLimitBytes: o.memoryLimitBytes ?? limits.memoryLimitBytes }, budgetMs: o.timeoutMs ?? 2000 },
         h,
       ),
     o.holdTimers,
@@ -63,7 +63,7 @@ function start(ex: NodeExecutor, body: string, o: { timeoutMs?: number; memoryLi
 }
 
 function resume(ex: NodeExecutor, c: Continuation, inFlight: number, o: { holdTimers?: boolean } = {}): Drive {
-  return drive((h) => ex.resume(c, { files: {}, limits, deadlineAt: Date.now() + 2000, inFlight }, h), o.holdTimers);
+  return drive((h) => ex.resume(c, { files: {}, limits, budgetMs: 2000, inFlight }, h), o.holdTimers);
 }
 
 async function value(d: Drive): Promise<unknown> {

@@ -48,6 +48,8 @@ export interface NodeExecutorOptions {
   entry?: URL;
   /** True under critical memory pressure (checked when a worker is taken or goes idle). */
   memoryPressure?: () => boolean;
+  /** Guest code evaluated before the prelude in every context (tests: a cell with the raw host primitive). */
+  preludePrefix?: string;
 }
 
 export interface NodePoolStats {
@@ -86,6 +88,7 @@ export class NodeExecutor implements Executor {
   private readonly graceMs: number;
   private readonly startTimeoutMs: number;
   private readonly pressure: () => boolean;
+  private readonly preludePrefix: string | undefined;
   private readonly workers = new Map<number, NodeWorker>();
   /** Idle workers, least recently used first, with their expiry timers. */
   private idle: Array<{ worker: NodeWorker; timer: ReturnType<typeof setTimeout> }> = [];
@@ -100,6 +103,7 @@ export class NodeExecutor implements Executor {
     this.graceMs = opts.supervisorGraceMs ?? DEFAULT_SUPERVISOR_GRACE_MS;
     this.startTimeoutMs = opts.workerStartTimeoutMs ?? DEFAULT_WORKER_START_TIMEOUT_MS;
     this.pressure = opts.memoryPressure ?? criticalMemoryPressure;
+    this.preludePrefix = opts.preludePrefix;
   }
 
   start(req: StartRequest, handlers: LegHandlers): Leg {
@@ -112,7 +116,7 @@ export class NodeExecutor implements Executor {
     }
     return worker.openLeg(
       handlers,
-      req.deadlineAt,
+      req.budgetMs,
       (legId, control) => ({ t: 'start', legId, body: req.body, boot: req.boot, files: req.files, limits: req.limits, control }),
       (outcome) => this.afterLeg(worker, outcome),
     );
@@ -128,7 +132,7 @@ export class NodeExecutor implements Executor {
     worker.continuationId = undefined;
     return worker.openLeg(
       handlers,
-      req.deadlineAt,
+      req.budgetMs,
       (legId, control) => ({
         t: 'continue',
         legId,
@@ -155,6 +159,17 @@ export class NodeExecutor implements Executor {
     let activeLegs = 0;
     for (const w of this.workers.values()) if (w.hasActiveLeg) activeLegs++;
     return { workers: this.workers.size, activeLegs };
+  }
+
+  leaks(): string[] {
+    const out: string[] = [];
+    for (const w of this.workers.values()) {
+      if (!w.alive) out.push(`node worker ${w.id} is dead but still tracked`);
+      if (w.state === 'idle' && w.hasActiveLeg) out.push(`node worker ${w.id} is idle with an active leg`);
+      if (w.state === 'parked' && !w.continuationId && !w.hasActiveLeg) out.push(`node worker ${w.id} is parked without a continuation`);
+    }
+    for (const { worker } of this.idle) if (!this.workers.has(worker.id)) out.push(`idle node worker ${worker.id} is not tracked`);
+    return out;
   }
 
   poolStats(): NodePoolStats {
@@ -208,7 +223,7 @@ export class NodeExecutor implements Executor {
       key,
       memoryLimitBytes,
       resourceLimits: resourceLimitsFor(memoryLimitBytes),
-      workerData: { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max },
+      workerData: { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, ...(this.preludePrefix !== undefined ? { preludePrefix: this.preludePrefix } : {}) },
       graceMs: this.graceMs,
       startTimeoutMs: this.startTimeoutMs,
       onDeath: (w) => {

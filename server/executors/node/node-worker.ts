@@ -7,10 +7,10 @@
 // reach and the worker is terminated.
 import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../../errors.ts';
-import type { HostToWorker, WorkerToHost } from '../../bridge/protocol.ts';
+import type { HostToWorker } from '../../bridge/protocol.ts';
 import { CONTROL_DEADLINE } from '../../bridge/protocol.ts';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
-import { handleLegMessage, legControl, legHandle, legSender } from '../leg-messages.ts';
+import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
 
 /** What a worker is doing; `parked` holds exactly one live continuation. */
 export type NodeWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
@@ -93,15 +93,16 @@ export class NodeWorker {
       void this.worker.terminate();
     }, opts.startTimeoutMs);
     this.startTimer.unref();
-    this.worker.on('message', (msg: WorkerToHost) => {
-      if (msg.t === 'ready') {
+    this.worker.on('message', (raw: unknown) => {
+      const routed = routeWorkerMessage(raw);
+      if (routed.kind === 'ready') {
         clearTimeout(this.startTimer);
         this.readyFlag = true;
         if (this.state === 'starting') this.state = this.leg ? 'busy' : 'idle';
         markReady();
         return;
       }
-      this.onMessage(msg);
+      this.onMessage(routed);
     });
     this.worker.on('error', (err) => {
       this.crash ??= err;
@@ -128,13 +129,14 @@ export class NodeWorker {
    */
   openLeg(
     handlers: LegHandlers,
-    deadlineAt: number,
+    budgetMs: number,
     first: (legId: string, control: SharedArrayBuffer) => HostToWorker,
     onEnd: (o: LegOutcome) => void,
   ): Leg {
     if (this.leg) throw new Error(`node worker ${this.id} already runs a leg`);
     const legId = `nleg${++legCounter}`;
-    const { sab, control } = legControl(deadlineAt);
+    // no deadline until the worker reports its context ready: the budget measures the guest
+    const { sab, control } = legControl(Infinity, budgetMs);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
     const leg: ActiveLeg = { id: legId, handlers, control, resolve, onEnd, opened: false, ended: false };
@@ -204,10 +206,16 @@ export class NodeWorker {
     leg.watchdog.unref();
   }
 
-  private onMessage(msg: WorkerToHost): void {
+  private onMessage(routed: ReturnType<typeof routeWorkerMessage>): void {
     const leg = this.leg;
-    if (!leg || leg.ended || !('legId' in msg) || msg.legId !== leg.id) return;
-    const outcome = handleLegMessage(msg, leg.handlers, 'node', this.id);
+    if (routed.kind === 'ready' || routed.kind === 'stray' || !leg || leg.ended || routed.legId !== leg.id) return;
+    if (routed.kind === 'malformed') {
+      this.finish(leg, malformedOutcome(routed.error));
+      return;
+    }
+    // the worker started the deadline in the shared control block when the context was ready
+    if (routed.msg.t === 'opened') this.armWatchdog(leg);
+    const outcome = handleLegMessage(routed.msg, leg.handlers, 'node', this.id);
     if (outcome) this.finish(leg, outcome);
   }
 

@@ -22,6 +22,8 @@ const prelude = new vm.Script(readFileSync(new URL('../../guest/prelude.js', imp
 // One entry into a context never runs longer than this, even while an approval pauses the budget
 // (the executor passes the config's timeoutMs ceiling).
 const maxSliceMs = workerData?.maxSliceMs;
+// test hook: guest code that runs before the prelude (a cell that holds the raw host primitive)
+const preludePrefix = typeof workerData?.preludePrefix === 'string' ? new vm.Script(workerData.preludePrefix, { filename: 'prefix.js' }) : null;
 if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSliceMs must be a positive number of milliseconds');
 
 // Runs before the prelude: hands the context a context-realm wrapper around the host primitive (so a
@@ -118,9 +120,13 @@ function createGuest(firstLeg) {
       leg = next;
       continuationId = null;
     },
-    start(boot, body) {
+    // the runtime's own set-up in the fresh context: part of start-up, not of the cell's budget
+    prepare(boot) {
+      if (preludePrefix) run(preludePrefix);
       run(prelude);
       run(new vm.Script(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, { filename: 'boot.js' }));
+    },
+    start(body) {
       let cell;
       try {
         // the header shares the first line with the cell so guest line numbers match the user's
@@ -140,11 +146,12 @@ function createGuest(firstLeg) {
     async park() {
       // queued inputs are serialized now and may run guest toJSON code: give it a slice of its own
       leg.sliceFloor = Date.now() + MIN_SLICE_MS;
-      const queued = JSON.parse(run(queuedScript));
+      // checked by the leg loop: the queue is guest memory, and a non-string never reaches JSON.parse here
+      const queuedJson = run(queuedScript);
       continuationId = `c${++nextContinuation}`;
       continuations.set(continuationId, guest);
       leg = null;
-      return { continuationId, retainedBytesEstimate: await retainedEstimate(baselineHeapBytes), queued };
+      return { continuationId, retainedBytesEstimate: await retainedEstimate(baselineHeapBytes), queuedJson: typeof queuedJson === 'string' ? queuedJson : null };
     },
     dispose() {
       if (continuationId) continuations.delete(continuationId);

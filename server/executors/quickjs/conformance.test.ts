@@ -5,11 +5,12 @@ import { QuickJsExecutor } from './executor.ts';
 
 executorConformance({
   kind: 'quickjs',
-  createExecutor: async () => {
-    const ex = new QuickJsExecutor({ workers: 2 });
-    await ex.ready();
+  createExecutor: async (o) => {
+    const ex = new QuickJsExecutor({ workers: 2, ...(o?.preludePrefix !== undefined ? { preludePrefix: o.preludePrefix } : {}) });
+    if (!o?.cold) await ex.ready();
     return ex;
   },
+  computingWorkers: (ex) => (ex as QuickJsExecutor).computingWorkers(),
   // QuickJS parks as an encoded snapshot: raw heap size and the smaller stored size are reported
   expectParkedBytes: (r) => {
     const snap = r.telemetry.snapshot;

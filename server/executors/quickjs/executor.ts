@@ -1,15 +1,40 @@
-// The QuickJS executor: quickjs-wasi VMs in a worker pool; a parked cell is an encoded snapshot.
+// The QuickJS executor: quickjs-wasi VMs in an elastic worker pool; a parked cell is an encoded snapshot.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
-import { WorkerPool } from '../pool.ts';
+import { WorkerPool, type PoolStats } from '../pool.ts';
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
 export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024;
 
 export interface QuickJsExecutorOptions {
-  /** Worker threads; each hosts many VMs (an idle VM waiting on tools costs no CPU). */
+  /** Base worker threads; each hosts many VMs (an idle VM waiting on tools costs no CPU). */
   workers?: number;
+  /** Extra workers started while every worker's guest is computing (pool.ts DEFAULT_MAX_EXTRA_WORKERS). */
+  maxExtraWorkers?: number;
+  /** How long an extra worker stays with no legs before it retires (pool.ts EXTRA_WORKER_IDLE_MS). */
+  extraWorkerIdleMs?: number;
   maxStackSizeBytes?: number;
+  /** The worker entry (tests drive the host with a scripted worker). */
+  entry?: URL;
+  /** Guest code evaluated before the prelude in every VM (tests: a cell with the raw host primitive). */
+  preludePrefix?: string;
+}
+
+let compiled: { module: WebAssembly.Module; hash: Uint8Array } | undefined;
+
+/**
+ * The QuickJS WASM module, compiled once per process and shared with every worker (a module is
+ * cloneable across threads), so a new worker, an extra one included, skips compilation.
+ */
+function quickjsModule(): { module: WebAssembly.Module; hash: Uint8Array } {
+  if (!compiled) {
+    const bytes = readFileSync(createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm'));
+    compiled = { module: new WebAssembly.Module(bytes), hash: new Uint8Array(createHash('sha256').update(bytes).digest()) };
+  }
+  return compiled;
 }
 
 export class QuickJsExecutor implements Executor {
@@ -17,11 +42,19 @@ export class QuickJsExecutor implements Executor {
   private readonly pool: WorkerPool;
 
   constructor(opts: QuickJsExecutorOptions = {}) {
+    const wasm = quickjsModule();
     this.pool = new WorkerPool({
       kind: 'quickjs',
-      entry: new URL('./worker.mjs', import.meta.url),
+      entry: opts.entry ?? new URL('./worker.mjs', import.meta.url),
       size: opts.workers ?? Math.max(1, Math.min(4, availableParallelism())),
-      workerData: { maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES },
+      ...(opts.maxExtraWorkers !== undefined ? { maxExtraWorkers: opts.maxExtraWorkers } : {}),
+      ...(opts.extraWorkerIdleMs !== undefined ? { extraWorkerIdleMs: opts.extraWorkerIdleMs } : {}),
+      workerData: {
+        maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES,
+        wasmModule: wasm.module,
+        moduleHash: wasm.hash,
+        ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}),
+      },
     });
   }
 
@@ -30,15 +63,21 @@ export class QuickJsExecutor implements Executor {
   }
 
   start(req: StartRequest, handlers: LegHandlers): Leg {
-    return this.pool.openLeg(handlers, req.deadlineAt, (legId, control) => ({
-      t: 'start',
-      legId,
-      body: req.body,
-      boot: req.boot,
-      files: req.files,
-      limits: req.limits,
-      control,
-    }));
+    return this.pool.openLeg(
+      handlers,
+      Infinity,
+      (legId, control) => ({
+        t: 'start',
+        legId,
+        body: req.body,
+        boot: req.boot,
+        files: req.files,
+        limits: req.limits,
+        control,
+      }),
+      [],
+      req.budgetMs,
+    );
   }
 
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg {
@@ -48,7 +87,7 @@ export class QuickJsExecutor implements Executor {
     const copy = snapshot.slice();
     return this.pool.openLeg(
       handlers,
-      req.deadlineAt,
+      Infinity,
       (legId, control) => ({
         t: 'resume',
         legId,
@@ -60,6 +99,7 @@ export class QuickJsExecutor implements Executor {
         settled: continuation.settled,
       }),
       [copy.buffer as ArrayBuffer],
+      req.budgetMs,
     );
   }
 
@@ -69,6 +109,19 @@ export class QuickJsExecutor implements Executor {
 
   stats(): { workers: number; activeLegs: number } {
     return { workers: this.pool.size, activeLegs: this.pool.activeLegs() };
+  }
+
+  /** Workers whose guest is computing right now (tests of the elastic pool). */
+  computingWorkers(): number {
+    return this.pool.computingWorkers();
+  }
+
+  poolStats(): PoolStats {
+    return this.pool.stats();
+  }
+
+  leaks(): string[] {
+    return this.pool.leaks();
   }
 
   close(): Promise<void> {

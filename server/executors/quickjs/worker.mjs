@@ -11,11 +11,14 @@ import { QuickJS } from 'quickjs-wasi';
 import { runWorker, LegFailure } from '../worker-runtime.mjs';
 import { encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
 
-const require = createRequire(import.meta.url);
-const wasmBytes = readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
-const wasmModule = new WebAssembly.Module(wasmBytes);
-const moduleHash = new Uint8Array(createHash('sha256').update(wasmBytes).digest());
+// the executor compiles the module once per process and shares it; compile here only when run alone
+const shared = workerData?.wasmModule instanceof WebAssembly.Module ? workerData.wasmModule : null;
+const wasmBytes = shared ? null : readFileSync(createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm'));
+const wasmModule = shared ?? new WebAssembly.Module(wasmBytes);
+const moduleHash = shared ? new Uint8Array(workerData.moduleHash) : new Uint8Array(createHash('sha256').update(wasmBytes).digest());
 const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8');
+// test hook: guest code that runs before the prelude (a cell that holds the raw host primitive)
+const preludePrefix = typeof workerData?.preludePrefix === 'string' ? workerData.preludePrefix : null;
 const maxStackSizeBytes = workerData?.maxStackSizeBytes ?? 256 * 1024;
 
 // Instantiate from the compiled module synchronously (see header).
@@ -36,9 +39,12 @@ function vmOptions(leg) {
 }
 
 function hostSync(vm, leg) {
+  // Guest-controlled arguments: only strings are read (converting anything else would run guest code
+  // inside this callback); the leg loop checks the rest and never throws back.
   return (opHandle, payloadHandle) => {
-    const op = opHandle.toString();
-    const payload = payloadHandle && !payloadHandle.isUndefined ? payloadHandle.toString() : '';
+    const isString = (h) => h !== undefined && h.typeof === 'string';
+    const op = isString(opHandle) ? opHandle.toString() : '';
+    const payload = isString(payloadHandle) ? payloadHandle.toString() : payloadHandle === undefined || payloadHandle.isUndefined ? '' : null;
     const out = leg.onSync(op, payload);
     return out === undefined ? vm.undefined : vm.newString(out);
   };
@@ -53,6 +59,11 @@ function classify(err, leg) {
   if (message.includes('out of memory')) {
     return new LegFailure('memory_limit_exceeded', 'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).');
   }
+  if (err && err.name === 'InternalError' && message.includes('string too long')) {
+    // QuickJS's string length limit (2^30 - 1 characters): a concatenation past it throws an error the
+    // guest cannot catch, so it ends the cell like the memory limit would
+    return new LegFailure('memory_limit_exceeded', "code mode cell built a string longer than QuickJS's maximum string length (2^30 - 1 characters); the VM was terminated. Build smaller strings (results.save large values).");
+  }
   if (err instanceof SnapshotFormatError) return new LegFailure('internal_error', `snapshot restore failed: ${message}`);
   if (err && err.name === 'JSException') {
     // a guest error thrown synchronously out of evaluation (e.g. a SyntaxError)
@@ -66,9 +77,13 @@ function wrap(vm, leg, extra) {
   return {
     rawBytes: extra?.rawBytes,
     classify,
-    start(boot, body) {
+    // the runtime's own set-up in the fresh VM: part of start-up, not of the cell's budget
+    prepare(boot) {
+      if (preludePrefix) vm.evalCode(preludePrefix, 'prefix.js').dispose();
       vm.evalCode(prelude, 'prelude.js').dispose();
       vm.evalCode(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, 'boot.js').dispose();
+    },
+    start(body) {
       // the header shares the first line with the cell so guest line numbers match the user's
       vm.evalCode(`__cm_run(async function cell() {${body}\n})`, 'cell.js').dispose();
     },
@@ -84,7 +99,9 @@ function wrap(vm, leg, extra) {
     park() {
       const queuedJson = vm.withScope(() => {
         const fn = vm.global.getProp('__cm_queued');
-        return vm.callFunction(fn, vm.undefined).toString();
+        const out = vm.callFunction(fn, vm.undefined);
+        // checked by the leg loop: the queue is guest memory
+        return out.typeof === 'string' ? out.toString() : null;
       });
       const t0 = performance.now();
       const snap = vm.snapshot();
@@ -102,7 +119,7 @@ function wrap(vm, leg, extra) {
         rawBytes: encoded.rawBytes,
         storedBytes: encoded.storedBytes,
         takeMs,
-        queued: JSON.parse(queuedJson),
+        queuedJson,
       };
     },
     dispose() {
@@ -128,7 +145,18 @@ const engine = {
   },
 };
 
-// Warm this worker: the first VM pays the instantiation costs, not the first cell.
-(await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes })).dispose();
+// Warm this worker: the first VM pays the instantiation costs, and parsing the prelude once warms the
+// engine's hot paths, so the first cell costs what a warm one does.
+{
+  const warm = await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes });
+  try {
+    warm.newFunction(HOST_SYNC, () => warm.undefined).consume((fn) => warm.setProp(warm.global, HOST_SYNC, fn));
+    warm.evalCode(prelude, 'prelude.js').dispose();
+  } catch {
+    // warming is best effort: a failure here shows up, with its reason, in the first real cell
+  } finally {
+    warm.dispose();
+  }
+}
 runWorker(engine);
 parentPort.postMessage({ t: 'ready', engine: 'quickjs' });

@@ -1,0 +1,266 @@
+// Validators for every bridge message that carries guest-controlled data: the guest's requests, its
+// settled outcome and output lines (checked in the worker), and every worker-to-host message (checked
+// again on the Gateway's thread before anything reads it).
+//
+// The guest controller (server/guest/prelude.js) builds these messages in hostile memory: a cell can
+// replace builtins, set Object.prototype.toJSON or call the raw host primitive with any payload. So
+// nothing here trusts a shape; each check returns `{ ok: true, value }` with a fresh, normalized copy
+// or `{ ok: false, error }` naming what is wrong, and never throws. A failed check fails that run with
+// invalid_input; the host never reads a message it has not checked.
+//
+// Plain JavaScript on purpose: worker entry files import it as it is (types: protocol-check.d.mts).
+
+/** The prelude numbers its requests `r1`, `r2`, ...; anything longer than this is not an id it made. */
+export const MAX_REQUEST_ID_CHARS = 64;
+/** Tool, MCP server and store key names, result refs: far above any real name, small enough to log. */
+export const MAX_NAME_CHARS = 1024;
+/** Error messages, stacks and yield reasons the guest reports: longer text is cut, not refused. */
+export const MAX_MESSAGE_CHARS = 64 * 1024;
+/** Cleared timers reported in one frontier: each names a request of the leg, so more than the in-flight cap plus the queue is forged. */
+export const MAX_CANCELS_PER_FRONTIER = 1024;
+
+const OUTPUT_KINDS = new Set(['log', 'info', 'warn', 'error', 'debug', 'text', 'json']);
+/** Spec error codes a failed leg may carry (server/errors.ts CODE_MODE_ERROR_CODES). */
+const ERROR_CODES = new Set([
+  'invalid_input',
+  'runtime_unavailable',
+  'aborted',
+  'timeout',
+  'output_limit_exceeded',
+  'snapshot_limit_exceeded',
+  'memory_limit_exceeded',
+  'internal_error',
+]);
+/** The only code the guest controller itself reports for a cell's outcome (a value that is not JSON). */
+const GUEST_SETTLE_CODES = new Set(['invalid_input']);
+
+const bad = (error) => ({ ok: false, error });
+const good = (value) => ({ ok: true, value });
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString = (v) => typeof v === 'string';
+const isName = (v) => isString(v) && v.length > 0 && v.length <= MAX_NAME_CHARS;
+const clip = (s) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
+/** A failure always says something: `throw ""` still reaches the model as a readable error. */
+const errorText = (s) => clip(s) || 'the cell failed with an empty error message';
+const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+const isFiniteNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+
+/** Parse JSON the guest produced; `what` names it in the error. */
+export function parseGuestJson(text, what) {
+  if (!isString(text)) return bad(`${what} is ${describe(text)}, not a JSON string`);
+  try {
+    return good(JSON.parse(text));
+  } catch (err) {
+    return bad(`${what} is not valid JSON (${err && err.message ? err.message : 'parse error'})`);
+  }
+}
+
+/** Check that `text` is a JSON document (the cell's value, a stored value) without keeping the parse. */
+export function checkJsonText(text, what) {
+  const parsed = parseGuestJson(text, what);
+  return parsed.ok ? good(text) : parsed;
+}
+
+/** One bridge request (server/bridge/protocol.ts BridgeRequest). */
+export function checkBridgeRequest(v) {
+  if (!isObject(v)) return bad(`a bridge request must be an object, got ${describe(v)}`);
+  const { id, op } = v;
+  if (!isString(id) || id.length === 0 || id.length > MAX_REQUEST_ID_CHARS) {
+    return bad(`a bridge request id must be a string of 1 to ${MAX_REQUEST_ID_CHARS} characters, got ${describe(id)}`);
+  }
+  const where = `bridge request ${id} (${isString(op) ? op.slice(0, 32) : describe(op)})`;
+  switch (op) {
+    case 'call': {
+      const out = { id, op, input: v.input === undefined ? {} : v.input };
+      if (v.mcp !== undefined) {
+        if (!Array.isArray(v.mcp) || v.mcp.length !== 2 || !isName(v.mcp[0]) || !isName(v.mcp[1])) {
+          return bad(`${where}: mcp must be [server, tool], two non-empty names`);
+        }
+        out.mcp = [v.mcp[0], v.mcp[1]];
+      } else if (!isName(v.tool)) {
+        return bad(`${where}: tool must be a non-empty name`);
+      } else {
+        out.tool = v.tool;
+      }
+      return good(out);
+    }
+    case 'search': {
+      if (!isString(v.query) || v.query.length > MAX_MESSAGE_CHARS) return bad(`${where}: query must be a string`);
+      // the guest passes its own `limit` through; a non-number means "the default", as the dispatcher reads it
+      return good({ id, op, query: v.query, ...(isFiniteNumber(v.limit) ? { limit: v.limit } : {}) });
+    }
+    case 'all':
+      return good({ id, op });
+    case 'describe': {
+      if (v.mcpServer !== undefined) {
+        if (!isName(v.mcpServer)) return bad(`${where}: mcpServer must be a non-empty name`);
+        return good({ id, op, mcpServer: v.mcpServer });
+      }
+      if (!isName(v.tool)) return bad(`${where}: tool must be a non-empty name`);
+      return good({ id, op, tool: v.tool });
+    }
+    case 'timer': {
+      if (!isFiniteNumber(v.ms) || v.ms < 0) return bad(`${where}: ms must be a finite number >= 0`);
+      if (!Number.isSafeInteger(v.timer)) return bad(`${where}: timer must be an integer id`);
+      return good({ id, op, ms: v.ms, timer: v.timer });
+    }
+    case 'store': {
+      if (v.action !== 'set' && v.action !== 'get') return bad(`${where}: action must be "set" or "get"`);
+      if (!isName(v.key)) return bad(`${where}: key must be a non-empty string of at most ${MAX_NAME_CHARS} characters`);
+      if (v.action === 'get') return good({ id, op, action: v.action, key: v.key });
+      if (v.json === undefined) return good({ id, op, action: v.action, key: v.key });
+      const json = checkJsonText(v.json, `${where}: the stored value`);
+      return json.ok ? good({ id, op, action: v.action, key: v.key, json: v.json }) : json;
+    }
+    case 'results': {
+      if (v.action === 'save') {
+        if (v.json === undefined) return good({ id, op, action: v.action });
+        const json = checkJsonText(v.json, `${where}: the saved value`);
+        return json.ok ? good({ id, op, action: v.action, json: v.json }) : json;
+      }
+      if (v.action === 'load' || v.action === 'delete') {
+        if (!isString(v.ref) || v.ref.length > MAX_NAME_CHARS) return bad(`${where}: ref must be a string`);
+        return good({ id, op, action: v.action, ref: v.ref });
+      }
+      return bad(`${where}: action must be "save", "load" or "delete"`);
+    }
+    case 'yield':
+      if (!isString(v.reason)) return bad(`${where}: reason must be a string`);
+      return good({ id, op, reason: clip(v.reason) });
+    default:
+      return bad(`${where}: unknown op`);
+  }
+}
+
+/** The cell's own outcome as the guest controller reports it (SettledOutcome). */
+export function checkSettledOutcome(v) {
+  if (!isObject(v)) return bad(`the cell's outcome must be an object, got ${describe(v)}`);
+  if (v.ok === true) {
+    const json = checkJsonText(v.json, "the cell's value");
+    return json.ok ? good({ ok: true, json: v.json }) : json;
+  }
+  if (v.ok === false) {
+    if (!isString(v.error)) return bad(`the cell's error must be a string, got ${describe(v.error)}`);
+    if (v.code !== undefined && v.code !== null && !GUEST_SETTLE_CODES.has(v.code)) {
+      return bad(`the cell reported error code ${JSON.stringify(String(v.code).slice(0, 40))}, which only the host may report`);
+    }
+    const out = { ok: false, error: errorText(v.error) };
+    if (isString(v.code)) out.code = v.code;
+    if (isString(v.stack)) out.stack = clip(v.stack);
+    if (isString(v.toolCode) && v.toolCode.length <= MAX_NAME_CHARS) out.toolCode = v.toolCode;
+    return good(out);
+  }
+  return bad(`the cell's outcome must have ok: true or ok: false`);
+}
+
+/** One output line from console.* / text / json. */
+export function checkOutputLine(v) {
+  if (!isObject(v)) return bad(`an output line must be an object, got ${describe(v)}`);
+  if (!OUTPUT_KINDS.has(v.kind)) return bad(`an output line's kind must be one of ${[...OUTPUT_KINDS].join(', ')}`);
+  if (!isString(v.text)) return bad(`an output line's text must be a string, got ${describe(v.text)}`);
+  return good({ kind: v.kind, text: v.text });
+}
+
+function checkList(list, check, what) {
+  if (!Array.isArray(list)) return bad(`${what} must be an array, got ${describe(list)}`);
+  const out = [];
+  for (const item of list) {
+    const r = check(item);
+    if (!r.ok) return r;
+    out.push(r.value);
+  }
+  return good(out);
+}
+
+const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
+const isDuration = (v) => isFiniteNumber(v) && v >= 0;
+
+/**
+ * One worker-to-host message (WorkerToHost). On failure, `legId` is set when the message names a leg,
+ * so the host fails that leg; a message that names none is dropped.
+ */
+export function checkWorkerMessage(m) {
+  if (!isObject(m)) return bad(`a worker message must be an object, got ${describe(m)}`);
+  if (m.t === 'ready') return isString(m.engine) ? good({ t: 'ready', engine: m.engine }) : bad('a ready message must name its engine');
+  const legId = isString(m.legId) && m.legId.length > 0 && m.legId.length <= MAX_NAME_CHARS ? m.legId : undefined;
+  if (!legId) return bad(`a worker message (${isString(m.t) ? m.t.slice(0, 32) : describe(m.t)}) must name its leg`);
+  const fail = (error) => ({ ok: false, error, legId });
+  const withLeg = (r) => (r.ok ? r : fail(r.error));
+  switch (m.t) {
+    case 'requests': {
+      const requests = checkList(m.requests, checkBridgeRequest, 'requests');
+      if (!requests.ok) return fail(requests.error);
+      if (!Array.isArray(m.cancels) || m.cancels.length > MAX_CANCELS_PER_FRONTIER || !m.cancels.every((c) => isString(c) && c.length <= MAX_REQUEST_ID_CHARS)) {
+        return fail(`cancels must be a list of at most ${MAX_CANCELS_PER_FRONTIER} request ids`);
+      }
+      return good({ t: 'requests', legId, requests: requests.value, cancels: [...m.cancels] });
+    }
+    case 'output': {
+      const lines = checkList(m.lines, checkOutputLine, 'output lines');
+      if (!lines.ok) return fail(lines.error);
+      if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
+      return good({ t: 'output', legId, lines: lines.value, droppedBytes: m.droppedBytes });
+    }
+    case 'resumed':
+      if (!isDuration(m.restoreMs)) return fail('restoreMs must be a duration');
+      if (m.rawBytes !== undefined && !isCount(m.rawBytes)) return fail('rawBytes must be a count');
+      return good({ t: 'resumed', legId, restoreMs: m.restoreMs, ...(m.rawBytes !== undefined ? { rawBytes: m.rawBytes } : {}) });
+    case 'opened':
+      if (!isDuration(m.startMs)) return fail('startMs must be a duration');
+      return good({ t: 'opened', legId, startMs: m.startMs, ...(isDuration(m.restoreMs) ? { restoreMs: m.restoreMs } : {}) });
+    case 'settled': {
+      if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
+      if (m.ok === true) {
+        return withLeg(
+          isString(m.valueJson)
+            ? good({ t: 'settled', legId, ok: true, valueJson: m.valueJson, droppedBytes: m.droppedBytes })
+            : bad(`the cell's value must be a JSON string, got ${describe(m.valueJson)}`),
+        );
+      }
+      if (m.ok !== false) return fail('a settled message must have ok: true or ok: false');
+      if (!isString(m.error)) return fail(`a failed leg's error must be a string, got ${describe(m.error)}`);
+      if (m.code !== undefined && !ERROR_CODES.has(m.code)) return fail(`unknown error code ${JSON.stringify(String(m.code).slice(0, 40))}`);
+      return good({
+        t: 'settled',
+        legId,
+        ok: false,
+        error: errorText(m.error),
+        ...(m.code !== undefined ? { code: m.code } : {}),
+        ...(isString(m.stack) ? { stack: clip(m.stack) } : {}),
+        droppedBytes: m.droppedBytes,
+      });
+    }
+    case 'parked': {
+      if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
+      const queued = checkList(m.queued, checkBridgeRequest, 'queued requests');
+      if (!queued.ok) return fail(queued.error);
+      const out = { t: 'parked', legId, droppedBytes: m.droppedBytes, queued: queued.value };
+      if (m.settled !== undefined) {
+        const s = checkSettledOutcome(m.settled);
+        if (!s.ok) return fail(s.error);
+        out.settled = s.value;
+      }
+      if (m.snapshot !== undefined) {
+        if (!(m.snapshot instanceof Uint8Array)) return fail('snapshot must be bytes');
+        out.snapshot = m.snapshot;
+      }
+      if (m.continuationId !== undefined) {
+        if (!isName(m.continuationId)) return fail('continuationId must be a name');
+        out.continuationId = m.continuationId;
+      }
+      if (out.snapshot === undefined && out.continuationId === undefined) return fail('a parked leg must carry a snapshot or a continuation id');
+      for (const k of ['rawBytes', 'storedBytes', 'retainedBytesEstimate']) {
+        if (m[k] === undefined) continue;
+        if (!isCount(m[k])) return fail(`${k} must be a count`);
+        out[k] = m[k];
+      }
+      if (m.takeMs !== undefined) {
+        if (!isDuration(m.takeMs)) return fail('takeMs must be a duration');
+        out.takeMs = m.takeMs;
+      }
+      return good(out);
+    }
+    default:
+      return fail(`unknown worker message type ${JSON.stringify(String(m.t).slice(0, 32))}`);
+  }
+}

@@ -1,0 +1,88 @@
+// The bridge message checks: what each accepts (normalized copies), what it refuses and how it says so.
+import { describe, expect, it } from 'vitest';
+import { checkBridgeRequest, checkSettledOutcome, checkWorkerMessage, MAX_REQUEST_ID_CHARS, parseGuestJson } from './protocol-check.mjs';
+
+const refused = (r: { ok: boolean; error?: string }) => {
+  if (r.ok) throw new Error(`expected a refusal, got ${JSON.stringify(r)}`);
+  return r.error!;
+};
+
+describe('checkBridgeRequest', () => {
+  it.each([
+    [{ id: 'r1', op: 'call', tool: 'read', input: { path: 'a' } }, { id: 'r1', op: 'call', tool: 'read', input: { path: 'a' } }],
+    [{ id: 'r1', op: 'call', mcp: ['demo', 'echo'] }, { id: 'r1', op: 'call', mcp: ['demo', 'echo'], input: {} }],
+    [{ id: 'r2', op: 'search', query: 'q', limit: '3' }, { id: 'r2', op: 'search', query: 'q' }],
+    [{ id: 'r3', op: 'timer', ms: 5, timer: 1, extra: 'dropped' }, { id: 'r3', op: 'timer', ms: 5, timer: 1 }],
+    [{ id: 'r4', op: 'store', action: 'set', key: 'k', json: '{"a":1}' }, { id: 'r4', op: 'store', action: 'set', key: 'k', json: '{"a":1}' }],
+    [{ id: 'r5', op: 'yield', reason: '' }, { id: 'r5', op: 'yield', reason: '' }],
+  ])('on a well-formed request: accepts a normalized copy (%j)', (input, expected) => {
+    expect(checkBridgeRequest(input)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each([
+    [null, /must be an object, got null/],
+    [[], /must be an object, got an array/],
+    [{ op: 'all' }, /id must be a string/],
+    [{ id: 'x'.repeat(MAX_REQUEST_ID_CHARS + 1), op: 'all' }, /id must be a string of 1 to/],
+    [{ id: 'r1', op: 'steal' }, /unknown op/],
+    [{ id: 'r1', op: 'call' }, /tool must be a non-empty name/],
+    [{ id: 'r1', op: 'call', mcp: ['only-one'] }, /mcp must be \[server, tool\]/],
+    [{ id: 'r1', op: 'timer', ms: -1, timer: 1 }, /ms must be a finite number >= 0/],
+    [{ id: 'r1', op: 'timer', ms: 1, timer: 1.5 }, /timer must be an integer id/],
+    [{ id: 'r1', op: 'store', action: 'set', key: 'k', json: { not: 'text' } }, /stored value is object, not a JSON string/],
+    [{ id: 'r1', op: 'store', action: 'set', key: 'k', json: '{bad' }, /stored value is not valid JSON/],
+    [{ id: 'r1', op: 'store', action: 'drop', key: 'k' }, /action must be "set" or "get"/],
+    [{ id: 'r1', op: 'results', action: 'load' }, /ref must be a string/],
+  ])('on a malformed request: refuses it naming what is wrong (%j)', (input, message) => {
+    expect(refused(checkBridgeRequest(input))).toMatch(message);
+  });
+});
+
+describe('checkSettledOutcome', () => {
+  it('on a value that is JSON text: accepts it', () => {
+    expect(checkSettledOutcome({ ok: true, json: '[1]' })).toEqual({ ok: true, value: { ok: true, json: '[1]' } });
+  });
+
+  it('on a value that is not JSON text: refuses it', () => {
+    expect(refused(checkSettledOutcome({ ok: true, json: '{bad' }))).toMatch(/value is not valid JSON/);
+    expect(refused(checkSettledOutcome({ ok: true, json: { a: 1 } }))).toMatch(/value is object, not a JSON string/);
+  });
+
+  it('on an error code only the host may report: refuses it', () => {
+    expect(refused(checkSettledOutcome({ ok: false, error: 'x', code: 'memory_limit_exceeded' }))).toMatch(/only the host may report/);
+  });
+
+  it('on an empty error message: keeps a readable one', () => {
+    expect(checkSettledOutcome({ ok: false, error: '' })).toMatchObject({ ok: true, value: { ok: false, error: expect.stringMatching(/empty error message/) } });
+  });
+});
+
+describe('checkWorkerMessage', () => {
+  it('on a message that names no leg: refuses it without a leg (the host drops it)', () => {
+    const r = checkWorkerMessage({ t: 'settled', ok: true, valueJson: '1', droppedBytes: 0 });
+    expect(r).toMatchObject({ ok: false });
+    expect('legId' in r && r.legId).toBeFalsy();
+  });
+
+  it('on a malformed message for a leg: refuses it with that leg (the host fails the leg)', () => {
+    expect(checkWorkerMessage({ t: 'requests', legId: 'leg1', requests: [null], cancels: [] })).toMatchObject({ ok: false, legId: 'leg1', error: expect.stringMatching(/got null/) });
+    expect(checkWorkerMessage({ t: 'output', legId: 'leg1', lines: [{ kind: 'shout', text: 'x' }], droppedBytes: 0 })).toMatchObject({ ok: false, legId: 'leg1' });
+    expect(checkWorkerMessage({ t: 'settled', legId: 'leg1', ok: false, error: 'x', code: 'made_up', droppedBytes: 0 })).toMatchObject({ ok: false, error: expect.stringMatching(/unknown error code/) });
+    expect(checkWorkerMessage({ t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/snapshot or a continuation id/) });
+    expect(checkWorkerMessage({ t: 'teleport', legId: 'leg1' })).toMatchObject({ ok: false, error: expect.stringMatching(/unknown worker message type/) });
+  });
+
+  it('on a well-formed parked message: accepts a copy with its checked queue', () => {
+    const snapshot = new Uint8Array(4);
+    const r = checkWorkerMessage({ t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [{ id: 'r9', op: 'all' }], snapshot, rawBytes: 4, storedBytes: 2, junk: 1 });
+    expect(r).toEqual({ ok: true, value: { t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [{ id: 'r9', op: 'all' }], snapshot, rawBytes: 4, storedBytes: 2 } });
+  });
+});
+
+describe('parseGuestJson', () => {
+  it('on anything that is not a JSON string: refuses it, never throws', () => {
+    expect(refused(parseGuestJson(null, 'x'))).toMatch(/x is null, not a JSON string/);
+    expect(refused(parseGuestJson('[[[', 'x'))).toMatch(/x is not valid JSON/);
+    expect(parseGuestJson('{"a":1}', 'x')).toEqual({ ok: true, value: { a: 1 } });
+  });
+});

@@ -1,0 +1,58 @@
+// The elastic worker pool (through the QuickJS executor): computing guests push new cells to extra
+// workers, up to the cap, and extras retire once idle.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LegOutcome } from './types.ts';
+import { until } from './conformance.ts';
+import { QuickJsExecutor } from './quickjs/executor.ts';
+
+const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
+const limits = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 4096, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };
+const noHandlers = { onRequests() {}, onOutput() {} };
+
+let executor: QuickJsExecutor | undefined;
+afterEach(async () => {
+  await executor?.close();
+  executor = undefined;
+});
+
+function start(ex: QuickJsExecutor, body: string, budgetMs = 20_000) {
+  return ex.start({ body, boot, files: {}, limits, budgetMs }, noHandlers);
+}
+
+async function value(done: Promise<LegOutcome>): Promise<unknown> {
+  const o = await done;
+  if (o.kind !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(o)}`);
+  return JSON.parse(o.valueJson);
+}
+
+describe('elastic QuickJS pool', () => {
+  it('on every worker computing: a trivial cell runs on an extra worker, extras stop at the cap, and retire once idle', async () => {
+    const ex = (executor = new QuickJsExecutor({ workers: 1, maxExtraWorkers: 1, extraWorkerIdleMs: 20 }));
+    await ex.ready();
+    const loop1 = start(ex, 'for (;;) {}');
+    await until(() => ex.computingWorkers() === 1);
+    expect(await value(start(ex, 'return "extra"').done)).toBe('extra');
+    expect(ex.poolStats()).toMatchObject({ workers: 2, extraWorkers: 1 });
+
+    const loop2 = start(ex, 'for (;;) {}');
+    await until(() => ex.computingWorkers() === 2);
+    // at the cap: the cell waits on an existing worker instead of starting a third
+    const queued = start(ex, 'return "queued"');
+    expect(ex.poolStats()).toMatchObject({ workers: 2, extraWorkers: 1 });
+
+    loop1.abort();
+    loop2.abort();
+    expect((await loop1.done).kind).toBe('failed');
+    expect(await value(queued.done)).toBe('queued');
+    await until(() => ex.poolStats().extraWorkers === 0);
+    expect(ex.poolStats().workers).toBe(1);
+    expect(ex.leaks()).toEqual([]);
+  });
+
+  it('on short cells only: never starts an extra worker', async () => {
+    const ex = (executor = new QuickJsExecutor({ workers: 1 }));
+    await ex.ready();
+    for (let i = 0; i < 20; i++) expect(await value(start(ex, `return ${i}`).done)).toBe(i);
+    expect(ex.poolStats().spawned).toBe(1);
+  });
+});
