@@ -266,6 +266,24 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     expect(echo.inputs).toEqual([{ a: 2 }]);
   });
 
+  it('on client tools named like the runtime\'s globals (__cm_run, __cm_deliver, ...): cells of the turn run, each is callable as tool___cm_...', async () => {
+    const names = ['__cm_run', '__cm_boot', '__cm_deliver', '__cm_queued', '__cm_sync'];
+    const t = gw.prepareTurn({ clientTools: names.map((name) => ({ name, description: 'client tool', inputSchema: { type: 'object' } })) });
+    turns.push(t.agentRunId);
+    const probe = completed(
+      await gw.exec(t.agentRunId, { code: 'return [typeof tool___cm_run, tool___cm_run.name, typeof tool___cm_deliver, typeof __cm_run, typeof __cm_sync]' }),
+    );
+    expect(probe.value).toEqual(['function', '__cm_run', 'function', 'function', 'undefined']);
+    // yield so the run parks at once instead of waiting out its budget for the client
+    const parked = await gw.exec(t.agentRunId, { code: 'const answer = tool___cm_run({ q: 1 });\nawait yield_control("ask the client");\nreturn await answer' });
+    if (parked.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(parked)}`);
+    const call = gw.run(parked.runId)!.clientCalls[0]!;
+    // the run's client-call record names the callable name (runs.ts), as for every client tool
+    expect(call).toMatchObject({ tool: 'tool___cm_run', input: { q: 1 } });
+    gw.answerClientCall({ runId: parked.runId, callId: call.callId, result: 'answered' });
+    expect(completed(await gw.wait(t.agentRunId, { runId: parked.runId })).value).toBe('answered');
+  });
+
   it('on Error.prepareStackTrace that throws: a refused tool call still reaches the guest as a catchable error', async () => {
     const r = completed(
       await run('Error.prepareStackTrace = function () { throw new Error("pst"); };\ntry { await echo({ bad: 1 }); return "called"; } catch (e) { return "caught"; }'),
