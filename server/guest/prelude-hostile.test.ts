@@ -209,6 +209,27 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     expect(echo.inputs).toEqual([]);
   });
 
+  it('on Object.prototype.toJSON = () => null before a tool call and a store (the reported crash): well-formed requests, the tool refuses null', async () => {
+    const r = completed(
+      await run(
+        'Object.prototype.toJSON = () => null;\nlet called;\ntry { await echo({ a: 1 }); called = "called"; } catch (e) { called = [e.code, e.message]; }\nawait store("k", { v: 1 });\nconst loaded = await load("k");\ndelete Object.prototype.toJSON;\nreturn { called, loaded }',
+      ),
+    );
+    expect(r.value).toEqual({ called: ['invalid_input', expect.stringContaining('"input" must be an object; got null')], loaded: null });
+    expect(log.requests.find((q) => q.op === 'store' && q.action === 'set')).toMatchObject({ key: 'k', json: 'null' });
+  });
+
+  it('on the global constructors and namespaces replaced (Object, Array, String, Error, Set, Proxy, JSON, Reflect): outcomes honest', async () => {
+    const attack = `
+      const names = ["Object", "Array", "String", "Error", "Set", "Proxy", "JSON", "Reflect", "Symbol"];
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        globalThis[name] = function () { hitLog += name + ";"; throw new Error("replaced " + name); };
+      }`;
+    const r = completed(await run(attackCell(attack)));
+    expect(r.value).toEqual({ ...HONEST, hits: '' });
+  });
+
   it('on Array.prototype.toJSON during the steps: the array field arrives as what toJSON gave and is refused by the schema', async () => {
     const attack = 'Array.prototype.toJSON = function () { return "not an array"; };';
     const r = completed(await run(attackCell(attack, 'delete Array.prototype.toJSON;')));
