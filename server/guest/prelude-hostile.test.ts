@@ -219,6 +219,25 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     expect(log.requests.find((q) => q.op === 'store' && q.action === 'set')).toMatchObject({ key: 'k', json: 'null' });
   });
 
+  it('on Object.prototype.toJSON while calls are queued at a park: the queued list the host reads stays well-formed', async () => {
+    const t = gw.prepareTurn({});
+    turns.push(t.agentRunId);
+    // the yield takes the first of 4 slots and parks the run; 3 sleeps fill the rest; the echoes queue in the guest
+    const parked = await gw.exec(t.agentRunId, {
+      code: 'Object.prototype.toJSON = function () { return { forged: true }; };\nconst y = yield_control("park");\nconst sleeps = [sleep({ ms: 1 }), sleep({ ms: 1 }), sleep({ ms: 1 })];\nconst echoes = [echo({ a: 1 }), echo({ a: 2 }), echo({ a: 3 })];\nawait y;\nconst out = [];\nfor (let i = 0; i < 3; i++) { try { await echoes[i]; out[i] = "passed"; } catch (e) { out[i] = e.code; } }\ndelete Object.prototype.toJSON;\nreturn out',
+    });
+    if (parked.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(parked)}`);
+    const queued = parked.pendingToolCalls?.filter((p) => p.state === 'queued') ?? [];
+    expect(queued.map((p) => [p.tool, p.input])).toEqual([
+      ['echo', { forged: true }],
+      ['echo', { forged: true }],
+      ['echo', { forged: true }],
+    ]);
+    let r = await gw.wait(t.agentRunId, { runId: parked.runId });
+    for (let i = 0; i < 5 && r.status === 'waiting'; i++) r = await gw.wait(t.agentRunId, { runId: parked.runId });
+    expect(completed(r).value).toEqual(['invalid_input', 'invalid_input', 'invalid_input']);
+  });
+
   it('on the global constructors and namespaces replaced (Object, Array, String, Error, Set, Proxy, JSON, Reflect): outcomes honest', async () => {
     const attack = `
       const names = ["Object", "Array", "String", "Error", "Set", "Proxy", "JSON", "Reflect", "Symbol"];
@@ -275,6 +294,11 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       ['error', 'Uncaught [unprintable object]'],
       ['log', '[unprintable object]'],
     ]);
+  });
+
+  it('on failed calls the cell never awaits (fire and forget, a promise it drops): the cell completes with its value', async () => {
+    const r = completed(await run('echo({ bad: 1 });\nconst dropped = echo({ bad: 2 });\nawait sleep({ ms: 1 });\nreturn "done"'));
+    expect(r.value).toBe('done');
   });
 
   it('on the guest calling the executor entry points itself: __cm_run and __cm_boot refuse, the cell settles with its own value', async () => {

@@ -222,6 +222,7 @@
         entry.resolve = resolve;
         entry.reject = reject;
       });
+      markHandled(promise);
     }
     if (inFlight < maxInFlight) {
       pending[id] = entry;
@@ -239,6 +240,22 @@
       queue[queueTail++] = record;
     }
     return { __proto__: null, id: id, promise: promise };
+  }
+
+  /**
+   * A cell may never await a call (fire and forget, the loser of a Promise.race): a failure it ignores must
+   * not become an unhandled rejection, which node:vm reports to the worker thread and which ends it (and
+   * every live cell in it). The guest's own await or then still sees the rejection; QuickJS never
+   * reported these. The own `constructor` (the real Promise, as inherited) keeps `then` from reading
+   * Promise.prototype.constructor and keeps the guest's `await` on its fast path.
+   */
+  function markHandled(promise) {
+    defineProperty(promise, 'constructor', { __proto__: null, value: PromiseCtor, writable: true, configurable: true });
+    try {
+      promiseThen(promise, undefined, noop);
+    } catch (e) {
+      // a guest-replaced Promise[Symbol.species] threw: only this promise of the guest's stays unhandled
+    }
   }
 
   /** A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it. */
