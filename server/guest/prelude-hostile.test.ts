@@ -297,7 +297,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
   });
 
   it('on failed calls the cell never awaits (fire and forget, a promise it drops): the cell completes with its value', async () => {
-    const r = completed(await run('echo({ bad: 1 });\nconst dropped = echo({ bad: 2 });\nawait sleep({ ms: 1 });\nreturn "done"'));
+    const r = completed(await run('echo({ bad: 1 });\nconst dropped = echo({ bad: 2 });\nstore("", 1);\nawait sleep({ ms: 1 });\nreturn "done"'));
     expect(r.value).toBe('done');
   });
 

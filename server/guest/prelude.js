@@ -76,6 +76,8 @@
    * every recursive walk of the value (QuickJS's JSON.stringify on its 256 KiB stack with our replacer
    * frames, V8's in a worker, the host's parse, re-serialization and the playground's viewer) stays far
    * from its stack limit, so a deep value fails here with a clear error instead of a stack overflow.
+   * The host re-checks final values against the same number (MAX_VALUE_DEPTH in server/runs/bound.ts;
+   * bound.test.ts keeps the two equal).
    */
   var MAX_VALUE_DEPTH = 1000;
 
@@ -115,10 +117,13 @@
     return err;
   }
 
+  /** A rejected promise for the guest, marked handled like every bridge promise (see markHandled). */
   function rejected(reason) {
-    return new PromiseCtor(function (_resolve, reject) {
+    var promise = new PromiseCtor(function (_resolve, reject) {
       reject(reason);
     });
+    markHandled(promise);
+    return promise;
   }
 
   /** Appends to an array the controller made and hands out: defined, so an index setter on Array.prototype never runs. */
