@@ -408,16 +408,26 @@
     sync('settle', outcomeJson);
   }
 
+  // Building an outcome can itself fail (a string past the engine's length limit while escaping a huge
+  // value or message). These run as promise reactions, where a throw would be swallowed and the cell
+  // would never settle, so each falls back to a short outcome that always fits.
+  var UNREPORTABLE_VALUE = '{"ok":false,"error":"the final value is too large to report; return a smaller value or results.save it in parts","code":"invalid_input"}';
+  var UNREPORTABLE_ERROR = '{"ok":false,"error":"Uncaught error (too large to report)"}';
+
   function settleValue(value) {
     if (settled) return;
-    var json;
+    var outcome;
     try {
-      json = serialize(value === undefined ? null : value, 'the final value');
+      var json = serialize(value === undefined ? null : value, 'the final value');
+      outcome = '{"ok":true,"json":' + quote(json === undefined ? 'null' : json) + '}';
     } catch (e) {
-      settleWith('{"ok":false,"error":' + quote(safeFormat(e)) + ',"code":"invalid_input"}');
-      return;
+      try {
+        outcome = '{"ok":false,"error":' + quote(safeFormat(e)) + ',"code":"invalid_input"}';
+      } catch (e2) {
+        outcome = UNREPORTABLE_VALUE;
+      }
     }
-    settleWith('{"ok":true,"json":' + quote(json === undefined ? 'null' : json) + '}');
+    settleWith(outcome);
   }
 
   function settleError(err) {
@@ -434,12 +444,17 @@
     } catch (e) {
       // an error whose fields throw still fails the cell with its message
     }
-    settleWith(
-      '{"ok":false,"error":' + quote(message) +
+    var outcome;
+    try {
+      outcome =
+        '{"ok":false,"error":' + quote(message) +
         (typeof stack === 'string' ? ',"stack":' + quote(stack) : '') +
         (typeof toolCode === 'string' ? ',"toolCode":' + quote(toolCode) : '') +
-        '}',
-    );
+        '}';
+    } catch (e) {
+      outcome = UNREPORTABLE_ERROR;
+    }
+    settleWith(outcome);
   }
 
   defineProperty(global, '__cm_run', {
