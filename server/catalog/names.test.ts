@@ -11,6 +11,7 @@ import {
   normalizeToolName,
   projectNames,
   RESERVED_GUEST_GLOBALS,
+  RESERVED_GUEST_PREFIX,
   type NameRequest,
 } from './names.ts';
 
@@ -62,6 +63,21 @@ describe('projectNames', () => {
     for (const n of names) expect(out[n]).toMatch(new RegExp(`^${n}_[0-9a-z]{6}$`));
     expect(normalizeToolName('__proto__')).toBe('__proto__');
     expect(project([req('__proto__')]).__proto__).toMatch(/^__proto___[0-9a-z]{6}$/);
+  });
+
+  it('on the guest runtime\'s own globals and anything with its __cm_ prefix: projected to tool___cm_..., never onto the prefix', () => {
+    const names = ['__cm_run', '__cm_boot', '__cm_deliver', '__cm_queued', '__cm_sync', '__cm_take_reply', '__cm_future', '__cm_'];
+    const out = project(names.map((n) => req(n, 'client')));
+    for (const n of names) expect(out[n]).toBe(`tool_${n}`);
+    for (const n of names) expect(isReservedGlobal(n)).toBe(true);
+    expect(normalizeToolName('__cm-run')).toBe('tool___cm_run');
+    // an exact tool___cm_run claims its spelling first; the runtime-prefixed one is suffixed, still without the prefix
+    const clash = project([req('__cm_run', 'client'), req('tool___cm_run', 'client')]);
+    expect(clash.tool___cm_run).toBe('tool___cm_run');
+    expect(clash.__cm_run).toMatch(/^tool___cm_run_[0-9a-z]{6}$/);
+    // names that only resemble the prefix keep their spelling
+    expect(project([req('_cm_run'), req('cm_run'), req('__cmrun')])).toEqual({ _cm_run: '_cm_run', cm_run: 'cm_run', __cmrun: '__cmrun' });
+    expect(RESERVED_GUEST_PREFIX).toBe('__cm_');
   });
 
   it('on the shell exec tool: not reserved, callable as exec', () => {

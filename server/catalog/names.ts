@@ -1,15 +1,26 @@
 // Callable-name projection (spec: tool names and collisions), host identities and opaque catalog ids.
 //
 // Rules, in order: an exact JS-safe name keeps its spelling; otherwise invalid identifier characters
-// become `_` and a still-invalid first character gets `tool_`. Reserved words, reserved guest
-// globals and normalized collisions get `_` plus a short suffix hashed from the tool's host
-// identity (source, owner, name), so a name never depends on the order tools arrive in.
+// become `_`, and a still-invalid first character or the guest runtime's reserved `__cm_` prefix gets
+// `tool_`. Reserved words, reserved guest globals and normalized collisions get `_` plus a short
+// suffix hashed from the tool's host identity (source, owner, name), so a name never depends on the
+// order tools arrive in.
 import { createHash } from 'node:crypto';
 
 /** Base36 characters in a collision suffix: 36^6 (about 2e9) values make an accidental clash between two suffixed names negligible while staying short to type. */
 export const NAME_SUFFIX_LENGTH = 6;
 /** Hex characters of the sha256 kept in a catalog id: 64 bits, unique within any realistic catalog. */
 export const CATALOG_ID_HEX_LENGTH = 16;
+
+/**
+ * Prefix of every global the guest runtime keeps for itself: the controller's entry points
+ * (`__cm_boot`, `__cm_run`, `__cm_deliver`, `__cm_queued`) and the executors' primitives (`__cm_sync`,
+ * Node's `__cm_take_reply`). Some are non-configurable, so a tool projected onto one would break every
+ * cell of its turn; reserving the whole prefix also covers names the runtime adds later. A tool whose
+ * name starts with it gets the `tool_` prefix (`__cm_run` -> `tool___cm_run`), which no suffix could
+ * give it: a suffixed name keeps the prefix.
+ */
+export const RESERVED_GUEST_PREFIX = '__cm_';
 
 /** ECMAScript reserved words, strict-mode reserved words, and contextual keywords that break as a binding or call target. */
 export const JS_RESERVED_WORDS: ReadonlySet<string> = new Set([
@@ -73,12 +84,12 @@ export function isIdentifierName(name: string): boolean {
   return IDENTIFIER.test(name);
 }
 
-/** Invalid identifier characters -> `_`; a still-invalid (or missing) first character -> `tool_` prefix. */
+/** Invalid identifier characters -> `_`; a still-invalid (or missing) first character or the reserved `__cm_` prefix -> `tool_` prefix. */
 export function normalizeToolName(name: string): string {
   let out = '';
   for (const ch of name) out += IDENTIFIER_PART.test(ch) ? ch : '_';
   const first = [...out][0];
-  if (first === undefined || !IDENTIFIER_START.test(first)) out = `tool_${out}`;
+  if (first === undefined || !IDENTIFIER_START.test(first) || out.startsWith(RESERVED_GUEST_PREFIX)) out = `tool_${out}`;
   return out;
 }
 
@@ -157,9 +168,9 @@ export function projectNames(requests: readonly NameRequest[], isReserved: (name
   return result;
 }
 
-/** Reserved for a guest global: a JS reserved word or a reserved guest global. */
+/** Reserved for a guest global: a JS reserved word, a reserved guest global, or a name with the runtime's `__cm_` prefix. */
 export function isReservedGlobal(name: string): boolean {
-  return JS_RESERVED_WORDS.has(name) || RESERVED_GUEST_GLOBALS.has(name);
+  return JS_RESERVED_WORDS.has(name) || RESERVED_GUEST_GLOBALS.has(name) || name.startsWith(RESERVED_GUEST_PREFIX);
 }
 
 /** Reserved for an `MCP` member (server or tool): a JS reserved word or an existing member. */

@@ -1,9 +1,23 @@
 // The guest controller: defines every guest global on top of two host primitives. Shared by all executors.
 //
 // This file is evaluated as a plain script inside the guest (QuickJS VM or node:vm context) before the
-// cell. It must not rely on anything the cell can change later, so it captures the intrinsics it needs
-// up front and keeps its tables in null-prototype objects (guest code cannot hook them with setters on
-// Object.prototype or by replacing Array.prototype.push, JSON or Promise).
+// cell. The cell may then replace any builtin of its realm (Function.prototype.call, JSON, Promise's
+// then, Array.prototype methods, Object.prototype getters, toJSON, ...). The controller must stay
+// honest anyway, so it follows "primordials" rules:
+//   - every builtin it uses is captured below, before any guest code runs, and methods are called
+//     through `uncurry`d copies, never looked up on an object at run time (no `x.then(...)`,
+//     `arr.push`, `.call`, `for..of`, spread);
+//   - its own records are null-prototype objects or literals whose every field is declared up front
+//     (a setter on Object.prototype cannot catch an assignment), and property descriptors are
+//     null-prototype (an inherited `get` cannot poison Object.defineProperty);
+//   - objects the guest or the host hand over are read with own-property checks;
+//   - protocol messages are built as strings around JSON text: a guest value is stringified on its
+//     own (JSON semantics, so a guest toJSON only changes that value) and checked to be a string, and
+//     no toJSON can reshape the envelope;
+//   - guest code that runs inside a controller call (a getter, a toJSON, a timer callback) can throw
+//     only into the guest, never out of an entry point the executor calls.
+// A guest that replaces builtins may break its own code's results; it cannot change what the
+// controller sends to the host or reach the host primitive.
 //
 // Host primitives (installed by the executor before this script runs):
 //   __cm_sync(op: string, payload: string): string | undefined
@@ -16,7 +30,7 @@
 //     'api'      payload = {op,arg}       -> API.list / API.read answered synchronously from the catalog
 // Entry points the executor calls (non-writable, non-configurable globals):
 //   __cm_boot(configJson)   once per cell: tool metadata, limits
-//   __cm_run(asyncFn)       runs the cell function and settles it
+//   __cm_run(asyncFn)       once per cell: runs the cell function and settles it
 //   __cm_deliver(replyJson) one bridge reply: { id, ok, value?, error?, code? }
 //   __cm_queued()           JSON of queued (not yet sent) requests, for the waiting board
 //
@@ -24,25 +38,31 @@
 // heap, so a QuickJS snapshot carries them and a Node continuation keeps them alive.
 (function (global) {
   'use strict';
-  var sync = global.__cm_sync;
+  // ---- primordials: captured before any guest code runs -----------------------------------------
+  var sync = global.__cm_sync; // called only as a plain local call: nothing to look up, `this` undefined
+  var FunctionProto = Function.prototype;
+  // uncurry(f)(self, a, b) is f.call(self, a, b) without reading `.call` when it runs
+  var uncurry = FunctionProto.bind.bind(FunctionProto.call);
   var JSONstringify = JSON.stringify;
   var JSONparse = JSON.parse;
   var PromiseCtor = Promise;
+  var promiseThen = uncurry(Promise.prototype.then);
   var ErrorCtor = Error;
+  var ErrorProto = Error.prototype;
   var StringCtor = String;
   var ObjectCreate = Object.create;
   var ObjectKeys = Object.keys;
   var defineProperty = Object.defineProperty;
   var freeze = Object.freeze;
+  var hasOwn = uncurry(Object.prototype.hasOwnProperty);
+  var isPrototypeOf = uncurry(Object.prototype.isPrototypeOf);
   var isArray = Array.isArray;
   var numberIsFinite = Number.isFinite;
-  var FunctionCall = Function.prototype.call;
-  var call = function (fn, self, a, b, c) {
-    return FunctionCall.call(fn, self, a, b, c);
-  };
-  var hostSync = function (op, payload) {
-    return call(sync, undefined, op, payload);
-  };
+  var ProxyCtor = Proxy;
+  var SetCtor = Set;
+  var setAdd = uncurry(Set.prototype.add);
+  var setHas = uncurry(Set.prototype.has);
+  var setDelete = uncurry(Set.prototype.delete);
 
   delete global.__cm_sync;
 
@@ -50,127 +70,296 @@
   var maxInFlight = 16;
   // Spec: "At most 128 ordinary requests can be queued, independently of the configured in-flight cap".
   var MAX_QUEUED = 128;
+  /**
+   * Nesting limit for every value that crosses the bridge (tool inputs, store, results.save, the final
+   * value). Real JSON data nests a few dozen levels at most; 1000 leaves generated trees ample room while
+   * every recursive walk of the value (QuickJS's JSON.stringify on its 256 KiB stack with our replacer
+   * frames, V8's in a worker, the host's parse, re-serialization and the playground's viewer) stays far
+   * from its stack limit, so a deep value fails here with a clear error instead of a stack overflow.
+   * The host re-checks final values against the same number (MAX_VALUE_DEPTH in server/runs/bound.ts;
+   * bound.test.ts keeps the two equal).
+   */
+  var MAX_VALUE_DEPTH = 1000;
 
   var nextId = 1;
   var inFlight = 0;
-  var pending = ObjectCreate(null); // id -> { resolve, reject, kind, timer? }
-  var queue = ObjectCreate(null); // seq -> request
+  var pending = ObjectCreate(null); // id -> entry (see request)
+  var queue = ObjectCreate(null); // seq -> { id, json, timer }, or absent once a queued timer is cleared
   var queueHead = 0;
   var queueTail = 0;
-  var timers = ObjectCreate(null); // timer id -> { fn, args, requestId, sent }
+  var timers = ObjectCreate(null); // timer id -> { fn, a0, a1, a2, requestId, sent }
   var failedFrontier = false;
 
   function queuedCount() {
     return queueTail - queueHead;
   }
 
+  function noop() {}
+
+  /** An own data property of `obj`, or undefined: inherited getters (guest-installed) never run. */
+  function own(obj, key) {
+    return obj !== null && typeof obj === 'object' && hasOwn(obj, key) ? obj[key] : undefined;
+  }
+
+  /** JSON text of a primitive string: JSON.stringify consults no toJSON or replacer for a primitive. */
+  function quote(s) {
+    return JSONstringify(s);
+  }
+
+  function dataProperty(obj, key, value, enumerable) {
+    defineProperty(obj, key, { __proto__: null, value: value, writable: true, enumerable: enumerable, configurable: true });
+  }
+
   function makeError(message, code, name) {
     var err = new ErrorCtor(message);
-    if (name) err.name = name;
-    if (code) err.code = code;
+    if (name) dataProperty(err, 'name', name, true);
+    if (code) dataProperty(err, 'code', code, true);
     return err;
   }
 
-  function send(req) {
-    if (req.op === 'timer') timers[req.timer].sent = true;
+  /** A rejected promise for the guest, marked handled like every bridge promise (see markHandled). */
+  function rejected(reason) {
+    var promise = new PromiseCtor(function (_resolve, reject) {
+      reject(reason);
+    });
+    markHandled(promise);
+    return promise;
+  }
+
+  /** Appends to an array the controller made and hands out: defined, so an index setter on Array.prototype never runs. */
+  function append(arr, value) {
+    dataProperty(arr, arr.length, value, true);
+  }
+
+  // ---- guest values -> JSON text ----------------------------------------------------------------
+  /**
+   * Path entries checked by a plain scan before the Set is consulted: real data rarely nests deeper, and in
+   * QuickJS a scan of a few dozen entries costs less than calls into Set (measured: 30k flat rows
+   * serialize several times faster than with a Set alone), while deeper paths still cost O(1) per check.
+   */
+  var PATH_SCAN_LIMIT = 32;
+
+  /**
+   * JSON text of a guest value with JSON.stringify's semantics (toJSON, getters and proxies run: they are
+   * the guest's own choice of value), plus: a bigint becomes a string, a cycle is named as such (the same
+   * object twice, `[a, a]`, is not a cycle), nesting is bounded by MAX_VALUE_DEPTH. The cycle check looks
+   * only at the current path (ancestors of the value being visited), so it is linear in the size of the
+   * value. Returns a string, or undefined when the value has no JSON form (a function, a symbol). Throws
+   * an invalid_input error that names `what`.
+   */
+  function serialize(value, what) {
+    var path = ObjectCreate(null); // depth (1-based) -> the object on the current path at that depth
+    var pathLength = 0;
+    var deepOnPath = null; // Set of the path entries deeper than PATH_SCAN_LIMIT, made when first needed
+    function replacer(_key, v) {
+      if (typeof v === 'bigint') return StringCtor(v);
+      if (typeof v !== 'object' || v === null) return v;
+      // `this` is the holder, an ancestor on the path (the root's holder is JSON.stringify's own wrapper):
+      // JSON.stringify walks depth-first, so everything above the holder is finished. Each entry is
+      // pushed and popped once, so the popping is linear overall.
+      while (pathLength > 0 && path[pathLength] !== this) {
+        if (pathLength > PATH_SCAN_LIMIT) setDelete(deepOnPath, path[pathLength]);
+        pathLength--;
+      }
+      var scan = pathLength < PATH_SCAN_LIMIT ? pathLength : PATH_SCAN_LIMIT;
+      var cycle = false;
+      for (var i = 1; i <= scan; i++) if (path[i] === v) cycle = true;
+      if (cycle || (pathLength > PATH_SCAN_LIMIT && setHas(deepOnPath, v))) {
+        throw makeError(what + ' contains a circular reference (an object inside itself); pass plain JSON data', 'invalid_input');
+      }
+      if (pathLength >= MAX_VALUE_DEPTH) {
+        throw makeError(what + ' is nested more than ' + MAX_VALUE_DEPTH + ' levels deep; flatten it or pass a smaller part', 'invalid_input');
+      }
+      pathLength++;
+      path[pathLength] = v;
+      if (pathLength > PATH_SCAN_LIMIT) {
+        if (deepOnPath === null) deepOnPath = new SetCtor();
+        setAdd(deepOnPath, v);
+      }
+      return v;
+    }
+    var json = JSONstringify(value, replacer);
+    return typeof json === 'string' ? json : undefined;
+  }
+
+  /** serialize() for a value that must have a JSON form: undefined is null, a function or symbol is refused. */
+  function serializeData(value, what) {
+    if (value === undefined) return 'null';
+    var json = serialize(value, what);
+    if (json === undefined) {
+      throw makeError(what + ' is not JSON data (a function, a symbol, or a toJSON that returned undefined); pass plain JSON data', 'invalid_input');
+    }
+    return json;
+  }
+
+  // ---- requests ---------------------------------------------------------------------------------
+  function send(record) {
+    if (record.timer) timers[record.timer].sent = true;
     inFlight++;
-    hostSync('send', JSONstringify(req));
+    sync('send', record.json);
   }
 
   function pump() {
     while (inFlight < maxInFlight && queueHead < queueTail) {
-      var req = queue[queueHead];
+      var record = queue[queueHead];
       delete queue[queueHead];
       queueHead++;
-      if (!req) continue; // a timer cleared while queued: never starts a host timer
-      send(req);
+      if (!record) continue; // a timer cleared while queued: never starts a host timer
+      send(record);
     }
   }
 
-  // Every bridge request goes through here: it is sent now when a slot is free, queued otherwise.
-  function request(op, fields, kind) {
+  /**
+   * Every bridge request goes through here: sent now when a slot is free, queued otherwise. `fieldsJson`
+   * is the request's own fields as JSON text (`,"tool":"x","input":{...}`); the envelope around it is
+   * built here. `map` turns the reply value into what the promise resolves to; a timer has no promise.
+   */
+  function request(op, fieldsJson, map, timer) {
     if (failedFrontier) {
       throw makeError('code mode bridge refused this request: an earlier request in this cell overflowed the queue', 'invalid_input');
     }
     var id = 'r' + nextId++;
-    var req = fields;
-    req.id = id;
-    req.op = op;
-    var entry = { resolve: null, reject: null, kind: kind || op };
-    var promise = new PromiseCtor(function (resolve, reject) {
-      entry.resolve = resolve;
-      entry.reject = reject;
-    });
+    var record = { __proto__: null, id: id, json: '{"id":' + quote(id) + ',"op":' + quote(op) + fieldsJson + '}', timer: timer || 0 };
+    var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0 };
+    var promise;
+    if (!timer) {
+      promise = new PromiseCtor(function (resolve, reject) {
+        entry.resolve = resolve;
+        entry.reject = reject;
+      });
+      markHandled(promise);
+    }
     if (inFlight < maxInFlight) {
       pending[id] = entry;
-      send(req);
+      send(record);
     } else {
       if (queuedCount() >= MAX_QUEUED) {
         failedFrontier = true;
         var msg =
           'too many concurrent code mode requests: ' + maxInFlight + ' may run and ' + MAX_QUEUED +
           ' may queue. Await smaller batches (for example chunks of ' + maxInFlight + ' in a loop).';
-        hostSync('overflow', msg);
+        sync('overflow', msg);
         throw makeError(msg, 'invalid_input');
       }
       pending[id] = entry;
-      queue[queueTail++] = req;
+      queue[queueTail++] = record;
     }
-    return { id: id, promise: promise };
+    return { __proto__: null, id: id, promise: promise };
   }
 
-  function callOp(op, fields) {
-    return request(op, fields).promise;
+  /**
+   * A cell may never await a call (fire and forget, the loser of a Promise.race): a failure it ignores must
+   * not become an unhandled rejection, which node:vm reports to the worker thread and which ends it (and
+   * every live cell in it). The guest's own await or then still sees the rejection; QuickJS never
+   * reported these. The own `constructor` (the real Promise, as inherited) keeps `then` from reading
+   * Promise.prototype.constructor and keeps the guest's `await` on its fast path.
+   */
+  function markHandled(promise) {
+    defineProperty(promise, 'constructor', { __proto__: null, value: PromiseCtor, writable: true, configurable: true });
+    try {
+      promiseThen(promise, undefined, noop);
+    } catch (e) {
+      // a guest-replaced Promise[Symbol.species] threw: only this promise of the guest's stays unhandled
+    }
+  }
+
+  /** A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it. */
+  function callOp(op, fields, map) {
+    var fieldsJson;
+    try {
+      fieldsJson = fields();
+    } catch (e) {
+      return rejected(e);
+    }
+    return request(op, fieldsJson, map).promise;
+  }
+
+  function runTimer(t) {
+    var fn = t.fn;
+    try {
+      fn(t.a0, t.a1, t.a2);
+    } catch (e) {
+      reportUncaught(e);
+    }
   }
 
   defineProperty(global, '__cm_deliver', {
+    __proto__: null,
     value: function (replyJson) {
-      var reply = JSONparse(replyJson);
-      var entry = pending[reply.id];
+      // Guest code can run in here (a timer callback, a getter or `then` on the resolved value); it may
+      // throw only into the guest, never out of this entry point.
+      var reply;
+      try {
+        reply = JSONparse(replyJson);
+      } catch (e) {
+        return;
+      }
+      var id = own(reply, 'id');
+      if (typeof id !== 'string') return;
+      var entry = pending[id];
       if (!entry) return;
-      delete pending[reply.id];
+      delete pending[id];
       inFlight--;
-      if (reply.ok) {
-        if (entry.kind === 'timer') {
+      if (own(reply, 'ok') === true) {
+        if (entry.timer) {
           var t = timers[entry.timer];
           if (t) {
             delete timers[entry.timer];
+            runTimer(t);
+          }
+        } else {
+          var value = own(reply, 'value');
+          if (entry.map) {
             try {
-              call(t.fn, undefined, t.args[0], t.args[1], t.args[2]);
+              value = entry.map(value);
             } catch (e) {
-              reportUncaught(e);
+              entry.reject(e);
+              pump();
+              return;
             }
           }
-          entry.resolve(undefined);
-        } else {
-          entry.resolve(reply.value === undefined ? undefined : reply.value);
+          entry.resolve(value);
         }
       } else {
-        entry.reject(makeError(reply.error || 'tool failed', reply.code || 'tool_error', reply.name || 'ToolError'));
+        var error = own(reply, 'error');
+        var code = own(reply, 'code');
+        var name = own(reply, 'name');
+        var err;
+        try {
+          err = makeError(
+            typeof error === 'string' && error ? error : 'tool failed',
+            typeof code === 'string' && code ? code : 'tool_error',
+            typeof name === 'string' && name ? name : 'ToolError',
+          );
+        } catch (e) {
+          err = e; // a guest Error.prepareStackTrace threw: the guest gets its own error
+        }
+        entry.reject(err);
       }
       pump();
     },
   });
 
   defineProperty(global, '__cm_queued', {
+    __proto__: null,
     value: function () {
-      var out = [];
+      var out = '[';
       for (var i = queueHead; i < queueTail; i++) {
-        var q = queue[i];
-        if (q) out[out.length] = q;
+        var record = queue[i];
+        if (record) out += (out === '[' ? '' : ',') + record.json;
       }
-      return JSONstringify(out);
+      return out + ']';
     },
   });
 
-  // ---- output ---------------------------------------------------------------------------------
+  // ---- output -----------------------------------------------------------------------------------
   function formatValue(v) {
     if (typeof v === 'string') return v;
     if (v === undefined) return 'undefined';
     if (typeof v === 'function') return '[Function ' + (v.name || 'anonymous') + ']';
     if (typeof v === 'bigint') return StringCtor(v) + 'n';
     if (typeof v === 'symbol') return StringCtor(v);
-    if (v instanceof ErrorCtor) return (v.name || 'Error') + ': ' + v.message;
+    if (v !== null && typeof v === 'object' && isPrototypeOf(ErrorProto, v)) return (v.name || 'Error') + ': ' + v.message;
     try {
       var s = JSONstringify(v);
       return s === undefined ? StringCtor(v) : s;
@@ -178,89 +367,149 @@
       return '[unserializable ' + typeof v + ']';
     }
   }
+  /** formatValue that always returns a string: a guest getter, proxy or toString that throws cannot escape. */
+  function safeFormat(v) {
+    try {
+      var s = formatValue(v);
+      return typeof s === 'string' ? s : '[unprintable ' + typeof v + ']';
+    } catch (e) {
+      return '[unprintable ' + typeof v + ']';
+    }
+  }
+  function emitLine(kind, text) {
+    sync('emit', '{"kind":' + quote(kind) + ',"text":' + quote(text) + '}');
+  }
   function emit(kind, args) {
-    var parts = [];
-    for (var i = 0; i < args.length; i++) parts[i] = formatValue(args[i]);
-    hostSync('emit', JSONstringify({ kind: kind, text: parts.join(' ') }));
+    var text = '';
+    for (var i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + safeFormat(args[i]);
+    emitLine(kind, text);
   }
   var consoleObj = ObjectCreate(null);
-  ['log', 'info', 'warn', 'error', 'debug'].forEach(function (kind) {
-    consoleObj[kind] = function () {
-      emit(kind, arguments);
-    };
-  });
+  var consoleKinds = ['log', 'info', 'warn', 'error', 'debug'];
+  for (var c = 0; c < consoleKinds.length; c++) {
+    (function (kind) {
+      consoleObj[kind] = function () {
+        emit(kind, arguments);
+      };
+    })(consoleKinds[c]);
+  }
 
   function reportUncaught(e) {
-    emit('error', ['Uncaught ' + formatValue(e)]);
+    emitLine('error', 'Uncaught ' + safeFormat(e));
   }
 
-  // ---- final value ----------------------------------------------------------------------------
-  function toJsonCompatible(value) {
-    var seen = [];
-    return JSONstringify(value === undefined ? null : value, function (key, v) {
-      if (typeof v === 'bigint') return StringCtor(v);
-      if (typeof v === 'object' && v !== null) {
-        for (var i = 0; i < seen.length; i++) {
-          if (seen[i] === v && key !== '') throw makeError('the final value contains a circular reference; return plain JSON data', 'invalid_input');
-        }
-        seen[seen.length] = v;
-      }
-      return v;
-    });
-  }
-
+  // ---- final value ------------------------------------------------------------------------------
+  var started = false;
   var settled = false;
+
+  function settleWith(outcomeJson) {
+    if (settled) return;
+    settled = true;
+    sync('settle', outcomeJson);
+  }
+
+  // Building an outcome can itself fail (a string past the engine's length limit while escaping a huge
+  // value or message). These run as promise reactions, where a throw would be swallowed and the cell
+  // would never settle, so each falls back to a short outcome that always fits.
+  var UNREPORTABLE_VALUE = '{"ok":false,"error":"the final value is too large to report; return a smaller value or results.save it in parts","code":"invalid_input"}';
+  var UNREPORTABLE_ERROR = '{"ok":false,"error":"Uncaught error (too large to report)"}';
+
+  function settleValue(value) {
+    if (settled) return;
+    var outcome;
+    try {
+      var json = serialize(value === undefined ? null : value, 'the final value');
+      outcome = '{"ok":true,"json":' + quote(json === undefined ? 'null' : json) + '}';
+    } catch (e) {
+      try {
+        outcome = '{"ok":false,"error":' + quote(safeFormat(e)) + ',"code":"invalid_input"}';
+      } catch (e2) {
+        outcome = UNREPORTABLE_VALUE;
+      }
+    }
+    settleWith(outcome);
+  }
+
+  function settleError(err) {
+    if (settled) return;
+    var message = safeFormat(err);
+    var stack;
+    var toolCode;
+    try {
+      // guest getters may run here; only strings cross
+      if (err !== null && (typeof err === 'object' || typeof err === 'function')) {
+        stack = err.stack;
+        toolCode = err.code;
+      }
+    } catch (e) {
+      // an error whose fields throw still fails the cell with its message
+    }
+    var outcome;
+    try {
+      outcome =
+        '{"ok":false,"error":' + quote(message) +
+        (typeof stack === 'string' ? ',"stack":' + quote(stack) : '') +
+        (typeof toolCode === 'string' ? ',"toolCode":' + quote(toolCode) : '') +
+        '}';
+    } catch (e) {
+      outcome = UNREPORTABLE_ERROR;
+    }
+    settleWith(outcome);
+  }
+
   defineProperty(global, '__cm_run', {
+    __proto__: null,
     value: function (fn) {
+      // the executor calls this once, before the cell's first line runs; a second call is the guest's
+      if (started) throw makeError('__cm_run belongs to the code mode executor and runs once per cell', 'invalid_input');
+      started = true;
       var p;
       try {
         p = fn();
       } catch (e) {
-        p = PromiseCtor.reject(e);
+        settleError(e);
+        return;
       }
-      PromiseCtor.resolve(p).then(
-        function (value) {
-          if (settled) return;
-          settled = true;
-          var json;
-          try {
-            json = toJsonCompatible(value);
-          } catch (e) {
-            hostSync('settle', JSONstringify({ ok: false, error: formatValue(e), code: 'invalid_input' }));
-            return;
-          }
-          hostSync('settle', JSONstringify({ ok: true, json: json === undefined ? 'null' : json }));
-        },
-        function (err) {
-          if (settled) return;
-          settled = true;
-          var message = formatValue(err);
-          var stack = err && typeof err.stack === 'string' ? err.stack : undefined;
-          hostSync('settle', JSONstringify({ ok: false, error: message, stack: stack, toolCode: err && err.code }));
-        },
-      );
+      try {
+        // An own `constructor` makes `then` skip the species lookup on Promise.prototype.constructor
+        // (guest-writable), so the settle callbacks are always registered on the cell's own promise.
+        defineProperty(p, 'constructor', { __proto__: null, value: undefined });
+        promiseThen(p, settleValue, settleError);
+      } catch (e) {
+        settleValue(p); // not a promise: the function's value is the cell's value
+      }
     },
   });
 
-  // ---- boot: globals from the catalog ---------------------------------------------------------
+  // ---- boot: globals from the catalog -----------------------------------------------------------
+  var booted = false;
   defineProperty(global, '__cm_boot', {
+    __proto__: null,
     value: function (configJson) {
+      if (booted) throw makeError('__cm_boot belongs to the code mode executor and runs once per cell', 'invalid_input');
+      booted = true;
       var cfg = JSONparse(configJson);
       if (numberIsFinite(cfg.maxPendingToolCalls) && cfg.maxPendingToolCalls > 0) maxInFlight = cfg.maxPendingToolCalls;
 
       var handles = ObjectCreate(null); // callableName -> handle
 
       function makeHandle(meta) {
+        var toolField = ',"tool":' + quote(meta.callableName);
+        var label = 'the input of ' + meta.callableName + '()';
         var handle = function (input) {
-          return callOp('call', { tool: meta.callableName, input: input === undefined ? {} : input });
+          return callOp('call', function () {
+            return toolField + ',"input":' + (input === undefined ? '{}' : serializeData(input, label));
+          });
         };
         // `name` is the exact tool name (as declared); `callableName` the guest global
-        defineProperty(handle, 'name', { value: meta.name });
+        defineProperty(handle, 'name', { __proto__: null, value: meta.name });
         handle.callableName = meta.callableName;
         handle.description = meta.description;
         handle.source = meta.source;
         handle.describe = function () {
-          return callOp('describe', { tool: meta.callableName });
+          return callOp('describe', function () {
+            return toolField;
+          });
         };
         return freeze(handle);
       }
@@ -270,48 +519,69 @@
         var meta = tools[i];
         var h = makeHandle(meta);
         handles[meta.callableName] = h;
-        defineProperty(global, meta.callableName, { value: h, writable: true, configurable: true, enumerable: false });
+        defineProperty(global, meta.callableName, { __proto__: null, value: h, writable: true, configurable: true, enumerable: false });
       }
 
+      /** Catalog metadata from the host (a JSON array of { callableName }) -> this cell's handles. */
       function toHandles(list) {
         var out = [];
+        if (!isArray(list)) return out;
         for (var j = 0; j < list.length; j++) {
-          var hh = handles[list[j].callableName];
-          if (hh) out[out.length] = hh;
+          var name = own(list[j], 'callableName');
+          var hh = typeof name === 'string' ? handles[name] : undefined;
+          if (hh) append(out, hh);
         }
         return out;
       }
 
       var catalog = ObjectCreate(null);
       catalog.search = function (query, opts) {
-        var limit = opts && typeof opts === 'object' ? opts.limit : undefined;
-        return callOp('search', { query: query === undefined ? '' : StringCtor(query), limit: limit }).then(toHandles);
+        return callOp(
+          'search',
+          function () {
+            var limit = opts !== null && typeof opts === 'object' ? opts.limit : undefined;
+            // the host reads only a number; anything else means the default limit
+            var limitField = typeof limit === 'number' && numberIsFinite(limit) ? ',"limit":' + JSONstringify(limit) : '';
+            return ',"query":' + quote(query === undefined ? '' : StringCtor(query)) + limitField;
+          },
+          toHandles,
+        );
       };
       catalog.all = function () {
-        return callOp('all', {}).then(toHandles);
+        return callOp(
+          'all',
+          function () {
+            return '';
+          },
+          toHandles,
+        );
       };
 
+      function apiCall(op, arg) {
+        return JSONparse(sync('api', '{"op":' + quote(op) + ',"arg":' + quote(arg) + '}'));
+      }
       var API = ObjectCreate(null);
       API.list = function (prefix) {
-        return JSONparse(hostSync('api', JSONstringify({ op: 'list', arg: prefix === undefined ? '' : StringCtor(prefix) })));
+        return apiCall('list', prefix === undefined ? '' : StringCtor(prefix));
       };
       API.read = function (path) {
-        var r = JSONparse(hostSync('api', JSONstringify({ op: 'read', arg: StringCtor(path) })));
-        if (r.error) throw makeError(r.error, 'invalid_input');
-        return r.text;
+        var r = apiCall('read', StringCtor(path));
+        var error = own(r, 'error');
+        if (typeof error === 'string') throw makeError(error, 'invalid_input');
+        return own(r, 'text');
       };
 
       var MCP = ObjectCreate(null);
       var servers = cfg.mcp || [];
-      var ProxyCtor = Proxy;
       for (var s = 0; s < servers.length; s++) {
         (function (server) {
           if (server.unavailable) {
             // a configured server that is down: every member rejects with why, instead of a TypeError
             var down = function () {
-              return PromiseCtor.reject(makeError('MCP server "' + server.name + '" is unavailable (' + server.unavailable + '); try again later or use other tools', 'mcp_unavailable'));
+              return rejected(makeError('MCP server "' + server.name + '" is unavailable (' + server.unavailable + '); try again later or use other tools', 'mcp_unavailable'));
             };
             MCP[server.name] = new ProxyCtor(ObjectCreate(null), {
+              __proto__: null,
               get: function (_t, key) {
                 return typeof key === 'string' && key !== 'then' ? down : undefined;
               },
@@ -319,20 +589,25 @@
             return;
           }
           var ns = ObjectCreate(null);
+          var serverJson = quote(server.name);
           for (var k = 0; k < server.tools.length; k++) {
             (function (toolName) {
+              var path = 'MCP.' + server.name + '.' + toolName;
+              var mcpField = ',"mcp":[' + serverJson + ',' + quote(toolName) + ']';
               ns[toolName] = function (input) {
                 if (input !== undefined && (typeof input !== 'object' || input === null || isArray(input))) {
-                  return PromiseCtor.reject(
-                    makeError('MCP.' + server.name + '.' + toolName + ' takes one object input: MCP.' + server.name + '.' + toolName + '({ ...input })', 'invalid_input'),
-                  );
+                  return rejected(makeError(path + ' takes one object input: ' + path + '({ ...input })', 'invalid_input'));
                 }
-                return callOp('call', { mcp: [server.name, toolName], input: input === undefined ? {} : input });
+                return callOp('call', function () {
+                  return mcpField + ',"input":' + (input === undefined ? '{}' : serializeData(input, 'the input of ' + path + '()'));
+                });
               };
             })(server.tools[k]);
           }
           ns.$api = function () {
-            return callOp('describe', { mcpServer: server.name });
+            return callOp('describe', function () {
+              return ',"mcpServer":' + serverJson;
+            });
           };
           MCP[server.name] = freeze(ns);
         })(servers[s]);
@@ -340,45 +615,65 @@
 
       var results = ObjectCreate(null);
       results.save = function (value) {
-        var json = toJsonCompatible(value);
-        return callOp('results', { action: 'save', json: json });
+        return callOp('results', function () {
+          return ',"action":"save","json":' + quote(serializeData(value, 'the value passed to results.save'));
+        });
       };
       results.load = function (ref) {
-        return callOp('results', { action: 'load', ref: StringCtor(ref) });
+        return callOp('results', function () {
+          return ',"action":"load","ref":' + quote(StringCtor(ref));
+        });
       };
       results.delete = function (ref) {
-        return callOp('results', { action: 'delete', ref: StringCtor(ref) });
+        return callOp('results', function () {
+          return ',"action":"delete","ref":' + quote(StringCtor(ref));
+        });
       };
 
       function store(key, value) {
         if (typeof key !== 'string' || key === '') {
-          return PromiseCtor.reject(makeError('store(key, value): key must be a non-empty string', 'invalid_input'));
+          return rejected(makeError('store(key, value): key must be a non-empty string', 'invalid_input'));
         }
-        var json = value === undefined ? undefined : toJsonCompatible(value);
-        return callOp('store', { action: 'set', key: key, json: json });
+        return callOp('store', function () {
+          // undefined deletes the key; anything else must be JSON data
+          var json = value === undefined ? '' : ',"json":' + quote(serializeData(value, 'the value passed to store("' + key + '")'));
+          return ',"action":"set","key":' + quote(key) + json;
+        });
       }
       function load(key) {
         if (typeof key !== 'string' || key === '') {
-          return PromiseCtor.reject(makeError('load(key): key must be a non-empty string', 'invalid_input'));
+          return rejected(makeError('load(key): key must be a non-empty string', 'invalid_input'));
         }
-        return callOp('store', { action: 'get', key: key });
+        return callOp('store', function () {
+          return ',"action":"get","key":' + quote(key);
+        });
       }
 
       function yield_control(reason) {
-        return callOp('yield', { reason: reason === undefined ? '' : StringCtor(reason) });
+        return callOp('yield', function () {
+          return ',"reason":' + quote(reason === undefined ? '' : StringCtor(reason));
+        });
       }
 
       var nextTimer = 1;
       function setTimeoutImpl(fn, ms) {
         if (typeof fn !== 'function') throw makeError('setTimeout(fn, ms): fn must be a function', 'invalid_input');
         var delay = +ms;
-        if (!(delay >= 0)) delay = 0;
+        // NaN, negative and Infinity fire at once, as in a browser; the host clamps the rest
+        if (!(delay >= 0) || !numberIsFinite(delay)) delay = 0;
+        var n = arguments.length;
         var timerId = nextTimer++;
-        timers[timerId] = { fn: fn, args: [arguments[2], arguments[3], arguments[4]], requestId: null, sent: false };
-        var r = request('timer', { ms: delay, timer: timerId }, 'timer');
-        pending[r.id].timer = timerId;
+        timers[timerId] = {
+          __proto__: null,
+          fn: fn,
+          a0: n > 2 ? arguments[2] : undefined,
+          a1: n > 3 ? arguments[3] : undefined,
+          a2: n > 4 ? arguments[4] : undefined,
+          requestId: null,
+          sent: false,
+        };
+        var r = request('timer', ',"ms":' + JSONstringify(delay) + ',"timer":' + JSONstringify(timerId), null, timerId);
         timers[timerId].requestId = r.id;
-        r.promise.then(undefined, function () {});
         return timerId;
       }
       function clearTimeoutImpl(timerId) {
@@ -388,12 +683,12 @@
         var reqId = t.requestId;
         if (t.sent) {
           // in flight: the host clears its timer and the slot frees when the cancel is acknowledged
-          hostSync('cancel', reqId);
+          sync('cancel', reqId);
         } else {
           // queued: drop it without ever starting a host timer
           for (var i = queueHead; i < queueTail; i++) {
-            var q = queue[i];
-            if (q && q.id === reqId) {
+            var record = queue[i];
+            if (record && record.id === reqId) {
               delete queue[i];
               if (i === queueHead) queueHead++;
             }
@@ -403,16 +698,17 @@
       }
 
       function text(v) {
-        emit('text', [typeof v === 'string' ? v : formatValue(v)]);
+        emitLine('text', safeFormat(v));
       }
       function json(v) {
         var s;
         try {
           s = JSONstringify(v, null, 2);
+          if (typeof s !== 'string') s = 'undefined';
         } catch (e) {
-          s = formatValue(v);
+          s = safeFormat(v);
         }
-        hostSync('emit', JSONstringify({ kind: 'json', text: s === undefined ? 'undefined' : s }));
+        emitLine('json', s);
       }
 
       var fixed = {
@@ -431,7 +727,7 @@
       };
       var names = ObjectKeys(fixed);
       for (var n = 0; n < names.length; n++) {
-        defineProperty(global, names[n], { value: fixed[names[n]], writable: false, configurable: false, enumerable: false });
+        defineProperty(global, names[n], { __proto__: null, value: fixed[names[n]], writable: false, configurable: false, enumerable: false });
       }
     },
   });

@@ -1,6 +1,7 @@
-// Bounding final values to maxOutputBytes.
+// Bounding final values to maxOutputBytes, and the host's check of value JSON from a worker.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { boundValue, truncateUtf8 } from './bound.ts';
+import { boundValue, jsonNestingDepth, MAX_VALUE_DEPTH, truncateUtf8, valueJsonProblem } from './bound.ts';
 
 describe('boundValue', () => {
   it('on a value within the limit: returns it parsed and untouched', () => {
@@ -25,5 +26,40 @@ describe('truncateUtf8', () => {
   it('on a multi-byte character at the cut: never splits it', () => {
     expect(truncateUtf8('aé', 2)).toBe('a');
     expect(truncateUtf8('aé', 3)).toBe('aé');
+  });
+});
+
+describe('valueJsonProblem', () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  it('on plain JSON up to MAX_VALUE_DEPTH levels: no problem', () => {
+    expect(valueJsonProblem('{"a":[1,{"b":null}],"s":"x"}')).toBeUndefined();
+    expect(valueJsonProblem(nested(MAX_VALUE_DEPTH))).toBeUndefined();
+  });
+
+  it('on a value nested deeper than MAX_VALUE_DEPTH: says so and what to do', () => {
+    expect(valueJsonProblem(nested(MAX_VALUE_DEPTH + 1))).toMatch(/nested more than 1000 levels deep; flatten it/);
+  });
+
+  it('on text that is not JSON, or not a string: says so', () => {
+    expect(valueJsonProblem('{"a":')).toMatch(/not valid JSON/);
+    expect(valueJsonProblem(undefined)).toMatch(/did not arrive as JSON text/);
+    expect(valueJsonProblem({ json: '1' })).toMatch(/did not arrive as JSON text/);
+  });
+
+  it('on the prelude: its MAX_VALUE_DEPTH is the host constant (the guest refuses first, with its own message)', () => {
+    const prelude = readFileSync(new URL('../guest/prelude.js', import.meta.url), 'utf8');
+    expect(/var MAX_VALUE_DEPTH = (\d+);/.exec(prelude)?.[1]).toBe(String(MAX_VALUE_DEPTH));
+  });
+});
+
+describe('jsonNestingDepth', () => {
+  it('on brackets and escaped quotes inside strings: ignores them', () => {
+    expect(jsonNestingDepth('["[[[", "\\"[[", {"k]": ["}"]}]')).toBe(3);
+    expect(jsonNestingDepth('"just a string"')).toBe(0);
+  });
+
+  it('on a large flat array of 30k rows: counts two levels', () => {
+    expect(jsonNestingDepth(JSON.stringify(Array.from({ length: 30_000 }, (_, id) => ({ id }))))).toBe(2);
   });
 });

@@ -25,7 +25,7 @@ import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { redactSource } from '../source/redact.ts';
 import { ExecutionBudget } from './budget.ts';
-import { boundValue } from './bound.ts';
+import { boundValue, valueJsonProblem } from './bound.ts';
 import type {
   CodeModeOutput,
   CodeModePendingToolCall,
@@ -683,6 +683,8 @@ export class RunManager {
   // ---- outcomes --------------------------------------------------------------------------------
 
   private settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number): CodeModeResult {
+    const problem = valueJsonProblem(valueJson);
+    if (problem) return this.settleFailed(run, live, 'invalid_input', problem, dropped);
     const warnings: string[] = [];
     const bounded = boundValue(valueJson, run.turn.options.maxOutputBytes, (json) => {
       try {

@@ -100,9 +100,11 @@ export class SessionStore {
   history(sessionId: string): StoreCommit[] {
     return this.transcript.branch(sessionId).flatMap((entry) => {
       if (entry.type !== 'code-mode-store') return [];
-      const writes: Record<string, StoredValue> = {};
-      for (const s of entry.payload.sets) writes[s.key] = { json: s.json, networkContent: s.networkContent };
-      for (const key of entry.payload.deletes) writes[key] = { json: undefined, networkContent: false };
+      // keys are the guest's: fromEntries defines them, so "__proto__" is a key like any other, never the prototype
+      const writes: Record<string, StoredValue> = Object.fromEntries([
+        ...entry.payload.sets.map((s): [string, StoredValue] => [s.key, { json: s.json, networkContent: s.networkContent }]),
+        ...entry.payload.deletes.map((key): [string, StoredValue] => [key, { json: undefined, networkContent: false }]),
+      ]);
       return [{ at: entry.createdAt, runId: entry.payload.runId, writes, entryId: entry.id }];
     });
   }

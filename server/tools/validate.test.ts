@@ -77,6 +77,21 @@ describe('validateToolInput', () => {
     expect(errorOf({ limit: 0, extra: true }).message).toMatch(/and 2 more problems/);
   });
 
+  it('on an extra __proto__, constructor or prototype field (as JSON.parse makes them): refused like any unknown field', () => {
+    // JSON.parse defines "__proto__" as an own key; an object literal would set the prototype instead
+    expect(errorOf(JSON.parse('{"query":"x","__proto__":{"limit":3}}')).message).toContain('"__proto__" is not a known field');
+    expect(errorOf({ query: 'x', constructor: 1 }).message).toContain('"constructor" is not a known field');
+    expect(errorOf({ query: 'x', prototype: {} }).message).toContain('"prototype" is not a known field');
+    expect(errorOf(JSON.parse('{"query":"x","filter":{"city":"A","__proto__":null}}')).message).toContain('"filter.__proto__" is not a known field');
+  });
+
+  it('on required __proto__ and constructor fields: inherited members never count as present', () => {
+    const strict = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"string"}},"required":["__proto__","constructor"]}');
+    expect(checkSchema(strict, {}).map((i) => i.message)).toEqual(['"__proto__" is required', '"constructor" is required']);
+    expect(checkSchema(strict, JSON.parse('{"__proto__":5,"constructor":"c"}')).map((i) => i.message)).toEqual(['"__proto__" must be a string; got integer 5']);
+    expect(checkSchema(strict, JSON.parse('{"__proto__":"p","constructor":"c"}'))).toEqual([]);
+  });
+
   it('on anyOf: passes when one branch matches, fails otherwise', () => {
     const union = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
     expect(checkSchema(union, 'a')).toEqual([]);

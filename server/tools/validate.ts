@@ -6,6 +6,10 @@
 // minItems, maxItems, anyOf, oneOf. Other keywords (description, default,
 // title, format, ...) are annotations and are ignored. Tools in this repo
 // declare only this subset; a richer schema still validates what it can.
+//
+// Input is hostile: every key is looked up as an own property (of the input and of the schema's
+// `properties`), so `__proto__`, `constructor` or `prototype` are fields like any other and never
+// resolve to something inherited from Object.prototype.
 import { ToolError } from '../errors.ts';
 import type { JsonSchema, ToolContext, ToolDefinition } from './types.ts';
 
@@ -68,6 +72,11 @@ function join(field: string, key: string): string {
 
 function childSchema(value: unknown): JsonSchema | undefined {
   return isRecord(value) ? value : undefined;
+}
+
+/** `record[key]` when it is an own property; never an inherited member such as `__proto__` or `constructor`. */
+function ownValue(record: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** Collects every mismatch between `value` and `schema` (first issue per field is enough for a message). */
@@ -145,14 +154,14 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = ''): Sch
     const required = schema['required'];
     if (Array.isArray(required)) {
       for (const key of required) {
-        if (typeof key === 'string' && value[key] === undefined) {
+        if (typeof key === 'string' && ownValue(value, key) === undefined) {
           issues.push({ field: join(field, key), message: `"${join(field, key)}" is required` });
         }
       }
     }
     const additional = schema['additionalProperties'];
     for (const [key, child] of Object.entries(value)) {
-      const propertySchema = childSchema(properties[key]);
+      const propertySchema = childSchema(ownValue(properties, key));
       if (propertySchema) {
         if (child !== undefined) issues.push(...checkSchema(propertySchema, child, join(field, key)));
       } else if (additional === false) {
