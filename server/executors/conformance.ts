@@ -559,11 +559,13 @@ export function executorConformance(opts: ConformanceOptions): void {
 
       it(`on ${MAX_SUSPENDED_RUNS + 6} runs with forged settles: every later cell with a tool call still runs`, async () => {
         for (let i = 0; i < MAX_SUSPENDED_RUNS + 6; i++) {
-          const code =
-            i % 2 === 0
-              ? `await sleep({ ms: 1 }); __cm_raw("settle", ${req({ ok: true, json: '{bad' })}); await sleep({ ms: 1 })`
-              : 'await sleep({ ms: 1 }); Object.prototype.toJSON = () => null; return { a: 1 }';
-          expect(failed(await rawRun(code)).code).toBe('invalid_input');
+          if (i % 2 === 0) {
+            const forged = `await sleep({ ms: 1 }); __cm_raw("settle", ${req({ ok: true, json: '{bad' })}); await sleep({ ms: 1 })`;
+            expect(failed(await rawRun(forged)).code).toBe('invalid_input');
+          } else {
+            // through the controller, toJSON is the guest's own JSON semantics: its value serializes as null
+            expect(completed(await rawRun('await sleep({ ms: 1 }); Object.prototype.toJSON = () => null; return { a: 1 }')).value).toBeNull();
+          }
         }
         expect(rg.runsManager.suspendedSlots).toBe(0);
         expect(completed(await rawRun('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
@@ -571,9 +573,9 @@ export function executorConformance(opts: ConformanceOptions): void {
 
       it('on Object.prototype.toJSON = () => null before a tool call: the run ends without a host crash, and the next cell calls tools', async () => {
         const r = await run('Object.prototype.toJSON = () => null;\nconst w = await weather_lookup({ city: "Lima" });\nreturn w.city');
-        // honest either way: the prelude may serialize past the override, or the host refuses what it sent
-        if (r.status === 'failed') expect(r.code).toBe('invalid_input');
-        else expect(r.status).toBe('completed');
+        // honest: the guest's toJSON makes its own input null, and the tool refuses it as a catchable tool error
+        expect(failed(r).error).toMatch(/weather\.lookup: invalid input: "input" must be an object/);
+        expect(r.code).not.toBe('internal_error');
         expect(completed(await run('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
       });
     });
