@@ -101,9 +101,9 @@ export class DeadlineWorker<Payload, Value> {
 
   private spawn(): Slot {
     this.started++;
-    const worker = new Worker(this.opts.entry, { workerData: this.opts.workerData, stdout: false, stderr: false });
-    // a warm idle worker must not keep a CLI or a test process alive; pending jobs hold their own timers
-    worker.unref();
+    // execArgv: [] keeps the parent's loader flags (`--import tsx`) out: the entries are plain .mjs, and a loader's
+    // own hooks thread in the worker would keep the process alive after its last job
+    const worker = new Worker(this.opts.entry, { workerData: this.opts.workerData, stdout: false, stderr: false, execArgv: [] });
     const slot: Slot = { worker, ready: false };
     slot.startTimer = setTimeout(() => {
       this.retire(slot, `the ${this.opts.name} worker did not start within ${this.opts.startTimeoutMs} ms; the machine may be overloaded, try again`);
@@ -111,6 +111,9 @@ export class DeadlineWorker<Payload, Value> {
     worker.on('message', (msg: WorkerReply) => this.onMessage(slot, msg));
     worker.on('error', (err: Error) => this.retire(slot, `the ${this.opts.name} worker failed (${err.message}); try again`));
     worker.on('exit', (code) => this.retire(slot, `the ${this.opts.name} worker stopped (exit code ${code}); try again`));
+    // a warm idle worker must not keep a CLI or a test process alive; pending jobs hold their own timers.
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
     return slot;
   }
 
