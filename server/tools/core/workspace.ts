@@ -202,6 +202,8 @@ function defaultMatcher(): GrepMatcher {
 
 /** `matcher`: where matching runs (tests pass their own deadline); the process's shared warm thread by default. */
 export function createGrepTool(matcher?: GrepMatcher): ToolDefinition {
+  // the thread starts in tens of milliseconds, off the event loop; started now, a cell's first grep does not pay for it
+  if (!matcher) defaultMatcher().worker.warm();
   return {
     name: 'grep',
     description:
