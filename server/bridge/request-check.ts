@@ -45,6 +45,11 @@ export function checkBridgeRequest(req: unknown): RequestCheck {
       } else if (typeof req['tool'] !== 'string') {
         return wrong('tool call', 'tool', 'a string', req['tool']);
       }
+      // hooks and approvals see the input before the tool validates it: they may rely on one object
+      if (!isRecord(req['input'])) {
+        const name = Array.isArray(mcp) ? `MCP.${mcp[0] as string}.${mcp[1] as string}` : (req['tool'] as string);
+        return { ok: false, error: `${name}: "input" must be one object, got ${describeType(req['input'])}; call it as ${name}({ ...input })` };
+      }
       break;
     }
     case 'search': {
