@@ -1,12 +1,14 @@
 // Host side of the bridge: turns one guest request into one reply, re-entering the Gateway with the
 // run's agent, session, policy, hooks, approvals and abort signal.
 //
-// Guest requests are hostile input: a tool is found only through the run's finalized projection
-// (callable name or MCP path), never by id; denied tools are simply not in it. Failures become
-// replies with a `code`, which the guest controller raises as catchable errors.
+// Guest requests are hostile input: every field is type-checked first (request-check.ts) and a wrong
+// type is an `invalid_input` reply; a tool is found only through the run's finalized projection
+// (callable name or MCP path), never by id; denied tools are simply not in it. Values the guest
+// stores or saves are parsed and re-serialized by the host, and bounded as the host wrote them.
+// Failures become replies with a `code`, which the guest controller raises as catchable errors.
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { CodeModeOptions } from '../config/types.ts';
-import { ToolError } from '../errors.ts';
+import { InvalidInputError, ToolError } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import type { BridgeReply, BridgeRequest } from './protocol.ts';
 import type { CallScheduler } from './scheduler.ts';
@@ -14,6 +16,8 @@ import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
 import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
+import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage } from '../sessions/store-value.ts';
+import { checkBridgeRequest, requestIdOf } from './request-check.ts';
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -47,33 +51,48 @@ export interface DispatchContext {
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
 }
 
+/** The catalog entry a call names; undefined for anything else, including fields of the wrong type. */
 export function resolveCallTarget(catalog: Catalog, req: Extract<BridgeRequest, { op: 'call' }>): CatalogEntry | undefined {
-  if (req.mcp) {
-    const [server, tool] = req.mcp;
-    return catalog.mcp.get(String(server))?.get(String(tool));
+  const mcp: unknown = req.mcp;
+  if (mcp !== undefined) {
+    if (!Array.isArray(mcp)) return undefined;
+    const [server, tool] = mcp as unknown[];
+    return typeof server === 'string' && typeof tool === 'string' ? catalog.mcp.get(server)?.get(tool) : undefined;
   }
   return typeof req.tool === 'string' ? catalog.byCallable.get(req.tool) : undefined;
 }
 
-/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). */
+/** A guest field as text for a label; never calls the guest value's own toString (parsed JSON may carry one that is not a function). */
+function labelPart(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '?';
+}
+
+/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). Total: any request shape gets a label. */
 export function requestLabel(req: BridgeRequest): string {
+  const r = req as unknown;
+  if (typeof r !== 'object' || r === null) return '?';
   switch (req.op) {
-    case 'call':
-      return req.mcp ? `MCP.${req.mcp[0]}.${req.mcp[1]}` : String(req.tool);
+    case 'call': {
+      const mcp: unknown = req.mcp;
+      if (Array.isArray(mcp)) return `MCP.${labelPart(mcp[0])}.${labelPart(mcp[1])}`;
+      return labelPart(req.tool);
+    }
     case 'search':
       return 'catalog.search';
     case 'all':
       return 'catalog.all';
     case 'describe':
-      return req.mcpServer ? `MCP.${req.mcpServer}.$api` : `${req.tool}.describe`;
+      return req.mcpServer !== undefined ? `MCP.${labelPart(req.mcpServer)}.$api` : `${labelPart(req.tool)}.describe`;
     case 'timer':
       return 'setTimeout';
     case 'store':
       return req.action === 'set' ? 'store' : 'load';
     case 'results':
-      return `results.${req.action}`;
+      return `results.${labelPart(req.action)}`;
     case 'yield':
       return 'yield_control';
+    default:
+      return labelPart((req as { op?: unknown }).op);
   }
 }
 
@@ -163,8 +182,39 @@ export interface Dispatched {
   outputBytes?: () => number | undefined;
 }
 
-/** Dispatch one guest request. Never rejects: failures are error replies. */
-export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
+/**
+ * The host's own serialization of a guest JSON text, refused when it is not JSON (invalid_input) or when it is
+ * over `maxBytes` as the host wrote it (capacity_exceeded). The raw text is measured first, so an oversized
+ * request is refused before the host spends a parse on it.
+ */
+function boundedJson(what: string, raw: string, maxBytes: number): string {
+  const tooBig = (bytes: number) =>
+    new ToolError(
+      `${what} value is ${bytes} bytes, over the ${maxBytes}-byte limit (maxOutputBytes); store a summary, or results.save the whole value for this turn`,
+      'capacity_exceeded',
+    );
+  const rawBytes = Buffer.byteLength(raw, 'utf8');
+  if (rawBytes > maxBytes) throw tooBig(rawBytes);
+  const canonical = canonicalJson(raw);
+  if (!canonical.ok) throw new InvalidInputError(`${what}: ${canonical.reason}; store plain JSON data`);
+  if (canonical.bytes > maxBytes) throw tooBig(canonical.bytes);
+  return canonical.json;
+}
+
+/** A committed value as a reply; one that does not parse fails its key only. */
+function parseStored(key: string, json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch (err) {
+    throw new ToolError(damagedValueMessage(key, `the value is not valid JSON (${(err as Error).message})`), DAMAGED_VALUE_CODE);
+  }
+}
+
+/** Dispatch one guest request. Never rejects and never throws: a request of the wrong shape and every failure are error replies. */
+export function dispatchRequest(ctx: DispatchContext, request: BridgeRequest, invocationId: string): Dispatched {
+  const checked = checkBridgeRequest(request);
+  if (!checked.ok) return { reply: Promise.resolve(errorReply(requestIdOf(request), new InvalidInputError(checked.error))) };
+  const req = checked.req;
   const canceler: { cancel?: () => void } = {};
   let outBytes: number | undefined;
   const work = async (): Promise<unknown> => {
@@ -172,72 +222,73 @@ export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invoca
       case 'call':
         return callTool(ctx, req, invocationId);
       case 'search': {
-        const limit = clampSearchLimit(typeof req.limit === 'number' ? req.limit : undefined, ctx.options);
-        return searchCatalog(ctx.catalog, String(req.query ?? ''), limit).map(guestMeta);
+        const limit = clampSearchLimit(req.limit, ctx.options);
+        return searchCatalog(ctx.catalog, req.query, limit).map(guestMeta);
       }
       case 'all':
         return ctx.catalog.entries.filter((e) => !e.mcp).map(guestMeta);
       case 'describe': {
         if (req.mcpServer !== undefined) {
-          const api = mcpServerApi(ctx.catalog, String(req.mcpServer));
+          const api = mcpServerApi(ctx.catalog, req.mcpServer);
           if (!api) throw new ToolError(`no MCP server "${req.mcpServer}" in this run`, 'not_found');
           return api;
         }
-        const entry = ctx.catalog.byCallable.get(String(req.tool));
+        const entry = req.tool === undefined ? undefined : ctx.catalog.byCallable.get(req.tool);
         if (!entry) throw new ToolError(`${req.tool} is not a tool of this run`, 'not_found');
         return describeTool(entry);
       }
       case 'timer': {
-        const ms = Math.max(0, Math.min(Number(req.ms) || 0, 2 ** 31 - 1));
+        const ms = Math.max(0, Math.min(req.ms, 2 ** 31 - 1));
         await sleepFor(ms, ctx.signal, canceler);
         return null;
       }
       case 'store': {
         if (ctx.restartSafe) throw new ToolError('store/load are unavailable in restartSafe execution', 'invalid_input');
-        const key = String(req.key);
+        const key = req.key;
         if (req.action === 'set') {
-          // the session store is for small values that outlive the turn; it lands in the transcript
-          const bytes = typeof req.json === 'string' ? Buffer.byteLength(req.json, 'utf8') : 0;
-          if (bytes > ctx.options.maxOutputBytes) {
-            throw new ToolError(
-              `store("${key}") value is ${bytes} bytes, over the ${ctx.options.maxOutputBytes}-byte limit (maxOutputBytes); store a summary, or results.save the whole value for this turn`,
-              'capacity_exceeded',
-            );
+          if (req.json === undefined) {
+            ctx.storeBuffer.set(key, { json: undefined, networkContent: false });
+            return null;
           }
-          ctx.storeBuffer.set(key, { json: req.json, networkContent: ctx.hasNetworkContent() });
+          // the session store is for small values that outlive the turn; it lands in the transcript
+          const json = boundedJson(`store(${JSON.stringify(key)})`, req.json, ctx.options.maxOutputBytes);
+          ctx.storeBuffer.set(key, { json, networkContent: ctx.hasNetworkContent() });
           return null;
         }
         const buffered = ctx.storeBuffer.get(key);
         const v = buffered ?? ctx.sessions.get(ctx.sessionId, key);
+        if (v?.damaged !== undefined) throw new ToolError(damagedValueMessage(key, v.damaged), DAMAGED_VALUE_CODE);
         if (!v || v.json === undefined) return null;
         if (v.networkContent) ctx.markNetworkContent();
-        return JSON.parse(v.json);
+        return parseStored(key, v.json);
       }
       case 'results': {
         if (req.action === 'save') {
-          const json = typeof req.json === 'string' ? req.json : 'null';
-          return ctx.results.save(json, ctx.hasNetworkContent());
+          const canonical = canonicalJson(req.json ?? 'null');
+          if (!canonical.ok) throw new InvalidInputError(`results.save: ${canonical.reason}; save plain JSON data`);
+          return ctx.results.save(canonical.json, ctx.hasNetworkContent());
         }
+        const ref = req.ref ?? '';
         if (req.action === 'load') {
-          const r = ctx.results.load(String(req.ref));
+          const r = ctx.results.load(ref);
           if (r.networkContent) ctx.markNetworkContent();
           return JSON.parse(r.json);
         }
-        return ctx.results.delete(String(req.ref));
+        return ctx.results.delete(ref);
       }
       case 'yield':
         // answered by the run when the next wait resumes the cell
         return null;
     }
   };
-  const reply = work().then(
-    (value): BridgeReply => {
+  const reply = work()
+    .then((value): BridgeReply => {
+      // a tool may return what JSON cannot hold (a BigInt): that fails this call, not the dispatcher
       const v = toBridgeValue(value);
       outBytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
       return { id: req.id, ok: true, value: v };
-    },
-    (err): BridgeReply => errorReply(req.id, err),
-  );
+    })
+    .catch((err: unknown): BridgeReply => errorReply(req.id, err));
   return {
     reply,
     cancel: req.op === 'timer' ? () => canceler.cancel?.() : undefined,

@@ -574,8 +574,9 @@ export function executorConformance(opts: ConformanceOptions): void {
       it('on Object.prototype.toJSON = () => null before a tool call: the run ends without a host crash, and the next cell calls tools', async () => {
         const r = await run('Object.prototype.toJSON = () => null;\nconst w = await weather_lookup({ city: "Lima" });\nreturn w.city');
         // honest: the guest's toJSON makes its own input null, and the tool refuses it as a catchable tool error
-        expect(failed(r).error).toMatch(/weather\.lookup: invalid input: "input" must be an object/);
-        expect(r.code).not.toBe('internal_error');
+        const f = failed(r);
+        expect(f.error).toMatch(/weather\.lookup: invalid input: "input" must be an object/);
+        expect(f.code).not.toBe('internal_error');
         expect(completed(await run('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
       });
     });

@@ -51,8 +51,10 @@ export function recordingExecutor(inner: Executor): { executor: Executor; log: P
     resume: (continuation, req, handlers) => track(inner.resume(continuation, req, wrap(handlers))),
     release: (continuation) => inner.release(continuation),
     stats: () => inner.stats(),
+    leaks: () => inner.leaks(),
     close: () => inner.close(),
   };
+  if (inner.ready) executor.ready = () => inner.ready?.() ?? Promise.resolve();
   return { executor, log };
 }
 

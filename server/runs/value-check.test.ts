@@ -21,6 +21,7 @@ function completingWith(valueJson: string): Executor {
     resume: leg,
     release() {},
     stats: () => ({ workers: 0, activeLegs: 0 }),
+    leaks: () => [],
     close: async () => {},
   };
 }

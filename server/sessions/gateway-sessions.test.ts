@@ -140,6 +140,31 @@ describe('restart persistence', () => {
   });
 });
 
+describe('damaged store entries', () => {
+  it('on a key an older build committed as an object: after a restart only that key fails to load, with what to do; storing it again repairs it', async () => {
+    const path = freshDb();
+    const first = await gateway(path, { timeoutMs: 10_000 });
+    const t1 = first.prepareTurn({ sessionId: 'damaged' });
+    expect(await first.exec(t1.agentRunId, { code: 'await store("good", { n: 1 }); await store("bad", 1); return 1' })).toMatchObject({ status: 'completed' });
+    await first.close();
+    // what the toJSON attack left in the file before the host re-serialized values: `json` is an object
+    const db = new Database(path);
+    const row = db.prepare<[], { id: string; payload: string }>("SELECT id, payload FROM entries WHERE type = 'code-mode-store'").get()!;
+    const payload = JSON.parse(row.payload) as { sets: Array<{ key: string; json: unknown }> };
+    for (const set of payload.sets) if (set.key === 'bad') set.json = { forged: true };
+    db.prepare('UPDATE entries SET payload = ? WHERE id = ?').run(JSON.stringify(payload), row.id);
+    db.close();
+
+    const second = await gateway(path, { timeoutMs: 10_000 });
+    const t2 = second.prepareTurn({ sessionId: 'damaged' });
+    const code = 'let bad; try { bad = await load("bad"); } catch (e) { bad = { code: e.code, message: e.message }; }\nreturn { good: await load("good"), bad };';
+    const r = await second.exec(t2.agentRunId, { code });
+    expect(r).toMatchObject({ status: 'completed', value: { good: { n: 1 }, bad: { code: 'damaged_value', message: expect.stringContaining('store a new value under "bad"') } } });
+    expect(await second.exec(t2.agentRunId, { code: 'await store("bad", 2); return 1' })).toMatchObject({ status: 'completed' });
+    expect(await load(second, 'damaged', 'bad')).toBe(2);
+  });
+});
+
 describe('control calls in the transcript', () => {
   it('on exec then wait: tool-call and tool-result entries with redacted source, nested activity under its parent', async () => {
     const gw = await gateway();

@@ -1,5 +1,9 @@
-// The session store replayed from code-mode-store entries: branch ancestry, compaction, turn views, failed appends.
+// The session store replayed from code-mode-store entries: branch ancestry, compaction, turn views, failed appends, damaged entries.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../errors.ts';
 import { SessionStoreError } from './db.ts';
 import { SessionStore, type StoredValue } from './store.ts';
 
@@ -152,5 +156,92 @@ describe('turn views', () => {
     s.close();
     expect(() => v.commit('s', 'r1', writes({ a: 1 }))).toThrow(SessionStoreError);
     expect(v.get('s', 'a')).toBeUndefined();
+  });
+});
+
+describe('damaged entries', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  function dbPath(): string {
+    const d = mkdtempSync(join(tmpdir(), 'codemode-store-'));
+    dirs.push(d);
+    return join(d, 'sessions.db');
+  }
+
+  /** Appends a code-mode-store row as an older build (or a hand edit) left it: the payload text exactly as given. */
+  function appendRawStoreRow(s: SessionStore, sessionId: string, payloadText: string): string {
+    const entry = s.transcript.appendEntry(sessionId, 'code-mode-store', { runId: 'placeholder', sets: [], deletes: [] });
+    s.transcript.db.prepare('UPDATE entries SET payload = ? WHERE id = ?').run(payloadText, entry.id);
+    return entry.id;
+  }
+
+  it('on a set whose json is not text or not JSON: only that key is damaged, across reopening the database', () => {
+    const path = dbPath();
+    const first = new SessionStore(path);
+    first.commit('s', 'r1', writes({ good: { n: 1 }, objectJson: 'before', badText: 'before' }));
+    // the toJSON attack of an older build: `json` committed as an object; and a hand edit that broke the text
+    appendRawStoreRow(first, 's', JSON.stringify({ runId: 'r2', sets: [{ key: 'objectJson', json: { a: 1 }, networkContent: false }], deletes: [] }));
+    appendRawStoreRow(first, 's', JSON.stringify({ runId: 'r3', sets: [{ key: 'badText', json: '{"a":', networkContent: false }], deletes: [] }));
+    first.commit('s', 'r4', writes({ later: [2] }));
+    first.close();
+
+    const second = new SessionStore(path);
+    stores.push(second);
+    const v = second.forTurn({});
+    expect(v.get('s', 'good')).toEqual({ json: '{"n":1}', networkContent: false });
+    expect(v.get('s', 'later')?.json).toBe('[2]');
+    expect(v.get('s', 'objectJson')).toMatchObject({ json: undefined, damaged: expect.stringContaining('an object, not JSON text') });
+    expect(v.get('s', 'badText')).toMatchObject({ json: undefined, damaged: expect.stringContaining('not valid JSON') });
+    expect(second.entries('s')).toEqual([
+      { key: 'good', json: '{"n":1}', networkContent: false },
+      { key: 'objectJson', json: '', networkContent: false, damaged: expect.any(String) },
+      { key: 'badText', json: '', networkContent: false, damaged: expect.any(String) },
+      { key: 'later', json: '[2]', networkContent: false },
+    ]);
+    expect(second.history('s').map((c) => c.runId)).toEqual(['r1', 'r2', 'r3', 'r4']);
+  });
+
+  it('on a new value stored under a damaged key: the key reads back again', () => {
+    const s = store();
+    appendRawStoreRow(s, 's', JSON.stringify({ runId: 'r1', sets: [{ key: 'k', json: 5, networkContent: false }], deletes: [] }));
+    expect(s.forTurn({}).get('s', 'k')?.damaged).toBeDefined();
+    s.commit('s', 'r2', writes({ k: 'fresh' }));
+    expect(s.forTurn({}).get('s', 'k')).toEqual({ json: '"fresh"', networkContent: false });
+  });
+
+  it('on entries that name no key (payload not JSON, no sets list, a set without a string key): replay skips them and keeps every other key', () => {
+    const path = dbPath();
+    const s = new SessionStore(path);
+    stores.push(s);
+    s.commit('s', 'r1', writes({ a: 1, gone: 2 }));
+    appendRawStoreRow(s, 's', '{"runId":"r2","sets":[{"key":"a","json":"3"');
+    appendRawStoreRow(s, 's', JSON.stringify({ runId: 'r3', sets: 'nope', deletes: ['gone'] }));
+    appendRawStoreRow(s, 's', JSON.stringify({ runId: 'r4', sets: [null, { key: 7, json: '1' }, { json: '1' }], deletes: [{}] }));
+    appendRawStoreRow(s, 's', 'null');
+    expect(view(s)).toEqual({ a: 1 });
+    expect(s.forTurn({}).get('s', 'a')?.json).toBe('1');
+    const damaged = s.transcript.branch('s').find((e) => e.type === 'code-mode-store' && e.payload.damaged !== undefined);
+    expect(damaged?.payload).toMatchObject({ damaged: expect.stringContaining('not valid JSON') });
+  });
+
+  it('on a commit of a value that is not JSON text: throws invalid_input and appends nothing', () => {
+    const s = store();
+    const bad: Array<[string, StoredValue]> = [
+      ['object', { json: { a: 1 } as unknown as string, networkContent: false }],
+      ['syntax', { json: '{"a":', networkContent: false }],
+    ];
+    for (const [key, value] of bad) {
+      expect(() => s.commit('s', 'r', new Map([['ok', { json: '1', networkContent: false }], [key, value]]))).toThrow(InvalidInputError);
+    }
+    expect(s.transcript.branch('s')).toEqual([]);
+  });
+
+  it('on a commit: values are stored as the host re-serializes them', () => {
+    const s = store();
+    const commit = s.commit('s', 'r', new Map([['k', { json: ' { "a" : [1E3, "\\u0041"] } ', networkContent: false }]]));
+    expect(commit?.writes['k']?.json).toBe('{"a":[1000,"A"]}');
+    expect(s.forTurn({}).get('s', 'k')?.json).toBe('{"a":[1000,"A"]}');
   });
 });

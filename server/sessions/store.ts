@@ -9,15 +9,23 @@
 // the view builds its projection lazily at its first read, then applies only its own commits without
 // rescanning. If this process moves the session's leaf to another branch, the view rebuilds at its next
 // read. A commit that cannot be appended throws and leaves the projection as it was.
+//
+// The store writes only what it can read back: commit refuses a value that is not JSON text (see
+// store-value.ts) before appending anything. Replay never fails the session for one bad entry: a set whose
+// value does not read back marks only its key damaged (a load of it fails with what to do), and an entry
+// with no readable sets list is skipped.
 import { InvalidInputError } from '../errors.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError, type SessionDatabase } from './db.ts';
+import { canonicalJson, readableJson } from './store-value.ts';
 import { assertSessionId, Transcript } from './transcript.ts';
 import type { SessionStoreEntry, StoreEntryPayload, TranscriptEntry } from './types.ts';
 
 export interface StoredValue {
-  /** undefined = deleted */
+  /** undefined = deleted (or damaged) */
   json: string | undefined;
   networkContent: boolean;
+  /** Replay only: why the committed value of this key cannot be read back. Loads of the key fail; other keys are unaffected. */
+  damaged?: string;
 }
 
 export interface StoreCommit {
@@ -65,15 +73,31 @@ export class SessionStore {
 
   /**
    * Appends the write set as one `code-mode-store` entry, then applies it to this view's projection.
-   * Throws SessionStoreError if the append fails; the projection is then unchanged.
+   * Throws InvalidInputError, appending nothing, if a key is not a string or a value is not JSON text; the
+   * values are stored as the host re-serializes them. Throws SessionStoreError if the append fails; the
+   * projection is then unchanged.
    */
   commit(sessionId: string, runId: string, writes: Map<string, StoredValue>): StoreCommit | undefined {
     assertSessionId(sessionId);
     if (writes.size === 0) return undefined;
     const payload: StoreEntryPayload = { runId, sets: [], deletes: [] };
+    const committed = new Map<string, StoredValue>();
     for (const [key, value] of writes) {
-      if (value.json === undefined) payload.deletes.push(key);
-      else payload.sets.push({ key, json: value.json, networkContent: value.networkContent });
+      if (typeof key !== 'string' || key === '') {
+        throw new InvalidInputError(`store key ${JSON.stringify(String(key))} is not a non-empty string; nothing was stored, store under a string key`);
+      }
+      const networkContent = value.networkContent === true;
+      if (value.json === undefined) {
+        payload.deletes.push(key);
+        committed.set(key, { json: undefined, networkContent: false });
+        continue;
+      }
+      const canonical = canonicalJson(value.json);
+      if (!canonical.ok) {
+        throw new InvalidInputError(`store(${JSON.stringify(key)}): ${canonical.reason}; nothing was stored, store plain JSON data`);
+      }
+      payload.sets.push({ key, json: canonical.json, networkContent });
+      committed.set(key, { json: canonical.json, networkContent });
     }
     let entry: TranscriptEntry;
     try {
@@ -84,28 +108,32 @@ export class SessionStore {
     }
     const projection = this.projections.get(sessionId);
     if (projection) {
-      if (projection.generation === this.transcript.generation(sessionId)) apply(projection.values, payload, entry.id);
+      if (projection.generation === this.transcript.generation(sessionId)) apply(projection.values, payload);
       else this.projections.delete(sessionId);
     }
-    return { at: entry.createdAt, runId, writes: Object.fromEntries(writes), entryId: entry.id };
+    return { at: entry.createdAt, runId, writes: Object.fromEntries(committed), entryId: entry.id };
   }
 
-  /** The store as the current branch holds it, read fresh (the playground's store panel). */
+  /** The store as the current branch holds it, read fresh (the playground's store panel). Damaged keys are listed with why. */
   entries(sessionId: string): SessionStoreEntry[] {
     const values = replay(this.transcript.branch(sessionId));
-    return [...values].flatMap(([key, v]) => (v.json === undefined ? [] : [{ key, json: v.json, networkContent: v.networkContent }]));
+    return [...values].flatMap(([key, v]): SessionStoreEntry[] => {
+      if (v.damaged !== undefined) return [{ key, json: '', networkContent: v.networkContent, damaged: v.damaged }];
+      return v.json === undefined ? [] : [{ key, json: v.json, networkContent: v.networkContent }];
+    });
   }
 
-  /** The commits along the current branch, oldest first. */
+  /** The commits along the current branch, oldest first, each as replay reads it. */
   history(sessionId: string): StoreCommit[] {
     return this.transcript.branch(sessionId).flatMap((entry) => {
       if (entry.type !== 'code-mode-store') return [];
+      const writes = new Map<string, StoredValue>();
+      apply(writes, entry.payload);
+      const deletes: unknown = entry.payload?.deletes;
+      if (Array.isArray(deletes)) for (const key of deletes as unknown[]) if (typeof key === 'string') writes.set(key, { json: undefined, networkContent: false });
+      const runId = typeof entry.payload?.runId === 'string' ? entry.payload.runId : '';
       // keys are the guest's: fromEntries defines them, so "__proto__" is a key like any other, never the prototype
-      const writes: Record<string, StoredValue> = Object.fromEntries([
-        ...entry.payload.sets.map((s): [string, StoredValue] => [s.key, { json: s.json, networkContent: s.networkContent }]),
-        ...entry.payload.deletes.map((key): [string, StoredValue] => [key, { json: undefined, networkContent: false }]),
-      ]);
-      return [{ at: entry.createdAt, runId: entry.payload.runId, writes, entryId: entry.id }];
+      return [{ at: entry.createdAt, runId, writes: Object.fromEntries(writes), entryId: entry.id }];
     });
   }
 
@@ -125,22 +153,30 @@ export class SessionStore {
   }
 }
 
-/** Replays `code-mode-store` entries of a branch, root first, into key -> value. */
+/** Replays `code-mode-store` entries of a branch, root first, into key -> value. Never throws for a damaged entry. */
 export function replay(branch: readonly TranscriptEntry[]): Map<string, StoredValue> {
   const values = new Map<string, StoredValue>();
-  for (const entry of branch) if (entry.type === 'code-mode-store') apply(values, entry.payload, entry.id);
+  for (const entry of branch) if (entry.type === 'code-mode-store') apply(values, entry.payload);
   return values;
 }
 
-function apply(values: Map<string, StoredValue>, payload: StoreEntryPayload, entryId: string): void {
-  if (!Array.isArray(payload.sets) || !Array.isArray(payload.deletes)) {
-    throw new SessionStoreError(`store entry "${entryId}" has no sets/deletes lists; the transcript is damaged`);
-  }
-  for (const s of payload.sets) {
-    if (typeof s?.key !== 'string' || typeof s.json !== 'string') {
-      throw new SessionStoreError(`store entry "${entryId}" has a set without a string key and json; the transcript is damaged`);
+/**
+ * Applies one entry's sets, then its deletes. Written by this build, every part is well formed; an entry an
+ * older build or a hand edit left damaged costs only what it names: a set whose value does not read back
+ * marks its key damaged, and parts that name no key (a set without a string key, a sets list that is not a
+ * list) are skipped, since there is no key to fail.
+ */
+function apply(values: Map<string, StoredValue>, payload: StoreEntryPayload | undefined): void {
+  const sets: unknown = payload?.sets;
+  const deletes: unknown = payload?.deletes;
+  if (Array.isArray(sets)) {
+    for (const s of sets as unknown[]) {
+      const set = (typeof s === 'object' && s !== null ? s : {}) as { key?: unknown; json?: unknown; networkContent?: unknown };
+      if (typeof set.key !== 'string') continue;
+      const networkContent = set.networkContent === true;
+      const readable = readableJson(set.json);
+      values.set(set.key, readable.ok ? { json: set.json as string, networkContent } : { json: undefined, networkContent, damaged: readable.reason });
     }
-    values.set(s.key, { json: s.json, networkContent: s.networkContent === true });
   }
-  for (const key of payload.deletes) values.delete(String(key));
+  if (Array.isArray(deletes)) for (const key of deletes as unknown[]) if (typeof key === 'string') values.delete(key);
 }

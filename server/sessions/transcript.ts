@@ -247,6 +247,11 @@ function toEntry(row: EntryRow): TranscriptEntry | undefined {
   try {
     payload = JSON.parse(row.payload);
   } catch {
+    // a store entry that does not parse names no key: replay skips it rather than failing every key of the session
+    if (row.type === 'code-mode-store') {
+      const damaged = 'the stored entry is not valid JSON; its writes cannot be read back';
+      return { id: row.id, parentId: row.parent_id, sessionId: row.session_id, type: row.type, payload: { runId: '', sets: [], deletes: [], damaged }, createdAt: row.created_at };
+    }
     throw new SessionStoreError(`entry "${row.id}" of session "${row.session_id}" holds invalid JSON; the transcript is damaged`);
   }
   return { id: row.id, parentId: row.parent_id, sessionId: row.session_id, type: row.type, payload, createdAt: row.created_at } as TranscriptEntry;

@@ -55,6 +55,8 @@ export interface StoreEntryPayload {
   /** Values as the guest's JSON; `networkContent` is the key's provenance at the time it was stored. */
   sets: Array<{ key: string; json: string; networkContent: boolean }>;
   deletes: string[];
+  /** Read side only: the stored row was not JSON, so this entry names no key (replay skips it). */
+  damaged?: string;
 }
 
 /** Marks where model context was summarized; everything older stays in the tree and in store replay. */
@@ -107,6 +109,9 @@ export interface SessionSummary {
 /** One key of the session store, as the playground's store panel shows it. */
 export interface SessionStoreEntry {
   key: string;
+  /** '' when the key is damaged. */
   json: string;
   networkContent: boolean;
+  /** Why the committed value cannot be read back; a load of this key fails until a new value is stored. */
+  damaged?: string;
 }

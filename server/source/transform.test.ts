@@ -10,9 +10,9 @@ const execFileAsync = promisify(execFile);
 const PROBE = fileURLToPath(new URL('./fixtures/typescript-load-probe.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-async function probe(mode: 'javascript' | 'typescript' | 'typecheck'): Promise<{ body: string; typescriptFiles: string[] }> {
+async function probe(mode: 'javascript' | 'typescript' | 'typecheck'): Promise<{ body: string; typescriptFiles: string[]; typecheckThreads: number }> {
   const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', PROBE, mode], { cwd: REPO_ROOT });
-  return JSON.parse(stdout) as { body: string; typescriptFiles: string[] };
+  return JSON.parse(stdout) as { body: string; typescriptFiles: string[]; typecheckThreads: number };
 }
 
 describe('transformTypeScript', () => {
@@ -69,6 +69,7 @@ describe('TypeScript compiler loading', () => {
     const result = await probe('javascript');
     expect(result.body).toContain('return (rows.length);');
     expect(result.typescriptFiles).toEqual([]);
+    expect(result.typecheckThreads).toBe(0);
   });
 
   it('on a TypeScript cell without typecheck: transforms it without loading the typescript package', async () => {
@@ -76,10 +77,12 @@ describe('TypeScript compiler loading', () => {
     expect(result.body).toContain('return (rows.length');
     expect(result.body).not.toMatch(/interface|Row\[\]/);
     expect(result.typescriptFiles).toEqual([]);
+    expect(result.typecheckThreads).toBe(0);
   });
 
-  it('on typecheck: true (control for the probe): the typescript package is loaded', async () => {
+  it('on typecheck: true (control for the probe): the compiler runs in the typecheck thread, never on the Gateway thread', async () => {
     const result = await probe('typecheck');
-    expect(result.typescriptFiles.length).toBeGreaterThan(0);
+    expect(result.typecheckThreads).toBe(1);
+    expect(result.typescriptFiles).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
-// Tests for the opt-in cell typecheck against ambient tool declarations.
+// Tests for the opt-in cell typecheck against ambient tool declarations, and its thread and deadline.
 import { describe, expect, it } from 'vitest';
-import { typecheckCell } from './typecheck.ts';
+import { InvalidInputError } from '../errors.ts';
+import { TypeChecker, typecheckCell } from './typecheck.ts';
 
 const DECLARATIONS = [
   'declare function read(input: { path: string }): Promise<{ path: string; text: string }>;',
@@ -69,5 +70,41 @@ describe('typecheckCell', () => {
   it('on different declarations between calls: checks against the current ones', async () => {
     expect(await typecheckCell('await write({ path: "x" });', `${DECLARATIONS}\ndeclare function write(input: { path: string }): Promise<void>;`)).toEqual([]);
     expect((await typecheckCell('await write({ path: "x" });', DECLARATIONS)).length).toBe(1);
+  });
+});
+
+// 1000 object types compared pairwise with 1001: the checker works for tens of seconds before it gives up.
+const PATHOLOGICAL = [
+  'type D = 0|1|2|3|4|5|6|7|8|9;',
+  'type U = `${D}${D}${D}`;',
+  'type A = { [K in U]: { x: 1 } & { [P in `p${K}`]: string } }[U];',
+  'type B = { [K in U]: { x: 1 } & { [P in `q${K}`]: number } }[U] | { x: 1 };',
+  'declare const a: A;',
+  'const b: B = a;',
+].join('\n');
+
+describe('TypeChecker thread', () => {
+  it('on a pathological type: the event loop keeps turning, the check stops at the deadline with what to do, and the next check works', async () => {
+    const checker = new TypeChecker({ deadlineMs: 2000 });
+    try {
+      expect(await checker.check('return 1;', DECLARATIONS)).toEqual([]); // warm: what follows is the check only
+      let settled = false;
+      const checking = checker.check(PATHOLOGICAL, DECLARATIONS).finally(() => {
+        settled = true;
+      });
+      const ranWhileChecking = await new Promise<boolean>((resolve) => setImmediate(() => resolve(!settled)));
+      expect(ranWhileChecking).toBe(true);
+      const error = await checking.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(/took longer than 2000 ms.*Simplify the cell's types.*or drop "typecheck"/);
+      expect(checker.worker.started).toBe(2);
+      const diagnostics = await checker.check('await sleep({ ms: "soon" });', DECLARATIONS);
+      expect(diagnostics[0]?.message).toMatch(/not assignable to type 'number'/);
+    } finally {
+      await checker.close();
+    }
   });
 });

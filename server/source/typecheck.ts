@@ -1,15 +1,12 @@
-// Opt-in typecheck of a TypeScript cell against the generated tool declarations (TypeScript compiler API, loaded lazily).
+// Opt-in typecheck of a TypeScript cell against the generated tool declarations, in a worker thread under a hard deadline.
 //
-// Only `typecheck: true` reaches this file's TypeScript import, so JavaScript cells and plain TypeScript cells never
-// load the compiler. The program is two virtual files (the ambient declarations and the cell) plus lib.es2022 read
-// from the typescript package. Lib SourceFiles are parsed once per process and reused by every later program
-// (the binder skips files it already bound), which keeps a check in the tens of milliseconds after the first.
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type * as TS from 'typescript';
-import { CodeModeError } from '../errors.ts';
-
-type TypeScript = typeof TS;
+// Only `typecheck: true` reaches this file, and the compiler loads only in the typecheck thread
+// (typecheck-worker.mjs), never on the Gateway's event loop: a small recursive or conditional type can keep the
+// checker busy for seconds or minutes, and on the event loop that would stall every client. One thread is kept
+// warm (TypeScript and lib.es2022 loaded and bound) and serves checks one at a time; a check that outlives
+// TYPECHECK_DEADLINE_MS is stopped by terminating the thread, and a fresh one starts at once.
+import { CodeModeError, InvalidInputError } from '../errors.ts';
+import { DeadlineWorker } from '../offload/deadline-worker.ts';
 
 export interface CellDiagnostic {
   /** 1-based line in the user's cell source. */
@@ -19,103 +16,82 @@ export interface CellDiagnostic {
   message: string;
 }
 
-const ROOT = '/codemode';
-const CELL_FILE = `${ROOT}/cell.ts`;
-const DECLARATIONS_FILE = `${ROOT}/declarations.d.ts`;
-// The cell sits inside an async arrow so top-level `await` and `return` typecheck as they run; it starts on line 2.
-const CELL_PREFIX = 'void (async () => {\n';
-const CELL_SUFFIX = '\n})();\n';
-const CELL_PREFIX_LINES = 1;
+/**
+ * A warm check of a cell against the catalog's declarations takes tens of milliseconds; one that needs seconds is
+ * a pathological type (deep recursion, large unions compared pairwise). 5 s leaves a loaded 2-core machine ample
+ * room for an ordinary cell and still answers well inside a model's patience.
+ */
+export const TYPECHECK_DEADLINE_MS = 5000;
+/** Loading TypeScript and binding lib.es2022 takes one to three seconds on a busy 2-core machine; this bounds a machine that cannot. */
+export const TYPECHECK_START_TIMEOUT_MS = 60_000;
+/** Checks waiting for the one thread beyond the running one; more is refused rather than queued without end. */
+export const MAX_QUEUED_TYPECHECKS = 16;
 
-let typescript: Promise<TypeScript> | undefined;
-const libFiles = new Map<string, TS.SourceFile>();
-let declarations: { text: string; file: TS.SourceFile } | undefined;
-let previousProgram: TS.Program | undefined;
+interface CheckJob {
+  source: string;
+  declarations: string;
+}
+type CheckResult = { diagnostics: CellDiagnostic[] } | { hostFault: string };
 
-function loadTypeScript(): Promise<TypeScript> {
-  typescript ??= import('typescript').then((mod) => mod.default);
-  return typescript;
+export interface TypeCheckerOptions {
+  deadlineMs?: number;
 }
 
-function compilerOptions(ts: TypeScript): TS.CompilerOptions {
-  return {
-    strict: true,
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    noEmit: true,
-    noResolve: true,
-    skipLibCheck: true,
-    moduleDetection: ts.ModuleDetectionKind.Legacy,
-  };
-}
+/** The typecheck thread and its deadline; `typecheckCell` uses the process's shared one. */
+export class TypeChecker {
+  readonly worker: DeadlineWorker<CheckJob, CheckResult>;
+  readonly deadlineMs: number;
 
-function createHost(ts: TypeScript, options: TS.CompilerOptions, cellText: string, declarationsText: string): TS.CompilerHost {
-  const libDir = dirname(ts.getDefaultLibFilePath(options));
-  const parse = (fileName: string, text: string) => ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ES2022 }, true);
-  const cellFile = parse(CELL_FILE, cellText);
-  if (declarations?.text !== declarationsText) declarations = { text: declarationsText, file: parse(DECLARATIONS_FILE, declarationsText) };
-  const declarationsFile = declarations.file;
+  constructor(opts: TypeCheckerOptions = {}) {
+    this.deadlineMs = opts.deadlineMs ?? TYPECHECK_DEADLINE_MS;
+    this.worker = new DeadlineWorker({
+      entry: new URL('./typecheck-worker.mjs', import.meta.url),
+      name: 'typecheck',
+      deadlineMs: this.deadlineMs,
+      startTimeoutMs: TYPECHECK_START_TIMEOUT_MS,
+      maxQueued: MAX_QUEUED_TYPECHECKS,
+    });
+  }
 
-  const libText = (fileName: string): string | undefined => {
-    if (!fileName.startsWith(libDir)) return undefined;
-    try {
-      return readFileSync(fileName, 'utf8');
-    } catch {
-      return undefined;
+  /**
+   * The cell's diagnostics (empty when it typechecks), positioned on the user's lines. A check past the deadline
+   * is the cell's fault (InvalidInputError, saying what to do); a thread that cannot run is a host fault
+   * (CodeModeError runtime_unavailable or internal_error).
+   */
+  async check(tsSource: string, ambientDeclarations: string): Promise<CellDiagnostic[]> {
+    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations });
+    if (outcome.ok) {
+      if ('hostFault' in outcome.value) throw new CodeModeError('internal_error', outcome.value.hostFault);
+      return outcome.value.diagnostics;
     }
-  };
-  return {
-    getSourceFile(fileName) {
-      if (fileName === CELL_FILE) return cellFile;
-      if (fileName === DECLARATIONS_FILE) return declarationsFile;
-      const cached = libFiles.get(fileName);
-      if (cached) return cached;
-      const text = libText(fileName);
-      if (text === undefined) return undefined;
-      const file = parse(fileName, text);
-      libFiles.set(fileName, file);
-      return file;
-    },
-    getDefaultLibFileName: (opts) => ts.getDefaultLibFilePath(opts),
-    getDefaultLibLocation: () => libDir,
-    writeFile: () => {},
-    getCurrentDirectory: () => ROOT,
-    getCanonicalFileName: (fileName) => fileName,
-    useCaseSensitiveFileNames: () => true,
-    getNewLine: () => '\n',
-    fileExists: (fileName) => fileName === CELL_FILE || fileName === DECLARATIONS_FILE || libFiles.has(fileName) || libText(fileName) !== undefined,
-    readFile: (fileName) => (fileName === CELL_FILE ? cellText : fileName === DECLARATIONS_FILE ? declarationsText : libText(fileName)),
-  };
+    switch (outcome.reason) {
+      case 'timeout':
+        throw new InvalidInputError(
+          `exec typecheck took longer than ${this.deadlineMs} ms and was stopped; no tool ran. Simplify the cell's types (deeply recursive or conditional types, large unions) or drop "typecheck".`,
+        );
+      case 'busy':
+        throw new CodeModeError('runtime_unavailable', `exec typecheck is busy (${outcome.message}); no tool ran.`);
+      case 'failed':
+        throw new CodeModeError('internal_error', `exec typecheck failed inside the compiler (${outcome.message}); drop "typecheck" to run the cell unchecked.`);
+      default:
+        throw new CodeModeError('runtime_unavailable', `exec typecheck is unavailable: ${outcome.message}; no tool ran.`);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
 }
 
-function flatten(ts: TypeScript, message: string | TS.DiagnosticMessageChain): string {
-  return ts.flattenDiagnosticMessageText(message, '\n').replace(/\s*\n\s*/g, ' ');
+let shared: TypeChecker | undefined;
+
+/** The process's typecheck thread; started by the first typecheck (or `warm`) and kept warm. */
+export function sharedTypeChecker(): TypeChecker {
+  shared ??= new TypeChecker();
+  return shared;
 }
 
 /** Typecheck a TypeScript cell; returns the cell's diagnostics (empty when it typechecks), positioned on the user's lines. */
-export async function typecheckCell(tsSource: string, ambientDeclarations: string): Promise<CellDiagnostic[]> {
-  const ts = await loadTypeScript();
-  const options = compilerOptions(ts);
-  const host = createHost(ts, options, `${CELL_PREFIX}${tsSource}${CELL_SUFFIX}`, ambientDeclarations);
-  const program = ts.createProgram({ rootNames: [DECLARATIONS_FILE, CELL_FILE], options, host, oldProgram: previousProgram });
-  previousProgram = program;
-
-  const global = program.getGlobalDiagnostics();
-  if (global.length > 0) {
-    // Missing global types mean the lib files did not load: a host fault, not the cell's.
-    throw new CodeModeError('internal_error', `typecheck could not load its TypeScript libraries: ${flatten(ts, global[0]?.messageText ?? '')}`);
-  }
-  const cellFile = program.getSourceFile(CELL_FILE);
-  if (cellFile === undefined) throw new CodeModeError('internal_error', 'typecheck lost its cell file');
-  const userLines = tsSource.split(/\r\n|\r|\n/).length;
-  const found = [...program.getSyntacticDiagnostics(cellFile), ...program.getSemanticDiagnostics(cellFile)];
-  return found.map((diagnostic) => {
-    const start = diagnostic.start ?? CELL_PREFIX.length;
-    const position = cellFile.getLineAndCharacterOfPosition(start);
-    // Diagnostics anchored on the wrapper (before line 1 or after the last line) are pinned to the nearest user line.
-    const line = Math.min(Math.max(position.line - CELL_PREFIX_LINES + 1, 1), userLines);
-    const column = position.line < CELL_PREFIX_LINES ? 1 : position.character + 1;
-    return { line, column, message: flatten(ts, diagnostic.messageText) };
-  });
+export function typecheckCell(tsSource: string, ambientDeclarations: string): Promise<CellDiagnostic[]> {
+  return sharedTypeChecker().check(tsSource, ambientDeclarations);
 }

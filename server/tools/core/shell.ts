@@ -1,17 +1,21 @@
 // Core shell `exec`: runs one allow-listed command (config.shellAllow) in the workspace folder, without a shell.
 //
-// Why it is safe enough for a demo: no shell means no pipes, globs, variables or
-// substitutions; the command must be an exact allow-list entry; every argument
-// (and the value part of `--opt=value` / `-xVALUE`) must be a workspace-relative
-// spelling (no absolute paths, no "..", no links leading out); the child gets a
-// minimal environment, the cell's timeout, the run's abort signal and a bounded
-// output. It still needs an operator approval for every call.
+// Why it is safe enough for a demo: execFile with `shell: false` means no pipes, globs,
+// variables or substitutions; the command must be an exact allow-list entry with an
+// argument grammar (shell-grammar.ts) that reads argv as the command's getopt_long would,
+// so every file it opens (an operand, `-fFILE`, `-uf FILE` clusters, `--file=FILE`, the
+// word after `--reference`) is found and must be a workspace-relative spelling that stays
+// inside the workspace (no absolute paths, no "..", no links leading out); any flag the
+// grammar does not know is refused. The child gets no stdin, a minimal environment, the
+// cell's timeout, the run's abort signal and a bounded output. It still needs an operator
+// approval for every call.
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ToolError } from '../../errors.ts';
 import type { GatewayConfig } from '../../config/types.ts';
 import type { ToolDefinition } from '../types.ts';
+import { classifyArgs } from './shell-grammar.ts';
 import { isConfinedSpelling, isInside, outsideWorkspace } from './workspace-path.ts';
 
 /** More arguments than this is a script, not a command. */
@@ -28,27 +32,25 @@ export interface ShellOutput {
   truncated: boolean;
 }
 
-/** The part of an argument that may name a file: the whole word, `--opt=VALUE`'s value, or `-xVALUE`'s attached value. */
-function pathLikeParts(arg: string): string[] {
-  if (arg.startsWith('--')) {
-    const eq = arg.indexOf('=');
-    return eq >= 0 ? [arg.slice(eq + 1)] : [];
-  }
-  if (arg.startsWith('-') && arg.length > 2) return [arg.slice(2)];
-  if (arg.startsWith('-')) return [];
-  return [arg];
-}
-
-function assertArgConfined(workspaceReal: string, arg: string): void {
-  for (const part of pathLikeParts(arg)) {
-    if (!isConfinedSpelling(part)) throw outsideWorkspace('exec', arg);
-    let real: string;
+/**
+ * Confines one path the command will open: a workspace-relative spelling whose real location (or, for a path
+ * that does not exist yet, its deepest existing folder's) is inside the workspace. Checking a missing path's
+ * folder keeps `escape-dir/anything` from probing what exists outside.
+ */
+function assertPathConfined(workspaceReal: string, arg: string, path: string): void {
+  if (!isConfinedSpelling(path)) throw outsideWorkspace('exec', arg);
+  let candidate = join(workspaceReal, path);
+  for (;;) {
     try {
-      real = realpathSync(join(workspaceReal, part));
-    } catch {
-      continue; // not an existing path: a plain word such as `hello` or `+%Y`
+      if (!isInside(workspaceReal, realpathSync(candidate))) throw outsideWorkspace('exec', arg);
+      return;
+    } catch (err) {
+      if (err instanceof ToolError) throw err;
+      const parent = dirname(candidate);
+      // the workspace itself resolved above; reaching the root means the spelling was not under it
+      if (parent === candidate || !isInside(workspaceReal, parent)) throw outsideWorkspace('exec', arg);
+      candidate = parent;
     }
-    if (!isInside(workspaceReal, real)) throw outsideWorkspace('exec', arg);
   }
 }
 
@@ -60,7 +62,8 @@ export function createShellTool(config: GatewayConfig): ToolDefinition {
     name: 'exec',
     description:
       `Run one allow-listed command in the workspace folder, without a shell (no pipes, globs or variables). Allowed commands: ${allowedText}. ` +
-      'Arguments go in `args`; paths must be relative to the workspace. Each call needs operator approval. Returns { exitCode, stdout, stderr }.',
+      'Arguments go in `args`; paths must be relative to the workspace; each command accepts only its common read-only flags (an unknown flag is refused with the list of allowed ones). ' +
+      'Each call needs operator approval. Returns { exitCode, stdout, stderr }.',
     source: 'core',
     approval: 'required',
     executionMode: 'sequential',
@@ -102,10 +105,15 @@ export function createShellTool(config: GatewayConfig): ToolDefinition {
       } catch {
         throw new ToolError('exec: the workspace folder is missing on the host; ask the operator to check the "workspace" config field.');
       }
-      for (const arg of args) assertArgConfined(workspaceReal, arg);
+      const classified = classifyArgs(command, args);
+      if (!classified.ok) {
+        const { arg, reason, code } = classified.refusal;
+        throw new ToolError(`exec: argument ${JSON.stringify(arg)} refused: ${reason}.`, code);
+      }
+      for (const { arg, path } of classified.paths) assertPathConfined(workspaceReal, arg, path);
 
       return new Promise((resolve, reject) => {
-        execFile(
+        const child = execFile(
           command,
           args,
           {
@@ -146,6 +154,8 @@ export function createShellTool(config: GatewayConfig): ToolDefinition {
             }
           },
         );
+        // no standard input: a command that reads it (an operand the grammar missed) sees end of file, not a hang
+        child.stdin?.end();
       });
     },
   };

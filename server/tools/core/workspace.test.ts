@@ -6,10 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../errors.ts';
 import { callTool, copyOfDemoWorkspace, testContext } from '../testing.ts';
 import { withInputValidation } from '../validate.ts';
-import { DEFAULT_GREP_MAX_MATCHES, MAX_READ_BYTES, type GrepOutput, type ReadOutput, createGrepTool, createReadTool } from './workspace.ts';
+import { DEFAULT_GREP_MAX_MATCHES, GrepMatcher, MAX_READ_BYTES, type GrepOutput, type ReadOutput, createGrepTool, createReadTool } from './workspace.ts';
 
 const read = withInputValidation(createReadTool());
 const grep = withInputValidation(createGrepTool());
+// its own thread with a short deadline, so the timeout test does not wait out the default
+const slowMatcher = new GrepMatcher({ deadlineMs: 1000 });
+const slowGrep = withInputValidation(createGrepTool(slowMatcher));
 const workspace = copyOfDemoWorkspace();
 const outside = mkdtempSync(join(tmpdir(), 'codemode-outside-'));
 writeFileSync(join(outside, 'private.txt'), 'outside secret line\n');
@@ -17,7 +20,8 @@ symlinkSync(join(outside, 'private.txt'), join(workspace, 'escape-link.txt'));
 symlinkSync(outside, join(workspace, 'escape-dir'));
 const ctx = testContext({ workspaceDir: workspace });
 
-afterAll(() => {
+afterAll(async () => {
+  await slowMatcher.close();
   rmSync(workspace, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
@@ -134,13 +138,55 @@ describe('grep', () => {
     rmSync(join(workspace, 'many'), { recursive: true });
   });
 
-  it('on a catastrophic pattern: stops it with a timeout error instead of hanging', async () => {
+  it('on a catastrophic pattern: stops it with a timeout error that says to simplify the pattern', async () => {
     writeFileSync(join(workspace, 'redos.txt'), `${'a'.repeat(40)}b\n`);
-    const started = Date.now();
-    const error = await failure(callTool(grep, { pattern: '(a+)+$', path: 'redos.txt' }, ctx));
+    const error = await failure(callTool(slowGrep, { pattern: '(a+)+$', path: 'redos.txt' }, ctx));
     expect(error.code).toBe('timeout');
-    expect(error.message).toContain('simplify');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error.message).toContain('simplify the pattern');
+    // the thread was replaced: the next grep works
+    expect(((await callTool(slowGrep, { pattern: 'BT-\\d+', path: 'data' }, ctx)) as GrepOutput).matches.length).toBeGreaterThan(0);
     rmSync(join(workspace, 'redos.txt'));
+  });
+});
+
+describe('GrepMatcher', () => {
+  const catastrophic = [{ path: 'redos.txt', text: `${'a'.repeat(40)}b` }];
+
+  it('on a catastrophic pattern: the event loop keeps turning while it matches, then the thread is replaced', async () => {
+    const matcher = new GrepMatcher({ deadlineMs: 1000 });
+    try {
+      await matcher.match('x', [{ path: 'warm.txt', text: 'x' }]); // the thread is warm: what follows is matching only
+      let settled = false;
+      const matching = matcher.match('(a+)+$', catastrophic).finally(() => {
+        settled = true;
+      });
+      // on the event loop, a synchronous match would settle (or throw) before any callback could run
+      const ranWhileMatching = await new Promise<boolean>((resolve) => setImmediate(() => resolve(!settled)));
+      expect(ranWhileMatching).toBe(true);
+      const error = await matching.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ToolError);
+      expect((error as ToolError).code).toBe('timeout');
+      expect(matcher.worker.started).toBe(2);
+      expect(await matcher.match('^b', [{ path: 'f', text: 'a\nb' }])).toEqual({ matches: [{ path: 'f', line: 2, text: 'b' }], truncated: false });
+      expect(matcher.worker.started).toBe(2);
+    } finally {
+      await matcher.close();
+    }
+  });
+
+  it('on an abort while matching: rejects with code aborted and replaces the thread', async () => {
+    const matcher = new GrepMatcher({ deadlineMs: 60_000 });
+    try {
+      const controller = new AbortController();
+      const matching = matcher.match('(a+)+$', catastrophic, controller.signal);
+      setImmediate(() => controller.abort());
+      expect(((await matching.catch((e: unknown) => e)) as ToolError).code).toBe('aborted');
+      expect((await matcher.match('a', [{ path: 'f', text: 'a' }])).matches).toHaveLength(1);
+    } finally {
+      await matcher.close();
+    }
   });
 });

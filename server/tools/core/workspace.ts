@@ -1,8 +1,12 @@
 // Core `read` and `grep`: read-only access to the demo workspace folder (ctx.workspaceDir), confined to it.
+//
+// grep reads and confines files on the Gateway (asynchronous I/O) and matches in a worker thread under a hard
+// deadline (grep-worker.mjs): a JavaScript regex may backtrack exponentially, and on the event loop one such
+// pattern stalls every other client.
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import vm from 'node:vm';
 import { ToolError } from '../../errors.ts';
+import { DeadlineWorker } from '../../offload/deadline-worker.ts';
 import type { ToolDefinition } from '../types.ts';
 import { resolveWorkspacePath } from './workspace-path.ts';
 
@@ -16,8 +20,16 @@ export const MAX_GREP_LINE_CHARS = 400;
 export const MAX_GREP_FILE_BYTES = 1024 * 1024;
 /** Caps one grep's work over a large workspace. */
 export const MAX_GREP_SCAN_BYTES = 16 * 1024 * 1024;
-/** Matching runs on the Gateway's event loop: a pattern that needs longer is pathological (nested quantifiers). */
-export const GREP_MATCH_BUDGET_MS = 250;
+/**
+ * Matching a bounded workspace (MAX_GREP_SCAN_BYTES) with a sane pattern takes milliseconds; a pattern that needs
+ * seconds is pathological (nested quantifiers). Generous enough for a loaded machine, short enough that a cell
+ * gets its answer well inside its own budget. The matching thread is terminated when it is exceeded.
+ */
+export const GREP_MATCH_DEADLINE_MS = 2000;
+/** The matching thread starts in tens of milliseconds; this bounds a machine too loaded to start it at all. */
+export const GREP_WORKER_START_TIMEOUT_MS = 10_000;
+/** One thread serves every run's grep, one pattern at a time; more waiting than this is refused, not queued without end. */
+export const MAX_QUEUED_GREPS = 32;
 /** Long patterns buy nothing but backtracking risk. */
 export const MAX_GREP_PATTERN_CHARS = 500;
 
@@ -125,27 +137,73 @@ export function compileGrepPattern(pattern: string): { source: string; mode: 're
   }
 }
 
-// Runs inside a fresh vm context with a timeout, so a catastrophic pattern is interrupted instead of hanging the Gateway.
-const MATCH_SCRIPT = `
-(() => {
-  const re = new RegExp(source);
-  const out = [];
-  let truncated = false;
-  outer: for (const file of files) {
-    const lines = file.text.split(/\\r?\\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const raw = lines[i];
-      const line = raw.length > maxLineChars ? raw.slice(0, maxLineChars) : raw;
-      if (re.test(line)) {
-        if (out.length >= maxMatches) { truncated = true; break outer; }
-        out.push(file.path + '\\u0000' + (i + 1) + '\\u0000' + line);
-      }
+interface MatchJob {
+  source: string;
+  files: Array<{ path: string; text: string }>;
+  maxMatches: number;
+  maxLineChars: number;
+}
+
+interface MatchResult {
+  matches: GrepMatch[];
+  truncated: boolean;
+}
+
+export interface GrepMatcherOptions {
+  deadlineMs?: number;
+}
+
+/** Line-by-line regex matching in the shared warm grep thread. Never blocks the event loop. */
+export class GrepMatcher {
+  readonly worker: DeadlineWorker<MatchJob, MatchResult>;
+  readonly deadlineMs: number;
+
+  constructor(opts: GrepMatcherOptions = {}) {
+    this.deadlineMs = opts.deadlineMs ?? GREP_MATCH_DEADLINE_MS;
+    this.worker = new DeadlineWorker({
+      entry: new URL('./grep-worker.mjs', import.meta.url),
+      name: 'grep',
+      deadlineMs: this.deadlineMs,
+      startTimeoutMs: GREP_WORKER_START_TIMEOUT_MS,
+      maxQueued: MAX_QUEUED_GREPS,
+    });
+  }
+
+  /** Matches `source` (a compiled grep pattern) in `files`; throws a ToolError that says what to do on any failure. */
+  async match(source: string, files: Array<{ path: string; text: string }>, signal?: AbortSignal): Promise<MatchResult> {
+    const outcome = await this.worker.run({ source, files, maxMatches: DEFAULT_GREP_MAX_MATCHES, maxLineChars: MAX_GREP_LINE_CHARS }, signal);
+    if (outcome.ok) return outcome.value;
+    switch (outcome.reason) {
+      case 'timeout':
+        throw new ToolError(
+          `grep: the pattern took longer than ${this.deadlineMs} ms to match and was stopped; simplify the pattern (avoid nested quantifiers such as (a+)+) or pass a narrower path.`,
+          'timeout',
+        );
+      case 'aborted':
+        throw new ToolError('grep: canceled because the run was aborted.', 'aborted');
+      case 'busy':
+        throw new ToolError(`grep: ${outcome.message}.`, 'busy');
+      default:
+        throw new ToolError(`grep: ${outcome.message}.`);
     }
   }
-  return { out, truncated };
-})()`;
 
-export function createGrepTool(): ToolDefinition {
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+}
+
+let sharedMatcher: GrepMatcher | undefined;
+/** The process's grep thread, started at the first grep and kept warm. */
+function defaultMatcher(): GrepMatcher {
+  sharedMatcher ??= new GrepMatcher();
+  return sharedMatcher;
+}
+
+/** `matcher`: where matching runs (tests pass their own deadline); the process's shared warm thread by default. */
+export function createGrepTool(matcher?: GrepMatcher): ToolDefinition {
+  // the thread starts in tens of milliseconds, off the event loop; started now, a cell's first grep does not pay for it
+  if (!matcher) defaultMatcher().worker.warm();
   return {
     name: 'grep',
     description:
@@ -206,29 +264,9 @@ export function createGrepTool(): ToolDefinition {
       }
 
       const compiled = compileGrepPattern(pattern);
-      let result: { out: string[]; truncated: boolean };
-      try {
-        const sandbox = vm.createContext({
-          files,
-          source: compiled.source,
-          maxMatches: DEFAULT_GREP_MAX_MATCHES,
-          maxLineChars: MAX_GREP_LINE_CHARS,
-        });
-        result = vm.runInContext(MATCH_SCRIPT, sandbox, { timeout: GREP_MATCH_BUDGET_MS }) as typeof result;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-          throw new ToolError(
-            `grep: the pattern took longer than ${GREP_MATCH_BUDGET_MS} ms to match; simplify it (avoid nested quantifiers such as (a+)+) or pass a narrower path.`,
-            'timeout',
-          );
-        }
-        throw error;
-      }
-      // Rebuild plain host objects: values made inside the vm context carry that context's prototypes.
-      const matches = Array.from(result.out, (row) => {
-        const [matchPath = '', line = '0', ...text] = String(row).split('\u0000');
-        return { path: matchPath, line: Number(line), text: text.join('\u0000') };
-      });
+      const result = await (matcher ?? defaultMatcher()).match(compiled.source, files, ctx.signal);
+      // rebuilt field by field: what crosses back from the thread is data, kept to the declared shape
+      const matches = result.matches.map((m) => ({ path: String(m.path), line: Number(m.line), text: String(m.text) }));
       return { pattern, mode: compiled.mode, matches, truncated: Boolean(result.truncated), filesScanned: files.length };
     },
   };

@@ -1,0 +1,74 @@
+// The warm deadline worker: jobs in order, a hard deadline that replaces the thread, start failures, busy and abort.
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeadlineWorker, type DeadlineWorkerOptions } from './deadline-worker.ts';
+
+// A worker that echoes its job, spins forever on { spin: true }, and throws on { throw: true }.
+const ECHO = `
+import { parentPort } from 'node:worker_threads';
+parentPort.on('message', ({ id, job }) => {
+  if (job.spin) for (;;) {}
+  if (job.throw) { parentPort.postMessage({ id, ok: false, error: 'job failed: ' + job.throw }); return; }
+  parentPort.postMessage({ id, ok: true, value: job });
+});
+parentPort.postMessage({ t: 'ready' });`;
+const dataUrl = (code: string) => new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+
+const workers: Array<DeadlineWorker<unknown, unknown>> = [];
+function worker(over: Partial<DeadlineWorkerOptions> = {}): DeadlineWorker<unknown, unknown> {
+  const w = new DeadlineWorker<unknown, unknown>({ entry: dataUrl(ECHO), name: 'echo', deadlineMs: 60_000, startTimeoutMs: 30_000, maxQueued: 4, ...over });
+  workers.push(w);
+  return w;
+}
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.close();
+});
+
+describe('DeadlineWorker', () => {
+  it('on several jobs: answers each, in order, from one warm thread', async () => {
+    const w = worker();
+    const outcomes = await Promise.all([w.run({ n: 1 }), w.run({ n: 2 }), w.run({ throw: 'x' })]);
+    expect(outcomes).toEqual([
+      { ok: true, value: { n: 1 } },
+      { ok: true, value: { n: 2 } },
+      { ok: false, reason: 'failed', message: 'job failed: x' },
+    ]);
+    expect(w.started).toBe(1);
+  });
+
+  it('on a job past its deadline: times out, the thread is replaced and the queued job runs on the new one', async () => {
+    const w = worker({ deadlineMs: 300 });
+    const [spun, next] = await Promise.all([w.run({ spin: true }), w.run({ n: 3 })]);
+    expect(spun).toMatchObject({ ok: false, reason: 'timeout', message: 'echo took longer than 300 ms' });
+    expect(next).toEqual({ ok: true, value: { n: 3 } });
+    expect(w.started).toBe(2);
+  });
+
+  it('on more waiting jobs than maxQueued: refuses the extra one as busy', async () => {
+    const w = worker({ maxQueued: 1, deadlineMs: 300 });
+    const first = w.run({ spin: true });
+    const queued = w.run({ n: 1 });
+    expect(await w.run({ n: 2 })).toMatchObject({ ok: false, reason: 'busy' });
+    expect(await first).toMatchObject({ reason: 'timeout' });
+    expect(await queued).toEqual({ ok: true, value: { n: 1 } });
+  });
+
+  it('on a worker that cannot start: fails its jobs as unavailable instead of waiting', async () => {
+    const w = worker({ entry: dataUrl('throw new Error("no such engine")') });
+    expect(await w.run({ n: 1 })).toMatchObject({ ok: false, reason: 'unavailable', message: expect.stringContaining('no such engine') });
+  });
+
+  it('on a worker that never reports ready: fails after the start timeout', async () => {
+    const w = worker({ entry: dataUrl('setInterval(() => {}, 1000)'), startTimeoutMs: 200 });
+    expect(await w.run({ n: 1 })).toMatchObject({ ok: false, reason: 'unavailable', message: expect.stringContaining('did not start within 200 ms') });
+  });
+
+  it('on abort of a queued job: it never runs', async () => {
+    const w = worker({ deadlineMs: 300 });
+    const controller = new AbortController();
+    const first = w.run({ spin: true });
+    const queued = w.run({ n: 1 }, controller.signal);
+    controller.abort();
+    expect(await queued).toMatchObject({ ok: false, reason: 'aborted' });
+    expect(await first).toMatchObject({ reason: 'timeout' });
+  });
+});
