@@ -3,6 +3,7 @@ import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema, ToolSource } from './tools/types.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import type { Ownership } from './access/ownership.ts';
 
 export type {
   CompactionPayload,
@@ -91,6 +92,10 @@ export interface CatalogView {
 export interface TurnInfo {
   agentRunId: string;
   sessionId: string;
+  /** Opens this turn's exec, wait, abort, answers, approvals, runs and events over the API; keep it secret. */
+  turnToken: string;
+  /** Opens the session: joining it from another turn (turns.prepare with sessionId) and its session operations. */
+  sessionToken: string;
   agentId: string;
   model: string;
   surface: SurfaceView;
@@ -128,13 +133,20 @@ export interface CompactSessionRequest {
   summary?: string;
 }
 
+/** The ownership checks the API edge makes (see server/access/ownership.ts); the Gateway keeps the records. */
+export type OwnershipApi = Pick<Ownership, 'checkTurn' | 'turnsOf' | 'runTurn' | 'turnSession' | 'sessionJoin'>;
+
 export interface GatewayApi {
+  /** Turn and session tokens; the Gateway's own methods do not check them (in-process callers are trusted). */
+  readonly ownership: OwnershipApi;
   agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }>;
   surface(req: TurnRequest): SurfaceView;
   catalog(req: TurnRequest): CatalogView;
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;
+  /** A live turn's info (tokens included), undefined once it ended or for an unknown id. */
+  turnInfo(agentRunId: string): TurnInfo | undefined;
   /** Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;

@@ -28,6 +28,7 @@ import type {
   TurnRequest,
   WaitOptions,
 } from './gateway-types.ts';
+import { Ownership } from './access/ownership.ts';
 import { ResultsStore } from './results/store.ts';
 import { ApprovalBroker } from './runs/approvals.ts';
 import { RunManager, type TurnScope } from './runs/runs.ts';
@@ -103,6 +104,7 @@ export class Gateway implements GatewayApi {
   private readonly recorder: TranscriptRecorder;
   private startingExec?: StartingExec;
   private readonly approvalsBroker: ApprovalBroker;
+  readonly ownership: Ownership;
   private readonly events = new EventEmitter();
   private readonly turns = new Map<string, Turn>();
   private readonly executors = new Map<ExecutorKind, Executor>();
@@ -125,9 +127,11 @@ export class Gateway implements GatewayApi {
       if (err instanceof SessionStoreError) throw new ConfigError('sessions.path', err.message);
       throw err;
     }
+    this.ownership = new Ownership((sessionId) => this.sessionHasHistory(sessionId));
     this.recorder = new TranscriptRecorder(this.sessions.transcript, (message) => console.warn(`[sessions] ${message}`));
     // first listener: links a starting run to its exec call before any nested call of it can finish
     this.events.on('event', (event: RunEvent) => {
+      if (event.type === 'run.started') this.ownership.noteRun(event.runId, event.view.agentRunId);
       if (event.type === 'run.started' && this.startingExec) {
         const call = event.view.calls[0];
         if (call) this.recorder.link(event.runId, this.startingExec.sessionId, call.callId, this.startingExec.toolCallId);
@@ -215,7 +219,8 @@ export class Gateway implements GatewayApi {
     const agentRunId = `ar_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const options = eff.surface.options;
-    const info: TurnInfo = { agentRunId, sessionId, agentId: eff.agentId, model: eff.model, surface: eff.surface };
+    const tokens = this.ownership.issueTurn(agentRunId, sessionId);
+    const info: TurnInfo = { agentRunId, sessionId, ...tokens, agentId: eff.agentId, model: eff.model, surface: eff.surface };
     const plugins = this.sources.plugins;
     const scope: TurnScope = {
       agentRunId,
@@ -283,12 +288,28 @@ export class Gateway implements GatewayApi {
     const cutoff = Date.now() - idleMs;
     const live = new Set(this.runsManager.list().filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.endTurn(id);
+    this.ownership.prune(new Set(this.runsManager.list().map((r) => r.runId)));
+  }
+
+  /** A session id with entries (from this or an earlier process) is not new: joining it needs its token. */
+  private sessionHasHistory(sessionId: string): boolean {
+    try {
+      return this.sessions.transcript.branch(sessionId).length > 0;
+    } catch {
+      // a damaged transcript still belongs to someone
+      return true;
+    }
+  }
+
+  turnInfo(agentRunId: string): TurnInfo | undefined {
+    return this.turns.get(agentRunId)?.info;
   }
 
   endTurn(agentRunId: string): void {
     const turn = this.turns.get(agentRunId);
     if (!turn) return;
     this.runsManager.abortTurn(agentRunId);
+    this.ownership.endTurn(agentRunId);
     turn.scope.abort.abort();
     turn.scope.results.clear();
     this.turns.delete(agentRunId);
@@ -301,8 +322,13 @@ export class Gateway implements GatewayApi {
     const sessionId = this.closed ? undefined : turn?.info.sessionId;
     const notes: string[] = [];
     const note = (warning: string | undefined) => void (warning && notes.push(warning));
-    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', execCallPayload(toolCallId, agentRunId, input)));
-    const result = await this.execCell(turn, agentRunId, input, { ...opts, toolCallId });
+    const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
+    // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
+    const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', execCallPayload(toolCallId, agentRunId, recorded)));
+    const result = oversize
+      ? failedBeforeRun(new InvalidInputError(oversize.message), opts.executor ?? turn?.scope.options.executor ?? 'quickjs')
+      : await this.execCell(turn, agentRunId, input, { ...opts, toolCallId });
     if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload('exec', toolCallId, result)));
     return this.withTranscriptNotes(result, notes);
   }
@@ -617,6 +643,25 @@ export function defaultCompactionSummary(entries: readonly TranscriptEntry[]): s
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The field (`code` or `command`) whose source is over `maxSourceBytes`, with the refusal the model reads. */
+function oversizeSource(input: unknown, maxSourceBytes: number): { field: 'code' | 'command'; bytes: number; message: string } | undefined {
+  if (!isRecord(input)) return undefined;
+  for (const field of ['code', 'command'] as const) {
+    const source = input[field];
+    if (typeof source !== 'string' || source.length * 3 <= maxSourceBytes) continue;
+    const bytes = Buffer.byteLength(source, 'utf8');
+    if (bytes <= maxSourceBytes) continue;
+    return {
+      field,
+      bytes,
+      message:
+        `exec: the cell's ${field} is ${bytes} bytes, over the limit of ${maxSourceBytes} bytes (tools.codeMode.maxSourceBytes); ` +
+        'send a smaller cell: fetch data with tool calls or load() inside the cell instead of pasting it into the source',
+    };
+  }
+  return undefined;
 }
 
 /** A failure before (or instead of) a guest run, as the model sees it. */

@@ -1,21 +1,21 @@
-// Process entry: one Gateway, the tRPC API on /api/trpc (SSE for events) and Next's handler for every other request.
+// Process entry: one Gateway and one HTTP server (request checks, tRPC on /api/trpc with SSE events, Next for the page).
 /*
  * One process, one port. The Gateway runs here unbundled (worker threads and .wasm files load as
  * they are); Next only renders app/ and components/. Run with tsx: `tsx server/main.ts [--dev]
- * [--config FILE]`. PORT and HOST override the address; it binds to loopback unless told otherwise.
+ * [--config FILE]`. PORT and HOST override the address; it binds to loopback unless told otherwise,
+ * and a non-loopback HOST needs an access token (CODEMODE_ACCESS_TOKEN or server.accessToken).
  */
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createGateway } from './gateway.ts';
-import { createContextFactory } from './trpc/context.ts';
-import { appRouter } from './trpc/routers/_app.ts';
+import { DEFAULT_SERVER_OPTIONS } from './config/schema.ts';
+import { startPlaygroundServer } from './http/server.ts';
+import { describeExposure, ExposureError, exposureFor, resolveAccessToken } from './http/request-checks.ts';
+
+export { API_BASE_PATH } from './http/server.ts';
 
 /** Loopback by default: the playground runs hostile cells on request, so exposing it is a choice. */
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
-export const API_BASE_PATH = '/api/trpc/';
 /** After this long a shutdown stops waiting for runs and connections and exits anyway. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 
@@ -41,6 +41,16 @@ async function main(): Promise<void> {
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production' });
 
   const gateway = await createGateway({ argv: gatewayArgv, env: process.env, log: (line) => console.log(`[gateway] ${line}`) });
+  const serverOptions = gateway.config.server ?? DEFAULT_SERVER_OPTIONS;
+  let accessToken: string | undefined;
+  try {
+    accessToken = resolveAccessToken(process.env, serverOptions);
+    // refused before Next spends a minute preparing
+    exposureFor({ bindHost: host, port, server: serverOptions, accessToken });
+  } catch (err) {
+    await gateway.close();
+    throw err;
+  }
 
   const { default: next } = await import('next');
   const dir = fileURLToPath(new URL('..', import.meta.url));
@@ -48,38 +58,17 @@ async function main(): Promise<void> {
   await app.prepare();
   const handleNext = app.getRequestHandler();
 
-  const handleApi = createHTTPHandler({
-    router: appRouter,
-    createContext: createContextFactory(gateway),
-    basePath: API_BASE_PATH,
-    onError({ error, path }) {
-      if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[api] ${path ?? '?'}:`, error.cause ?? error);
-    },
+  const { server, exposure } = await startPlaygroundServer({
+    gateway,
+    host,
+    port,
+    server: serverOptions,
+    accessToken,
+    handlePage: (req, res) => handleNext(req, res),
+    logError: (line, err) => console.error(line, err),
   });
-
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.url?.startsWith(API_BASE_PATH)) {
-      handleApi(req, res);
-      return;
-    }
-    handleNext(req, res).catch((err: unknown) => {
-      console.error('[next]', err);
-      if (!res.headersSent) res.statusCode = 500;
-      res.end('internal error');
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        reject(new Error(`${host}:${port} is already in use; stop the other server or set PORT to a free port`));
-      } else reject(err);
-    });
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  const boundPort = typeof address === 'object' && address ? address.port : port;
-  console.log(`Code Mode Playground ${dev ? '(dev) ' : ''}on http://${host}:${boundPort}`);
+  console.log(`Code Mode Playground ${dev ? '(dev) ' : ''}on http://${host.includes(':') ? `[${host}]` : host}:${exposure.port}`);
+  console.log(describeExposure(exposure));
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -104,8 +93,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  // A config error names the field; its stack would only bury that. Anything else keeps its stack.
-  if (err instanceof Error && (err.name === 'ConfigError' || err.message.includes('PORT') || err.message.includes('in use'))) {
+  // A config or exposure error names what to change; its stack would only bury that. Anything else keeps its stack.
+  if (err instanceof ExposureError || (err instanceof Error && (err.name === 'ConfigError' || err.message.includes('PORT') || err.message.includes('in use')))) {
     console.error(`cannot start: ${err.message}`);
   } else console.error('cannot start:', err);
   process.exit(1);

@@ -38,6 +38,11 @@ describe('applyRunEvent', () => {
     const runs = applyRunEvent([view('a')], { type: 'run.updated', runId: 'a', at: 2, view: view('a', { state: 'waiting', updatedAt: 2000 }) });
     expect(runs[0]?.state).toBe('waiting');
   });
+  it('on run.updated without the source (the stream sends it once, on run.started): keeps the source the list has', () => {
+    const { code: _source, ...withoutCode } = view('a', { state: 'waiting', updatedAt: 2000 });
+    const runs = applyRunEvent([view('a', { code: 'return 42' })], { type: 'run.updated', runId: 'a', at: 2, view: withoutCode });
+    expect(runs[0]).toMatchObject({ state: 'waiting', code: 'return 42' });
+  });
   it('on a stale run.updated: keeps the newer view', () => {
     const runs = applyRunEvent([view('a', { state: 'completed', updatedAt: 3000 })], {
       type: 'run.updated',

@@ -20,12 +20,14 @@ export function applyRunEvent(runs: RunView[], event: RunEvent): RunView[] {
     case 'run.started':
     case 'run.updated': {
       const index = runs.findIndex((r) => r.runId === event.runId);
-      if (index === -1) return sortRuns([...runs, event.view]);
       const current = runs[index];
+      // run.updated leaves the source out (run.started carried it): keep the one the list already has.
+      const view: RunView = 'code' in event.view ? event.view : { ...event.view, code: current?.code ?? '' };
+      if (index === -1) return sortRuns([...runs, view]);
       // A late event must not roll a run back to an older view.
-      if (current && current.updatedAt > event.view.updatedAt) return runs;
+      if (current && current.updatedAt > view.updatedAt) return runs;
       const next = [...runs];
-      next[index] = event.view;
+      next[index] = view;
       return next;
     }
     case 'nested.started':

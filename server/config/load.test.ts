@@ -16,7 +16,7 @@ import {
   parseGatewayConfig,
   resolveConfigPath,
 } from './load.ts';
-import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from './schema.ts';
+import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from './schema.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const configsDir = join(repoRoot, 'demo/configs');
@@ -28,6 +28,10 @@ describe('the shipped codemode.config.json', () => {
   it('enables code mode with the quickjs executor (a web endpoint takes hostile input)', () => {
     expect(config.tools.codeMode.enabled).toBe(true);
     expect(config.tools.codeMode.executor).toBe('quickjs');
+  });
+
+  it('lets only the operator (the playground page) override the executor per cell', () => {
+    expect(config.tools.codeMode.allowExecutorOverride).toBe('operator');
   });
 
   it('lists main first (the default agent), then research and direct', () => {
@@ -132,7 +136,41 @@ describe('parseGatewayConfig', () => {
     expect(config.shellAllow).toEqual([...DEFAULT_SHELL_ALLOW]);
     expect(config.plugins).toEqual({ bundled: [], external: [] });
     expect(config.mcp.servers).toEqual({});
+    expect(config.server).toEqual({ ...DEFAULT_SERVER_OPTIONS });
     expect(config.warnings).toBeUndefined();
+  });
+
+  it('on a server section: keeps the token, hosts, origins and limits it sets over the defaults', () => {
+    const config = parseGatewayConfig(
+      { server: { accessToken: 'x'.repeat(32), allowedHosts: ['play.lan:3000'], allowedOrigins: ['https://app.example'], maxEventSubscribersPerClient: 2 } },
+      base,
+    );
+    expect(config.server).toEqual({
+      ...DEFAULT_SERVER_OPTIONS,
+      accessToken: 'x'.repeat(32),
+      allowedHosts: ['play.lan:3000'],
+      allowedOrigins: ['https://app.example'],
+      maxEventSubscribersPerClient: 2,
+    });
+  });
+
+  it('on a bad server field: names it and says what to write (short token, origin with a path, host with a scheme, limit out of range)', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ accessToken: 'short' }, /server\.accessToken: .*at least 24 characters.*openssl rand -hex 32/],
+      [{ allowedOrigins: ['https://app.example/path'] }, /server\.allowedOrigins\[0\]: .*not an origin/],
+      [{ allowedHosts: ['http://play.lan'] }, /server\.allowedHosts\[0\]: .*not a host/],
+      [{ maxRequestBodyBytes: 10 }, /server\.maxRequestBodyBytes: .*from 16384 to/],
+      [{ maxQueuedEventsPerSubscriber: 'many' }, /server\.maxQueuedEventsPerSubscriber/],
+      [{ accesToken: 'x'.repeat(32) }, /accesToken/],
+    ];
+    for (const [server, message] of cases) expect(configError(() => parseGatewayConfig({ server }, base)).message).toMatch(message);
+  });
+
+  it('on tools.codeMode.allowExecutorOverride: takes never, operator or always; anything else names the choices', () => {
+    expect(parseGatewayConfig({ tools: { codeMode: { allowExecutorOverride: 'always' } } }, base).tools.codeMode.allowExecutorOverride).toBe('always');
+    expect(configError(() => parseGatewayConfig({ tools: { codeMode: { allowExecutorOverride: 'yes' } } }, base)).message).toMatch(
+      /tools\.codeMode\.allowExecutorOverride: .*"never", "operator" or "always"/,
+    );
   });
 
   it('on relative and absolute paths: resolves relative ones against baseDir and keeps absolute ones', () => {

@@ -14,7 +14,7 @@ import {
   type ConfigProblem,
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
-import { clampNotes, codeModeOverridesSchema, codeModeSchema } from './schema.ts';
+import { clampNotes, codeModeOverridesSchema, codeModeSchema, resolveServerOptions, serverOptionsSchema } from './schema.ts';
 
 /** Looked up in the working directory when neither --config nor CODEMODE_CONFIG names a file. */
 export const DEFAULT_CONFIG_FILE = 'codemode.config.json';
@@ -203,6 +203,7 @@ const gatewayFileSchema = strictObject(
       },
       'sessions: path',
     ).optional(),
+    server: serverOptionsSchema.optional(),
     shellAllow: list(
       text('a command name').refine((name) => COMMAND_NAME.test(name), {
         error: (issue) => `${JSON.stringify(issue.input)} is not a bare command name; list program names only (no paths, spaces or arguments), e.g. "ls"`,
@@ -210,7 +211,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, server, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -292,6 +293,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     },
     mcp: { servers },
     sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
+    server: resolveServerOptions(file.server),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

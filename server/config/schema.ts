@@ -1,12 +1,13 @@
 // The tools.codeMode contract: zod schema, defaults, clamp bounds and the true/false/"auto" shorthands (DESIGN.md 4.2).
 import { z } from 'zod';
-import type { CodeModeOptions, ExecutorKind } from './types.ts';
+import type { CodeModeOptions, ExecutorKind, ExecutorOverridePolicy, ServerOptions } from './types.ts';
 import { describeValue, expectedReason, parseOrThrow, pathSegments, strictObject, zodProblemSegments } from './issues.ts';
 
 export const EXECUTOR_KINDS = ['node', 'quickjs'] as const satisfies readonly ExecutorKind[];
+export const EXECUTOR_OVERRIDE_POLICIES = ['never', 'operator', 'always'] as const satisfies readonly ExecutorOverridePolicy[];
 
 /** The integer limits of CodeModeOptions: the fields that are clamped rather than rejected. */
-export type CodeModeLimitField = Exclude<keyof CodeModeOptions, 'enabled' | 'executor'>;
+export type CodeModeLimitField = Exclude<keyof CodeModeOptions, 'enabled' | 'executor' | 'allowExecutorOverride'>;
 
 /** Options a config starts from. Every other module reads resolved values, never these literals. */
 export const DEFAULT_CODE_MODE_OPTIONS: Readonly<CodeModeOptions> = Object.freeze({
@@ -30,6 +31,11 @@ export const DEFAULT_CODE_MODE_OPTIONS: Readonly<CodeModeOptions> = Object.freez
   searchDefaultLimit: 8,
   // Beyond 50 handles a cell should use catalog.all() or a narrower query.
   maxSearchLimit: 50,
+  // 256 KiB is thousands of lines, far past any cell a model writes; data belongs in tool calls, not in source
+  // (a 10 MB cell grew the session database by 20 MiB: the transcript keeps every source).
+  maxSourceBytes: 256 * 1024,
+  // The node executor is trusted execution, not a boundary: nobody picks it per cell unless the config says so.
+  allowExecutorOverride: 'never',
 });
 
 export interface IntBounds {
@@ -56,6 +62,8 @@ export const CODE_MODE_LIMIT_BOUNDS: Readonly<Record<CodeModeLimitField, IntBoun
   // Search limits are not bounded by the spec; 500 handles is already more than any catalog here holds.
   searchDefaultLimit: { min: 1, max: 500, unit: 'results' },
   maxSearchLimit: { min: 1, max: 500, unit: 'results' },
+  // 1 KiB still fits a small cell (tests); 16 MiB is past what any transcript should hold per call.
+  maxSourceBytes: { min: 1024, max: 16 * 1024 * 1024, unit: 'bytes' },
 });
 
 export const CODE_MODE_LIMIT_FIELDS = Object.keys(CODE_MODE_LIMIT_BOUNDS) as CodeModeLimitField[];
@@ -86,6 +94,15 @@ const executorSchema = z.enum(EXECUTOR_KINDS, {
       : `unknown executor ${describeValue(issue.input)}; use "node" (trusted, default) or "quickjs" (isolated, snapshots)`,
 });
 
+const executorOverrideSchema = z.enum(EXECUTOR_OVERRIDE_POLICIES, {
+  error: (issue) =>
+    expectedReason(
+      '"never", "operator" or "always"',
+      '"operator" lets only the playground page (the operator) run a cell on another executor',
+      issue.input,
+    ),
+});
+
 /** The object form of `tools.codeMode`, every field optional: what an agent may override. */
 export const codeModeFieldsSchema = strictObject(
   {
@@ -99,6 +116,8 @@ export const codeModeFieldsSchema = strictObject(
     snapshotTtlSeconds: limitField('snapshotTtlSeconds').optional(),
     searchDefaultLimit: limitField('searchDefaultLimit').optional(),
     maxSearchLimit: limitField('maxSearchLimit').optional(),
+    maxSourceBytes: limitField('maxSourceBytes').optional(),
+    allowExecutorOverride: executorOverrideSchema.optional(),
   },
   'code-mode options',
 );
@@ -191,4 +210,85 @@ export function resolveCodeModeOverrides(input: unknown, path: string, warnings?
   const overrides = parseOrThrow(codeModeOverridesSchema, input, pathSegments(path));
   warnings?.push(...clampNotes(input, overrides, path));
   return overrides;
+}
+
+// ---- the HTTP server (`server` in the config file) -----------------------------------------------
+
+/** Request and subscriber limits of the HTTP server; the exposure fields have no default (see ServerOptions). */
+export const DEFAULT_SERVER_OPTIONS: Readonly<ServerOptions> = Object.freeze({
+  allowedHosts: [],
+  allowedOrigins: [],
+  // A cell is capped at 256 KiB and client tools' schemas are small; 1 MiB leaves room for both with JSON escaping
+  // while a 60 MB body is refused before it is read.
+  maxRequestBodyBytes: 1024 * 1024,
+  // One page tab or agent needs one or two streams; 8 lets a few tabs live side by side, and caps what one
+  // client can make the Gateway hold.
+  maxEventSubscribersPerClient: 8,
+  // A burst of one busy run is a few hundred events; a reader this far behind has stopped reading, and each
+  // queued event holds a run view in memory.
+  maxQueuedEventsPerSubscriber: 512,
+});
+
+export type ServerLimitField = 'maxRequestBodyBytes' | 'maxEventSubscribersPerClient' | 'maxQueuedEventsPerSubscriber';
+
+/** Server limits are rejected (not clamped) outside these: a limit that silently changes hides an exposure mistake. */
+export const SERVER_LIMIT_BOUNDS: Readonly<Record<ServerLimitField, IntBounds>> = Object.freeze({
+  // Below 16 KiB a turn with a few client tools no longer fits; above 64 MiB is the attack the cap exists for.
+  maxRequestBodyBytes: { min: 16 * 1024, max: 64 * 1024 * 1024, unit: 'bytes' },
+  maxEventSubscribersPerClient: { min: 1, max: 256, unit: 'subscriptions' },
+  maxQueuedEventsPerSubscriber: { min: 16, max: 100_000, unit: 'events' },
+});
+
+/** An access token shorter than this is guessable over a network; `openssl rand -hex 32` gives 64 characters. */
+export const MIN_ACCESS_TOKEN_LENGTH = 24;
+
+function serverLimit(field: ServerLimitField) {
+  const { min, max, unit } = SERVER_LIMIT_BOUNDS[field];
+  const hint = `write a whole number of ${unit} from ${min} to ${max}, e.g. ${DEFAULT_SERVER_OPTIONS[field]}`;
+  return z
+    .number({ error: (issue) => expectedReason('an integer', hint, issue.input) })
+    .refine((v) => Number.isInteger(v) && v >= min && v <= max, { error: (issue) => expectedReason('an integer in range', hint, issue.input) });
+}
+
+const hostEntry = z
+  .string({ error: (issue) => expectedReason('a string', 'a host name, optionally with a port, e.g. "playground.lan:3000"', issue.input) })
+  .regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/, {
+    error: (issue) => `${describeValue(issue.input)} is not a host; write "name" or "name:port" (no scheme or path), e.g. "playground.lan:3000"`,
+  });
+
+const originEntry = z
+  .string({ error: (issue) => expectedReason('a string', 'an origin such as "https://app.example"', issue.input) })
+  .refine(isOrigin, { error: (issue) => `${describeValue(issue.input)} is not an origin; write scheme://host[:port] with no path, e.g. "https://app.example"` });
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+export const serverOptionsSchema = strictObject(
+  {
+    accessToken: z
+      .string({ error: (issue) => expectedReason('a string', 'a long random secret, e.g. the output of `openssl rand -hex 32`', issue.input) })
+      .refine((t) => t.length >= MIN_ACCESS_TOKEN_LENGTH && !/\s/.test(t), {
+        error: `must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
+      })
+      .optional(),
+    allowedHosts: z.array(hostEntry, { error: (issue) => expectedReason('a list', 'list host names', issue.input) }).optional(),
+    allowedOrigins: z.array(originEntry, { error: (issue) => expectedReason('a list', 'list origins', issue.input) }).optional(),
+    maxRequestBodyBytes: serverLimit('maxRequestBodyBytes').optional(),
+    maxEventSubscribersPerClient: serverLimit('maxEventSubscribersPerClient').optional(),
+    maxQueuedEventsPerSubscriber: serverLimit('maxQueuedEventsPerSubscriber').optional(),
+  },
+  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxEventSubscribersPerClient, maxQueuedEventsPerSubscriber',
+);
+
+/** The server options a config asks for, over the defaults (a config built in code gets the defaults). */
+export function resolveServerOptions(file: z.output<typeof serverOptionsSchema> | undefined): ServerOptions {
+  const out: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, allowedHosts: [], allowedOrigins: [] };
+  for (const [key, value] of Object.entries(file ?? {})) if (value !== undefined) Object.assign(out, { [key]: value });
+  return out;
 }

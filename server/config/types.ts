@@ -2,6 +2,9 @@
 
 export type ExecutorKind = 'node' | 'quickjs';
 
+/** Who may pick another executor than the agent's for one cell over the API (`exec` with `executor`). */
+export type ExecutorOverridePolicy = 'never' | 'operator' | 'always';
+
 /** `tools.codeMode` after defaults and clamps (DESIGN.md 4.2). Code reads these, never literals. */
 export interface CodeModeOptions {
   enabled: boolean | 'auto';
@@ -14,6 +17,26 @@ export interface CodeModeOptions {
   snapshotTtlSeconds: number;
   searchDefaultLimit: number;
   maxSearchLimit: number;
+  /** Largest cell source (`code` or `command`, UTF-8 bytes) exec accepts. */
+  maxSourceBytes: number;
+  /** Who may override the executor per cell over the API; in-process callers (the CLI) always may. */
+  allowExecutorOverride: ExecutorOverridePolicy;
+}
+
+/** The HTTP server's exposure and limits (`server` in the config file), resolved. */
+export interface ServerOptions {
+  /**
+   * Required to bind a non-loopback address: API requests then need `Authorization: Bearer <token>` or the
+   * operator cookie obtained with it. CODEMODE_ACCESS_TOKEN overrides it.
+   */
+  accessToken?: string;
+  /** Extra `Host` header values (`name` or `name:port`) accepted besides the bound address and loopback names. */
+  allowedHosts: string[];
+  /** Extra `Origin` values (`https://app.example`) accepted besides the server's own origins. */
+  allowedOrigins: string[];
+  maxRequestBodyBytes: number;
+  maxEventSubscribersPerClient: number;
+  maxQueuedEventsPerSubscriber: number;
 }
 
 /** Per-model entry (`agents.defaults.models[...]`, `agents.list[].models[...]`). */
@@ -76,6 +99,8 @@ export interface GatewayConfig {
    * or ":memory:". Absent on configs built in code: those get an in-memory database.
    */
   sessions?: { path: string };
+  /** Exposure and request limits of the HTTP server; absent on configs built in code (DEFAULT_SERVER_OPTIONS apply). */
+  server?: ServerOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

@@ -26,6 +26,10 @@ const t = initTRPC.context<InnerContext>().create({
       const fields = cause.issues.map((issue) => issue.path.map(String).join('.'));
       return { ...shape, message: describeZodError(cause), data: { ...shape.data, fields } };
     }
+    if (error.code === 'PAYLOAD_TOO_LARGE' && !error.message.includes('maxRequestBodyBytes')) {
+      // the adapter's own refusal of a streamed body says only the code; say which limit and what to do
+      return { ...shape, message: 'the request body is over the limit (server.maxRequestBodyBytes); send a smaller request (a smaller cell, fewer client tools)' };
+    }
     const codeModeCode = cause instanceof CodeModeError ? cause.code : undefined;
     const configPath = cause instanceof ConfigError ? cause.path : undefined;
     return { ...shape, data: { ...shape.data, codeModeCode, configPath } };

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRouterHarness, rejection, type RouterCaller } from './testing.ts';
 import { appRouter } from './routers/_app.ts';
 import type { GatewayApi } from '../gateway-types.ts';
-import type { RunEvent } from '../runs/types.ts';
-import { runEvents } from './routers/events.ts';
+import { runEvents, type StreamedRunEvent } from './routers/events.ts';
 
 let gateway: GatewayApi;
 let caller: RouterCaller;
@@ -96,9 +95,9 @@ describe('a turn end to end', () => {
   it('a cell past the deadline waits, shows in runs.list, and wait completes it with the nested call in the trajectory', async () => {
     const turn = await caller.turns.prepare({ agentId: 'main' });
     const controller = new AbortController();
-    const events: RunEvent[] = [];
+    const events: StreamedRunEvent[] = [];
     const collecting = (async () => {
-      for await (const event of runEvents(gateway, { signal: controller.signal })) events.push(event);
+      for await (const event of runEvents((l) => gateway.subscribe(l), { maxQueued: 1000, signal: controller.signal })) events.push(event);
     })();
     const first = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'await sleep({ ms: 1500 }); return "done"' } });
     expect(first.status).toBe('waiting');
@@ -129,7 +128,7 @@ describe('runEvents', () => {
     const controller = new AbortController();
     const seen: string[] = [];
     const turn = await caller.turns.prepare({ agentId: 'main' });
-    const iterator = runEvents(gateway, { runId: 'run_other', signal: controller.signal });
+    const iterator = runEvents((l) => gateway.subscribe(l), { accept: (e) => e.runId === 'run_other', maxQueued: 1000, signal: controller.signal });
     const draining = (async () => {
       for await (const event of iterator) seen.push(event.runId);
     })();

@@ -11,6 +11,21 @@ const id = (what: string) =>
 
 const jsonSchema = z.record(z.string(), z.unknown());
 
+/** Tokens are ~46 characters; the bound only keeps a pasted blob out. */
+export const MAX_TOKEN_LENGTH = 200;
+/** One stream or list call may speak for this many turns; more is a client that forgot to end its turns. */
+export const MAX_TURN_TOKENS = 64;
+
+const token = (what: string) =>
+  z.string().min(1, `${what} must be a non-empty string`).max(MAX_TOKEN_LENGTH, `${what} is longer than ${MAX_TOKEN_LENGTH} characters; pass the token as returned`);
+
+/** The turn's token from turns.prepare; optional in the shape because the operator needs none (the edge checks it). */
+export const turnTokenField = token('turnToken').optional();
+export const turnTokensField = z
+  .array(token('turnTokens[]'))
+  .max(MAX_TURN_TOKENS, `pass at most ${MAX_TURN_TOKENS} turnTokens; end turns you no longer use`)
+  .optional();
+
 export const clientToolSpecSchema = z.strictObject({
   name: z.string().min(1, 'give the client tool a name').max(MAX_NAME_LENGTH),
   description: z.string(),
@@ -26,6 +41,11 @@ export const turnRequestSchema = z.strictObject({
   disableTools: z.boolean().optional(),
 });
 
+/** turns.prepare: joining an existing session id needs that session's token. */
+export const prepareTurnSchema = turnRequestSchema.extend({ sessionToken: token('sessionToken').optional() });
+
+export const turnRefSchema = z.strictObject({ agentRunId: id('agentRunId'), turnToken: turnTokenField });
+
 export const execInputSchema = z.strictObject({
   code: z.string().optional(),
   command: z.string().optional(),
@@ -36,6 +56,7 @@ export const execInputSchema = z.strictObject({
 
 export const execRequestSchema = z.strictObject({
   agentRunId: id('agentRunId'),
+  turnToken: turnTokenField,
   input: execInputSchema,
   executor: z.enum(['node', 'quickjs']).optional(),
   toolCallId: z.string().max(MAX_ID_LENGTH).optional(),
@@ -43,15 +64,22 @@ export const execRequestSchema = z.strictObject({
 
 export const waitRequestSchema = z.strictObject({
   agentRunId: id('agentRunId'),
+  turnToken: turnTokenField,
   runId: id('runId'),
 });
 
-export const runIdSchema = z.strictObject({ runId: id('runId') });
+export const runIdSchema = z.strictObject({ runId: id('runId'), turnToken: turnTokenField });
 
-export const sessionIdSchema = z.strictObject({ sessionId: id('sessionId') });
+/** List calls: the caller's turns (the operator sees every run and may leave it out). */
+export const turnTokensSchema = z.strictObject({ turnTokens: turnTokensField }).optional();
+
+const sessionTokens = { sessionToken: token('sessionToken').optional(), turnToken: turnTokenField };
+
+export const sessionIdSchema = z.strictObject({ sessionId: id('sessionId'), ...sessionTokens });
 
 export const branchSessionSchema = z.strictObject({
   sessionId: id('sessionId'),
+  ...sessionTokens,
   entryId: id('entryId').nullable(),
 });
 
@@ -60,12 +88,14 @@ export const MAX_SUMMARY_LENGTH = 20_000;
 
 export const compactSessionSchema = z.strictObject({
   sessionId: id('sessionId'),
+  ...sessionTokens,
   summary: z.string().max(MAX_SUMMARY_LENGTH, `summary is longer than ${MAX_SUMMARY_LENGTH} characters; summarize it`).optional(),
 });
 
 export const answerClientCallSchema = z
   .strictObject({
     runId: id('runId'),
+    turnToken: turnTokenField,
     callId: id('callId'),
     result: z.unknown().optional(),
     error: z.string().min(1, 'error must say what went wrong').optional(),
@@ -77,8 +107,9 @@ export const answerClientCallSchema = z
 
 export const decideApprovalSchema = z.strictObject({
   approvalId: id('approvalId'),
+  turnToken: turnTokenField,
   approve: z.boolean(),
   reason: z.string().max(2000).optional(),
 });
 
-export const eventsInputSchema = z.strictObject({ runId: id('runId').optional() }).optional();
+export const eventsInputSchema = z.strictObject({ runId: id('runId').optional(), turnTokens: turnTokensField }).optional();

@@ -1,10 +1,20 @@
-// Approvals router: pending nested calls that wait for an operator, and the operator's decision.
+// Approvals router: pending nested calls that wait for a decision (the operator sees all, a client those of its turns), and the decision.
 import { publicProcedure, router } from '../init.ts';
-import { decideApprovalSchema } from '../schemas.ts';
+import { requireApproval, visibleTurns } from '../guards.ts';
+import { decideApprovalSchema, turnTokensSchema } from '../schemas.ts';
 
 export const approvalsRouter = router({
-  list: publicProcedure.query(({ ctx }) => ctx.gateway.approvals()),
+  list: publicProcedure.input(turnTokensSchema).query(({ ctx, input }) => {
+    const visible = visibleTurns(ctx, input?.turnTokens);
+    const all = ctx.gateway.approvals();
+    if (visible === 'all') return all;
+    return all.filter((a) => {
+      const agentRunId = ctx.gateway.ownership.runTurn(a.runId);
+      return agentRunId !== undefined && visible.has(agentRunId);
+    });
+  }),
   decide: publicProcedure.input(decideApprovalSchema).mutation(({ ctx, input }) => {
+    requireApproval(ctx, input.approvalId, input.turnToken);
     const decision: { approvalId: string; approve: boolean; reason?: string } = {
       approvalId: input.approvalId,
       approve: input.approve,

@@ -1,5 +1,6 @@
-// Cell procedures: exec, wait, abort and answering a client-tool call (mounted at the root of the API).
+// Cell procedures: exec, wait, abort and answering a client-tool call (mounted at the root of the API); each needs its turn's token.
 import { publicProcedure } from '../init.ts';
+import { requireExecutorOverride, requireRun, requireTurn } from '../guards.ts';
 import { answerClientCallSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
 import type { ExecOptions } from '../../gateway-types.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
@@ -11,21 +12,26 @@ function withModelText(result: CodeModeResult): CodeModeResult & { modelText: st
 }
 
 export const execProcedure = publicProcedure.input(execRequestSchema).mutation(({ ctx, input }) => {
+  requireTurn(ctx, input.agentRunId, input.turnToken, 'exec');
+  requireExecutorOverride(ctx, input.agentRunId, input.executor);
   const opts: ExecOptions = {};
   if (input.executor !== undefined) opts.executor = input.executor;
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
   return ctx.gateway.exec(input.agentRunId, input.input, opts).then(withModelText);
 });
 
-export const waitProcedure = publicProcedure
-  .input(waitRequestSchema)
-  .mutation(({ ctx, input }) => ctx.gateway.wait(input.agentRunId, { runId: input.runId }).then(withModelText));
+export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation(({ ctx, input }) => {
+  requireTurn(ctx, input.agentRunId, input.turnToken, 'wait');
+  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }).then(withModelText);
+});
 
-export const abortProcedure = publicProcedure
-  .input(runIdSchema)
-  .mutation(({ ctx, input }) => ({ aborted: ctx.gateway.abortRun(input.runId) }));
+export const abortProcedure = publicProcedure.input(runIdSchema).mutation(({ ctx, input }) => {
+  requireRun(ctx, input.runId, input.turnToken, 'abort');
+  return { aborted: ctx.gateway.abortRun(input.runId) };
+});
 
 export const answerClientCallProcedure = publicProcedure.input(answerClientCallSchema).mutation(({ ctx, input }) => {
+  requireRun(ctx, input.runId, input.turnToken, 'answerClientCall');
   const answer: { runId: string; callId: string; result?: unknown; error?: string } = {
     runId: input.runId,
     callId: input.callId,

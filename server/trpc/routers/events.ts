@@ -1,30 +1,64 @@
-// The one subscription: run events from gateway.subscribe, streamed over SSE as an async generator.
+// The one subscription: run events of the caller's turns (all for the operator), streamed over SSE with a per-subscriber queue bound.
+import { TRPCError } from '@trpc/server';
 import { publicProcedure } from '../init.ts';
+import { eventTurn, visibleTurns } from '../guards.ts';
 import { eventsInputSchema } from '../schemas.ts';
-import type { GatewayApi } from '../../gateway-types.ts';
-import type { RunEvent } from '../../runs/types.ts';
+import type { RunEvent, RunView } from '../../runs/types.ts';
 
 /**
- * Events buffered for one slow subscriber before the oldest are dropped. A browser tab that stops
- * reading must not grow the Gateway's memory; run.updated events carry the full view, so a dropped
- * event is repaired by the next one for the same run.
+ * What the stream sends: run.updated without the cell source (run.started carried it once, and a busy run
+ * sends many updates; a reader keeps the source it already has).
  */
-export const MAX_BUFFERED_EVENTS = 1_000;
+export type StreamedRunEvent =
+  | Exclude<RunEvent, { type: 'run.updated' }>
+  | { type: 'run.updated'; runId: string; at: number; view: Omit<RunView, 'code'> };
 
-/** Yields the Gateway's run events (optionally of one run) until `signal` aborts; unsubscribes on exit. */
-export async function* runEvents(gateway: GatewayApi, opts: { runId?: string; signal?: AbortSignal }): AsyncGenerator<RunEvent> {
-  const queue: RunEvent[] = [];
+export function streamedEvent(event: RunEvent): StreamedRunEvent {
+  if (event.type !== 'run.updated') return event;
+  const { code: _source, ...view } = event.view;
+  return { ...event, view };
+}
+
+export interface RunEventsOptions {
+  /** Only events this accepts are queued. */
+  accept?: (event: RunEvent) => boolean;
+  /** Events queued for a reader that is not keeping up before its stream is ended with an error. */
+  maxQueued: number;
+  signal?: AbortSignal;
+}
+
+/** The error a stream ends with when its reader fell `maxQueued` events behind. */
+export function slowReaderError(maxQueued: number): TRPCError {
+  return new TRPCError({
+    code: 'TIMEOUT',
+    message:
+      `this event stream fell ${maxQueued} events behind (server.maxQueuedEventsPerSubscriber) and was closed to bound the server's memory; ` +
+      'read events as they arrive, then subscribe again and reload runs.list',
+  });
+}
+
+/**
+ * Yields events from `subscribe` until `signal` aborts; unsubscribes on exit. A reader that lets `maxQueued`
+ * events pile up is dropped: the queue is freed at once and the stream ends with slowReaderError.
+ */
+export async function* runEvents(subscribe: (listener: (event: RunEvent) => void) => () => void, opts: RunEventsOptions): AsyncGenerator<StreamedRunEvent> {
+  const queue: StreamedRunEvent[] = [];
+  let overflowed = false;
   let wake: (() => void) | undefined;
-  const unsubscribe = gateway.subscribe((event) => {
-    if (opts.runId !== undefined && event.runId !== opts.runId) return;
-    queue.push(event);
-    if (queue.length > MAX_BUFFERED_EVENTS) queue.shift();
+  const unsubscribe = subscribe((event) => {
+    if (overflowed || (opts.accept && !opts.accept(event))) return;
+    if (queue.length >= opts.maxQueued) {
+      overflowed = true;
+      queue.length = 0;
+      unsubscribe();
+    } else queue.push(streamedEvent(event));
     wake?.();
   });
   const onAbort = () => wake?.();
   opts.signal?.addEventListener('abort', onAbort);
   try {
     while (!opts.signal?.aborted) {
+      if (overflowed) throw slowReaderError(opts.maxQueued);
       const event = queue.shift();
       if (event) {
         yield event;
@@ -41,11 +75,34 @@ export async function* runEvents(gateway: GatewayApi, opts: { runId?: string; si
   }
 }
 
-export const eventsProcedure = publicProcedure
-  .input(eventsInputSchema)
-  .subscription(({ ctx, input, signal }) => {
-    const opts: { runId?: string; signal?: AbortSignal } = {};
-    if (input?.runId !== undefined) opts.runId = input.runId;
-    if (signal !== undefined) opts.signal = signal;
-    return runEvents(ctx.gateway, opts);
+export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscription(({ ctx, input, signal }) => {
+  const visible = visibleTurns(ctx, input?.turnTokens);
+  if (visible !== 'all' && visible.size === 0) {
+    throw new TRPCError({
+      code: 'UNAUTHORIZED',
+      message:
+        'events needs turnTokens: pass the turnToken of each turn whose runs you want to follow (turns.prepare returns it); the playground page acts as operator and sees every run',
+    });
+  }
+  const runId = input?.runId;
+  const release = ctx.edge.subscribers.acquire(ctx.access.clientId);
+  const accept = (event: RunEvent) => {
+    if (runId !== undefined && event.runId !== runId) return false;
+    if (visible === 'all') return true;
+    const agentRunId = eventTurn(ctx, event);
+    return agentRunId !== undefined && visible.has(agentRunId);
+  };
+  signal?.addEventListener('abort', release, { once: true });
+  const events = runEvents((listener) => ctx.gateway.subscribe(listener), {
+    accept,
+    maxQueued: ctx.edge.maxQueuedEventsPerSubscriber,
+    ...(signal !== undefined ? { signal } : {}),
   });
+  return (async function* () {
+    try {
+      yield* events;
+    } finally {
+      release();
+    }
+  })();
+});

@@ -1,7 +1,28 @@
-// Runs router: every run the process knows, one run, and its exported trajectory.
+// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory.
 import { TRPCError } from '@trpc/server';
 import { publicProcedure, router } from '../init.ts';
-import { runIdSchema } from '../schemas.ts';
+import { requireRun, visibleTurns } from '../guards.ts';
+import { runIdSchema, turnTokensSchema } from '../schemas.ts';
+import type { RunView } from '../../runs/types.ts';
+
+/**
+ * runs.list shows this much of each cell's source: enough to recognise a cell in a list, while a list of many
+ * large cells stays small (runs.get has the whole source).
+ */
+export const MAX_SOURCE_PREVIEW_CHARS = 1_000;
+
+/** A run as runs.list shows it: `code` cut to a preview, with its full length and whether it was cut. */
+export type ListedRun = RunView & { codeChars?: number; codeTruncated?: boolean };
+
+export function listedRun(view: RunView): ListedRun {
+  const truncated = view.code.length > MAX_SOURCE_PREVIEW_CHARS;
+  return {
+    ...view,
+    code: truncated ? view.code.slice(0, MAX_SOURCE_PREVIEW_CHARS) : view.code,
+    codeChars: view.code.length,
+    codeTruncated: truncated,
+  };
+}
 
 function unknownRun(runId: string): TRPCError {
   return new TRPCError({
@@ -11,13 +32,20 @@ function unknownRun(runId: string): TRPCError {
 }
 
 export const runsRouter = router({
-  list: publicProcedure.query(({ ctx }) => ctx.gateway.runs()),
+  /** The operator sees every run; a client the runs of the turns whose tokens it passes. */
+  list: publicProcedure.input(turnTokensSchema).query(({ ctx, input }): ListedRun[] => {
+    const visible = visibleTurns(ctx, input?.turnTokens);
+    const runs = ctx.gateway.runs();
+    return (visible === 'all' ? runs : runs.filter((r) => visible.has(r.agentRunId))).map(listedRun);
+  }),
   get: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.get');
     const view = ctx.gateway.run(input.runId);
     if (!view) throw unknownRun(input.runId);
     return view;
   }),
   trajectory: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.trajectory');
     const trajectory = ctx.gateway.trajectory(input.runId);
     if (!trajectory) throw unknownRun(input.runId);
     return trajectory;

@@ -1,22 +1,34 @@
-// Turns router: prepare an agent turn (the scope exec and wait run in), update its client tools, end it.
+// Turns router: prepare an agent turn (the scope exec and wait run in, with its tokens), update its client tools, end it.
 import { z } from 'zod';
 import { publicProcedure, router } from '../init.ts';
-import { clientToolSpecSchema, MAX_ID_LENGTH, turnRequestSchema } from '../schemas.ts';
+import { requireSessionToken, requireTurn } from '../guards.ts';
+import { clientToolSpecSchema, MAX_ID_LENGTH, prepareTurnSchema, turnRefSchema } from '../schemas.ts';
+import type { TurnRequest } from '../../gateway-types.ts';
 
 export const turnsRouter = router({
-  prepare: publicProcedure.input(turnRequestSchema).mutation(({ ctx, input }) => ctx.gateway.prepareTurn(input)),
+  /** Returns the turn with its turnToken and its session's sessionToken; joining an existing session needs the latter. */
+  prepare: publicProcedure.input(prepareTurnSchema).mutation(({ ctx, input }) => {
+    const { sessionToken, ...request } = input;
+    if (request.sessionId !== undefined && request.sessionId.trim() !== '') {
+      requireSessionToken(ctx, request.sessionId, sessionToken, 'turns.prepare');
+    }
+    return ctx.gateway.prepareTurn(request as TurnRequest);
+  }),
   updateClientTools: publicProcedure
     .input(
       z.strictObject({
         agentRunId: z.string().min(1, 'agentRunId must be a non-empty string').max(MAX_ID_LENGTH),
+        turnToken: turnRefSchema.shape.turnToken,
         clientTools: z.array(clientToolSpecSchema),
       }),
     )
-    .mutation(({ ctx, input }) => ctx.gateway.updateClientTools(input.agentRunId, input.clientTools)),
-  end: publicProcedure
-    .input(z.strictObject({ agentRunId: z.string().min(1, 'agentRunId must be a non-empty string').max(MAX_ID_LENGTH) }))
     .mutation(({ ctx, input }) => {
-      ctx.gateway.endTurn(input.agentRunId);
-      return { ended: true as const };
+      requireTurn(ctx, input.agentRunId, input.turnToken, 'turns.updateClientTools');
+      return ctx.gateway.updateClientTools(input.agentRunId, input.clientTools);
     }),
+  end: publicProcedure.input(turnRefSchema).mutation(({ ctx, input }) => {
+    requireTurn(ctx, input.agentRunId, input.turnToken, 'turns.end');
+    ctx.gateway.endTurn(input.agentRunId);
+    return { ended: true as const };
+  }),
 });

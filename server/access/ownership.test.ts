@@ -1,0 +1,68 @@
+// Plain tests of the ownership records: token checks, what an ended turn keeps until prune, session joins.
+import { describe, expect, it } from 'vitest';
+import { Ownership } from './ownership.ts';
+import { newToken, tokensEqual } from './tokens.ts';
+
+describe('tokens', () => {
+  it('are fresh every time and compare equal only to themselves, whatever the length presented', () => {
+    const token = newToken('tt');
+    expect(newToken('tt')).not.toBe(token);
+    expect(tokensEqual(token, token)).toBe(true);
+    expect(tokensEqual(`${token}x`, token)).toBe(false);
+    expect(tokensEqual(token.slice(0, -1), token)).toBe(false);
+    expect(tokensEqual('', token)).toBe(false);
+    expect(tokensEqual(undefined, token)).toBe(false);
+  });
+});
+
+describe('Ownership', () => {
+  it('checkTurn: held with the turn token, missing without one, wrong with another, unknown for an id never issued', () => {
+    const o = new Ownership(() => false);
+    const a = o.issueTurn('ar_a', 's1');
+    const b = o.issueTurn('ar_b', 's2');
+    expect(o.checkTurn('ar_a', a.turnToken)).toBe('held');
+    expect(o.checkTurn('ar_a', undefined)).toBe('missing');
+    expect(o.checkTurn('ar_a', b.turnToken)).toBe('wrong');
+    expect(o.checkTurn('ar_nope', a.turnToken)).toBe('unknown');
+    expect([...o.turnsOf([a.turnToken, b.turnToken, 'tt_guess'])].sort()).toEqual(['ar_a', 'ar_b']);
+  });
+
+  it('a second turn in a session gets the same session token; another session another one', () => {
+    const o = new Ownership(() => false);
+    const first = o.issueTurn('ar_1', 's1');
+    expect(o.issueTurn('ar_2', 's1').sessionToken).toBe(first.sessionToken);
+    expect(o.issueTurn('ar_3', 's2').sessionToken).not.toBe(first.sessionToken);
+  });
+
+  it('an ended turn keeps opening its runs until prune finds none of them listed', () => {
+    const o = new Ownership(() => false);
+    const a = o.issueTurn('ar_a', 's1');
+    o.noteRun('run_1', 'ar_a');
+    o.endTurn('ar_a');
+    o.prune(new Set(['run_1']));
+    expect(o.checkTurn('ar_a', a.turnToken)).toBe('held');
+    expect(o.runTurn('run_1')).toBe('ar_a');
+    o.prune(new Set());
+    expect(o.runTurn('run_1')).toBeUndefined();
+    expect(o.checkTurn('ar_a', a.turnToken)).toBe('unknown');
+    expect(o.turnsOf([a.turnToken]).size).toBe(0);
+  });
+
+  it('a live turn survives prune even without runs', () => {
+    const o = new Ownership(() => false);
+    const a = o.issueTurn('ar_a', 's1');
+    o.prune(new Set());
+    expect(o.checkTurn('ar_a', a.turnToken)).toBe('held');
+  });
+
+  it('sessionJoin: new without a token or history, held/missing/wrong once issued, orphaned with history but no token', () => {
+    const withHistory = new Set(['s_old']);
+    const o = new Ownership((id) => withHistory.has(id));
+    expect(o.sessionJoin('s_new', undefined)).toBe('new');
+    expect(o.sessionJoin('s_old', 'st_anything')).toBe('orphaned');
+    const { sessionToken } = o.issueTurn('ar_1', 's_new');
+    expect(o.sessionJoin('s_new', sessionToken)).toBe('held');
+    expect(o.sessionJoin('s_new', undefined)).toBe('missing');
+    expect(o.sessionJoin('s_new', 'st_other')).toBe('wrong');
+  });
+});

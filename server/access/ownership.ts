@@ -1,0 +1,111 @@
+// Who owns what: turn tokens per agent run, session tokens per session, and the run -> turn map the API filters by.
+/*
+ * turns.prepare mints a turn token for the new agent run and, the first time a session id is used in this
+ * process, a session token for the session. Every later API call about the turn, its runs, their client
+ * calls and approvals, or its session presents one of them; the tRPC edge checks it here. The Gateway
+ * itself stays unrestricted (the CLI is an in-process, trusted caller). Tokens live in memory only: a
+ * restart ends every turn anyway, and a session with history from an earlier process has no token here,
+ * so only the operator may join it (which mints a fresh one).
+ *
+ * Records of ended turns stay while runs of theirs are still listed, so a client can read the trajectory
+ * of a run after ending its turn; prune() drops them with the runs.
+ */
+import { tokenDigest, tokensEqual, newToken } from './tokens.ts';
+
+/** How a presented token relates to the thing it should open. */
+export type TokenCheck = 'held' | 'missing' | 'wrong' | 'unknown';
+
+/** Whether a session id may be joined with the token presented (see sessionJoin). */
+export type SessionJoin = 'new' | 'held' | 'missing' | 'wrong' | 'orphaned';
+
+interface TurnRecord {
+  agentRunId: string;
+  sessionId: string;
+  token: string;
+  ended: boolean;
+}
+
+export class Ownership {
+  private readonly turns = new Map<string, TurnRecord>();
+  /** Turn token digest (hex) -> agentRunId: lookups never compare the presented string itself. */
+  private readonly byDigest = new Map<string, string>();
+  private readonly sessionTokens = new Map<string, string>();
+  private readonly runTurns = new Map<string, string>();
+
+  /** `hasHistory`: whether a session id already has transcript entries (from this or an earlier process). */
+  constructor(private readonly hasHistory: (sessionId: string) => boolean) {}
+
+  /** Registers a new turn; returns its token and its session's token (minted when the session has none yet). */
+  issueTurn(agentRunId: string, sessionId: string): { turnToken: string; sessionToken: string } {
+    const turnToken = newToken('tt');
+    this.turns.set(agentRunId, { agentRunId, sessionId, token: turnToken, ended: false });
+    this.byDigest.set(tokenDigest(turnToken).toString('hex'), agentRunId);
+    let sessionToken = this.sessionTokens.get(sessionId);
+    if (sessionToken === undefined) {
+      sessionToken = newToken('st');
+      this.sessionTokens.set(sessionId, sessionToken);
+    }
+    return { turnToken, sessionToken };
+  }
+
+  /** The turn's token keeps opening its runs until prune() finds none of them left. */
+  endTurn(agentRunId: string): void {
+    const turn = this.turns.get(agentRunId);
+    if (turn) turn.ended = true;
+  }
+
+  noteRun(runId: string, agentRunId: string): void {
+    this.runTurns.set(runId, agentRunId);
+  }
+
+  /** Forgets runs the Gateway no longer lists, then ended turns without runs. */
+  prune(listedRunIds: ReadonlySet<string>): void {
+    for (const runId of this.runTurns.keys()) if (!listedRunIds.has(runId)) this.runTurns.delete(runId);
+    const withRuns = new Set(this.runTurns.values());
+    for (const [agentRunId, turn] of this.turns) {
+      if (turn.ended && !withRuns.has(agentRunId)) {
+        this.turns.delete(agentRunId);
+        this.byDigest.delete(tokenDigest(turn.token).toString('hex'));
+      }
+    }
+  }
+
+  /** 'unknown' when this process has no such turn (the Gateway then answers "unknown agent run" itself). */
+  checkTurn(agentRunId: string, turnToken: string | undefined): TokenCheck {
+    const turn = this.turns.get(agentRunId);
+    if (!turn) return 'unknown';
+    if (turnToken === undefined || turnToken === '') return 'missing';
+    return tokensEqual(turnToken, turn.token) ? 'held' : 'wrong';
+  }
+
+  /** The agent runs (live or ended) the presented turn tokens open; tokens that open nothing are ignored. */
+  turnsOf(turnTokens: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    for (const token of turnTokens) {
+      const agentRunId = this.byDigest.get(tokenDigest(token).toString('hex'));
+      if (agentRunId !== undefined) out.add(agentRunId);
+    }
+    return out;
+  }
+
+  /** The agent run that started a run, while the run is listed. */
+  runTurn(runId: string): string | undefined {
+    return this.runTurns.get(runId);
+  }
+
+  /** The session of an agent run this process issued. */
+  turnSession(agentRunId: string): string | undefined {
+    return this.turns.get(agentRunId)?.sessionId;
+  }
+
+  /**
+   * new: nobody holds the id yet (no token, no history): the caller becomes its owner. held: the token is the
+   * session's. orphaned: history from an earlier process and no token here: only the operator may join it.
+   */
+  sessionJoin(sessionId: string, sessionToken: string | undefined): SessionJoin {
+    const expected = this.sessionTokens.get(sessionId);
+    if (expected === undefined) return this.hasHistory(sessionId) ? 'orphaned' : 'new';
+    if (sessionToken === undefined || sessionToken === '') return 'missing';
+    return tokensEqual(sessionToken, expected) ? 'held' : 'wrong';
+  }
+}

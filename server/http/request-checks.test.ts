@@ -1,0 +1,122 @@
+// Plain tests of the request checks: exposure at start, Host and Origin (DNS rebinding), body size, bearer token and operator cookie.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+import type { ServerOptions } from '../config/types.ts';
+import {
+  checkRequest,
+  describeExposure,
+  ExposureError,
+  exposureFor,
+  isLoopbackAddress,
+  OPERATOR_COOKIE,
+  operatorCookie,
+  readCookie,
+  resolveAccessToken,
+} from './request-checks.ts';
+
+const TOKEN = 'a'.repeat(32);
+const OPERATOR = 'op_secret';
+const server = (over: Partial<ServerOptions> = {}): ServerOptions => ({ ...DEFAULT_SERVER_OPTIONS, allowedHosts: [], allowedOrigins: [], ...over });
+const loopback = exposureFor({ bindHost: '127.0.0.1', port: 3000, server: server(), accessToken: undefined });
+const exposed = exposureFor({ bindHost: '0.0.0.0', port: 3000, server: server(), accessToken: TOKEN, interfaceAddresses: ['10.0.0.5', 'fe80::1'] });
+
+describe('exposure at start', () => {
+  it('loopback addresses are told from the rest', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackAddress(host)).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'example.com']) expect(isLoopbackAddress(host)).toBe(false);
+  });
+
+  it('on a non-loopback HOST without an access token: refuses to start, naming CODEMODE_ACCESS_TOKEN and how to make one', () => {
+    expect(() => exposureFor({ bindHost: '0.0.0.0', port: 3000, server: server(), accessToken: undefined })).toThrow(ExposureError);
+    expect(() => exposureFor({ bindHost: '0.0.0.0', port: 3000, server: server(), accessToken: undefined })).toThrow(
+      /HOST=0\.0\.0\.0 is not a loopback address.*CODEMODE_ACCESS_TOKEN.*openssl rand -hex 32.*HOST=127\.0\.0\.1/,
+    );
+  });
+
+  it('the access token comes from CODEMODE_ACCESS_TOKEN over the config; a short one is refused', () => {
+    expect(resolveAccessToken({ CODEMODE_ACCESS_TOKEN: TOKEN }, { accessToken: 'b'.repeat(30) })).toBe(TOKEN);
+    expect(resolveAccessToken({}, { accessToken: 'b'.repeat(30) })).toBe('b'.repeat(30));
+    expect(resolveAccessToken({}, {})).toBeUndefined();
+    expect(() => resolveAccessToken({ CODEMODE_ACCESS_TOKEN: 'short' }, {})).toThrow(/at least 24 characters/);
+  });
+
+  it('the start log line says the address, whether a token is needed and the allowed origins', () => {
+    expect(describeExposure(loopback)).toMatch(/listening on 127\.0\.0\.1:3000; loopback only, no access token;.*allowed origins: http:\/\/127\.0\.0\.1:3000/);
+    expect(describeExposure(exposed)).toMatch(/listening on 0\.0\.0\.0:3000; access token required/);
+    expect(describeExposure(exposed)).toContain('http://10.0.0.5:3000');
+  });
+});
+
+describe('Host and Origin', () => {
+  it('on a Host that is not this server (DNS rebinding): 421 naming the Host and what it answers to', () => {
+    const verdict = checkRequest(loopback, { headers: { host: 'evil.example:3000' } }, OPERATOR);
+    expect(verdict).toMatchObject({ ok: false, status: 421 });
+    expect(!verdict.ok && verdict.message).toMatch(/Host "evil\.example:3000" is not an address of this server.*127\.0\.0\.1:3000.*server\.allowedHosts/);
+  });
+
+  it('on the right name but another port, or no Host at all: 421', () => {
+    expect(checkRequest(loopback, { headers: { host: '127.0.0.1:4000' } }, OPERATOR)).toMatchObject({ ok: false, status: 421 });
+    expect(checkRequest(loopback, { headers: {} }, OPERATOR)).toMatchObject({ ok: false, status: 421 });
+  });
+
+  it('loopback names and, on a wildcard bind, the machine addresses pass; configured hosts pass with or without a port', () => {
+    for (const host of ['127.0.0.1:3000', 'localhost:3000', 'LOCALHOST:3000', '[::1]:3000']) {
+      expect(checkRequest(loopback, { headers: { host } }, OPERATOR)).toMatchObject({ ok: true });
+    }
+    for (const host of ['10.0.0.5:3000', '[fe80::1]:3000']) expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${TOKEN}` } }, OPERATOR)).toMatchObject({ ok: true });
+    const proxied = exposureFor({ bindHost: '127.0.0.1', port: 3000, server: server({ allowedHosts: ['play.example'] }), accessToken: undefined });
+    expect(checkRequest(proxied, { headers: { host: 'play.example' } }, OPERATOR)).toMatchObject({ ok: true });
+    expect(checkRequest(proxied, { headers: { host: 'play.example:3000' } }, OPERATOR)).toMatchObject({ ok: true });
+  });
+
+  it('on a foreign Origin: 403 naming it and server.allowedOrigins; the own origin and configured ones pass; no Origin passes', () => {
+    const host = '127.0.0.1:3000';
+    const verdict = checkRequest(loopback, { headers: { host, origin: 'https://evil.example' } }, OPERATOR);
+    expect(verdict).toMatchObject({ ok: false, status: 403 });
+    expect(!verdict.ok && verdict.message).toContain('server.allowedOrigins');
+    expect(checkRequest(loopback, { headers: { host, origin: 'null' } }, OPERATOR)).toMatchObject({ ok: false, status: 403 });
+    expect(checkRequest(loopback, { headers: { host, origin: 'http://127.0.0.1:3000' } }, OPERATOR)).toMatchObject({ ok: true });
+    expect(checkRequest(loopback, { headers: { host } }, OPERATOR)).toMatchObject({ ok: true });
+    const withApp = exposureFor({ bindHost: '127.0.0.1', port: 3000, server: server({ allowedOrigins: ['https://app.example'] }), accessToken: undefined });
+    expect(checkRequest(withApp, { headers: { host, origin: 'https://app.example' } }, OPERATOR)).toMatchObject({ ok: true });
+  });
+});
+
+describe('body size', () => {
+  it('on a declared body over maxRequestBodyBytes: 413 naming the limit', () => {
+    const over = String(DEFAULT_SERVER_OPTIONS.maxRequestBodyBytes + 1);
+    const verdict = checkRequest(loopback, { headers: { host: '127.0.0.1:3000', 'content-length': over } }, OPERATOR);
+    expect(verdict).toMatchObject({ ok: false, status: 413 });
+    expect(!verdict.ok && verdict.message).toContain('server.maxRequestBodyBytes');
+    const at = String(DEFAULT_SERVER_OPTIONS.maxRequestBodyBytes);
+    expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', 'content-length': at } }, OPERATOR)).toMatchObject({ ok: true });
+  });
+});
+
+describe('credentials', () => {
+  const host = '10.0.0.5:3000';
+
+  it('exposed: no token is 401 saying how to send it; a wrong bearer is 401; the right bearer passes (not as operator)', () => {
+    const none = checkRequest(exposed, { headers: { host } }, OPERATOR);
+    expect(none).toMatchObject({ ok: false, status: 401 });
+    expect(!none.ok && none.message).toContain('Authorization: Bearer');
+    expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${'b'.repeat(32)}` } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });
+    expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${TOKEN}` } }, OPERATOR)).toEqual({ ok: true, operator: false, bearer: true });
+  });
+
+  it('the operator cookie makes a request the operator, exposed or not; a wrong cookie does not', () => {
+    const cookie = `theme=dark; ${OPERATOR_COOKIE}=${OPERATOR}`;
+    expect(checkRequest(exposed, { headers: { host, cookie } }, OPERATOR)).toEqual({ ok: true, operator: true, bearer: false });
+    expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie } }, OPERATOR)).toMatchObject({ ok: true, operator: true });
+    expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie: `${OPERATOR_COOKIE}=guess` } }, OPERATOR)).toMatchObject({ ok: true, operator: false });
+    expect(checkRequest(exposed, { headers: { host, cookie: `${OPERATOR_COOKIE}=guess` } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('the cookie is HttpOnly and SameSite=Strict, and reads back', () => {
+    const set = operatorCookie(OPERATOR);
+    expect(set).toContain('HttpOnly');
+    expect(set).toContain('SameSite=Strict');
+    expect(readCookie(set.split(';')[0], OPERATOR_COOKIE)).toBe(OPERATOR);
+    expect(readCookie(undefined, OPERATOR_COOKIE)).toBeUndefined();
+  });
+});

@@ -1,0 +1,198 @@
+// Pure checks of one HTTP request against the server's exposure: Host and Origin (DNS rebinding), body size, access token, operator cookie.
+/*
+ * Loopback (the default) serves without credentials, but only to requests that name this server in Host
+ * (a rebound DNS name does not) and come from its own origin. A non-loopback bind needs an access token:
+ * every request then carries `Authorization: Bearer <token>` or the operator cookie, which the page gets
+ * after logging in with that token. The operator cookie is what makes a request the operator (the
+ * playground page): on loopback the page is handed it when served.
+ */
+import { isIP } from 'node:net';
+import type { ServerOptions } from '../config/types.ts';
+import { MIN_ACCESS_TOKEN_LENGTH } from '../config/schema.ts';
+import { tokensEqual } from '../access/tokens.ts';
+
+/** HttpOnly, SameSite=Strict cookie carrying the operator token (minted at each start). */
+export const OPERATOR_COOKIE = 'codemode_operator';
+/** Environment variable with the access token; it wins over `server.accessToken`. */
+export const ACCESS_TOKEN_ENV_VAR = 'CODEMODE_ACCESS_TOKEN';
+/** Where the login form (exposed servers) posts the access token. */
+export const LOGIN_PATH = '/__codemode/login';
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** A startup refusal: the server would be exposed without credentials, or its token is unusable. */
+export class ExposureError extends Error {
+  override name = 'ExposureError';
+}
+
+/** What a bound server answers to and demands; built once at start (after listen, so the port is known). */
+export interface Exposure {
+  bindHost: string;
+  port: number;
+  /** Bound to a non-loopback address: every request needs the access token or the operator cookie. */
+  exposed: boolean;
+  accessToken?: string;
+  /** Lowercased `Host` values accepted. */
+  allowedHosts: ReadonlySet<string>;
+  /** `Origin` values accepted (requests without Origin, such as curl's, pass). */
+  allowedOrigins: ReadonlySet<string>;
+  maxRequestBodyBytes: number;
+}
+
+export function isLoopbackAddress(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/** `::1` -> `[::1]` for Host headers and origins. */
+function hostForUrl(address: string): string {
+  return isIP(address) === 6 ? `[${address}]` : address;
+}
+
+/** The token the server demands when exposed: env first, then config; undefined when neither is set. */
+export function resolveAccessToken(env: Readonly<Record<string, string | undefined>>, server: Pick<ServerOptions, 'accessToken'>): string | undefined {
+  const fromEnv = env[ACCESS_TOKEN_ENV_VAR];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    if (fromEnv.length < MIN_ACCESS_TOKEN_LENGTH || /\s/.test(fromEnv)) {
+      throw new ExposureError(
+        `${ACCESS_TOKEN_ENV_VAR} must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
+      );
+    }
+    return fromEnv;
+  }
+  return server.accessToken;
+}
+
+/**
+ * The exposure of a server bound to `bindHost:port`. Throws ExposureError when the address is not loopback
+ * and no access token is configured. `interfaceAddresses` are the machine's addresses (a wildcard bind
+ * answers to each of them).
+ */
+export function exposureFor(opts: {
+  bindHost: string;
+  port: number;
+  server: ServerOptions;
+  accessToken: string | undefined;
+  interfaceAddresses?: readonly string[];
+}): Exposure {
+  const { bindHost, port, server, accessToken } = opts;
+  const exposed = !isLoopbackAddress(bindHost);
+  if (exposed && accessToken === undefined) {
+    throw new ExposureError(
+      `HOST=${bindHost} is not a loopback address: anyone who can reach it could run cells. Set an access token ` +
+        `(${ACCESS_TOKEN_ENV_VAR}=<secret>, or server.accessToken in the config; \`openssl rand -hex 32\` makes one), or bind HOST=127.0.0.1`,
+    );
+  }
+  const names = new Set<string>();
+  if (!exposed || isWildcard(bindHost)) for (const name of LOOPBACK_NAMES) names.add(name);
+  if (isWildcard(bindHost)) for (const address of opts.interfaceAddresses ?? []) names.add(hostForUrl(address).toLowerCase());
+  else names.add(hostForUrl(bindHost.replace(/^\[|\]$/g, '')).toLowerCase());
+  const hosts = new Set<string>();
+  const origins = new Set<string>(server.allowedOrigins);
+  for (const name of names) {
+    hosts.add(`${name}:${port}`);
+    origins.add(`http://${name}:${port}`);
+    if (port === 80) {
+      hosts.add(name);
+      origins.add(`http://${name}`);
+    }
+  }
+  // a configured name without a port is what a reverse proxy on the default port forwards
+  for (const entry of server.allowedHosts) {
+    const lower = entry.toLowerCase();
+    hosts.add(lower);
+    if (!/:\d+$/.test(lower)) hosts.add(`${lower}:${port}`);
+  }
+  return {
+    bindHost,
+    port,
+    exposed,
+    ...(accessToken !== undefined ? { accessToken } : {}),
+    allowedHosts: hosts,
+    allowedOrigins: origins,
+    maxRequestBodyBytes: server.maxRequestBodyBytes,
+  };
+}
+
+/** One line for the start log: where it listens, whether it demands a token, which origins may call it. */
+export function describeExposure(exposure: Exposure): string {
+  const auth = exposure.exposed
+    ? 'access token required (Authorization: Bearer, or log in on the page)'
+    : 'loopback only, no access token';
+  return `listening on ${hostForUrl(exposure.bindHost)}:${exposure.port}; ${auth}; Host must be one of ${[...exposure.allowedHosts].join(', ')}; allowed origins: ${[...exposure.allowedOrigins].join(', ')}`;
+}
+
+export interface RequestFacts {
+  method?: string | undefined;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export type RequestVerdict =
+  | { ok: true; operator: boolean; bearer: boolean }
+  | { ok: false; status: 401 | 403 | 413 | 421; message: string };
+
+function header(facts: RequestFacts, name: string): string | undefined {
+  const value = facts.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The value of cookie `name` in a Cookie header. */
+export function readCookie(cookieHeader: string | undefined, name: string): string | undefined {
+  if (!cookieHeader) return undefined;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The Set-Cookie value that makes a browser the operator; HttpOnly so page scripts never read it. */
+export function operatorCookie(operatorToken: string): string {
+  return `${OPERATOR_COOKIE}=${operatorToken}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+/** Checks one request: Host, Origin, declared body size, then credentials (in that order, so a rebound name learns nothing). */
+export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorToken: string): RequestVerdict {
+  const host = header(facts, 'host')?.toLowerCase();
+  if (host === undefined || !exposure.allowedHosts.has(host)) {
+    return {
+      ok: false,
+      status: 421,
+      message:
+        `Host "${host ?? ''}" is not an address of this server (it answers to ${[...exposure.allowedHosts].join(', ')}); ` +
+        'open it by one of those, or add the name to server.allowedHosts in the config if it is yours',
+    };
+  }
+  const origin = header(facts, 'origin');
+  if (origin !== undefined && !exposure.allowedOrigins.has(origin)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Origin "${origin}" may not call this server; only its own pages may (add the origin to server.allowedOrigins if it should)`,
+    };
+  }
+  const length = Number(header(facts, 'content-length') ?? '0');
+  if (Number.isFinite(length) && length > exposure.maxRequestBodyBytes) {
+    return {
+      ok: false,
+      status: 413,
+      message: `the request body is ${length} bytes, over the limit of ${exposure.maxRequestBodyBytes} bytes (server.maxRequestBodyBytes); send a smaller request (a smaller cell, fewer client tools)`,
+    };
+  }
+  const operator = tokensEqual(readCookie(header(facts, 'cookie'), OPERATOR_COOKIE), operatorToken);
+  const auth = header(facts, 'authorization');
+  const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+  const bearer = exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken);
+  if (exposure.exposed && !operator && !bearer) {
+    return {
+      ok: false,
+      status: 401,
+      message: `this server needs its access token: send "Authorization: Bearer <token>" (the token is in ${ACCESS_TOKEN_ENV_VAR} or server.accessToken where it runs), or log in on the page`,
+    };
+  }
+  return { ok: true, operator, bearer };
+}

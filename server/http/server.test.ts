@@ -1,0 +1,156 @@
+// The real HTTP server on port 0 (a real Gateway, a plain page handler in place of Next): checks, operator cookie, login, API ownership.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../gateway.ts';
+import type { Gateway } from '../gateway.ts';
+import { loadConfigFile } from '../config/load.ts';
+import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+import { SHORT_TIMEOUT_CONFIG } from '../trpc/testing.ts';
+import { ExposureError, LOGIN_PATH, OPERATOR_COOKIE } from './request-checks.ts';
+import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
+
+const TOKEN = 't'.repeat(40);
+
+/** Stands in for Next's handler: the page's own content is not under test here. */
+const plainPageHandler: PageHandler = async (_req, res) => {
+  res.setHeader('content-type', 'text/html');
+  res.end('<p>the page</p>');
+};
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request with full control of Host and other headers (fetch does not let a test set Host). */
+function send(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: { host: `127.0.0.1:${port}`, ...opts.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    if (opts.body !== undefined) req.end(opts.body);
+    else req.end();
+  });
+}
+
+function cookieOf(reply: Reply): string | undefined {
+  const set = reply.headers['set-cookie'];
+  const first = Array.isArray(set) ? set[0] : set;
+  return first?.split(';')[0];
+}
+
+const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const data = (reply: Reply) => (JSON.parse(reply.body) as { result: { data: unknown } }).result.data;
+
+let gateway: Gateway;
+
+beforeAll(async () => {
+  gateway = await createGateway({ config: { ...loadConfigFile(SHORT_TIMEOUT_CONFIG), mcp: { servers: {} } } });
+});
+
+afterAll(async () => {
+  await gateway.close();
+});
+
+async function start(host: string, accessToken?: string): Promise<PlaygroundServer> {
+  return startPlaygroundServer({ gateway, host, port: 0, server: DEFAULT_SERVER_OPTIONS, accessToken, handlePage: plainPageHandler });
+}
+
+describe('on loopback', () => {
+  let s: PlaygroundServer;
+  let port: number;
+  beforeAll(async () => {
+    s = await start('127.0.0.1');
+    port = s.exposure.port;
+  });
+  afterAll(() => new Promise<void>((resolve) => s.server.close(() => resolve())));
+
+  it('the page is served with the HttpOnly operator cookie; API replies set none', async () => {
+    const page = await send(port, { path: '/' });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('the page');
+    expect(cookieOf(page)).toBe(`${OPERATOR_COOKIE}=${s.operatorToken}`);
+    expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    expect((await send(port, { path: '/api/trpc/config.agents' })).headers['set-cookie']).toBeUndefined();
+  });
+
+  it('an API client sees only its own runs; the cookie holder (the page) sees every run', async () => {
+    const prepared = data(await send(port, { method: 'POST', path: '/api/trpc/turns.prepare', ...json({}) })) as { agentRunId: string; turnToken: string };
+    const exec = await send(port, { method: 'POST', path: '/api/trpc/exec', ...json({ agentRunId: prepared.agentRunId, turnToken: prepared.turnToken, input: { code: 'return 1' } }) });
+    const runId = (data(exec) as { telemetry: { runId: string } }).telemetry.runId;
+    const noToken = await send(port, { method: 'POST', path: '/api/trpc/exec', ...json({ agentRunId: prepared.agentRunId, input: { code: 'return 1' } }) });
+    expect(noToken.status).toBe(401);
+    expect(noToken.body).toContain('turnToken');
+
+    const anonymous = data(await send(port, { path: '/api/trpc/runs.list' })) as Array<{ runId: string }>;
+    expect(anonymous).toEqual([]);
+    const cookie = cookieOf(await send(port, { path: '/' })) ?? '';
+    const asOperator = data(await send(port, { path: '/api/trpc/runs.list', headers: { cookie } })) as Array<{ runId: string }>;
+    expect(asOperator.map((r) => r.runId)).toContain(runId);
+  });
+
+  it('on a rebound Host (evil.example): 421 with a message naming it, for the page and the API', async () => {
+    for (const path of ['/', '/api/trpc/runs.list']) {
+      const reply = await send(port, { path, headers: { host: `evil.example:${port}` } });
+      expect(reply.status).toBe(421);
+      expect(reply.body).toContain('Host "evil.example');
+      expect(reply.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('on a foreign Origin: 403, and nothing runs', async () => {
+    const reply = await send(port, { method: 'POST', path: '/api/trpc/turns.prepare', ...json({}), headers: { 'content-type': 'application/json', origin: 'https://evil.example' } });
+    expect(reply.status).toBe(403);
+    expect(reply.body).toContain('server.allowedOrigins');
+  });
+
+  it('on a body over maxRequestBodyBytes: 413 naming the limit, declared or streamed', async () => {
+    const big = JSON.stringify({ agentRunId: 'ar_x', input: { code: 'x'.repeat(DEFAULT_SERVER_OPTIONS.maxRequestBodyBytes) } });
+    const declared = await send(port, { method: 'POST', path: '/api/trpc/exec', body: big, headers: { 'content-type': 'application/json' } });
+    expect(declared.status).toBe(413);
+    expect(declared.body).toContain('server.maxRequestBodyBytes');
+    const streamed = await send(port, { method: 'POST', path: '/api/trpc/exec', body: big, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+    expect(streamed.status).toBe(413);
+    expect(streamed.body).toContain('server.maxRequestBodyBytes');
+  });
+});
+
+describe('exposed (non-loopback bind)', () => {
+  it('refuses to start without an access token, before binding', async () => {
+    await expect(start('0.0.0.0')).rejects.toBeInstanceOf(ExposureError);
+  });
+
+  it('with a token: 401 without it, the API with the bearer, the page after logging in with it', async () => {
+    const s = await start('0.0.0.0', TOKEN);
+    const port = s.exposure.port;
+    try {
+      expect(s.exposure.exposed).toBe(true);
+      const bare = await send(port, { path: '/api/trpc/config.agents' });
+      expect(bare.status).toBe(401);
+      expect(bare.body).toContain('Authorization: Bearer');
+      expect((await send(port, { path: '/api/trpc/config.agents', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+
+      const page = await send(port, { path: '/' });
+      expect(page.status).toBe(401);
+      expect(page.body).toContain(LOGIN_PATH);
+      const wrong = await send(port, { method: 'POST', path: LOGIN_PATH, body: 'token=nope', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers['set-cookie']).toBeUndefined();
+      const login = await send(port, { method: 'POST', path: LOGIN_PATH, body: `token=${TOKEN}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(login.status).toBe(303);
+      const cookie = cookieOf(login) ?? '';
+      expect(cookie).toBe(`${OPERATOR_COOKIE}=${s.operatorToken}`);
+      expect((await send(port, { path: '/', headers: { cookie } })).body).toContain('the page');
+      expect((await send(port, { path: '/api/trpc/runs.list', headers: { cookie } })).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => s.server.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,154 @@
+// The one HTTP server: request checks, the operator cookie and login, tRPC on /api/trpc, everything else to the page handler (Next).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import type { GatewayApi } from '../gateway-types.ts';
+import type { ServerOptions } from '../config/types.ts';
+import { newToken, tokensEqual } from '../access/tokens.ts';
+import { createContextFactory, createEdgeState, type Access } from '../trpc/context.ts';
+import { appRouter } from '../trpc/routers/_app.ts';
+import {
+  checkRequest,
+  exposureFor,
+  LOGIN_PATH,
+  OPERATOR_COOKIE,
+  operatorCookie,
+  readCookie,
+  type Exposure,
+} from './request-checks.ts';
+
+export const API_BASE_PATH = '/api/trpc/';
+/** The login form posts one token; anything longer is not a login. */
+export const MAX_LOGIN_BODY_BYTES = 4 * 1024;
+
+/** Serves every request that is not the API (Next in production; tests pass a plain handler). */
+export type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface PlaygroundServerOptions {
+  gateway: GatewayApi;
+  host: string;
+  port: number;
+  server: ServerOptions;
+  /** Already resolved (env over config); required when `host` is not loopback. */
+  accessToken: string | undefined;
+  handlePage: PageHandler;
+  /** Where API faults the caller cannot fix are reported. */
+  logError?: (line: string, err: unknown) => void;
+}
+
+export interface PlaygroundServer {
+  server: Server;
+  exposure: Exposure;
+  /** This process's operator token (the cookie value); tests use it to act as the page. */
+  operatorToken: string;
+}
+
+/** The machine's own addresses: a wildcard bind answers to each of them. */
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+}
+
+function refuse(res: ServerResponse, status: number, message: string): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.end(`${message}\n`);
+}
+
+const LOGIN_PAGE = `<!doctype html><meta charset="utf-8"><title>Code Mode Playground: log in</title>
+<form method="post" action="${LOGIN_PATH}" style="font:16px system-ui;margin:4em auto;max-width:28em">
+<p>This playground is exposed beyond loopback and needs its access token.</p>
+<input name="token" type="password" autocomplete="current-password" style="width:100%" autofocus>
+<p><button>Log in</button></p></form>`;
+
+function loginPage(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  res.end(LOGIN_PAGE);
+}
+
+async function readSmallBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > maxBytes) return undefined;
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Binds the server and returns it with its exposure. Refuses (ExposureError) before binding when the address
+ * is not loopback and there is no access token.
+ */
+export async function startPlaygroundServer(opts: PlaygroundServerOptions): Promise<PlaygroundServer> {
+  // validated before listening: a refused exposure must never be bound, even for a moment
+  exposureFor({ bindHost: opts.host, port: opts.port, server: opts.server, accessToken: opts.accessToken });
+  const operatorToken = newToken('op');
+  const edge = createEdgeState(opts.server);
+  let exposure: Exposure | undefined;
+
+  const accessOf = (req: IncomingMessage): Access => {
+    const operator = tokensEqual(readCookie(req.headers.cookie, OPERATOR_COOKIE), operatorToken);
+    return { operator, clientId: operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` };
+  };
+  const handleApi = createHTTPHandler({
+    router: appRouter,
+    createContext: createContextFactory(opts.gateway, edge, accessOf),
+    basePath: API_BASE_PATH,
+    maxBodySize: opts.server.maxRequestBodyBytes,
+    onError({ error, path }) {
+      if (error.code === 'INTERNAL_SERVER_ERROR') opts.logError?.(`[api] ${path ?? '?'}:`, error.cause ?? error);
+    },
+  });
+
+  const server = createServer((req, res) => {
+    if (!exposure) return refuse(res, 503, 'the server is starting; try again in a moment');
+    const verdict = checkRequest(exposure, req, operatorToken);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const isApi = req.url?.startsWith(API_BASE_PATH) ?? false;
+    if (!verdict.ok) {
+      if (verdict.status === 401 && path === LOGIN_PATH && req.method === 'POST') return void login(req, res, exposure, operatorToken);
+      if (verdict.status === 401 && !isApi && req.method === 'GET') return loginPage(res, 401);
+      return refuse(res, verdict.status, verdict.message);
+    }
+    if (isApi) return void handleApi(req, res);
+    // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token
+    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(operatorToken));
+    if (path === LOGIN_PATH) {
+      res.statusCode = 303;
+      res.setHeader('location', '/');
+      return void res.end();
+    }
+    opts.handlePage(req, res).catch((err: unknown) => {
+      opts.logError?.('[page]', err);
+      if (!res.headersSent) res.statusCode = 500;
+      res.end('internal error');
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new Error(`${opts.host}:${opts.port} is already in use; stop the other server or set PORT to a free port`));
+      } else reject(err);
+    });
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
+  return { server, exposure, operatorToken };
+}
+
+/** The login form's POST: the right access token earns the operator cookie and a redirect to the page. */
+async function login(req: IncomingMessage, res: ServerResponse, exposure: Exposure, operatorToken: string): Promise<void> {
+  const body = await readSmallBody(req, MAX_LOGIN_BODY_BYTES);
+  const token = body === undefined ? undefined : (new URLSearchParams(body).get('token') ?? undefined);
+  if (exposure.accessToken === undefined || !tokensEqual(token, exposure.accessToken)) return loginPage(res, 401);
+  res.statusCode = 303;
+  res.setHeader('set-cookie', operatorCookie(operatorToken));
+  res.setHeader('location', '/');
+  res.end();
+}

@@ -1,0 +1,107 @@
+// Ownership at the API edge: which turn, run, session or stream a caller may touch, checked before the Gateway acts.
+/*
+ * The operator (the playground page) passes every check. Any other caller proves ownership with the
+ * turnToken turns.prepare returned (a run, its client calls and approvals belong to the turn that started
+ * it) or with a session's sessionToken. A missing token is UNAUTHORIZED, a token for something else is
+ * FORBIDDEN; both messages say which token to send. Ids this process does not know pass through, so the
+ * Gateway gives its usual "unknown ..." answer.
+ */
+import { TRPCError } from '@trpc/server';
+import type { ExecutorKind } from '../config/types.ts';
+import type { RunEvent } from '../runs/types.ts';
+import type { InnerContext } from './context.ts';
+
+const OPERATOR_HINT = 'the playground page acts as operator and needs no token';
+
+function missing(message: string): TRPCError {
+  return new TRPCError({ code: 'UNAUTHORIZED', message });
+}
+
+function forbidden(message: string): TRPCError {
+  return new TRPCError({ code: 'FORBIDDEN', message });
+}
+
+/** `action` (exec, wait, turns.end, ...) on agent run `agentRunId` needs that turn's token. */
+export function requireTurn(ctx: InnerContext, agentRunId: string, turnToken: string | undefined, action: string): void {
+  if (ctx.access.operator) return;
+  const check = ctx.gateway.ownership.checkTurn(agentRunId, turnToken);
+  if (check === 'missing') {
+    throw missing(`${action} needs the turnToken that turns.prepare returned for agent run ${agentRunId}; pass it as turnToken (${OPERATOR_HINT})`);
+  }
+  if (check === 'wrong') {
+    throw forbidden(`the turnToken given does not open agent run ${agentRunId}; ${action} needs the turnToken turns.prepare returned for that agent run`);
+  }
+}
+
+/** `action` on run `runId` (abort, answer a client call, read it) needs the token of the turn that started it. */
+export function requireRun(ctx: InnerContext, runId: string, turnToken: string | undefined, action: string): void {
+  if (ctx.access.operator) return;
+  const agentRunId = ctx.gateway.ownership.runTurn(runId);
+  if (agentRunId === undefined) return;
+  const check = ctx.gateway.ownership.checkTurn(agentRunId, turnToken);
+  if (check === 'missing') {
+    throw missing(`${action} of run ${runId} needs the turnToken of the turn that started it; pass it as turnToken (${OPERATOR_HINT})`);
+  }
+  if (check !== 'held') {
+    throw forbidden(`run ${runId} belongs to another turn; ${action} needs the turnToken of the turn that started it`);
+  }
+}
+
+/** An approval belongs to the run that asked for it. */
+export function requireApproval(ctx: InnerContext, approvalId: string, turnToken: string | undefined): void {
+  if (ctx.access.operator) return;
+  const approval = ctx.gateway.approvals().find((a) => a.approvalId === approvalId);
+  if (approval) requireRun(ctx, approval.runId, turnToken, 'approvals.decide');
+}
+
+/** The agent runs whose runs, approvals and events a caller sees: all for the operator, else those its tokens open. */
+export function visibleTurns(ctx: InnerContext, turnTokens: readonly string[] | undefined): 'all' | Set<string> {
+  if (ctx.access.operator) return 'all';
+  return ctx.gateway.ownership.turnsOf(turnTokens ?? []);
+}
+
+/** The agent run an event is about (run events carry it; nested and approval events name the run). */
+export function eventTurn(ctx: InnerContext, event: RunEvent): string | undefined {
+  if (event.type === 'run.started' || event.type === 'run.updated') return event.view.agentRunId;
+  return ctx.gateway.ownership.runTurn(event.runId);
+}
+
+/** Reading or changing a session needs its sessionToken, or the turnToken of a turn prepared in it. */
+export function requireSession(ctx: InnerContext, sessionId: string, tokens: { sessionToken?: string | undefined; turnToken?: string | undefined }, action: string): void {
+  if (ctx.access.operator) return;
+  const { ownership } = ctx.gateway;
+  if (tokens.turnToken !== undefined) {
+    for (const agentRunId of ownership.turnsOf([tokens.turnToken])) if (ownership.turnSession(agentRunId) === sessionId) return;
+  }
+  requireSessionToken(ctx, sessionId, tokens.sessionToken, action);
+}
+
+/** Joining (turns.prepare with a sessionId) or reading a session by its own token; a session nobody holds is free. */
+export function requireSessionToken(ctx: InnerContext, sessionId: string, sessionToken: string | undefined, action: string): void {
+  if (ctx.access.operator) return;
+  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionToken);
+  if (join === 'missing') {
+    throw missing(
+      `${action} on session ${sessionId} needs its sessionToken (the turns.prepare that created the session returned it); pass it as sessionToken (${OPERATOR_HINT})`,
+    );
+  }
+  if (join === 'wrong') throw forbidden(`the sessionToken given does not open session ${sessionId}; pass the one returned when it was created`);
+  if (join === 'orphaned') {
+    throw forbidden(
+      `session ${sessionId} has history from before this server started and no token in this process; only the operator (the playground page) can open it, or start a new session`,
+    );
+  }
+}
+
+/** A per-cell executor other than the turn's is the config's call (tools.codeMode.allowExecutorOverride). */
+export function requireExecutorOverride(ctx: InnerContext, agentRunId: string, executor: ExecutorKind | undefined): void {
+  if (executor === undefined) return;
+  const options = ctx.gateway.turnInfo(agentRunId)?.surface.options;
+  if (!options || executor === options.executor) return;
+  const policy = options.allowExecutorOverride;
+  if (policy === 'always' || (policy === 'operator' && ctx.access.operator)) return;
+  const who = policy === 'operator' ? 'only the operator (the playground page) may' : 'nobody may';
+  throw forbidden(
+    `executor "${executor}" was asked for, but this agent runs cells on "${options.executor}" and ${who} override it (tools.codeMode.allowExecutorOverride is "${policy}"); leave executor out`,
+  );
+}

@@ -1,0 +1,135 @@
+// Limits at the API edge: source previews in runs.list, the source once per run in events, the subscriber cap, slow readers dropped, the cell source cap.
+import { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+import type { RunEvent, RunView } from '../runs/types.ts';
+import { openRouterHarness, rejection, type RouterHarness } from './testing.ts';
+import { MAX_SOURCE_PREVIEW_CHARS } from './routers/runs.ts';
+import { runEvents, streamedEvent, type StreamedRunEvent } from './routers/events.ts';
+
+let h: RouterHarness;
+
+beforeAll(async () => {
+  h = await openRouterHarness();
+});
+
+afterAll(async () => {
+  await h.gateway.close();
+});
+
+/** A run's events from a real emitter, as the Gateway sends them. */
+function eventSource() {
+  const emitter = new EventEmitter();
+  return {
+    subscribe: (listener: (event: RunEvent) => void) => {
+      emitter.on('event', listener);
+      return () => emitter.off('event', listener);
+    },
+    emit: (event: RunEvent) => emitter.emit('event', event),
+    listeners: () => emitter.listenerCount('event'),
+  };
+}
+
+const view = { runId: 'run_1', code: 'return 1' } as RunView;
+const updated = (at: number): RunEvent => ({ type: 'run.updated', runId: 'run_1', at, view });
+
+describe('runs.list and runs.get', () => {
+  it('runs.list carries a bounded source preview, runs.get the whole source', async () => {
+    const turn = await h.caller.turns.prepare({});
+    const code = `// ${'x'.repeat(MAX_SOURCE_PREVIEW_CHARS * 3)}\nreturn 1`;
+    const result = await h.caller.exec({ agentRunId: turn.agentRunId, input: { code } });
+    const runId = (result.status === 'completed' && result.telemetry.runId) || '';
+    const listed = (await h.caller.runs.list()).find((r) => r.runId === runId);
+    expect(listed?.code).toHaveLength(MAX_SOURCE_PREVIEW_CHARS);
+    expect(listed).toMatchObject({ codeTruncated: true, codeChars: code.length });
+    expect((await h.caller.runs.get({ runId })).code).toBe(code);
+  });
+});
+
+describe('events carry the source once', () => {
+  it('run.updated leaves the source out; run.started keeps it', () => {
+    const started = streamedEvent({ type: 'run.started', runId: 'run_1', at: 1, view });
+    expect(started.type === 'run.started' && started.view.code).toBe('return 1');
+    expect('code' in (streamedEvent(updated(2)) as Extract<StreamedRunEvent, { type: 'run.updated' }>).view).toBe(false);
+  });
+
+  it('over a real cell: every run.updated on the stream is without the source', async () => {
+    const controller = new AbortController();
+    const seen: StreamedRunEvent[] = [];
+    const draining = (async () => {
+      for await (const event of runEvents((l) => h.gateway.subscribe(l), { maxQueued: 1000, signal: controller.signal })) seen.push(event);
+    })();
+    const turn = await h.caller.turns.prepare({});
+    const result = await h.caller.exec({ agentRunId: turn.agentRunId, input: { code: 'await sleep({ ms: 1 }); return 1' } });
+    const runId = (result.status === 'completed' && result.telemetry.runId) || '';
+    await vi.waitFor(() => expect(seen.some((e) => e.runId === runId && e.type === 'run.updated')).toBe(true));
+    controller.abort();
+    await draining;
+    const ofRun = seen.filter((e) => e.runId === runId);
+    expect(ofRun.filter((e) => e.type === 'run.started').map((e) => 'code' in e.view && e.view.code)).toEqual(['await sleep({ ms: 1 }); return 1']);
+    for (const e of ofRun) if (e.type === 'run.updated') expect(e.view).not.toHaveProperty('code');
+  });
+});
+
+describe('slow readers', () => {
+  it('a reader that lets maxQueued events pile up is dropped: unsubscribed at once, and the stream ends with an error saying why', async () => {
+    const source = eventSource();
+    const stream = runEvents(source.subscribe, { maxQueued: 16 });
+    const first = stream.next();
+    source.emit(updated(0));
+    expect((await first).value).toMatchObject({ type: 'run.updated' });
+    for (let i = 1; i <= 17; i++) source.emit(updated(i));
+    expect(source.listeners()).toBe(0);
+    await expect(stream.next()).rejects.toThrow(/fell 16 events behind.*subscribe again/);
+  });
+
+  it('a reader that keeps up is never dropped, however many events pass', async () => {
+    const source = eventSource();
+    const stream = runEvents(source.subscribe, { maxQueued: 16 });
+    for (let i = 0; i < 100; i++) {
+      const next = stream.next();
+      source.emit(updated(i));
+      expect((await next).value).toMatchObject({ at: i });
+    }
+    expect(source.listeners()).toBe(1);
+    await stream.return(undefined);
+    expect(source.listeners()).toBe(0);
+  });
+});
+
+describe('event subscribers per client', () => {
+  it(`the default cap is ${DEFAULT_SERVER_OPTIONS.maxEventSubscribersPerClient}: one more is refused with TOO_MANY_REQUESTS naming the limit; closing one frees a slot; other clients are not counted`, async () => {
+    const cap = h.edge.subscribers.maxPerClient;
+    expect(cap).toBe(DEFAULT_SERVER_OPTIONS.maxEventSubscribersPerClient);
+    const turn = await h.caller.turns.prepare({});
+    const controllers = Array.from({ length: cap }, () => new AbortController());
+    const streams = await Promise.all(controllers.map((c) => h.client('greedy', c.signal).events({ turnTokens: [turn.turnToken] })));
+    expect(streams).toHaveLength(cap);
+    const err = await rejection(h.client('greedy').events({ turnTokens: [turn.turnToken] }));
+    expect(err.code).toBe('TOO_MANY_REQUESTS');
+    expect(err.message).toContain('maxEventSubscribersPerClient');
+    const modest = new AbortController();
+    await h.client('modest', modest.signal).events({ turnTokens: [turn.turnToken] });
+    controllers[0]?.abort();
+    expect(h.edge.subscribers.held('greedy')).toBe(cap - 1);
+    const again = new AbortController();
+    await h.client('greedy', again.signal).events({ turnTokens: [turn.turnToken] });
+    for (const c of [...controllers, modest, again]) c.abort();
+    expect(h.edge.subscribers.held('greedy')).toBe(0);
+  });
+});
+
+describe('cell source cap', () => {
+  it(`a cell over maxSourceBytes (default ${DEFAULT_CODE_MODE_OPTIONS.maxSourceBytes}) fails invalid_input naming the limit, and the transcript does not keep its source`, async () => {
+    const turn = await h.caller.turns.prepare({});
+    const code = `return "${'é'.repeat(DEFAULT_CODE_MODE_OPTIONS.maxSourceBytes / 2)}"`;
+    const result = await h.caller.exec({ agentRunId: turn.agentRunId, input: { code } });
+    expect(result).toMatchObject({ status: 'failed', code: 'invalid_input' });
+    expect(result.status === 'failed' && result.error).toMatch(/over the limit of 262144 bytes \(tools\.codeMode\.maxSourceBytes\); send a smaller cell/);
+    const transcript = JSON.stringify(await h.caller.sessions.transcript({ sessionId: turn.sessionId }));
+    expect(transcript.length).toBeLessThan(10_000);
+    expect(transcript).toContain('not kept: over maxSourceBytes');
+    const fits = await h.caller.exec({ agentRunId: turn.agentRunId, input: { code: `return "${'e'.repeat(1000)}".length` } });
+    expect(fits).toMatchObject({ status: 'completed', value: 1000 });
+  });
+});
