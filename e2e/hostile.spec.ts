@@ -18,6 +18,8 @@ async function api<T>(request: APIRequestContext, path: string, input?: unknown,
 interface Turn {
   agentRunId: string;
   sessionId: string;
+  turnToken: string;
+  sessionToken: string;
 }
 type Result = ResultLike & { runId: string };
 
@@ -26,14 +28,15 @@ async function runToEnd(request: APIRequestContext, turn: Turn, code: string, la
   let done = false;
   const approver = (async () => {
     while (approve && !done) {
-      const pending = await api<Array<{ approvalId: string; agentRunId?: string }>>(request, 'approvals.list', undefined, 'query');
-      for (const a of pending) if (!a.agentRunId || a.agentRunId === turn.agentRunId) await api(request, 'approvals.decide', { approvalId: a.approvalId, approve: true });
+      const pending = await api<Array<{ approvalId: string }>>(request, 'approvals.list', { turnTokens: [turn.turnToken] }, 'query');
+      for (const a of pending) await api(request, 'approvals.decide', { approvalId: a.approvalId, turnToken: turn.turnToken, approve: true });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   try {
-    let result = await api<Result>(request, 'exec', { agentRunId: turn.agentRunId, input: { code, language, ...(typecheck ? { typecheck: true } : {}) } });
-    while (result.status === 'waiting') result = await api<Result>(request, 'wait', { agentRunId: turn.agentRunId, runId: result.runId });
+    const { agentRunId, turnToken } = turn;
+    let result = await api<Result>(request, 'exec', { agentRunId, turnToken, input: { code, language, ...(typecheck ? { typecheck: true } : {}) } });
+    while (result.status === 'waiting') result = await api<Result>(request, 'wait', { agentRunId, turnToken, runId: result.runId });
     return result;
   } finally {
     done = true;
@@ -41,6 +44,7 @@ async function runToEnd(request: APIRequestContext, turn: Turn, code: string, la
   }
 }
 
+// A plain API client: no operator cookie (it never loads the page), so it acts only on its own turns by their tokens.
 test('the hostile corpus over HTTP: every attack ends as expected, a normal cell works after each, and runs.list still answers', async ({ request }) => {
   test.setTimeout(300_000);
   const corpus = loadCorpus();
@@ -53,9 +57,25 @@ test('the hostile corpus over HTTP: every attack ends as expected, a normal cell
   }
   expect(problems).toEqual([]);
 
-  const runs = await api<unknown[]>(request, 'runs.list', undefined, 'query');
-  expect(Array.isArray(runs)).toBe(true);
+  // runs.list answers normally afterwards, with this client's runs only
+  const runs = await api<Array<{ agentRunId: string }>>(request, 'runs.list', { turnTokens: [turn.turnToken] }, 'query');
+  expect(runs.length).toBeGreaterThan(corpus.length);
+  expect(new Set(runs.map((r) => r.agentRunId))).toEqual(new Set([turn.agentRunId]));
   // a new turn of the same session replays its store
-  const again = await api<Turn>(request, 'turns.prepare', { agentId: 'main', sessionId: turn.sessionId });
+  const again = await api<Turn>(request, 'turns.prepare', { agentId: 'main', sessionId: turn.sessionId, sessionToken: turn.sessionToken });
   expect(checkOutcome({ name: 'probe in a new turn', expect: PROBE_EXPECT }, await runToEnd(request, again, probe, 'javascript', false, false))).toEqual([]);
+});
+
+test('an API client cannot pick the node executor (not a security boundary) or touch another turn', async ({ request }) => {
+  const mine = await api<Turn>(request, 'turns.prepare', { agentId: 'main' });
+  const theirs = await api<Turn>(request, 'turns.prepare', { agentId: 'main' });
+  const override = await request.post('/api/trpc/exec', {
+    data: { agentRunId: mine.agentRunId, turnToken: mine.turnToken, input: { code: 'return 1' }, executor: 'node' },
+  });
+  expect(override.status()).toBe(403);
+  expect(((await override.json()) as { error: { message: string } }).error.message).toMatch(/executor/);
+  const foreign = await request.post('/api/trpc/exec', { data: { agentRunId: theirs.agentRunId, turnToken: mine.turnToken, input: { code: 'return 1' } } });
+  expect(foreign.status()).toBe(403);
+  const joined = await request.post('/api/trpc/turns.prepare', { data: { agentId: 'main', sessionId: theirs.sessionId } });
+  expect([401, 403]).toContain(joined.status());
 });
