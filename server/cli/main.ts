@@ -11,10 +11,11 @@ const USAGE = `usage:
       what a model sees: exec, wait and direct-only tools (or every tool when code mode is off)
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
-  codemode run FILE [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
+  codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
                     [--typecheck] [--approve]
-      runs a cell, calls wait until it settles, prints each exec/wait result as one JSON line;
-      exits 0 on completed, 1 otherwise. Approvals are denied unless --approve is given.
+      runs each file as a cell of one turn, in order; calls wait until each settles and prints every
+      exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
+      Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
 common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
 
 export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
@@ -74,20 +75,23 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     };
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    const file = positionals[0];
-    if (!file) {
+    if (positionals.length === 0) {
       process.stderr.write('codemode run: name the cell file, e.g. codemode run cell.js\n');
       return 2;
     }
-    let code: string;
-    try {
-      code = readFileSync(file, 'utf8');
-    } catch (err) {
-      process.stderr.write(`codemode run: cannot read ${file}: ${(err as Error).message}\n`);
-      return 2;
+    const cells: CellInput[] = [];
+    for (const file of positionals) {
+      let code: string;
+      try {
+        code = readFileSync(file, 'utf8');
+      } catch (err) {
+        process.stderr.write(`codemode run: cannot read ${file}: ${(err as Error).message}\n`);
+        return 2;
+      }
+      const language = (values.language ?? (file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
+      cells.push({ code, language, typecheck: Boolean(values.typecheck) });
     }
-    const language = (values.language ?? (file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
-    return await runCell(gw, req, { code, language, typecheck: Boolean(values.typecheck) }, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
+    return await runCells(gw, req, cells, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
@@ -138,10 +142,17 @@ function printCatalog(gw: Gateway, req: Parameters<Gateway['catalog']>[0], json:
   return 0;
 }
 
-async function runCell(
+interface CellInput {
+  code: string;
+  language: 'javascript' | 'typescript';
+  typecheck: boolean;
+}
+
+/** Runs the cells one after another in one turn (as a model's successive exec calls would); 0 when all completed. */
+async function runCells(
   gw: Gateway,
   req: Parameters<Gateway['prepareTurn']>[0],
-  input: { code: string; language: 'javascript' | 'typescript'; typecheck: boolean },
+  cells: CellInput[],
   executor: ExecutorKind | undefined,
   approve: boolean,
   out: (s: string) => void,
@@ -154,17 +165,21 @@ async function runCell(
     }
   });
   try {
-    let result: CodeModeResult = await gw.exec(
-      turn.agentRunId,
-      { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) },
-      executor ? { executor } : {},
-    );
-    out(JSON.stringify(result));
-    while (result.status === 'waiting') {
-      result = await gw.wait(turn.agentRunId, { runId: result.runId });
+    let allCompleted = true;
+    for (const input of cells) {
+      let result: CodeModeResult = await gw.exec(
+        turn.agentRunId,
+        { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) },
+        executor ? { executor } : {},
+      );
       out(JSON.stringify(result));
+      while (result.status === 'waiting') {
+        result = await gw.wait(turn.agentRunId, { runId: result.runId });
+        out(JSON.stringify(result));
+      }
+      if (result.status !== 'completed') allCompleted = false;
     }
-    return result.status === 'completed' ? 0 : 1;
+    return allCompleted ? 0 : 1;
   } finally {
     unsubscribe();
     gw.endTurn(turn.agentRunId);

@@ -1,0 +1,4 @@
+// attack: a loop that never yields
+// finding: sandbox walls (regression guard): ends at the budget
+// expect: {"status":"failed","code":"timeout"}
+for (;;) {}
