@@ -1,6 +1,6 @@
 // The hostile corpus through the real `codemode` CLI (a child process per run), on both executors.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,12 @@ function corpusConfig(): string {
       sessions: { path: join(dir, 'sessions.db') },
     }),
   );
+  return file;
+}
+
+function typescriptProbe(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'codemode-hostile-')), 'probe.ts');
+  writeFileSync(file, readFileSync(PROBE_FILE, 'utf8'));
   return file;
 }
 
@@ -75,6 +81,8 @@ describe.each<ExecutorKind>(['quickjs', 'node'])('hostile corpus through the CLI
       for (const typecheck of [false, true]) {
         const cases = corpus.filter((c) => c.typecheck === typecheck);
         if (cases.length === 0) continue;
+        // --typecheck applies to every cell of the run, and only TypeScript cells can be typechecked
+        const probe = typecheck ? typescriptProbe() : PROBE_FILE;
         const files: string[] = [];
         const expected: Array<{ name: string; check: (r: ResultLike) => string[] }> = [];
         for (const c of cases) {
@@ -82,7 +90,7 @@ describe.each<ExecutorKind>(['quickjs', 'node'])('hostile corpus through the CLI
             files.push(c.file);
             expected.push({ name: c.name, check: (r) => checkOutcome(c, r) });
           }
-          files.push(PROBE_FILE);
+          files.push(probe);
           expected.push({ name: `probe after ${c.name}`, check: (r) => checkOutcome({ name: `probe after ${c.name}`, expect: PROBE_EXPECT }, r) });
         }
         const run = await runCli(['run', ...common, ...(typecheck ? ['--typecheck'] : []), ...files]);

@@ -3,8 +3,8 @@
  * A cell file opens with comment lines:
  *   // attack:  what the cell does
  *   // finding: the issue finding it guards (e.g. 9.1) or "sandbox walls"
- *   // expect:  {"status": "completed" | "failed" | [...], "value"?: any, "code"?: string | [...], "notCode"?: [...]}
- *               `value` is compared when the cell completed, `code` when it failed
+ *   // expect:  {"status": "completed" | "failed" | [...], "value"?: any, "code"?: string | [...], "notCode"?: [...], "error"?: text}
+ *               `value` is compared when the cell completed, `code` and `error` (a substring) when it failed
  *   // options: {"approve"?: true, "typecheck"?: true}   (optional)
  *   // repeat:  N   run the cell N times in a row (optional; a lock-out needs many runs)
  * Every cell is also held to what no attack may cause: an `internal_error`, a crashed process, or a
@@ -23,6 +23,8 @@ export interface Expectation {
   value?: unknown;
   code?: string | string[];
   notCode?: string[];
+  /** A substring the error message must contain when the cell failed. */
+  error?: string;
 }
 
 export interface HostileCase {
@@ -94,6 +96,9 @@ export function checkOutcome(c: Pick<HostileCase, 'name' | 'expect'>, result: Re
   }
   const codes = list(c.expect.code);
   if (result.status === 'failed' && codes && !codes.includes(result.code ?? '')) problems.push(`${c.name}: expected code ${codes.join(' or ')}, got ${said}`);
+  if (result.status === 'failed' && c.expect.error !== undefined && !(result.error ?? '').includes(c.expect.error)) {
+    problems.push(`${c.name}: expected an error containing ${JSON.stringify(c.expect.error)}, got ${said}`);
+  }
   if (result.code && c.expect.notCode?.includes(result.code)) problems.push(`${c.name}: must not end with ${result.code}; got ${said}`);
   return problems;
 }

@@ -1,15 +1,16 @@
-// attack: reach the host realm: process, require, the Function constructor, globals left by the executor
+// attack: reach the host realm: process, module loaders, the Function constructor, globals left by the executor
 // finding: sandbox walls (regression guard)
-// expect: {"status":"completed","value":{"process":"undefined","require":"undefined","viaFunction":"undefined","hostPrimitive":[]}}
+// expect: {"status":"completed","value":{"process":"undefined","functionReachesProcess":false,"hostGlobals":[]}}
 let viaFunction;
 try {
   viaFunction = Function('return typeof process')();
 } catch {
   viaFunction = 'threw';
 }
+const host = ['process', 'require', 'module', 'Buffer', 'global', '__cm_sync', 'WebAssembly'];
 return {
   process: typeof globalThis.process,
-  require: typeof globalThis.require,
-  viaFunction,
-  hostPrimitive: Object.getOwnPropertyNames(globalThis).filter((n) => n === '__cm_sync'),
+  // the Function constructor either is refused (Node: no code generation from strings) or sees the guest realm
+  functionReachesProcess: viaFunction === 'object',
+  hostGlobals: Object.getOwnPropertyNames(globalThis).filter((n) => host.includes(n)),
 };

@@ -3,7 +3,9 @@
 // expect: {"status":"completed","value":{"path":"README.md","stored":3}}
 const names = ['id', 'op', 'ok', 'value', 'json', 't', 'error', 'code', 'tool', 'input', 'key', 'action', 'ms', 'timer'];
 for (const name of names) {
+  // a null-prototype descriptor: the accessors for `value` installed a moment ago would spoil a plain one
   Object.defineProperty(Object.prototype, name, {
+    __proto__: null,
     configurable: true,
     get() {
       return 'forged';
