@@ -386,6 +386,37 @@ async function coldOnce(kind: ExecutorKind, create: () => Promise<Executor>): Pr
 
 // ---- row builders ------------------------------------------------------------------------------
 
+// ---- (f) fairness: another client's trivial cell beside two infinite loops ----------------------
+
+/** Budget of the loop cells: long enough that they still run while every trivial cell is measured. */
+const FAIRNESS_LOOP_TIMEOUT_MS = 60_000;
+
+/**
+ * A trivial cell of one turn, measured while two `for(;;){}` cells of another turn compute (the elastic
+ * pool gives it a worker of its own), against the same cell on an idle executor. The loops are aborted
+ * by ending their turn.
+ */
+export async function fairness(ctx: BenchContext): Promise<Section> {
+  const gw = await openGateway('quickjs', ctx.quickjs, { timeoutMs: FAIRNESS_LOOP_TIMEOUT_MS });
+  const client = gw.prepareTurn({});
+  const idle = await measureInterleaved({ idle: () => trivialOnce(gw, client.agentRunId, 'quickjs') }, ctx.counts.fast);
+  const hogs = gw.prepareTurn({});
+  const loops = [0, 1].map(() => gw.exec(hogs.agentRunId, { code: 'for (;;) {}' }));
+  try {
+    // let both loops take their workers and be seen as computing before measuring
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const busy = await measureInterleaved({ busy: () => trivialOnce(gw, client.agentRunId, 'quickjs') }, ctx.counts.fast);
+    return {
+      rows: [pairMs('f1', 'trivial cell of another turn: while two infinite loops run vs on an idle executor', busy.busy, idle.idle)],
+      notes: [],
+    };
+  } finally {
+    gw.endTurn(hogs.agentRunId);
+    await Promise.allSettled(loops);
+    await gw.close();
+  }
+}
+
 function pairMs(id: string, measure: string, a: Sample | number, b: Sample | number): BenchRow {
   const av = typeof a === 'number' ? a : a.median;
   const bv = typeof b === 'number' ? b : b.median;

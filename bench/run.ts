@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolveCodeModeOptions } from '../server/config/schema.ts';
 import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
-import { executors, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
+import { executors, fairness, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
 import { probeNodeExecutor } from './node-executor.ts';
 import { openBareQuickJs } from './quickjs-bare.ts';
 import { formatMs } from './stats.ts';
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     ['(b) nested calls', () => nestedCalls(ctx)],
     ['(c) snapshots', () => snapshots(ctx)],
     ['(d) 64 suspended runs', () => suspendedRuns(ctx)],
+    ['(f) fairness', () => fairness(ctx)],
     [
       '(e) executors',
       async () => {
