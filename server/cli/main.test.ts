@@ -1,10 +1,12 @@
 // The codemode command line, run in-process against the shipped configs.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from './main.ts';
-import { REPO_ROOT } from '../tools/testing.ts';
+import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
 
 async function cli(args: string[]) {
   const lines: string[] = [];
@@ -111,5 +113,62 @@ describe('codemode run', () => {
     expect((await cli(['run'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['run', 'x.js', '--executor', 'v8'])).code).toBe(2);
+  });
+});
+
+describe('the codemode bin, run as a child process', () => {
+  const run = promisify(execFile);
+
+  /**
+   * The layout `npm install` and `npx` make: node_modules/.bin/codemode links to the package's bin, and the
+   * package folder itself may be a link (npx, npm link). Node runs the link's target, so a guard on the
+   * script path never saw bin/codemode.mjs and the command printed nothing.
+   */
+  function linkedBin(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-bin-'));
+    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(REPO_ROOT, join(dir, 'node_modules', 'code-mode-playground'));
+    const bin = join(dir, 'node_modules', '.bin', 'codemode');
+    symlinkSync('../code-mode-playground/bin/codemode.mjs', bin);
+    return bin;
+  }
+
+  /** The default budget: four processes boot at once here, and cold starts on a loaded machine are not what this tests. */
+  function roomyConfig(): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'codemode-cli-bin-')), 'codemode.config.json');
+    const config = {
+      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+      plugins: { bundled: ['weather'] },
+      workspace: DEMO_WORKSPACE,
+    };
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  }
+
+  it('through a node_modules/.bin link: surface, catalog and run print their output and exit codes', async () => {
+    const bin = linkedBin();
+    const config = roomyConfig();
+    const completes = cellFile('const w = await weather_lookup({ city: "Oslo" });\nreturn w.city');
+    const fails = cellFile('throw new Error("nope")');
+    const opts = { cwd: REPO_ROOT, encoding: 'utf8' as const };
+    const exitOf = (p: Promise<{ stdout: string }>) =>
+      p.then(
+        (r) => ({ code: 0, stdout: r.stdout }),
+        (e: { code?: number; stdout?: string }) => ({ code: e.code, stdout: String(e.stdout) }),
+      );
+    // all at once: each process boots its own Gateway, which is what the command costs
+    const [surface, catalog, completed, failed] = await Promise.all([
+      exitOf(run(bin, ['surface'], opts)),
+      exitOf(run(bin, ['catalog'], opts)),
+      exitOf(run(bin, ['run', completes, '--config', config], opts)),
+      exitOf(run(bin, ['run', fails, '--config', config], opts)),
+    ]);
+    expect(surface).toMatchObject({ code: 0, stdout: expect.stringContaining('model-visible tools (3): exec, wait, image_generate') });
+    expect(catalog).toMatchObject({ code: 0, stdout: expect.stringMatching(/mcp\s+MCP\.demo\.echo\s+echo/) });
+    expect(completed.code).toBe(0);
+    expect(JSON.parse(completed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'completed', value: 'Oslo' });
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout.trim())).toMatchObject({ status: 'failed', error: expect.stringContaining('nope') });
   });
 });

@@ -171,12 +171,15 @@ async function runCell(
   }
 }
 
-// a closed pipe (`codemode catalog | head`) ends output quietly
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
-
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bin/codemode.mjs')) {
-  process.exitCode = await main(process.argv.slice(2));
+/**
+ * The process entry (`bin/codemode.mjs` calls it): runs `main` on the process's arguments and sets the exit code.
+ * Explicit rather than guarded on the script path, so it runs the same through `npx`, `npm run`, a `.bin` link or `npm link`.
+ */
+export async function runCli(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // a closed pipe (`codemode catalog | head`) ends output quietly
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  process.exitCode = await main(argv);
 }
