@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from './main.ts';
 import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
+import { SLOW_START_DELAY_MS, slowStartServer } from '../tools/mcp/testing.ts';
 
 async function cli(args: string[]) {
   const lines: string[] = [];
@@ -113,6 +114,35 @@ describe('codemode run', () => {
     expect((await cli(['run'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['run', 'x.js', '--executor', 'v8'])).code).toBe(2);
+  });
+});
+
+describe('codemode with an MCP server that is slow to start', () => {
+  // a config whose only MCP server leaves initialize unanswered for SLOW_START_DELAY_MS
+  function slowMcpConfig(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-mcp-'));
+    const file = join(dir, 'codemode.config.json');
+    const config = {
+      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+      mcp: { servers: { slow: slowStartServer() } },
+      workspace: DEMO_WORKSPACE,
+    };
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  }
+
+  it('on run: the first cell calls the server (the command waits for its first connection attempt)', async () => {
+    const file = cellFile('const keys = Object.keys(MCP.slow);\nconst r = await MCP.slow.ping({ note: "first cell" });\nreturn { keys, text: r.content[0].text }');
+    const { code, lines } = await cli(['run', file, '--config', slowMcpConfig()]);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: { keys: ['ping', '$api'], text: `pong after ${SLOW_START_DELAY_MS} ms: first cell` } });
+    expect(code).toBe(0);
+  });
+
+  it('on catalog: lists the server tool by its namespace path', async () => {
+    const { code, text } = await cli(['catalog', '--config', slowMcpConfig()]);
+    expect(code).toBe(0);
+    expect(text).toMatch(/mcp\s+MCP\.slow\.ping\s+ping/);
   });
 });
 

@@ -66,6 +66,8 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   }
   try {
+    // the Gateway starts without waiting for MCP; a command is one turn, so it waits like the API's turn start
+    await gw.mcpReady();
     const req = {
       ...(values.agent ? { agentId: values.agent } : {}),
       ...(values.model ? { model: values.model } : {}),

@@ -4,7 +4,11 @@ import { publicProcedure, router } from '../init.ts';
 import { clientToolSpecSchema, MAX_ID_LENGTH, turnRequestSchema } from '../schemas.ts';
 
 export const turnsRouter = router({
-  prepare: publicProcedure.input(turnRequestSchema).mutation(({ ctx, input }) => ctx.gateway.prepareTurn(input)),
+  // waits for MCP servers still in their first connection attempt, so the first turn after a start sees their tools
+  prepare: publicProcedure.input(turnRequestSchema).mutation(async ({ ctx, input }) => {
+    await ctx.gateway.mcpReady();
+    return ctx.gateway.prepareTurn(input);
+  }),
   updateClientTools: publicProcedure
     .input(
       z.strictObject({
