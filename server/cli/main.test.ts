@@ -1,4 +1,4 @@
-// The codemode command line, run in-process against the shipped configs.
+// The codemode command line, run in-process against the shipped config and a roomy copy of the demo, and as a child process.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,22 @@ async function cli(args: string[]) {
 }
 
 const shipped = join(REPO_ROOT, 'codemode.config.json');
-const shortTimeout = join(REPO_ROOT, 'demo/configs/short-timeout.json');
+
+/**
+ * The demo tools with the default budget and no session file: runs that must wait park with yield_control(),
+ * so no result depends on how fast a loaded machine gets through a cell.
+ */
+const roomy = (() => {
+  const file = join(mkdtempSync(join(tmpdir(), 'codemode-cli-config-')), 'codemode.config.json');
+  const config = {
+    tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+    agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+    plugins: { bundled: ['llm-task', 'weather', 'notes', 'guard'] },
+    workspace: DEMO_WORKSPACE,
+  };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+})();
 
 function cellFile(code: string, ext = '.js'): string {
   const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
@@ -60,11 +75,11 @@ describe('codemode catalog', () => {
 });
 
 describe('codemode run', () => {
-  it('on a cell that sleeps past the deadline: prints waiting with snapshot sizes, then completed, exit 0', async () => {
-    const file = cellFile('const s = await sleep({ ms: 1500 });\nconsole.log("after");\nreturn s.sleptMs >= 1500');
-    const { code, lines } = await cli(['run', file, '--config', shortTimeout]);
+  it('on a cell that parks with a call pending: prints waiting with snapshot sizes, then completed, exit 0', async () => {
+    const file = cellFile('const s = sleep({ ms: 20 });\nawait yield_control("checkpoint");\nconsole.log("after");\nreturn (await s).sleptMs >= 20');
+    const { code, lines } = await cli(['run', file, '--config', roomy]);
     const results = lines.map((l) => JSON.parse(l));
-    expect(results[0]).toMatchObject({ status: 'waiting', reason: 'pending_tools', pendingToolCalls: [{ tool: 'sleep' }] });
+    expect(results[0]).toMatchObject({ status: 'waiting', reason: 'yield', pendingToolCalls: [{ tool: 'sleep' }] });
     expect(results[0].telemetry.snapshot.storedBytes).toBeGreaterThan(0);
     expect(results.at(-1)).toMatchObject({ status: 'completed', value: true });
     expect(code).toBe(0);
@@ -72,21 +87,20 @@ describe('codemode run', () => {
 
   it('on a failing cell: exits 1', async () => {
     const file = cellFile('throw new Error("nope")');
-    const { code, lines } = await cli(['run', file, '--config', shortTimeout]);
+    const { code, lines } = await cli(['run', file, '--config', roomy]);
     expect(JSON.parse(lines[0]!)).toMatchObject({ status: 'failed' });
     expect(code).toBe(1);
   });
 
   it('on a .ts file: runs it as TypeScript', async () => {
     const file = cellFile('const n: number = 41;\nn + 1', '.ts');
-    const { lines } = await cli(['run', file, '--config', shortTimeout]);
+    const { lines } = await cli(['run', file, '--config', roomy]);
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: 42 });
   });
 
   it('on a shell exec without --approve: the approval is denied and the guest sees it', async () => {
     const file = cellFile('try { await exec({ command: "ls" }); return "ran" } catch (e) { return e.code }');
-    const { lines } = await cli(['run', file, '--config', shortTimeout]);
-    // under a loaded machine the cell may park first; the final line is what counts
+    const { lines } = await cli(['run', file, '--config', roomy]);
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: 'approval_denied' });
   });
 
@@ -94,12 +108,12 @@ describe('codemode run', () => {
     const cells = [
       'const w = await weather_lookup({ city: "Oslo" });\nconst [a, b] = await Promise.all([read({ path: "README.md" }), grep({ pattern: "TODO" })]);\nreturn { city: w.city, bytes: a.bytes, matches: b.matches.length }',
       'try { await web_fetch({ url: "https://nowhere.example/" }) } catch (e) { return e.code }',
-      'const s = await sleep({ ms: 1300 });\nconsole.log("resumed");\nreturn s.sleptMs >= 1300',
+      'const s = sleep({ ms: 20 });\nawait yield_control("checkpoint");\nconsole.log("resumed");\nreturn (await s).sleptMs >= 20',
       'await store("k", 1); return await load("k")',
     ];
     for (const code of cells) {
       const file = cellFile(code);
-      const runs = await Promise.all(['node', 'quickjs'].map((executor) => cli(['run', file, '--config', shortTimeout, '--executor', executor])));
+      const runs = await Promise.all(['node', 'quickjs'].map((executor) => cli(['run', file, '--config', roomy, '--executor', executor])));
       const finals = runs.map((r) => JSON.parse(r.lines.at(-1)!));
       expect(finals[0].telemetry.executor).toBe('node');
       expect(finals[1].telemetry.executor).toBe('quickjs');
@@ -114,6 +128,7 @@ describe('codemode run', () => {
     expect((await cli(['run'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['run', 'x.js', '--executor', 'v8'])).code).toBe(2);
+    expect((await cli(['run', join(tmpdir(), 'codemode-no-such-cell.js')])).code).toBe(2);
   });
 });
 
@@ -163,22 +178,8 @@ describe('the codemode bin, run as a child process', () => {
     return bin;
   }
 
-  /** The default budget: four processes boot at once here, and cold starts on a loaded machine are not what this tests. */
-  function roomyConfig(): string {
-    const file = join(mkdtempSync(join(tmpdir(), 'codemode-cli-bin-')), 'codemode.config.json');
-    const config = {
-      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
-      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
-      plugins: { bundled: ['weather'] },
-      workspace: DEMO_WORKSPACE,
-    };
-    writeFileSync(file, JSON.stringify(config));
-    return file;
-  }
-
   it('through a node_modules/.bin link: surface, catalog and run print their output and exit codes', async () => {
     const bin = linkedBin();
-    const config = roomyConfig();
     const completes = cellFile('const w = await weather_lookup({ city: "Oslo" });\nreturn w.city');
     const fails = cellFile('throw new Error("nope")');
     const opts = { cwd: REPO_ROOT, encoding: 'utf8' as const };
@@ -191,8 +192,8 @@ describe('the codemode bin, run as a child process', () => {
     const [surface, catalog, completed, failed] = await Promise.all([
       exitOf(run(bin, ['surface'], opts)),
       exitOf(run(bin, ['catalog'], opts)),
-      exitOf(run(bin, ['run', completes, '--config', config], opts)),
-      exitOf(run(bin, ['run', fails, '--config', config], opts)),
+      exitOf(run(bin, ['run', completes, '--config', roomy], opts)),
+      exitOf(run(bin, ['run', fails, '--config', roomy], opts)),
     ]);
     expect(surface).toMatchObject({ code: 0, stdout: expect.stringContaining('model-visible tools (3): exec, wait, image_generate') });
     expect(catalog).toMatchObject({ code: 0, stdout: expect.stringMatching(/mcp\s+MCP\.demo\.echo\s+echo/) });

@@ -58,6 +58,21 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     process.stderr.write(`codemode: --executor must be quickjs or node, got "${values.executor}"\n`);
     return 2;
   }
+  // the cell file is checked before a Gateway (and its MCP servers) starts
+  let cell: { file: string; code: string } | undefined;
+  if (command === 'run') {
+    const file = positionals[0];
+    if (!file) {
+      process.stderr.write('codemode run: name the cell file, e.g. codemode run cell.js\n');
+      return 2;
+    }
+    try {
+      cell = { file, code: readFileSync(file, 'utf8') };
+    } catch (err) {
+      process.stderr.write(`codemode run: cannot read ${file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+  }
   let gw: Gateway;
   try {
     gw = await createGateway({ ...(values.config ? { configPath: values.config } : {}), argv: [], env: process.env });
@@ -76,20 +91,9 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     };
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    const file = positionals[0];
-    if (!file) {
-      process.stderr.write('codemode run: name the cell file, e.g. codemode run cell.js\n');
-      return 2;
-    }
-    let code: string;
-    try {
-      code = readFileSync(file, 'utf8');
-    } catch (err) {
-      process.stderr.write(`codemode run: cannot read ${file}: ${(err as Error).message}\n`);
-      return 2;
-    }
-    const language = (values.language ?? (file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
-    return await runCell(gw, req, { code, language, typecheck: Boolean(values.typecheck) }, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
+    if (!cell) throw new Error('unreachable: run without a cell file');
+    const language = (values.language ?? (cell.file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
+    return await runCell(gw, req, { code: cell.code, language, typecheck: Boolean(values.typecheck) }, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
