@@ -8,5 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker per core minus one: a single file at a time on a 2-core machine. The
+    // suite mostly waits (worker threads starting, MCP servers spawning, runs parked), so two files at once
+    // roughly halve its wall time there; no test depends on how fast a cell runs (docs/test-plan.md).
+    maxWorkers: 2,
   },
 });
