@@ -201,5 +201,6 @@ describe('the codemode bin, run as a child process', () => {
     expect(JSON.parse(completed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'completed', value: 'Oslo' });
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stdout.trim())).toMatchObject({ status: 'failed', error: expect.stringContaining('nope') });
-  });
+    // four processes each booting tsx and a Gateway: on a loaded 2-core machine that alone can pass 30 s
+  }, 120_000);
 });
