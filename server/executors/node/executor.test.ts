@@ -118,7 +118,8 @@ describe('warm workers', () => {
     const ex = executor({ idleWorkerTtlMs: 50 });
     await value(start(ex, 'return 1'));
     expect(ex.poolStats().idle).toBe(1);
-    await new Promise((r) => setTimeout(r, 150));
+    // the TTL timer retires it; a loaded machine only takes longer to get there
+    while (ex.poolStats().idle > 0) await new Promise((r) => setTimeout(r, 10));
     expect(ex.poolStats()).toMatchObject({ idle: 0, retired: 1 });
     expect(ex.stats().workers).toBe(0);
   });
