@@ -108,7 +108,7 @@ export class McpManager implements McpToolSource {
     });
   }
 
-  /** Resolves when every server is connected or failed: for tests and for a CLI that wants MCP tools in its first turn. */
+  /** Resolves when every server is connected or failed, retries included (tests); turns await ready() instead. */
   async settled(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.settled()));
   }
