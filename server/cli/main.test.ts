@@ -9,6 +9,8 @@ import { main } from './main.ts';
 import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
 import { SLOW_START_DELAY_MS, slowStartServer } from '../tools/mcp/testing.ts';
 
+// Every describe is concurrent: each command boots its own Gateway and mostly waits (MCP servers, worker
+// threads), so the file takes about as long as its slowest test instead of the sum.
 async function cli(args: string[]) {
   const lines: string[] = [];
   const code = await main(args, (s) => lines.push(s));
@@ -40,7 +42,7 @@ function cellFile(code: string, ext = '.js'): string {
   return file;
 }
 
-describe('codemode surface', () => {
+describe.concurrent('codemode surface', () => {
   it('on the shipped config: prints exec, wait and only the direct-only tool', async () => {
     const { code, text } = await cli(['surface', '--config', shipped]);
     expect(code).toBe(0);
@@ -57,7 +59,7 @@ describe('codemode surface', () => {
   });
 });
 
-describe('codemode catalog', () => {
+describe.concurrent('codemode catalog', () => {
   it('on the shipped config: prints sources, projected names and declarations', async () => {
     const { code, text } = await cli(['catalog', '--config', shipped]);
     expect(code).toBe(0);
@@ -74,7 +76,7 @@ describe('codemode catalog', () => {
   });
 });
 
-describe('codemode run', () => {
+describe.concurrent('codemode run', () => {
   it('on a cell that parks with a call pending: prints waiting with snapshot sizes, then completed, exit 0', async () => {
     const file = cellFile('const s = sleep({ ms: 20 });\nawait yield_control("checkpoint");\nconsole.log("after");\nreturn (await s).sleptMs >= 20');
     const { code, lines } = await cli(['run', file, '--config', roomy]);
@@ -132,7 +134,7 @@ describe('codemode run', () => {
   });
 });
 
-describe('codemode with an MCP server that is slow to start', () => {
+describe.concurrent('codemode with an MCP server that is slow to start', () => {
   // a config whose only MCP server leaves initialize unanswered for SLOW_START_DELAY_MS
   function slowMcpConfig(): string {
     const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-mcp-'));
@@ -161,7 +163,7 @@ describe('codemode with an MCP server that is slow to start', () => {
   });
 });
 
-describe('the codemode bin, run as a child process', () => {
+describe.concurrent('the codemode bin, run as a child process', () => {
   const run = promisify(execFile);
 
   /**
