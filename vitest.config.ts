@@ -3,10 +3,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'components/**/*.test.ts'],
+    include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'components/**/*.test.ts', 'scripts/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker per core minus one: a single file at a time on a 2-core machine. The
+    // suite mostly waits (worker threads starting, MCP servers spawning, runs parked), so two files at once
+    // roughly halve its wall time there; no test depends on how fast a cell runs (docs/test-plan.md).
+    maxWorkers: 2,
+    // Each worker process keeps its module cache across test files: re-importing the Gateway, tsx and the
+    // TypeScript compiler per file was a third of the suite's CPU time. Files share no state through modules:
+    // each builds its own Gateways and executors and closes them in afterAll.
+    isolate: false,
   },
 });

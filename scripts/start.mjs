@@ -1,5 +1,5 @@
 // `npm start`: builds the UI when .next is missing or older than its sources, then runs the one server process.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,17 +25,45 @@ function buildIsStale() {
   return changed ? `${changed} changed since the last build` : undefined;
 }
 
-const stale = process.env.CODEMODE_SKIP_BUILD ? undefined : buildIsStale();
-if (stale) {
-  console.log(`next build (${stale})...`);
-  const build = spawnSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+/** How often a long build says it is still going: next build can be silent for a minute while it compiles. */
+const BUILD_PROGRESS_INTERVAL_MS = 15_000;
+
+/** Runs `next build` with its own output, plus an elapsed-time line while it is quiet; resolves with its exit status. */
+function nextBuild() {
+  const startedAt = Date.now();
+  const seconds = () => Math.round((Date.now() - startedAt) / 1000);
+  const build = spawn(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, NODE_ENV: 'production' },
   });
-  if (build.status !== 0) {
+  const progress = setInterval(() => console.log(`next build: still building (${seconds()} s so far)...`), BUILD_PROGRESS_INTERVAL_MS);
+  // a stop during the build (Ctrl+C, Playwright ending its web server) stops the build too, not only this wrapper
+  const stop = (signal) => build.kill(signal);
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+  return new Promise((resolve) => {
+    build.on('error', (err) => {
+      clearInterval(progress);
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      console.error(`next build could not start: ${err.message}`);
+      resolve(1);
+    });
+    build.on('exit', (code, signal) => {
+      clearInterval(progress);
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      if (code === 0) console.log(`next build: done in ${seconds()} s`);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+const stale = process.env.CODEMODE_SKIP_BUILD ? undefined : buildIsStale();
+if (stale) {
+  console.log(`next build (${stale}): building the UI once; later starts reuse it...`);
+  const status = await nextBuild();
+  if (status !== 0) {
     console.error('next build failed; fix the error above and run npm start again');
-    process.exit(build.status ?? 1);
+    process.exit(status);
   }
 }
 

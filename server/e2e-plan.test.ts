@@ -21,6 +21,8 @@ function expectStatus<S extends CodeModeResult['status']>(r: CodeModeResult, sta
 describe('spec E2E plan', () => {
   let gw: Gateway;
   let agentRunId: string;
+  /** A turn of the agent "deadline" (1.5 s budget), for the steps about the deadline itself. */
+  let deadlineRunId: string;
 
   it('steps 1-3: with code mode disabled, the model-visible tools are unchanged', async () => {
     const off = await createGateway({ config: loadConfigFile(join(REPO_ROOT, 'demo/configs/disabled.json')) });
@@ -36,13 +38,15 @@ describe('spec E2E plan', () => {
   });
 
   beforeAll(async () => {
-    // step 4: a gateway with code mode enabled (shipped config, short timeout so a slow call parks)
+    // step 4: a gateway with code mode enabled (shipped config, its default budget, so no cell depends on
+    // how fast a loaded machine runs it), plus an agent with a short budget so a slow call parks
     const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
-    config.tools.codeMode.timeoutMs = 1500;
+    config.agents.list.push({ id: 'deadline', tools: { codeMode: { timeoutMs: 1500 } } });
     gw = await createGateway({ config });
     // MCP connects in the background; the plan needs the demo server listed
-    for (let i = 0; i < 100 && gw.mcpServers().some((s) => s.state === 'connecting'); i++) await new Promise((r) => setTimeout(r, 100));
+    await gw.mcpReady();
     agentRunId = gw.prepareTurn({ clientTools }).agentRunId;
+    deadlineRunId = gw.prepareTurn({ agentId: 'deadline' }).agentRunId;
   });
 
   afterAll(async () => {
@@ -80,7 +84,7 @@ describe('spec E2E plan', () => {
   it('step 8: search, describe and call core, plugin and client handles without exact ids', async () => {
     const first = expectStatus(
       await gw.exec(agentRunId, {
-        code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst r = await read({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst answer = await c({ question: "go?" });\nreturn { d, read: r.path, client: c.callableName, answer }',
+        code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst r = await read({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst asked = c({ question: "go?" });\nawait yield_control("ask the user");\nconst answer = await asked;\nreturn { d, read: r.path, client: c.callableName, answer }',
       }),
       'waiting',
     );
@@ -130,20 +134,20 @@ describe('spec E2E plan', () => {
 
   it('steps 12-14: a nested call resolving after exec returns waiting; wait restores the VM, delivers it, and output after restore reaches the answer', async () => {
     const first = expectStatus(
-      await gw.exec(agentRunId, { code: 'console.log("before");\nconst s = await MCP.demo.slow({ ms: 2500 });\nconsole.log("after restore");\nreturn { slow: s.content[0].text }' }),
+      await gw.exec(deadlineRunId, { code: 'console.log("before");\nconst s = await MCP.demo.slow({ ms: 2500 });\nconsole.log("after restore");\nreturn { slow: s.content[0].text }' }),
       'waiting',
     );
     expect(first.pendingToolCalls?.[0]?.tool).toBe('MCP.demo.slow');
     let r: CodeModeResult = first;
-    while (r.status === 'waiting') r = await gw.wait(agentRunId, { runId: first.runId });
+    while (r.status === 'waiting') r = await gw.wait(deadlineRunId, { runId: first.runId });
     const done = expectStatus(r, 'completed');
     expect(done.output?.map((o) => o.text)).toContain('after restore');
     expect((done.value as { slow: string }).slow).toBeTruthy();
   });
 
   it('step 15: timeout, abort and snapshot expiry clean up runtime state', async () => {
-    expect(expectStatus(await gw.exec(agentRunId, { code: 'while (true) {}' }), 'failed').code).toBe('timeout');
-    const w = expectStatus(await gw.exec(agentRunId, { code: 'await sleep({ ms: 60000 })' }), 'waiting');
+    expect(expectStatus(await gw.exec(deadlineRunId, { code: 'while (true) {}' }), 'failed').code).toBe('timeout');
+    const w = expectStatus(await gw.exec(agentRunId, { code: 'await yield_control("park")' }), 'waiting');
     gw.abortRun(w.runId);
     expect(gw.run(w.runId)?.state).toBe('aborted');
     expect(expectStatus(await gw.wait(agentRunId, { runId: w.runId }), 'failed').code).toBe('invalid_input');
@@ -151,13 +155,14 @@ describe('spec E2E plan', () => {
   });
 
   it('step 16: the exported trajectory shows nested calls under the parent code-mode call', async () => {
-    const first = expectStatus(await gw.exec(agentRunId, { code: 'const a = await weather_lookup({ city: "Kyiv" });\nawait sleep({ ms: 2000 });\nreturn a.city' }), 'waiting');
+    const first = expectStatus(await gw.exec(agentRunId, { code: 'const a = await weather_lookup({ city: "Kyiv" });\nconst slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn a.city' }), 'waiting');
     expectStatus(await gw.wait(agentRunId, { runId: first.runId }), 'completed');
     const traj = gw.trajectory(first.runId)!;
     expect(traj.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
     expect(traj.calls[0]!.nested.map((n) => [n.tool, n.status])).toEqual([
       ['weather_lookup', 'ok'],
       ['sleep', 'ok'],
+      ['yield_control', 'ok'],
     ]);
     expect(JSON.parse(JSON.stringify(traj))).toEqual(traj);
   });

@@ -142,6 +142,8 @@ export interface GatewayApi {
   agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }>;
   surface(req: TurnRequest): SurfaceView;
   catalog(req: TurnRequest): CatalogView;
+  /** Resolves when every MCP server's first connection attempt has settled (bounded); await it before preparing a turn. */
+  mcpReady(): Promise<void>;
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;

@@ -153,7 +153,7 @@ describe('MCP server that is down', () => {
     const { createGateway } = await import('./gateway.ts');
     const gw = await createGateway({ config, executors: { quickjs: executor } });
     try {
-      for (let i = 0; i < 50 && gw.mcpServers()[0]?.state === 'connecting'; i++) await new Promise((r) => setTimeout(r, 50));
+      await gw.mcpReady();
       const t = gw.prepareTurn({});
       const r = await gw.exec(t.agentRunId, { code: 'try { await MCP.ghost.echo({ text: "x" }); return "reached" } catch (e) { return [e.code, e.message] }' });
       expect(r).toMatchObject({ status: 'completed', value: ['mcp_unavailable', expect.stringContaining('MCP server "ghost" is unavailable')] });
@@ -165,13 +165,14 @@ describe('MCP server that is down', () => {
 
 describe('client tools of a live turn', () => {
   it('on an update: new cells see the new tool; a parked cell keeps its projection and its call still answers; saved results stay', async () => {
-    const { gw } = await gatewayWith({ id: 'none', tools: [] }, { tools: { ...testConfig().tools, codeMode: { ...testConfig().tools.codeMode, timeoutMs: 500 } } });
+    const { gw } = await gatewayWith({ id: 'none', tools: [] });
     try {
       const ask = { name: 'ask_user', description: 'ask', inputSchema: { type: 'object' } };
       const t = gw.prepareTurn({ clientTools: [ask] });
       const saved = await gw.exec(t.agentRunId, { code: 'return (await results.save({ keep: 1 })).ref' });
       if (saved.status !== 'completed') throw new Error(JSON.stringify(saved));
-      const parked = await gw.exec(t.agentRunId, { code: 'const a = await ask_user({});\nreturn [a, typeof pick_color]' });
+      // parks on purpose (no deadline to outlast): the client call stays pending while the run waits
+      const parked = await gw.exec(t.agentRunId, { code: 'const asked = ask_user({});\nawait yield_control("ask the user");\nreturn [await asked, typeof pick_color]' });
       if (parked.status !== 'waiting') throw new Error(JSON.stringify(parked));
       const info = gw.updateClientTools(t.agentRunId, [ask, { name: 'pick_color', description: 'pick', inputSchema: { type: 'object' } }]);
       expect(info.agentRunId).toBe(t.agentRunId);
@@ -199,14 +200,21 @@ describe('client tools of a live turn', () => {
 describe('idle turns', () => {
   it('on a turn unused past the idle limit: it is ended, unless it still has a waiting run', async () => {
     const config = testConfig({ plugins: { bundled: [], external: [] } });
-    config.tools.codeMode.timeoutMs = 200;
     const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor }, turnIdleMs: 300 });
     try {
-      const idle = gw.prepareTurn({});
+      // busy is last used before idle, so the sweep that ends idle has passed busy's idle limit too
       const busy = gw.prepareTurn({});
-      const parked = await gw.exec(busy.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
+      const parked = await gw.exec(busy.agentRunId, { code: 'await yield_control("park"); return 1' });
       expect(parked.status).toBe('waiting');
-      await new Promise((r) => setTimeout(r, 900));
+      const idle = gw.prepareTurn({});
+      const ended = new Promise<void>((resolve) => {
+        const endTurn = gw.endTurn.bind(gw);
+        gw.endTurn = (agentRunId) => {
+          endTurn(agentRunId);
+          if (agentRunId === idle.agentRunId) resolve();
+        };
+      });
+      await ended;
       expect(await gw.exec(idle.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', error: expect.stringContaining('unknown agent run') });
       if (parked.status === 'waiting') expect(gw.run(parked.runId)?.state).toBe('waiting');
       expect(await gw.exec(busy.agentRunId, { code: 'return 2' })).toMatchObject({ status: 'completed', value: 2 });

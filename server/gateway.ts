@@ -211,6 +211,16 @@ export class Gateway implements GatewayApi {
     return this.opts.mcp?.views() ?? [];
   }
 
+  /**
+   * Resolves once every configured MCP server's first connection attempt has settled (connected or failed),
+   * bounded by the connect timeout; reconnects never delay it. The Gateway starts without waiting for MCP, so
+   * whatever starts a turn (the API, the CLI) awaits this before prepareTurn, surface or catalog: otherwise a
+   * turn prepared just after start sees a server that is merely slow to answer `initialize` as unavailable.
+   */
+  async mcpReady(): Promise<void> {
+    await this.opts.mcp?.ready();
+  }
+
   // ---- turns -----------------------------------------------------------------------------------
 
   prepareTurn(req: TurnRequest): TurnInfo {

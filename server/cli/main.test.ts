@@ -1,11 +1,16 @@
-// The codemode command line, run in-process against the shipped configs.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// The codemode command line, run in-process against the shipped config and a roomy copy of the demo, and as a child process.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from './main.ts';
-import { REPO_ROOT } from '../tools/testing.ts';
+import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
+import { SLOW_START_DELAY_MS, slowStartServer } from '../tools/mcp/testing.ts';
 
+// Every describe is concurrent: each command boots its own Gateway and mostly waits (MCP servers, worker
+// threads), so the file takes about as long as its slowest test instead of the sum.
 async function cli(args: string[]) {
   const lines: string[] = [];
   const code = await main(args, (s) => lines.push(s));
@@ -13,7 +18,22 @@ async function cli(args: string[]) {
 }
 
 const shipped = join(REPO_ROOT, 'codemode.config.json');
-const shortTimeout = join(REPO_ROOT, 'demo/configs/short-timeout.json');
+
+/**
+ * The demo tools with the default budget and no session file: runs that must wait park with yield_control(),
+ * so no result depends on how fast a loaded machine gets through a cell.
+ */
+const roomy = (() => {
+  const file = join(mkdtempSync(join(tmpdir(), 'codemode-cli-config-')), 'codemode.config.json');
+  const config = {
+    tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+    agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+    plugins: { bundled: ['llm-task', 'weather', 'notes', 'guard'] },
+    workspace: DEMO_WORKSPACE,
+  };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+})();
 
 function cellFile(code: string, ext = '.js'): string {
   const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
@@ -22,7 +42,7 @@ function cellFile(code: string, ext = '.js'): string {
   return file;
 }
 
-describe('codemode surface', () => {
+describe.concurrent('codemode surface', () => {
   it('on the shipped config: prints exec, wait and only the direct-only tool', async () => {
     const { code, text } = await cli(['surface', '--config', shipped]);
     expect(code).toBe(0);
@@ -39,7 +59,7 @@ describe('codemode surface', () => {
   });
 });
 
-describe('codemode catalog', () => {
+describe.concurrent('codemode catalog', () => {
   it('on the shipped config: prints sources, projected names and declarations', async () => {
     const { code, text } = await cli(['catalog', '--config', shipped]);
     expect(code).toBe(0);
@@ -56,12 +76,12 @@ describe('codemode catalog', () => {
   });
 });
 
-describe('codemode run', () => {
-  it('on a cell that sleeps past the deadline: prints waiting with snapshot sizes, then completed, exit 0', async () => {
-    const file = cellFile('const s = await sleep({ ms: 1500 });\nconsole.log("after");\nreturn s.sleptMs >= 1500');
-    const { code, lines } = await cli(['run', file, '--config', shortTimeout]);
+describe.concurrent('codemode run', () => {
+  it('on a cell that parks with a call pending: prints waiting with snapshot sizes, then completed, exit 0', async () => {
+    const file = cellFile('const s = sleep({ ms: 20 });\nawait yield_control("checkpoint");\nconsole.log("after");\nreturn (await s).sleptMs >= 20');
+    const { code, lines } = await cli(['run', file, '--config', roomy]);
     const results = lines.map((l) => JSON.parse(l));
-    expect(results[0]).toMatchObject({ status: 'waiting', reason: 'pending_tools', pendingToolCalls: [{ tool: 'sleep' }] });
+    expect(results[0]).toMatchObject({ status: 'waiting', reason: 'yield', pendingToolCalls: [{ tool: 'sleep' }] });
     expect(results[0].telemetry.snapshot.storedBytes).toBeGreaterThan(0);
     expect(results.at(-1)).toMatchObject({ status: 'completed', value: true });
     expect(code).toBe(0);
@@ -69,21 +89,20 @@ describe('codemode run', () => {
 
   it('on a failing cell: exits 1', async () => {
     const file = cellFile('throw new Error("nope")');
-    const { code, lines } = await cli(['run', file, '--config', shortTimeout]);
+    const { code, lines } = await cli(['run', file, '--config', roomy]);
     expect(JSON.parse(lines[0]!)).toMatchObject({ status: 'failed' });
     expect(code).toBe(1);
   });
 
   it('on a .ts file: runs it as TypeScript', async () => {
     const file = cellFile('const n: number = 41;\nn + 1', '.ts');
-    const { lines } = await cli(['run', file, '--config', shortTimeout]);
+    const { lines } = await cli(['run', file, '--config', roomy]);
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: 42 });
   });
 
   it('on a shell exec without --approve: the approval is denied and the guest sees it', async () => {
     const file = cellFile('try { await exec({ command: "ls" }); return "ran" } catch (e) { return e.code }');
-    const { lines } = await cli(['run', file, '--config', shortTimeout]);
-    // under a loaded machine the cell may park first; the final line is what counts
+    const { lines } = await cli(['run', file, '--config', roomy]);
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: 'approval_denied' });
   });
 
@@ -91,12 +110,12 @@ describe('codemode run', () => {
     const cells = [
       'const w = await weather_lookup({ city: "Oslo" });\nconst [a, b] = await Promise.all([read({ path: "README.md" }), grep({ pattern: "TODO" })]);\nreturn { city: w.city, bytes: a.bytes, matches: b.matches.length }',
       'try { await web_fetch({ url: "https://nowhere.example/" }) } catch (e) { return e.code }',
-      'const s = await sleep({ ms: 1300 });\nconsole.log("resumed");\nreturn s.sleptMs >= 1300',
+      'const s = sleep({ ms: 20 });\nawait yield_control("checkpoint");\nconsole.log("resumed");\nreturn (await s).sleptMs >= 20',
       'await store("k", 1); return await load("k")',
     ];
     for (const code of cells) {
       const file = cellFile(code);
-      const runs = await Promise.all(['node', 'quickjs'].map((executor) => cli(['run', file, '--config', shortTimeout, '--executor', executor])));
+      const runs = await Promise.all(['node', 'quickjs'].map((executor) => cli(['run', file, '--config', roomy, '--executor', executor])));
       const finals = runs.map((r) => JSON.parse(r.lines.at(-1)!));
       expect(finals[0].telemetry.executor).toBe('node');
       expect(finals[1].telemetry.executor).toBe('quickjs');
@@ -111,5 +130,79 @@ describe('codemode run', () => {
     expect((await cli(['run'])).code).toBe(2);
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['run', 'x.js', '--executor', 'v8'])).code).toBe(2);
+    expect((await cli(['run', join(tmpdir(), 'codemode-no-such-cell.js')])).code).toBe(2);
   });
+});
+
+describe.concurrent('codemode with an MCP server that is slow to start', () => {
+  // a config whose only MCP server leaves initialize unanswered for SLOW_START_DELAY_MS
+  function slowMcpConfig(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-mcp-'));
+    const file = join(dir, 'codemode.config.json');
+    const config = {
+      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+      mcp: { servers: { slow: slowStartServer() } },
+      workspace: DEMO_WORKSPACE,
+    };
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  }
+
+  it('on run: the first cell calls the server (the command waits for its first connection attempt)', async () => {
+    const file = cellFile('const keys = Object.keys(MCP.slow);\nconst r = await MCP.slow.ping({ note: "first cell" });\nreturn { keys, text: r.content[0].text }');
+    const { code, lines } = await cli(['run', file, '--config', slowMcpConfig()]);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: { keys: ['ping', '$api'], text: `pong after ${SLOW_START_DELAY_MS} ms: first cell` } });
+    expect(code).toBe(0);
+  });
+
+  it('on catalog: lists the server tool by its namespace path', async () => {
+    const { code, text } = await cli(['catalog', '--config', slowMcpConfig()]);
+    expect(code).toBe(0);
+    expect(text).toMatch(/mcp\s+MCP\.slow\.ping\s+ping/);
+  });
+});
+
+describe.concurrent('the codemode bin, run as a child process', () => {
+  const run = promisify(execFile);
+
+  /**
+   * The layout `npm install` and `npx` make: node_modules/.bin/codemode links to the package's bin, and the
+   * package folder itself may be a link (npx, npm link). Node runs the link's target, so a guard on the
+   * script path never saw bin/codemode.mjs and the command printed nothing.
+   */
+  function linkedBin(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-bin-'));
+    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(REPO_ROOT, join(dir, 'node_modules', 'code-mode-playground'));
+    const bin = join(dir, 'node_modules', '.bin', 'codemode');
+    symlinkSync('../code-mode-playground/bin/codemode.mjs', bin);
+    return bin;
+  }
+
+  it('through a node_modules/.bin link: surface, catalog and run print their output and exit codes', async () => {
+    const bin = linkedBin();
+    const completes = cellFile('const w = await weather_lookup({ city: "Oslo" });\nreturn w.city');
+    const fails = cellFile('throw new Error("nope")');
+    const opts = { cwd: REPO_ROOT, encoding: 'utf8' as const };
+    const exitOf = (p: Promise<{ stdout: string }>) =>
+      p.then(
+        (r) => ({ code: 0, stdout: r.stdout }),
+        (e: { code?: number; stdout?: string }) => ({ code: e.code, stdout: String(e.stdout) }),
+      );
+    // all at once: each process boots its own Gateway, which is what the command costs
+    const [surface, catalog, completed, failed] = await Promise.all([
+      exitOf(run(bin, ['surface'], opts)),
+      exitOf(run(bin, ['catalog'], opts)),
+      exitOf(run(bin, ['run', completes, '--config', roomy], opts)),
+      exitOf(run(bin, ['run', fails, '--config', roomy], opts)),
+    ]);
+    expect(surface).toMatchObject({ code: 0, stdout: expect.stringContaining('model-visible tools (3): exec, wait, image_generate') });
+    expect(catalog).toMatchObject({ code: 0, stdout: expect.stringMatching(/mcp\s+MCP\.demo\.echo\s+echo/) });
+    expect(completed.code).toBe(0);
+    expect(JSON.parse(completed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'completed', value: 'Oslo' });
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout.trim())).toMatchObject({ status: 'failed', error: expect.stringContaining('nope') });
+    // four processes each booting tsx and a Gateway: on a loaded 2-core machine that alone can pass 30 s
+  }, 120_000);
 });

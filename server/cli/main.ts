@@ -59,27 +59,13 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     process.stderr.write(`codemode: --executor must be quickjs or node, got "${values.executor}"\n`);
     return 2;
   }
-  let gw: Gateway;
-  try {
-    gw = await createGateway({ ...(values.config ? { configPath: values.config } : {}), argv: [], env: process.env });
-  } catch (err) {
-    process.stderr.write(`codemode: ${err instanceof ConfigError ? 'invalid config: ' : ''}${(err as Error).message}\n`);
-    return 2;
-  }
-  try {
-    const req = {
-      ...(values.agent ? { agentId: values.agent } : {}),
-      ...(values.model ? { model: values.model } : {}),
-      ...(values['disable-tools'] ? { disableTools: true } : {}),
-      ...(values.session ? { sessionId: values.session } : {}),
-    };
-    if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
-    if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
+  // the cell files are checked before a Gateway (and its MCP servers) starts
+  const cells: CellInput[] = [];
+  if (command === 'run') {
     if (positionals.length === 0) {
       process.stderr.write('codemode run: name the cell file, e.g. codemode run cell.js\n');
       return 2;
     }
-    const cells: CellInput[] = [];
     for (const file of positionals) {
       let code: string;
       try {
@@ -91,6 +77,25 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       const language = (values.language ?? (file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
       cells.push({ code, language, typecheck: Boolean(values.typecheck) });
     }
+  }
+  let gw: Gateway;
+  try {
+    gw = await createGateway({ ...(values.config ? { configPath: values.config } : {}), argv: [], env: process.env });
+  } catch (err) {
+    process.stderr.write(`codemode: ${err instanceof ConfigError ? 'invalid config: ' : ''}${(err as Error).message}\n`);
+    return 2;
+  }
+  try {
+    // the Gateway starts without waiting for MCP; a command is one turn, so it waits like the API's turn start
+    await gw.mcpReady();
+    const req = {
+      ...(values.agent ? { agentId: values.agent } : {}),
+      ...(values.model ? { model: values.model } : {}),
+      ...(values['disable-tools'] ? { disableTools: true } : {}),
+      ...(values.session ? { sessionId: values.session } : {}),
+    };
+    if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
+    if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
     return await runCells(gw, req, cells, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
@@ -186,12 +191,15 @@ async function runCells(
   }
 }
 
-// a closed pipe (`codemode catalog | head`) ends output quietly
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
-
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bin/codemode.mjs')) {
-  process.exitCode = await main(process.argv.slice(2));
+/**
+ * The process entry (`bin/codemode.mjs` calls it): runs `main` on the process's arguments and sets the exit code.
+ * Explicit rather than guarded on the script path, so it runs the same through `npx`, `npm run`, a `.bin` link or `npm link`.
+ */
+export async function runCli(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // a closed pipe (`codemode catalog | head`) ends output quietly
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  process.exitCode = await main(argv);
 }

@@ -5,7 +5,7 @@ import { createGateway } from '../gateway.ts';
 import type { Gateway } from '../gateway.ts';
 import { loadConfigFile } from '../config/load.ts';
 import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
-import { SHORT_TIMEOUT_CONFIG } from '../trpc/testing.ts';
+import { demoConfig } from '../trpc/testing.ts';
 import { ExposureError, LOGIN_PATH, OPERATOR_COOKIE } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
 
@@ -52,7 +52,7 @@ const data = (reply: Reply) => (JSON.parse(reply.body) as { result: { data: unkn
 let gateway: Gateway;
 
 beforeAll(async () => {
-  gateway = await createGateway({ config: { ...loadConfigFile(SHORT_TIMEOUT_CONFIG), mcp: { servers: {} } } });
+  gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } } });
 });
 
 afterAll(async () => {

@@ -20,10 +20,11 @@ afterAll(async () => {
   await executor.close();
 });
 
+/** The default budget unless a test is about the budget: runs that must wait park with yield_control(). */
 async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
   const config = testConfig({
     tools: {
-      codeMode: testCodeModeOptions({ timeoutMs: 300, memoryLimitBytes: 32 * 1024 * 1024, ...o }),
+      codeMode: testCodeModeOptions({ memoryLimitBytes: 32 * 1024 * 1024, ...o }),
     },
     plugins: { bundled: ['weather'], external: [] },
   });
@@ -34,24 +35,22 @@ const status = (r: CodeModeResult) => r.status;
 
 describe('suspended-run cap', () => {
   it(`on the ${MAX_SUSPENDED_RUNS + 1}th suspended run: fails with the spec message until a slot frees`, async () => {
-    // a generous budget: 64 cells boot at once on two workers, and under a loaded test run that takes a while
-    const gw = await gateway({ timeoutMs: 3000 });
+    const gw = await gateway();
+    const park = 'await yield_control("park"); return 1';
     try {
       const t = gw.prepareTurn({});
-      const parked = await Promise.all(
-        Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' })),
-      );
+      const parked = await Promise.all(Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.exec(t.agentRunId, { code: park })));
       expect(parked.map(status)).toEqual(Array(MAX_SUSPENDED_RUNS).fill('waiting'));
       expect(gw.runsManager.suspendedSlots).toBe(MAX_SUSPENDED_RUNS);
       // a cell with no host work needs no slot
       expect(status(await gw.exec(t.agentRunId, { code: 'return 2' }))).toBe('completed');
-      const over = await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
+      const over = await gw.exec(t.agentRunId, { code: park });
       expect(over).toMatchObject({ status: 'failed', code: 'runtime_unavailable' });
       expect(over.status === 'failed' && over.error).toMatch(/^too many suspended code mode runs/);
       const first = parked[0];
       if (first?.status !== 'waiting') throw new Error('expected waiting');
       gw.abortRun(first.runId);
-      expect(status(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' }))).toBe('waiting');
+      expect(status(await gw.exec(t.agentRunId, { code: park }))).toBe('waiting');
     } finally {
       await gw.close();
     }
@@ -65,7 +64,7 @@ describe('scoping', () => {
     try {
       const a = gw.prepareTurn({ sessionId: 's1' });
       const b = gw.prepareTurn({ sessionId: 's1' });
-      const w = await gw.exec(a.agentRunId, { code: 'await sleep({ ms: 5000 }); return 1' });
+      const w = await gw.exec(a.agentRunId, { code: 'await yield_control("park"); return 1' });
       if (w.status !== 'waiting') throw new Error('expected waiting');
       expect(await gw.wait(b.agentRunId, { runId: w.runId })).toMatchObject({
         status: 'failed',
@@ -92,7 +91,7 @@ describe('snapshot cap', () => {
     const gw = await gateway({ maxSnapshotBytes: 64 * 1024 });
     try {
       const t = gw.prepareTurn({});
-      const r = await gw.exec(t.agentRunId, { code: 'const big = Array.from({ length: 20000 }, (_, i) => "row " + i * 7919);\nawait sleep({ ms: 5000 });\nreturn big.length' });
+      const r = await gw.exec(t.agentRunId, { code: 'const big = Array.from({ length: 20000 }, (_, i) => "row " + i * 7919);\nawait yield_control("park");\nreturn big.length' });
       expect(r).toMatchObject({ status: 'failed', code: 'snapshot_limit_exceeded' });
       expect(gw.runsManager.suspendedSlots).toBe(0);
     } finally {
@@ -122,8 +121,10 @@ describe('worker crash', () => {
       const t = gw.prepareTurn({});
       const pool = (own as unknown as { pool: { workerIds(): number[]; retire(id: number): Promise<void> } }).pool;
       const [before] = pool.workerIds();
-      const pending = gw.exec(t.agentRunId, { code: 'await sleep({ ms: 2000 }); return 1' });
-      await new Promise((r) => setTimeout(r, 200));
+      // retire the worker once the cell is surely on it: its sleep has reached the host
+      const sleeping = new Promise<void>((resolve) => gw.subscribe((e) => e.type === 'nested.started' && resolve()));
+      const pending = gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
+      await sleeping;
       await pool.retire(before!);
       const r = await pending;
       expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
@@ -212,12 +213,12 @@ describe('source in history', () => {
 
 describe('events and trajectory', () => {
   it('on a run: emits started, nested and updated events, and exports nested calls under their exec/wait calls', async () => {
-    const gw = await gateway({ timeoutMs: 1500 });
+    const gw = await gateway();
     try {
       const events: string[] = [];
       gw.subscribe((e) => events.push(e.type));
       const t = gw.prepareTurn({});
-      const w = await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = await sleep({ ms: 2000 });\nreturn [a.city, b.sleptMs >= 2000]' });
+      const w = await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = sleep({ ms: 20 });\nawait yield_control("park");\nreturn [a.city, (await b).sleptMs >= 20]' });
       if (w.status !== 'waiting') throw new Error('expected waiting');
       const done = await gw.wait(t.agentRunId, { runId: w.runId });
       expect(done).toMatchObject({ status: 'completed', value: ['Oslo', true] });
@@ -229,7 +230,7 @@ describe('events and trajectory', () => {
         ['exec', 'waiting'],
         ['wait', 'completed'],
       ]);
-      expect(traj.calls[0]!.nested.map((n) => n.tool)).toEqual(['weather_lookup', 'sleep']);
+      expect(traj.calls[0]!.nested.map((n) => n.tool)).toEqual(['weather_lookup', 'sleep', 'yield_control']);
       expect(traj.snapshots).toHaveLength(1);
       expect(traj.counters.call).toBe(2);
       expect(gw.run(w.runId)?.state).toBe('completed');

@@ -8,7 +8,7 @@ import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { MSG_UNAVAILABLE } from '../runs/runs.ts';
-import type { CodeModeResult } from '../runs/types.ts';
+import type { CodeModeResult, RunState } from '../runs/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { TranscriptEntry } from './types.ts';
@@ -33,14 +33,33 @@ afterAll(async () => {
 let dbCounter = 0;
 const freshDb = () => join(dir, `s${++dbCounter}.db`);
 
+/**
+ * The default budget: cells that must wait park with yield_control(), so none depends on how fast a loaded
+ * machine runs it. The agent "tight" has a small budget, for the cell that is about the timeout.
+ */
 async function gateway(path: string = ':memory:', o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
   const config = testConfig({
-    tools: { codeMode: testCodeModeOptions({ timeoutMs: 400, ...o }) },
+    tools: { codeMode: testCodeModeOptions(o) },
+    agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }, { id: 'tight', tools: { codeMode: { timeoutMs: 300 } } }] },
     sessions: { path },
   });
   const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
   gateways.push(gw);
   return gw;
+}
+
+/** Resolves when the run reaches `state` (its events say so; no fixed sleep). */
+function runReaches(gw: Gateway, runId: string, state: RunState): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (gw.run(runId)?.state !== state) return false;
+      unsubscribe();
+      resolve();
+      return true;
+    };
+    const unsubscribe = gw.subscribe(() => void check());
+    check();
+  });
 }
 
 function waiting(r: CodeModeResult): Extract<CodeModeResult, { status: 'waiting' }> {
@@ -73,14 +92,15 @@ describe('commit only on completed', () => {
     const gw = await gateway(':memory:', { snapshotTtlSeconds: 1 });
     const t = gw.prepareTurn({ sessionId: 'discard' });
     expect(await gw.exec(t.agentRunId, { code: 'await store("failed", 1); throw new Error("boom")' })).toMatchObject({ status: 'failed' });
-    expect(await gw.exec(t.agentRunId, { code: 'await store("timeout", 1); while (true) {}' })).toMatchObject({ status: 'failed', code: 'timeout' });
+    const tight = gw.prepareTurn({ sessionId: 'discard', agentId: 'tight' });
+    expect(await gw.exec(tight.agentRunId, { code: 'await store("timeout", 1); while (true) {}' })).toMatchObject({ status: 'failed', code: 'timeout' });
 
-    const aborted = waiting(await gw.exec(t.agentRunId, { code: 'await store("aborted", 1); await sleep({ ms: 5000 }); return 1' }));
+    const aborted = waiting(await gw.exec(t.agentRunId, { code: 'await store("aborted", 1); await yield_control("park"); return 1' }));
     expect(gw.abortRun(aborted.runId)).toBe(true);
     expect(await gw.wait(t.agentRunId, { runId: aborted.runId })).toMatchObject({ status: 'failed', code: 'invalid_input' });
 
-    const expired = waiting(await gw.exec(t.agentRunId, { code: 'await store("expired", 1); await sleep({ ms: 5000 }); return 1' }));
-    await new Promise((r) => setTimeout(r, 1300));
+    const expired = waiting(await gw.exec(t.agentRunId, { code: 'await store("expired", 1); await yield_control("park"); return 1' }));
+    await runReaches(gw, expired.runId, 'expired');
     expect(await gw.wait(t.agentRunId, { runId: expired.runId })).toMatchObject({ status: 'failed', error: MSG_UNAVAILABLE });
 
     expect(gw.sessionStore('discard')).toEqual([]);
@@ -91,7 +111,7 @@ describe('commit only on completed', () => {
   it('on a cell completed by wait: the writes made before and after suspension commit together', async () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'resumed' });
-    const w = waiting(await gw.exec(t.agentRunId, { code: 'await store("before", 1); await sleep({ ms: 700 }); await store("after", 2); return 3' }));
+    const w = waiting(await gw.exec(t.agentRunId, { code: 'await store("before", 1); await yield_control("park"); await store("after", 2); return 3' }));
     expect(gw.sessionStore('resumed')).toEqual([]);
     expect(await gw.wait(t.agentRunId, { runId: w.runId })).toMatchObject({ status: 'completed', value: 3 });
     expect(gw.sessionStore('resumed').map((e) => e.key)).toEqual(['before', 'after']);
@@ -127,7 +147,7 @@ describe('restart persistence', () => {
     const first = await gateway(path);
     const t1 = first.prepareTurn({ sessionId: 'durable' });
     expect(await first.exec(t1.agentRunId, { code: 'await store("kept", { n: 42 }); return 1' })).toMatchObject({ status: 'completed' });
-    const parked = waiting(await first.exec(t1.agentRunId, { code: 'await store("parked", 1); await sleep({ ms: 5000 }); return 2' }));
+    const parked = waiting(await first.exec(t1.agentRunId, { code: 'await store("parked", 1); await yield_control("park"); return 2' }));
     const transcriptBefore = first.transcript('durable');
     await first.close();
 
@@ -169,7 +189,7 @@ describe('control calls in the transcript', () => {
   it('on exec then wait: tool-call and tool-result entries with redacted source, nested activity under its parent', async () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'history' });
-    const code = 'const API_TOKEN = "hunter2-literal";\nconst n = computeLen(API_TOKEN);\nawait sleep({ ms: 700 });\nreturn n;\nfunction computeLen(s) { return s.length }';
+    const code = 'const API_TOKEN = "hunter2-literal";\nconst n = computeLen(API_TOKEN);\nconst slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn n;\nfunction computeLen(s) { return s.length }';
     const w = waiting(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_exec_1' }));
     const done = await gw.wait(t.agentRunId, { runId: w.runId }, { toolCallId: 'call_wait_1' });
     expect(done).toMatchObject({ status: 'completed', value: 'hunter2-literal'.length });
@@ -194,12 +214,13 @@ describe('control calls in the transcript', () => {
     expect(JSON.parse(results[0]!.payload.text)).toMatchObject({ status: 'waiting', runId: w.runId });
     expect(JSON.parse(results[1]!.payload.text)).toEqual(JSON.parse(JSON.stringify(done)));
 
-    // the sleep started under exec_1 and finished while parked: one row, finished, with both parent ids
+    // the sleep started under exec_1 (it may finish before or after the park): one row, finished, with both parent ids
     const activity = entries.filter((e): e is Extract<TranscriptEntry, { type: 'nested-activity' }> => e.type === 'nested-activity');
     const trajectory = gw.trajectory(w.runId)!;
     const sleepCall = trajectory.calls[0]?.nested.find((n) => n.tool === 'sleep');
     expect(sleepCall).toBeDefined();
-    expect(activity).toHaveLength(trajectory.calls.flatMap((c) => c.nested).length);
+    // the yield_control() that parks the cell is in the trajectory but gets no activity row
+    expect(activity).toHaveLength(trajectory.calls.flatMap((c) => c.nested).filter((n) => n.kind !== 'yield').length);
     expect(activity.find((a) => a.payload.tool === 'sleep')?.payload).toMatchObject({
       runId: w.runId,
       parentCallId: 'exec_1',
@@ -220,7 +241,7 @@ describe('control calls in the transcript', () => {
   it('on a nested call dispatched by a wait: its row names the wait as parent', async () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'second-leg' });
-    const w = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 600 }); return await sleep({ ms: 1 })' }, { toolCallId: 'x1' }));
+    const w = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 1 }); await yield_control("park"); return await sleep({ ms: 1 })' }, { toolCallId: 'x1' }));
     expect(await gw.wait(t.agentRunId, { runId: w.runId }, { toolCallId: 'x2' })).toMatchObject({ status: 'completed' });
     const rows = gw.transcript('second-leg').flatMap((e) => (e.type === 'nested-activity' ? [e.payload] : []));
     expect(rows.map((r) => [r.parentCallId, r.parentToolCallId])).toEqual([

@@ -64,7 +64,10 @@ describe('transformTypeScript', () => {
   });
 });
 
-describe('TypeScript compiler loading', () => {
+/** Each probe is a fresh node process loading tsx (and, for typecheck, the compiler): seconds when the machine is busy. */
+const PROBE_TEST_TIMEOUT_MS = 120_000;
+
+describe('TypeScript compiler loading', { timeout: PROBE_TEST_TIMEOUT_MS }, () => {
   it('on a JavaScript cell: prepares it without loading the typescript package', async () => {
     const result = await probe('javascript');
     expect(result.body).toContain('return (rows.length);');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createGateway } from '../gateway.ts';
 import { loadConfigFile } from '../config/load.ts';
 import { createEdgeState } from './context.ts';
-import { callerFor, OPERATOR, openRouterHarness, rejection, SHORT_TIMEOUT_CONFIG, type RouterHarness, type RouterCaller } from './testing.ts';
+import { callerFor, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
 
 let h: RouterHarness;
@@ -179,7 +179,7 @@ describe('sessions', () => {
 
   it('a session with history from an earlier server (no token in this process): a client is FORBIDDEN, the operator joins it', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cm-own-')), 'sessions.db');
-    const config = { ...loadConfigFile(SHORT_TIMEOUT_CONFIG), sessions: { path }, mcp: { servers: {} } };
+    const config = { ...demoConfig(), sessions: { path }, mcp: { servers: {} } };
     const before = await createGateway({ config });
     const first = before.prepareTurn({ sessionId: 'sess_from_before' });
     await before.exec(first.agentRunId, { code: 'await store("k", 1); return 1' });
@@ -244,7 +244,7 @@ describe('executor override', () => {
   });
 
   it('on "operator": the operator runs a cell on node, a client is still FORBIDDEN', async () => {
-    const config = loadConfigFile(SHORT_TIMEOUT_CONFIG);
+    const config = demoConfig();
     config.tools.codeMode.allowExecutorOverride = 'operator';
     const gateway = await createGateway({ config: { ...config, mcp: { servers: {} } } });
     try {

@@ -1,4 +1,4 @@
-// Router tests through createCaller against a real Gateway (short-timeout demo config): inputs, errors, the flow.
+// Router tests through createCaller against a real Gateway (demo config, default budget): inputs, errors, the flow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRouterHarness, rejection, type RouterCaller } from './testing.ts';
 import { appRouter } from './routers/_app.ts';
@@ -92,14 +92,14 @@ describe('a turn end to end', () => {
     await caller.turns.end({ agentRunId: turn.agentRunId });
   });
 
-  it('a cell past the deadline waits, shows in runs.list, and wait completes it with the nested call in the trajectory', async () => {
+  it('a cell that parks waits, shows in runs.list, and wait completes it with the nested call in the trajectory', async () => {
     const turn = await caller.turns.prepare({ agentId: 'main' });
     const controller = new AbortController();
     const events: StreamedRunEvent[] = [];
     const collecting = (async () => {
       for await (const event of runEvents((l) => gateway.subscribe(l), { maxQueued: 1000, signal: controller.signal })) events.push(event);
     })();
-    const first = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'await sleep({ ms: 1500 }); return "done"' } });
+    const first = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'const slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn "done"' } });
     expect(first.status).toBe('waiting');
     if (first.status !== 'waiting') return;
     const listed = (await caller.runs.list()).find((r) => r.runId === first.runId);
@@ -108,7 +108,7 @@ describe('a turn end to end', () => {
     expect(done).toMatchObject({ status: 'completed', value: 'done' });
     const trajectory = await caller.runs.trajectory({ runId: first.runId });
     expect(trajectory.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
-    expect(trajectory.calls[0]?.nested.map((n) => n.tool)).toEqual(['sleep']);
+    expect(trajectory.calls[0]?.nested.map((n) => n.tool)).toEqual(['sleep', 'yield_control']);
     controller.abort();
     await collecting;
     const types = events.filter((e) => e.runId === first.runId).map((e) => e.type);

@@ -1,13 +1,27 @@
-// Test harness for the routers: a real Gateway on the short-timeout demo config, an operator caller and client callers (no HTTP).
+// Test harness for the routers: a real Gateway on the demo config (default budget), an operator caller and client callers (no HTTP).
 import { fileURLToPath } from 'node:url';
 import { TRPCError } from '@trpc/server';
+import { DEFAULT_CODE_MODE_OPTIONS } from '../config/schema.ts';
+import { loadConfigFile } from '../config/load.ts';
 import { createGateway } from '../gateway.ts';
 import type { GatewayApi } from '../gateway-types.ts';
+import type { GatewayConfig } from '../config/types.ts';
 import { createEdgeState, createInnerContext, type Access, type EdgeState } from './context.ts';
 import { createCallerFactory } from './init.ts';
 import { appRouter } from './routers/_app.ts';
 
-export const SHORT_TIMEOUT_CONFIG = fileURLToPath(new URL('../../demo/configs/short-timeout.json', import.meta.url));
+/** The demo tools, plugins and MCP server, without a session file. */
+export const DEMO_CONFIG = fileURLToPath(new URL('../../demo/configs/short-timeout.json', import.meta.url));
+
+/**
+ * The demo config with the default budget, not the file's 1 s: no router test is about the deadline,
+ * and runs that must wait park with yield_control().
+ */
+export function demoConfig(): GatewayConfig {
+  const config = loadConfigFile(DEMO_CONFIG);
+  config.tools.codeMode.timeoutMs = DEFAULT_CODE_MODE_OPTIONS.timeoutMs;
+  return config;
+}
 
 const createCaller = createCallerFactory(appRouter);
 export type RouterCaller = ReturnType<typeof createCaller>;
@@ -31,7 +45,7 @@ export interface RouterHarness {
 }
 
 export async function openRouterHarness(): Promise<RouterHarness> {
-  const gateway = await createGateway({ configPath: SHORT_TIMEOUT_CONFIG });
+  const gateway = await createGateway({ config: demoConfig() });
   const edge = createEdgeState();
   return {
     gateway,

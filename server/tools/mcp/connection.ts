@@ -86,6 +86,8 @@ export class McpConnection {
   private promptCount: number | undefined;
   private readonly stderrTail: string[] = [];
   private readonly waiters = new Set<Waiter>();
+  /** The first attempt, bounded by the connect timeout; set by start(). Turns wait for it, never for reconnects. */
+  private firstAttempt: Promise<void> | undefined;
 
   constructor(
     readonly name: string,
@@ -105,7 +107,23 @@ export class McpConnection {
   start(): void {
     if (this.started || this.closed) return;
     this.started = true;
-    this.attempt();
+    const attempt = this.attempt();
+    // Bounded here as well: the attempt's own timeouts apply per request (connect, then each list page).
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.settings.connectTimeoutMs);
+      timer.unref();
+    });
+    this.firstAttempt = Promise.race([attempt, bound]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Resolves once the first connection attempt has settled (connected or failed), at most the connect timeout
+   * after start(); at once when never started. Later reconnects never delay it: a turn prepared while a
+   * server is still coming up gets its tools, a turn prepared while it is away gets the unavailable namespace.
+   */
+  firstAttemptSettled(): Promise<void> {
+    return this.firstAttempt ?? Promise.resolve();
   }
 
   /** Give up on the current connection (if any) and start a fresh attempt budget now. */
@@ -117,7 +135,7 @@ export class McpConnection {
     const old = this.client;
     this.client = undefined;
     if (old) void old.close().catch(() => {});
-    this.attempt();
+    void this.attempt();
   }
 
   tools(): ToolDefinition[] {
@@ -220,8 +238,9 @@ export class McpConnection {
     return { ...(this.errorText !== undefined ? { error: this.errorText } : {}), attempts: this.failures };
   }
 
-  private attempt(): void {
-    if (this.closed) return;
+  /** Starts one connection attempt; the promise settles (never rejects) when it has connected or failed. */
+  private attempt(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     const gen = ++this.generation;
     this.clearRetry();
     this.stateValue = 'connecting';
@@ -236,6 +255,7 @@ export class McpConnection {
     client.onerror = (err) => this.settings.log?.(`[mcp:${this.name}] ${err.message}`);
     const done = this.connectOnce(gen, client).finally(() => this.inFlight.delete(client));
     this.inFlight.set(client, done);
+    return done;
   }
 
   private async connectOnce(gen: number, client: Client): Promise<void> {

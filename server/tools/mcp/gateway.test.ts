@@ -4,8 +4,23 @@ import { afterAll, beforeAll, describe, it, expect } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
 import { REPO_ROOT, testConfig } from '../testing.ts';
+import { createEdgeState, createInnerContext } from '../../trpc/context.ts';
+import { OPERATOR } from '../../trpc/testing.ts';
+import { createCallerFactory } from '../../trpc/init.ts';
+import { appRouter } from '../../trpc/routers/_app.ts';
 import { McpManager } from './manager.ts';
-import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, FAULTY_SERVER_SCRIPT, faultyServer, waitFor } from './testing.ts';
+import {
+  childProcessesRunning,
+  DEMO_SERVER_SCRIPT,
+  demoServer,
+  FAST_MCP_OPTIONS,
+  FAULTY_SERVER_SCRIPT,
+  faultyServer,
+  SLOW_START_DELAY_MS,
+  SLOW_START_SERVER_SCRIPT,
+  slowStartServer,
+  waitFor,
+} from './testing.ts';
 
 async function run(gateway: Gateway, agentRunId: string, code: string): Promise<CodeModeResult> {
   return gateway.exec(agentRunId, { code });
@@ -171,5 +186,37 @@ describe('MCP faults through the Gateway', () => {
     expect(value.code).toBe('mcp_unavailable');
     expect(value.message).toContain('MCP server "demo-2", tool "echo"');
     expect(value.message).toContain('mcp.servers.demo-2');
+  });
+});
+
+describe('MCP readiness at turn start', () => {
+  it('on the first turn after createGateway (the API): a server slow to answer initialize is in the turn, and the first cell calls it', async () => {
+    const lines: string[] = [];
+    const gateway = await createGateway({ config: testConfig({ mcp: { servers: { slow: slowStartServer() } } }), log: (line) => lines.push(line) });
+    try {
+      // the Gateway itself starts without waiting: the server is still in its first attempt
+      expect(gateway.mcpServers()[0]?.state).toBe('connecting');
+      const caller = createCallerFactory(appRouter)(createInnerContext({ gateway, access: OPERATOR, edge: createEdgeState() }));
+      const turn = await caller.turns.prepare({});
+      expect(turn.surface.tools.find((t) => t.name === 'exec')?.description).toContain('MCP.slow.ping');
+      const result = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'return (await MCP.slow.ping({})).content[0].text' } });
+      expect(result).toMatchObject({ status: 'completed', value: `pong after ${SLOW_START_DELAY_MS} ms` });
+      expect(lines).toContainEqual(expect.stringMatching(/^mcp: ready after \d+ ms: slow connected \(1 tools\)$/));
+    } finally {
+      await gateway.close();
+    }
+    await waitFor('the slow server process to exit', () => childProcessesRunning(SLOW_START_SERVER_SCRIPT).length === 0, 5_000);
+  });
+
+  it('on the API catalog and surface right after start: they wait for the first attempt too', async () => {
+    const gateway = await createGateway({ config: testConfig({ mcp: { servers: { slow: slowStartServer() } } }) });
+    try {
+      const caller = createCallerFactory(appRouter)(createInnerContext({ gateway, access: OPERATOR, edge: createEdgeState() }));
+      const [catalog, surface] = await Promise.all([caller.catalog.list({}), caller.config.surface({})]);
+      expect(catalog.tools.find((t) => t.owner === 'slow')?.mcpPath).toBe('MCP.slow.ping');
+      expect(surface.tools.find((t) => t.name === 'exec')?.description).toContain('MCP.slow.ping');
+    } finally {
+      await gateway.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../testing.ts';
 import type { ToolDefinition } from '../types.ts';
 import { MCP_FAULT_CODES } from './faults.ts';
 import { McpManager, type McpManagerOptions } from './manager.ts';
-import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, waitFor } from './testing.ts';
+import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, slowStartServer, waitFor } from './testing.ts';
 
 const managers: McpManager[] = [];
 afterEach(async () => {
@@ -142,6 +142,55 @@ describe('McpManager with the demo stdio server', () => {
     await m.close();
     await waitFor('server processes to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, 5_000);
     expect(m.views().every((v) => v.state === 'disconnected')).toBe(true);
+  });
+});
+
+describe('McpManager readiness (what turn preparation awaits)', () => {
+  it('on a server slow to answer initialize: ready() resolves once its first attempt connected, with its tools', async () => {
+    const lines: string[] = [];
+    // a roomy bound: on a loaded machine starting node and the SDK alone can take seconds
+    const m = manager({ slow: slowStartServer() }, { connectTimeoutMs: 60_000, log: (line) => lines.push(line) });
+    expect(m.views()[0]?.state).toBe('connecting');
+    await m.ready();
+    expect(m.views()[0]).toMatchObject({ state: 'connected', toolCount: 1 });
+    expect(m.tools().map((t) => t.name)).toEqual(['ping']);
+    expect(lines.find((l) => l.startsWith('ready after'))).toMatch(/^ready after \d+ ms: slow connected \(1 tools\)$/);
+  });
+
+  it('on a first attempt that fails: ready() resolves after it, without waiting for the retries', async () => {
+    const lines: string[] = [];
+    // the retry is 60 s away: ready() resolving now shows it waited for the first attempt only
+    const m = manager({ down: { command: 'definitely-not-an-mcp-server-xyz', cwd: REPO_ROOT } }, { reconnectBaseDelayMs: 60_000, log: (line) => lines.push(line) });
+    await m.ready();
+    expect(m.views()[0]).toMatchObject({ state: 'disconnected', attempts: 1, toolCount: 0 });
+    expect(lines.find((l) => l.startsWith('ready after'))).toMatch(/down disconnected: .*ENOENT.*; turns get MCP\.down as unavailable until it connects/);
+  });
+
+  it('on a first attempt that stalls after initialize: ready() gives up at the connect timeout, the attempt goes on', async () => {
+    // initialize is answered, tools/list never is: the list has its own connect timeout, started later than ready()'s bound
+    const m = manager({ stall: faultyServer('--silent-tools-list') }, { connectTimeoutMs: 1_000, maxConnectAttempts: 1 });
+    await m.ready();
+    expect(m.views()[0]?.state).toBe('connecting');
+    await m.settled();
+    expect(m.views()[0]).toMatchObject({ state: 'failed', toolCount: 0 });
+  });
+
+  it('on a reconnect after the first attempt: ready() does not wait for it', async () => {
+    const m = manager({ demo: demoServer() }, { reconnectBaseDelayMs: 60_000 });
+    await m.settled();
+    await tool(m, 'crash').execute({}, ctx()).catch(() => undefined);
+    await waitFor('the crash to be seen', () => m.views()[0]?.state !== 'connected');
+    await m.ready();
+    expect(m.views()[0]?.state).toBe('disconnected');
+  });
+
+  it('before start() and without servers: ready() resolves at once', async () => {
+    const idle = new McpManager({ baseDir: REPO_ROOT, mcp: { servers: { demo: demoServer() } } }, FAST_MCP_OPTIONS);
+    managers.push(idle);
+    await idle.ready();
+    expect(idle.views()[0]?.state).toBe('connecting');
+    expect(childProcessesRunning(DEMO_SERVER_SCRIPT)).toEqual([]);
+    await manager({}).ready();
   });
 });
 

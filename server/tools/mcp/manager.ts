@@ -1,9 +1,12 @@
 // The MCP tool source: one background connection per configured server, offered to the catalog as ToolDefinitions.
 //
-// The Gateway never waits for MCP: `start()` returns at once and each server connects (and later
-// reconnects) on its own. `tools()` is read every time a turn's catalog is built, so a server that
-// connects later appears in the next turn; a server that drops keeps its last tools, whose calls then
-// wait for the reconnect or fail with a ToolError naming the server, the tool and what to do.
+// Starting never blocks: `start()` returns at once and each server connects (and later reconnects) on
+// its own. Turn preparation waits only for each server's *first* attempt (`ready()`, bounded by the
+// connect timeout), so the first turn after a start sees the tools of a server that is merely slow to
+// answer `initialize`; a reconnect never blocks a turn. `tools()` is read every time a turn's catalog is
+// built, so a server that connects later appears in the next turn; a server that drops keeps its last
+// tools, whose calls then wait for the reconnect or fail with a ToolError naming the server, the tool
+// and what to do.
 import { ConfigError } from '../../errors.ts';
 import type { GatewayConfig, McpServerConfig } from '../../config/types.ts';
 import type { McpServerView } from '../../gateway-types.ts';
@@ -43,6 +46,8 @@ export interface McpManagerOptions {
 
 /** What the Gateway needs from an MCP tool source (GatewayOptions.mcp). */
 export interface McpToolSource {
+  /** Resolves when every server's first connection attempt has settled (bounded by its connect timeout). */
+  ready(): Promise<void>;
   tools(): ToolDefinition[];
   views(): McpServerView[];
   close(): Promise<void>;
@@ -51,9 +56,12 @@ export interface McpToolSource {
 export class McpManager implements McpToolSource {
   private readonly connections: McpConnection[];
   private readonly callableNames: Map<string, string>;
+  private readonly log: ((line: string) => void) | undefined;
+  private firstAttempts: Promise<void> | undefined;
 
   constructor(config: Pick<GatewayConfig, 'mcp' | 'baseDir'>, opts: McpManagerOptions = {}) {
     const settings = resolveSettings(opts);
+    this.log = settings.log;
     const servers = Object.entries(config.mcp?.servers ?? {});
     this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), settings));
     // Same projection the catalog uses, so the view names the property a cell writes (MCP.<callableName>).
@@ -63,10 +71,24 @@ export class McpManager implements McpToolSource {
     );
   }
 
-  /** Connect every server in the background. Returns at once; idempotent. */
+  /** Connect every server in the background. Returns at once; idempotent. Logs once when the first attempts have settled. */
   start(): this {
+    if (this.firstAttempts) return this;
+    const startedAt = Date.now();
     for (const c of this.connections) c.start();
+    this.firstAttempts = Promise.all(this.connections.map((c) => c.firstAttemptSettled())).then(() => {
+      if (this.connections.length > 0) this.log?.(`ready after ${Date.now() - startedAt} ms: ${this.readiness()}`);
+    });
     return this;
+  }
+
+  /**
+   * Resolves when every server's first connection attempt has settled, connected or failed, at most the
+   * connect timeout after start() (at once before start() or without servers). Never rejects and never
+   * waits for a reconnect: this is what turn preparation awaits.
+   */
+  ready(): Promise<void> {
+    return this.firstAttempts ?? Promise.resolve();
   }
 
   /** Current MCP tools of every server, in config order (last known tools for a server that is away). */
@@ -86,7 +108,7 @@ export class McpManager implements McpToolSource {
     });
   }
 
-  /** Resolves when every server is connected or failed: for tests and for a CLI that wants MCP tools in its first turn. */
+  /** Resolves when every server is connected or failed, retries included (tests); turns await ready() instead. */
   async settled(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.settled()));
   }
@@ -97,6 +119,17 @@ export class McpManager implements McpToolSource {
     if (!c) return false;
     c.reconnect();
     return true;
+  }
+
+  /** One line per readiness log: each server's state after its first attempt, and why when it has no tools. */
+  private readiness(): string {
+    return this.views()
+      .map((v) => {
+        if (v.state === 'connected') return `${v.name} connected (${v.toolCount} tools)`;
+        if (v.state === 'connecting') return `${v.name} still connecting; turns go ahead without its tools until it connects`;
+        return `${v.name} ${v.state}${v.error ? `: ${v.error}` : ''}; turns get MCP.${v.callableName} as unavailable until it connects`;
+      })
+      .join('; ');
   }
 
   /** Close every connection and stop every server process this manager started. */

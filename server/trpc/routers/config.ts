@@ -4,5 +4,8 @@ import { turnRequestSchema } from '../schemas.ts';
 
 export const configRouter = router({
   agents: publicProcedure.query(({ ctx }) => ctx.gateway.agents()),
-  surface: publicProcedure.input(turnRequestSchema).query(({ ctx, input }) => ctx.gateway.surface(input)),
+  surface: publicProcedure.input(turnRequestSchema).query(async ({ ctx, input }) => {
+    await ctx.gateway.mcpReady();
+    return ctx.gateway.surface(input);
+  }),
 });

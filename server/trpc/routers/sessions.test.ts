@@ -183,7 +183,7 @@ describe('while a run of the session is live', () => {
   it('on a waiting run: branch and compact are refused naming the run and saying to wait or abort; after abort both go through', async () => {
     const { agentRunId, sessionId } = await freshTurn();
     await completed(agentRunId, 'await store("k", 1); return 1', 'call_first');
-    const waiting = await caller.exec({ agentRunId, input: { code: 'await sleep({ ms: 5000 }); return 2' } });
+    const waiting = await caller.exec({ agentRunId, input: { code: 'await yield_control("park"); return 2' } });
     expect(waiting.status).toBe('waiting');
     if (waiting.status !== 'waiting') return;
     const at = resultEntry(await caller.sessions.transcript({ sessionId }), 'call_first');

@@ -7,11 +7,13 @@ import type { TurnRequest } from '../../gateway-types.ts';
 
 export const turnsRouter = router({
   /** Returns the turn with its turnToken and its session's sessionToken; joining an existing session needs the latter. */
-  prepare: publicProcedure.input(prepareTurnSchema).mutation(({ ctx, input }) => {
+  prepare: publicProcedure.input(prepareTurnSchema).mutation(async ({ ctx, input }) => {
     const { sessionToken, ...request } = input;
     if (request.sessionId !== undefined && request.sessionId.trim() !== '') {
       requireSessionToken(ctx, request.sessionId, sessionToken, 'turns.prepare');
     }
+    // waits for MCP servers still in their first connection attempt, so the first turn after a start sees their tools
+    await ctx.gateway.mcpReady();
     return ctx.gateway.prepareTurn(request as TurnRequest);
   }),
   updateClientTools: publicProcedure
