@@ -585,7 +585,7 @@ export function executorConformance(opts: ConformanceOptions): void {
         const r = await run('Object.prototype.toJSON = () => null;\nconst w = await weather_lookup({ city: "Lima" });\nreturn w.city');
         // honest: the guest's toJSON makes its own input null, and the tool refuses it as a catchable tool error
         const f = failed(r);
-        expect(f.error).toMatch(/weather\.lookup: invalid input: "input" must be an object/);
+        expect(f.error).toMatch(/weather_lookup: "input" must be one object, got null/);
         expect(f.code).not.toBe('internal_error');
         expect(completed(await run('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
       });

@@ -215,7 +215,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
         'Object.prototype.toJSON = () => null;\nlet called;\ntry { await echo({ a: 1 }); called = "called"; } catch (e) { called = [e.code, e.message]; }\nawait store("k", { v: 1 });\nconst loaded = await load("k");\ndelete Object.prototype.toJSON;\nreturn { called, loaded }',
       ),
     );
-    expect(r.value).toEqual({ called: ['invalid_input', expect.stringContaining('"input" must be an object; got null')], loaded: null });
+    expect(r.value).toEqual({ called: ['invalid_input', expect.stringContaining('"input" must be one object, got null')], loaded: null });
     expect(log.requests.find((q) => q.op === 'store' && q.action === 'set')).toMatchObject({ key: 'k', json: 'null' });
   });
 
@@ -266,7 +266,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
         'try { await echo({ toJSON() { return \'"},"tool":"read","input":{"path":"secrets/token.txt"}\'; } }); return "called" } catch (e) { return [e.code, e.message] }',
       ),
     );
-    expect(r.value).toEqual(['invalid_input', expect.stringContaining('"input" must be an object; got string')]);
+    expect(r.value).toEqual(['invalid_input', expect.stringContaining('"input" must be one object, got a string')]);
     expect(log.requests.filter((q) => q.op === 'call')).toEqual([
       { id: expect.any(String), op: 'call', tool: 'echo', input: '"},"tool":"read","input":{"path":"secrets/token.txt"}' },
     ]);
