@@ -1,16 +1,9 @@
 // Error codes of the spec and the typed error classes the host throws.
 
+import { CODE_MODE_ERROR_CODES } from './error-codes.mjs';
+
 /** Codes a failed exec/wait result may carry (spec: tool surface, CodeModeErrorCode). */
-export const CODE_MODE_ERROR_CODES = [
-  'invalid_input',
-  'runtime_unavailable',
-  'aborted',
-  'timeout',
-  'output_limit_exceeded',
-  'snapshot_limit_exceeded',
-  'memory_limit_exceeded',
-  'internal_error',
-] as const;
+export { CODE_MODE_ERROR_CODES };
 export type CodeModeErrorCode = (typeof CODE_MODE_ERROR_CODES)[number];
 
 /** A host-side failure that maps to one spec error code. Its message reaches the model: say what to do next. */

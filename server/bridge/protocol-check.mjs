@@ -11,6 +11,7 @@
 // Plain JavaScript on purpose: worker entry files import it as it is (types: protocol-check.d.mts).
 
 /** The prelude numbers its requests `r1`, `r2`, ...; anything longer than this is not an id it made. */
+import { CODE_MODE_ERROR_CODES } from '../error-codes.mjs';
 export const MAX_REQUEST_ID_CHARS = 64;
 /** Tool, MCP server and store key names, result refs: far above any real name, small enough to log. */
 export const MAX_NAME_CHARS = 1024;
@@ -20,17 +21,8 @@ export const MAX_MESSAGE_CHARS = 64 * 1024;
 export const MAX_CANCELS_PER_FRONTIER = 1024;
 
 const OUTPUT_KINDS = new Set(['log', 'info', 'warn', 'error', 'debug', 'text', 'json']);
-/** Spec error codes a failed leg may carry (server/errors.ts CODE_MODE_ERROR_CODES). */
-const ERROR_CODES = new Set([
-  'invalid_input',
-  'runtime_unavailable',
-  'aborted',
-  'timeout',
-  'output_limit_exceeded',
-  'snapshot_limit_exceeded',
-  'memory_limit_exceeded',
-  'internal_error',
-]);
+/** Spec error codes a failed leg may carry. */
+const ERROR_CODES = new Set(CODE_MODE_ERROR_CODES);
 /** The only code the guest controller itself reports for a cell's outcome (a value that is not JSON). */
 const GUEST_SETTLE_CODES = new Set(['invalid_input']);
 

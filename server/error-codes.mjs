@@ -1,0 +1,13 @@
+// The spec's error codes a failed exec/wait result may carry: plain JS so worker threads and TypeScript share one list.
+
+/** Spec: tool surface, CodeModeErrorCode. */
+export const CODE_MODE_ERROR_CODES = /** @type {const} */ ([
+  'invalid_input',
+  'runtime_unavailable',
+  'aborted',
+  'timeout',
+  'output_limit_exceeded',
+  'snapshot_limit_exceeded',
+  'memory_limit_exceeded',
+  'internal_error',
+]);
