@@ -3,7 +3,8 @@ import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
 import type { RunEvent, RunView } from '../runs/types.ts';
-import { openRouterHarness, rejection, type RouterHarness } from './testing.ts';
+import { callerFor, OPERATOR, openRouterHarness, rejection, type RouterHarness } from './testing.ts';
+import { OPERATOR_MAX_EVENT_SUBSCRIBERS } from './subscribers.ts';
 import { MAX_SOURCE_PREVIEW_CHARS } from './routers/runs.ts';
 import { runEvents, streamedEvent, type StreamedRunEvent } from './routers/events.ts';
 
@@ -116,6 +117,17 @@ describe('event subscribers per client', () => {
     await h.client('greedy', again.signal).events({ turnTokens: [turn.turnToken] });
     for (const c of [...controllers, modest, again]) c.abort();
     expect(h.edge.subscribers.held('greedy')).toBe(0);
+  });
+
+  it(`the operator (every playground tab at once) has a cap of its own, ${OPERATOR_MAX_EVENT_SUBSCRIBERS}: a ninth tab still connects`, async () => {
+    const controllers = Array.from({ length: OPERATOR_MAX_EVENT_SUBSCRIBERS }, () => new AbortController());
+    const operatorStream = (c: AbortController) => callerFor(h.gateway, OPERATOR, h.edge, c.signal).events();
+    await Promise.all(controllers.map(operatorStream));
+    expect(h.edge.subscribers.held(OPERATOR.clientId)).toBe(OPERATOR_MAX_EVENT_SUBSCRIBERS);
+    const err = await rejection(callerFor(h.gateway, OPERATOR, h.edge).events());
+    expect(err.code).toBe('TOO_MANY_REQUESTS');
+    for (const c of controllers) c.abort();
+    expect(h.edge.subscribers.held(OPERATOR.clientId)).toBe(0);
   });
 });
 

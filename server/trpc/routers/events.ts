@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { publicProcedure } from '../init.ts';
 import { eventTurn, visibleTurns } from '../guards.ts';
 import { eventsInputSchema } from '../schemas.ts';
+import { OPERATOR_MAX_EVENT_SUBSCRIBERS } from '../subscribers.ts';
 import type { RunEvent, RunView } from '../../runs/types.ts';
 
 /**
@@ -85,7 +86,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
     });
   }
   const runId = input?.runId;
-  const release = ctx.edge.subscribers.acquire(ctx.access.clientId);
+  const release = ctx.edge.subscribers.acquire(ctx.access.clientId, ctx.access.operator ? Math.max(OPERATOR_MAX_EVENT_SUBSCRIBERS, ctx.edge.subscribers.maxPerClient) : undefined);
   const accept = (event: RunEvent) => {
     if (runId !== undefined && event.runId !== runId) return false;
     if (visible === 'all') return true;
