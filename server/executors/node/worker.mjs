@@ -180,6 +180,14 @@ const engine = {
   },
 };
 
+// A rejection the guest makes and never handles ends up here (a context's promises report to its
+// worker's process). QuickJS ignores such rejections; Node's default ('throw') would kill the worker,
+// and with it the cell, a parked context and the warm slot. A guest promise belongs to its context's
+// realm, never the host's: those are dropped, a host-realm rejection is a host bug and still crashes.
+process.on('unhandledRejection', (reason, promise) => {
+  if (promise instanceof Promise) throw reason;
+});
+
 // Warm this worker: the first context pays V8's context setup, not the first cell.
 prelude.runInContext(vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' }));
 runWorker(engine);
