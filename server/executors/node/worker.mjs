@@ -10,7 +10,7 @@
 //
 // Plain JavaScript on purpose, like the QuickJS worker: worker entry files load as they are.
 import { readFileSync } from 'node:fs';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runWorker, LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
@@ -186,6 +186,24 @@ const engine = {
 // realm, never the host's: those are dropped, a host-realm rejection is a host bug and still crashes.
 process.on('unhandledRejection', (reason, promise) => {
   if (promise instanceof Promise) throw reason;
+});
+
+// The heap watch's live reading (node/heap-watch.ts evaluates this in an interrupt while the guest
+// runs): a full collection first, so the cell's garbage never counts against its budget. V8 hands
+// gc() only to a context created while --expose-gc is set; the flag is on for one throwaway context,
+// so guest contexts never get gc. The function lives in this worker's own realm, out of guest reach.
+setFlagsFromString('--expose-gc');
+let collectGarbage;
+try {
+  collectGarbage = vm.runInNewContext('gc');
+} finally {
+  setFlagsFromString('--no-expose-gc');
+}
+Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
+  value: () => {
+    collectGarbage();
+    return getHeapStatistics().used_heap_size;
+  },
 });
 
 // Warm this worker: the first context pays V8's context setup, not the first cell.
