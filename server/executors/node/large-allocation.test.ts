@@ -33,6 +33,12 @@ const SHAPES: Shape[] = [
   { name: 'an array grown one push at a time', code: 'const a = [];\nfor (;;) a.push(1)', status: ['failed'] },
   { name: 'a Map grown until it fails', code: 'const m = new Map();\nfor (let i = 0; ; i++) m.set(i, i)', status: ['failed'] },
   { name: 'a large string split into characters', code: 'return "x".repeat(24 * 1024 * 1024).split("").length', status: ['completed', 'failed'] },
+  // V8 aborts the process when split('') would make more elements than an array holds (a 512 MiB string)
+  {
+    name: 'a string past the array limit split into characters',
+    code: 'try { return "x".repeat(2 ** 29 - 24).split("").length } catch (e) { return e.name }',
+    status: ['completed', 'failed'],
+  },
   {
     name: 'JSON.stringify of a large value',
     code: 'const rows = [];\nfor (let i = 0; i < 2e6; i++) rows.push({ i, s: "abcdefgh" });\nreturn JSON.stringify(rows).length',

@@ -29,6 +29,12 @@ if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSlic
 // Runs before the prelude: hands the context a context-realm wrapper around the host primitive (so a
 // host error never reaches the guest as a host-realm object) and an inbox for bridge replies that
 // only the host can fill. Both are captured here, then the prelude captures and deletes __cm_sync.
+/**
+ * V8's largest array (FixedArray::kMaxLength on 64-bit builds): a split that would make more elements
+ * than this aborts the process instead of throwing (see the bootstrap).
+ */
+const MAX_SPLIT_RESULT_ELEMENTS = 134_217_725;
+
 const bootstrap = new vm.Script(
   `(function (host) {
     'use strict';
@@ -36,6 +42,25 @@ const bootstrap = new vm.Script(
     delete g.WebAssembly;
     // cleanup callbacks would run as host tasks, outside any leg and its timeout
     delete g.FinalizationRegistry;
+    // V8 aborts the whole process (a fatal "invalid size", crbug.com/1201626) when split builds an
+    // array longer than its maximum array length, which only a string that long can produce: such a
+    // split throws the RangeError V8 should have thrown. Every other call is the original, unchanged.
+    var split = g.String.prototype.split, stringValue = g.String.prototype.valueOf, apply = g.Reflect.apply, RangeErrorCtor = RangeError;
+    var MAX_ARRAY_ELEMENTS = ${MAX_SPLIT_RESULT_ELEMENTS};
+    g.Object.defineProperty(g.String.prototype, 'split', {
+      value: {
+        split: function (separator, limit) {
+          if (typeof separator === 'string' && (limit === undefined || limit > MAX_ARRAY_ELEMENTS)) {
+            var len = typeof this === 'string' ? this.length : this instanceof StringCtor ? apply(stringValue, this, []).length : 0;
+            if (len > MAX_ARRAY_ELEMENTS) throw new RangeErrorCtor('Invalid array length: split of a ' + len + '-character string would make more elements than an array can hold; split a smaller part');
+          }
+          return apply(split, this, arguments);
+        },
+      }.split,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
     g.__cm_sync = function (op, payload) {
       try {
         return host(op, payload);
