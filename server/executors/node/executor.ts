@@ -99,7 +99,8 @@ export class NodeExecutor implements Executor {
   private readonly startTimeoutMs: number;
   private readonly pressure: () => boolean;
   private readonly preludePrefix: string | undefined;
-  private readonly heap: HeapWatch | null;
+  /** undefined until the first worker: a process that never runs a Node cell never attaches the inspector. */
+  private heap: HeapWatch | null | undefined;
   private readonly workers = new Map<number, NodeWorker>();
   /** Idle workers, least recently used first, with their expiry timers. */
   private idle: Array<{ worker: NodeWorker; timer: ReturnType<typeof setTimeout> }> = [];
@@ -115,7 +116,7 @@ export class NodeExecutor implements Executor {
     this.startTimeoutMs = opts.workerStartTimeoutMs ?? DEFAULT_WORKER_START_TIMEOUT_MS;
     this.pressure = opts.memoryPressure ?? criticalMemoryPressure;
     this.preludePrefix = opts.preludePrefix;
-    this.heap = opts.heapWatch !== undefined ? opts.heapWatch : heapWatch();
+    this.heap = opts.heapWatch;
   }
 
   start(req: StartRequest, handlers: LegHandlers): Leg {
@@ -229,16 +230,18 @@ export class NodeExecutor implements Executor {
       this.counters.reused++;
       return slot.worker;
     }
+    if (this.heap === undefined) this.heap = heapWatch();
+    const heap = this.heap;
     const worker = new NodeWorker({
       id: this.nextWorkerId++,
       entry: this.entry,
       key,
       memoryLimitBytes,
-      resourceLimits: resourceLimitsFor(memoryLimitBytes, this.heap ? HEAP_HEADROOM_MB : 0),
+      resourceLimits: resourceLimitsFor(memoryLimitBytes, heap ? HEAP_HEADROOM_MB : 0),
       workerData: { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, ...(this.preludePrefix !== undefined ? { preludePrefix: this.preludePrefix } : {}) },
       graceMs: this.graceMs,
       startTimeoutMs: this.startTimeoutMs,
-      heap: this.heap,
+      heap,
       onDeath: (w) => {
         if (this.forget(w)) this.counters.retired++;
       },

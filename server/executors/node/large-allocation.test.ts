@@ -121,11 +121,14 @@ describe('large allocations on the Node executor, in one process', () => {
     async () => {
       const fixture = fileURLToPath(new URL('./fixtures/allocation-bombs.mts', import.meta.url));
       const shapes = SHAPES.slice(0, 3);
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(shapes.map((s) => s.code))], {
+      const child = await promisify(execFile)(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(shapes.map((s) => s.code))], {
         cwd: REPO_ROOT,
         timeout: CHILD_TIMEOUT_MS,
         maxBuffer: 64 * 1024 * 1024,
+      }).catch((err: Error & { code?: unknown; signal?: unknown; stderr?: string }) => {
+        throw new Error(`the process died (exit ${String(err.code)}, signal ${String(err.signal)}): ${err.stderr?.slice(0, 2000) ?? err.message}`);
       });
+      const stdout = child.stdout;
       const results = JSON.parse(stdout) as Array<{ cell: Final; next: Final & { value?: unknown } }>;
       expect(results).toHaveLength(shapes.length);
       const problems = shapes.flatMap((shape, i) => problemsWith(shape, results[i]?.cell));
