@@ -425,6 +425,15 @@ export function executorConformance(opts: ConformanceOptions): void {
         expect(completed(await run('return 1')).value).toBe(1);
       });
 
+      it('on a rejection the cell makes and never handles (at once or in a timer): the cell still completes', async () => {
+        expect(completed(await run('Promise.reject(new Error("mine"));\nreturn 1')).value).toBe(1);
+        const r = completed(
+          await run('setTimeout(() => { Promise.reject(new Error("in a timer")) }, 1);\nawait new Promise((done) => setTimeout(done, 20));\nreturn 2'),
+        );
+        expect(r.value).toBe(2);
+        expect(completed(await run('return 3')).value).toBe(3);
+      });
+
       it('on deep recursion: throws a catchable RangeError', async () => {
         const r = completed(await run('function f(n) { return f(n + 1) + 1 }\ntry { f(0) } catch (e) { return e instanceof RangeError }'));
         expect(r.value).toBe(true);

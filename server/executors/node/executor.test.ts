@@ -249,7 +249,7 @@ describe('memory budget', () => {
     const ex = executor();
     const f = await failure(start(ex, 'const a = [];\ntry { for (;;) a.push("x".repeat(1 << 16) + a.length) } catch (e) { return "caught" }', { timeoutMs: 10_000 }));
     expect(f.code).toBe('memory_limit_exceeded');
-    expect(f.error).toMatch(/memoryLimitBytes \(32 MiB heap\).*terminated/);
+    expect(f.error).toMatch(/memoryLimitBytes \(32 MiB heap.*terminated/);
     expect(ex.stats().workers).toBe(0);
     expect(await value(start(ex, 'return "next cell runs"'))).toBe('next cell runs');
   });

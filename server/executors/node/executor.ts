@@ -12,6 +12,7 @@
 import { freemem, totalmem } from 'node:os';
 import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
 import type { Continuation, Executor, Leg, LegHandlers, LegOutcome, ResumeRequest, StartRequest } from '../types.ts';
+import { HEAP_HEADROOM_MB, heapWatch, type HeapWatch } from './heap-watch.ts';
 import { failedLeg, NodeWorker } from './node-worker.ts';
 
 /** Spec (Node runtime): "Node keeps up to four idle workers warm". */
@@ -50,6 +51,12 @@ export interface NodeExecutorOptions {
   memoryPressure?: () => boolean;
   /** Guest code evaluated before the prelude in every context (tests: a cell with the raw host primitive). */
   preludePrefix?: string;
+  /**
+   * What enforces memoryLimitBytes while a cell runs (default: the process's heap watch). null: the
+   * worker's own V8 heap limit, as tight as the budget; a large allocation near it can then abort the
+   * whole process (heap-watch.ts says why), so null is only for a process without an inspector.
+   */
+  heapWatch?: HeapWatch | null;
 }
 
 export interface NodePoolStats {
@@ -64,11 +71,14 @@ export interface NodePoolStats {
   retired: number;
 }
 
-/** Worker resourceLimits for a heap budget: old plus young generation, best effort, with V8's floors. */
-export function resourceLimitsFor(memoryLimitBytes: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
+/**
+ * Worker resourceLimits for a heap budget: old plus young generation, with V8's floors, plus
+ * `headroomMb` of old generation when something else (the heap watch) enforces the budget itself.
+ */
+export function resourceLimitsFor(memoryLimitBytes: number, headroomMb = 0): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
   const totalMb = Math.max(1, Math.ceil(memoryLimitBytes / (1024 * 1024)));
   const youngMb = Math.min(MAX_YOUNG_GENERATION_MB, Math.max(MIN_YOUNG_GENERATION_MB, Math.floor(totalMb / 8)));
-  return { maxOldGenerationSizeMb: Math.max(MIN_OLD_GENERATION_MB, totalMb - youngMb), maxYoungGenerationSizeMb: youngMb };
+  return { maxOldGenerationSizeMb: Math.max(MIN_OLD_GENERATION_MB, totalMb - youngMb) + headroomMb, maxYoungGenerationSizeMb: youngMb };
 }
 
 /** Default pressure probe: the process's cgroup budget when Node knows it, else free system memory. */
@@ -89,6 +99,8 @@ export class NodeExecutor implements Executor {
   private readonly startTimeoutMs: number;
   private readonly pressure: () => boolean;
   private readonly preludePrefix: string | undefined;
+  /** undefined until the first worker: a process that never runs a Node cell never attaches the inspector. */
+  private heap: HeapWatch | null | undefined;
   private readonly workers = new Map<number, NodeWorker>();
   /** Idle workers, least recently used first, with their expiry timers. */
   private idle: Array<{ worker: NodeWorker; timer: ReturnType<typeof setTimeout> }> = [];
@@ -104,6 +116,7 @@ export class NodeExecutor implements Executor {
     this.startTimeoutMs = opts.workerStartTimeoutMs ?? DEFAULT_WORKER_START_TIMEOUT_MS;
     this.pressure = opts.memoryPressure ?? criticalMemoryPressure;
     this.preludePrefix = opts.preludePrefix;
+    this.heap = opts.heapWatch;
   }
 
   start(req: StartRequest, handlers: LegHandlers): Leg {
@@ -217,15 +230,18 @@ export class NodeExecutor implements Executor {
       this.counters.reused++;
       return slot.worker;
     }
+    if (this.heap === undefined) this.heap = heapWatch();
+    const heap = this.heap;
     const worker = new NodeWorker({
       id: this.nextWorkerId++,
       entry: this.entry,
       key,
       memoryLimitBytes,
-      resourceLimits: resourceLimitsFor(memoryLimitBytes),
+      resourceLimits: resourceLimitsFor(memoryLimitBytes, heap ? HEAP_HEADROOM_MB : 0),
       workerData: { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, ...(this.preludePrefix !== undefined ? { preludePrefix: this.preludePrefix } : {}) },
       graceMs: this.graceMs,
       startTimeoutMs: this.startTimeoutMs,
+      heap,
       onDeath: (w) => {
         if (this.forget(w)) this.counters.retired++;
       },

@@ -4,12 +4,14 @@
 // another run's live context with it), so unlike the shared WorkerPool this owns exactly one leg.
 // The watchdog is the last line: the worker's own vm timeout stops a busy guest at the deadline;
 // when the leg still has not ended `graceMs` later, the guest is stuck where V8's watchdog cannot
-// reach and the worker is terminated.
+// reach and the worker is terminated. The heap watch (heap-watch.ts), when the process has one,
+// enforces the cell's memoryLimitBytes the same way: the leg fails, then the worker is terminated.
 import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../../errors.ts';
 import type { HostToWorker } from '../../bridge/protocol.ts';
 import { CONTROL_DEADLINE } from '../../bridge/protocol.ts';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
+import type { HeapWatch } from './heap-watch.ts';
 import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
 
 /** What a worker is doing; `parked` holds exactly one live continuation. */
@@ -25,6 +27,8 @@ export interface NodeWorkerOptions {
   workerData: unknown;
   graceMs: number;
   startTimeoutMs: number;
+  /** Enforces memoryLimitBytes while a leg runs; null: the worker's V8 limit is the budget itself. */
+  heap: HeapWatch | null;
   /** Called once when the thread is gone (exited, crashed, out of memory or terminated). */
   onDeath: (w: NodeWorker) => void;
 }
@@ -36,6 +40,7 @@ interface ActiveLeg {
   resolve: (o: LegOutcome) => void;
   onEnd: (o: LegOutcome) => void;
   watchdog?: ReturnType<typeof setTimeout>;
+  unwatchHeap?: () => void;
   /** the first message reached the worker; the watchdog only runs from then (a cold start is not guest time) */
   opened: boolean;
   ended: boolean;
@@ -81,6 +86,7 @@ export class NodeWorker {
       stdout: false,
       stderr: false,
     });
+    opts.heap?.register(this.worker.threadId);
     let markReady!: () => void;
     let markFailed!: (e: Error) => void;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -142,6 +148,10 @@ export class NodeWorker {
     const leg: ActiveLeg = { id: legId, handlers, control, resolve, onEnd, opened: false, ended: false };
     this.leg = leg;
     if (this.state !== 'starting') this.state = 'busy';
+    leg.unwatchHeap = this.opts.heap?.watch(this.worker.threadId, this.opts.memoryLimitBytes, (usedBytes) => {
+      if (leg.ended) return;
+      void this.terminate({ code: 'memory_limit_exceeded', error: this.memoryLimitMessage(usedBytes) });
+    });
     const send = legSender({
       ready: this.ready,
       post: (msg) => this.worker.postMessage(msg),
@@ -223,6 +233,7 @@ export class NodeWorker {
     if (leg.ended) return;
     leg.ended = true;
     if (leg.watchdog) clearTimeout(leg.watchdog);
+    leg.unwatchHeap?.();
     if (this.leg === leg) this.leg = undefined;
     try {
       leg.onEnd(outcome);
@@ -231,21 +242,22 @@ export class NodeWorker {
     }
   }
 
+  private memoryLimitMessage(usedBytes?: number): string {
+    const mib = (n: number) => Math.round(n / (1024 * 1024));
+    const used = usedBytes !== undefined ? `, ${mib(usedBytes)} MiB live` : '';
+    return `code mode cell exceeded memoryLimitBytes (${mib(this.opts.memoryLimitBytes)} MiB heap${used}); its Node worker was terminated and the cell cannot catch this. Keep less data in memory (results.save large values) or raise memoryLimitBytes.`;
+  }
+
   private onExit(err: Error & { code?: string }): void {
     const wasReady = this.readyFlag;
     this.state = 'dead';
+    this.opts.heap?.unregister(this.worker.threadId);
     this.continuationId = undefined;
     const leg = this.leg;
     if (leg) {
-      const mb = Math.round(this.opts.memoryLimitBytes / (1024 * 1024));
       const outcome: LegOutcome =
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? {
-              kind: 'failed',
-              code: 'memory_limit_exceeded',
-              error: `code mode cell exceeded memoryLimitBytes (${mb} MiB heap); its Node worker was terminated and the cell cannot catch this. Keep less data in memory (results.save large values) or raise memoryLimitBytes.`,
-              droppedBytes: 0,
-            }
+          ? { kind: 'failed', code: 'memory_limit_exceeded', error: this.memoryLimitMessage(), droppedBytes: 0 }
           : !wasReady
             ? {
                 kind: 'failed',

@@ -10,7 +10,7 @@
 //
 // Plain JavaScript on purpose, like the QuickJS worker: worker entry files load as they are.
 import { readFileSync } from 'node:fs';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runWorker, LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
@@ -29,6 +29,12 @@ if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSlic
 // Runs before the prelude: hands the context a context-realm wrapper around the host primitive (so a
 // host error never reaches the guest as a host-realm object) and an inbox for bridge replies that
 // only the host can fill. Both are captured here, then the prelude captures and deletes __cm_sync.
+/**
+ * V8's largest array (FixedArray::kMaxLength on 64-bit builds): a split that would make more elements
+ * than this aborts the process instead of throwing (see the bootstrap).
+ */
+const MAX_SPLIT_RESULT_ELEMENTS = 134_217_725;
+
 const bootstrap = new vm.Script(
   `(function (host) {
     'use strict';
@@ -36,6 +42,25 @@ const bootstrap = new vm.Script(
     delete g.WebAssembly;
     // cleanup callbacks would run as host tasks, outside any leg and its timeout
     delete g.FinalizationRegistry;
+    // V8 aborts the whole process (a fatal "invalid size", crbug.com/1201626) when split builds an
+    // array longer than its maximum array length, which only a string that long can produce: such a
+    // split throws the RangeError V8 should have thrown. Every other call is the original, unchanged.
+    var split = g.String.prototype.split, stringValue = g.String.prototype.valueOf, apply = g.Reflect.apply, RangeErrorCtor = RangeError;
+    var MAX_ARRAY_ELEMENTS = ${MAX_SPLIT_RESULT_ELEMENTS};
+    g.Object.defineProperty(g.String.prototype, 'split', {
+      value: {
+        split: function (separator, limit) {
+          if (typeof separator === 'string' && (limit === undefined || limit > MAX_ARRAY_ELEMENTS)) {
+            var len = typeof this === 'string' ? this.length : this instanceof StringCtor ? apply(stringValue, this, []).length : 0;
+            if (len > MAX_ARRAY_ELEMENTS) throw new RangeErrorCtor('Invalid array length: split of a ' + len + '-character string would make more elements than an array can hold; split a smaller part');
+          }
+          return apply(split, this, arguments);
+        },
+      }.split,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
     g.__cm_sync = function (op, payload) {
       try {
         return host(op, payload);
@@ -179,6 +204,32 @@ const engine = {
     continuations.get(continuationId)?.dispose();
   },
 };
+
+// A rejection the guest makes and never handles ends up here (a context's promises report to its
+// worker's process). QuickJS ignores such rejections; Node's default ('throw') would kill the worker,
+// and with it the cell, a parked context and the warm slot. A guest promise belongs to its context's
+// realm, never the host's: those are dropped, a host-realm rejection is a host bug and still crashes.
+process.on('unhandledRejection', (reason, promise) => {
+  if (promise instanceof Promise) throw reason;
+});
+
+// The heap watch's live reading (node/heap-watch.ts evaluates this in an interrupt while the guest
+// runs): a full collection first, so the cell's garbage never counts against its budget. V8 hands
+// gc() only to a context created while --expose-gc is set; the flag is on for one throwaway context,
+// so guest contexts never get gc. The function lives in this worker's own realm, out of guest reach.
+setFlagsFromString('--expose-gc');
+let collectGarbage;
+try {
+  collectGarbage = vm.runInNewContext('gc');
+} finally {
+  setFlagsFromString('--no-expose-gc');
+}
+Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
+  value: () => {
+    collectGarbage();
+    return getHeapStatistics().used_heap_size;
+  },
+});
 
 // Warm this worker: the first context pays V8's context setup, not the first cell.
 prelude.runInContext(vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' }));
