@@ -162,9 +162,12 @@ class Run {
     readonly turn: TurnScope,
     readonly cell: StartCell,
   ) {
-    // the cell's replay identity: agent run + the model's tool-call id (or a fresh one)
+    // The cell's replay identity, the prefix of its nested invocation ids: agent run, the model's
+    // tool-call id and this run. The runId is in it because a provider may reuse a tool-call id in a
+    // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
+    // the same Run, so a waiting run keeps its ids.
     const callId = cell.toolCallId ?? randomUUID();
-    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}`).digest('hex').slice(0, 12)}`;
+    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
     this.files = turn.files;
