@@ -47,7 +47,8 @@ export const MSG_UNAVAILABLE = 'code mode run is unavailable or expired.';
 export const MSG_WRONG_SESSION = 'code mode run belongs to a different session.';
 export const MSG_WRONG_RUN = 'code mode run belongs to a different agent run.';
 export const MSG_ALREADY_RESUMING = 'a wait is already in flight for this code mode run; wait for it to return.';
-export const MSG_TOO_MANY = 'too many suspended code mode runs';
+/** Spec 02, word for word (its period included); what to do follows it, in the emitted message only. */
+export const MSG_TOO_MANY = 'too many suspended code mode runs.';
 
 /**
  * How long a leg's VM may take to get ready (worker start, VM creation, snapshot decode and restore)
@@ -483,7 +484,11 @@ export class RunManager {
     }
     if (requests.length > 0 && !run.holdsSlot) {
       if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
-        this.failRun(run, 'runtime_unavailable', `${MSG_TOO_MANY} (${MAX_SUSPENDED_RUNS}); wait on or abort a waiting run, then try again`);
+        this.failRun(
+          run,
+          'runtime_unavailable',
+          `${MSG_TOO_MANY} The process holds at most ${MAX_SUSPENDED_RUNS}; wait on or abort a waiting run, then run this cell again.`,
+        );
         return;
       }
       run.holdsSlot = true;
