@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { buildCatalog, guestCatalogView } from './catalog/build.ts';
+import { isCatalogControl } from './catalog/names.ts';
 import { renderQuickIndex } from './catalog/quick-index.ts';
 import type { Catalog } from './catalog/types.ts';
 import { resolveActivation, findAgent, agentModel, agentCodeModeOptions } from './config/activation.ts';
@@ -185,7 +186,7 @@ export class Gateway implements GatewayApi {
         networkContent: Boolean(t.networkContent),
         approval: t.approval === 'required',
         directOnly: Boolean(t.directOnly),
-        control: Boolean(t.control),
+        control: isCatalogControl(t),
         ...(deniedBy ? { deniedBy } : {}),
         ...(path ? { mcpPath: path } : {}),
       };

@@ -6,6 +6,7 @@ import {
   catalogId,
   effectiveTools,
   hostIdentity,
+  isCatalogControl,
   isReservedGlobal,
   isReservedMcpMember,
   mcpServerIdentity,
@@ -155,14 +156,14 @@ export interface McpServerApi {
 }
 
 /**
- * Build the catalog from tools that are already policy-filtered. Direct-only and control tools are
- * dropped; one winner per exact name (later wins); non-MCP entries in source order, then MCP.
+ * Build the catalog from tools that are already policy-filtered. Direct-only and control tools (by
+ * flag or by name, isCatalogControl) are dropped; one winner per exact name (later wins); non-MCP entries in source order, then MCP.
  */
 export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
   if (!Array.isArray(tools)) throw new CatalogInputError('tools', 'must be an array of tool definitions');
   tools.forEach(validateTool);
 
-  const eligible = tools.filter((t) => t.directOnly !== true && t.control !== true);
+  const eligible = tools.filter((t) => t.directOnly !== true && !isCatalogControl(t));
   // Stable sort: callers pass source order already; this only guards the contract.
   const ordered = eligible
     .map((tool, index) => ({ tool, index }))

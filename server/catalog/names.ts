@@ -36,6 +36,24 @@ export const JS_RESERVED_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Spec (tool catalog): "The catalog omits code-mode control tools (exec, wait, tool_search_code,
+ * tool_search, tool_describe, tool_call)". A tool is a control by its name, not only by its `control`
+ * flag: a plugin or client tool named `wait` would otherwise become a guest global that looks like the
+ * control. `exec` is absent on purpose: the shell exec tool is cataloged and callable as `exec(...)`
+ * (spec: "cataloged like any other tool"); the code-mode exec never reaches the catalog as a tool.
+ */
+export const CATALOG_CONTROL_NAMES: ReadonlySet<string> = new Set(['wait', 'tool_search_code', 'tool_search', 'tool_describe', 'tool_call']);
+
+/**
+ * True when the catalog must omit `tool` as a control: flagged `control`, or a non-MCP tool with a
+ * control name. MCP tools live under `MCP.<server>.<name>`, where a name cannot stand for a control, so
+ * an MCP server's own `wait` tool stays callable there (docs/decisions.md).
+ */
+export function isCatalogControl(tool: { name: string; source: string; control?: boolean | undefined }): boolean {
+  return tool.control === true || (tool.source !== 'mcp' && CATALOG_CONTROL_NAMES.has(tool.name));
+}
+
+/**
  * Globals the guest runtime defines or relies on: a tool never takes these names. Covers the guest
  * API, output and timer helpers, optional namespaces, loader/host names that cells are rejected for
  * using, JS intrinsics, and Object.prototype members reachable on `globalThis`.
@@ -43,6 +61,8 @@ export const JS_RESERVED_WORDS: ReadonlySet<string> = new Set([
 export const RESERVED_GUEST_GLOBALS: ReadonlySet<string> = new Set([
   // guest API
   'catalog', 'MCP', 'API', 'nodes', 'skills', 'namespaces', 'results', 'store', 'load', 'yield_control',
+  // control names (CATALOG_CONTROL_NAMES): a tool whose name only normalizes to one (`tool-call`) must not take it
+  'wait', 'tool_search_code', 'tool_search', 'tool_describe', 'tool_call',
   // output and timer helpers
   'console', 'text', 'json', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
   'setImmediate', 'clearImmediate', 'queueMicrotask', 'structuredClone',

@@ -47,7 +47,8 @@ export const MSG_UNAVAILABLE = 'code mode run is unavailable or expired.';
 export const MSG_WRONG_SESSION = 'code mode run belongs to a different session.';
 export const MSG_WRONG_RUN = 'code mode run belongs to a different agent run.';
 export const MSG_ALREADY_RESUMING = 'a wait is already in flight for this code mode run; wait for it to return.';
-export const MSG_TOO_MANY = 'too many suspended code mode runs';
+/** Spec 02, word for word (its period included); what to do follows it, in the emitted message only. */
+export const MSG_TOO_MANY = 'too many suspended code mode runs.';
 
 /**
  * How long a leg's VM may take to get ready (worker start, VM creation, snapshot decode and restore)
@@ -162,9 +163,12 @@ class Run {
     readonly turn: TurnScope,
     readonly cell: StartCell,
   ) {
-    // the cell's replay identity: agent run + the model's tool-call id (or a fresh one)
+    // The cell's replay identity, the prefix of its nested invocation ids: agent run, the model's
+    // tool-call id and this run. The runId is in it because a provider may reuse a tool-call id in a
+    // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
+    // the same Run, so a waiting run keeps its ids.
     const callId = cell.toolCallId ?? randomUUID();
-    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}`).digest('hex').slice(0, 12)}`;
+    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
     this.files = turn.files;
@@ -480,7 +484,11 @@ export class RunManager {
     }
     if (requests.length > 0 && !run.holdsSlot) {
       if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
-        this.failRun(run, 'runtime_unavailable', `${MSG_TOO_MANY} (${MAX_SUSPENDED_RUNS}); wait on or abort a waiting run, then try again`);
+        this.failRun(
+          run,
+          'runtime_unavailable',
+          `${MSG_TOO_MANY} The process holds at most ${MAX_SUSPENDED_RUNS}; wait on or abort a waiting run, then run this cell again.`,
+        );
         return;
       }
       run.holdsSlot = true;
