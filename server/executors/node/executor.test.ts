@@ -114,6 +114,12 @@ describe('warm workers', () => {
     expect(ex.poolStats()).toMatchObject({ spawned: 3, idle: 2, retired: 1 });
   });
 
+  it('on several workers starting at once (each switches --expose-gc for its heap watch): every one starts, and no guest sees gc', async () => {
+    const ex = executor({ maxIdleWorkers: 0 });
+    const seen = await Promise.all([0, 1, 2, 3, 4, 5].map(() => value(start(ex, 'await new Promise((r) => setTimeout(r, 30)); return typeof gc'))));
+    expect(seen).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+  });
+
   it('on the idle TTL passing: retires the warm worker', async () => {
     const ex = executor({ idleWorkerTtlMs: 50 });
     await value(start(ex, 'return 1'));

@@ -35,6 +35,19 @@ if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSlic
  */
 const MAX_SPLIT_RESULT_ELEMENTS = 134_217_725;
 
+/** The process-wide lock around V8 flag switches and context creation (see the heap watch below). */
+const flagLock = workerData?.v8FlagLock instanceof Int32Array ? workerData.v8FlagLock : null;
+function withFlagLock(fn) {
+  if (!flagLock) return fn();
+  while (Atomics.compareExchange(flagLock, 0, 0, 1) !== 0) Atomics.wait(flagLock, 0, 1, 5);
+  try {
+    return fn();
+  } finally {
+    Atomics.store(flagLock, 0, 0);
+    Atomics.notify(flagLock, 0, 1);
+  }
+}
+
 const bootstrap = new vm.Script(
   `(function (host) {
     'use strict';
@@ -125,11 +138,13 @@ function createGuest(firstLeg) {
   let leg = firstLeg;
   // measured before the context exists: the context's own built-ins are part of what a parked cell retains
   const baselineHeapBytes = getHeapStatistics().used_heap_size;
-  let ctx = vm.createContext(Object.create(null), {
-    name: 'code-mode cell',
-    codeGeneration: { strings: false, wasm: false },
-    microtaskMode: 'afterEvaluate',
-  });
+  let ctx = withFlagLock(() =>
+    vm.createContext(Object.create(null), {
+      name: 'code-mode cell',
+      codeGeneration: { strings: false, wasm: false },
+      microtaskMode: 'afterEvaluate',
+    }),
+  );
   const putReply = bootstrap.runInContext(ctx)((op, payload) => (leg ? leg.onSync(op, payload) : undefined));
   let continuationId = null;
 
@@ -215,15 +230,20 @@ process.on('unhandledRejection', (reason, promise) => {
 
 // The heap watch's live reading (node/heap-watch.ts evaluates this in an interrupt while the guest
 // runs): a full collection first, so the cell's garbage never counts against its budget. V8 hands
-// gc() only to a context created while --expose-gc is set; the flag is on for one throwaway context,
-// so guest contexts never get gc. The function lives in this worker's own realm, out of guest reach.
-setFlagsFromString('--expose-gc');
+// gc() only to a context created while --expose-gc is set; the flag is on for one throwaway context.
+// The flag is process-wide and other workers start at the same moment: the switch and every context
+// creation (guests' too) hold one process-wide lock (V8_FLAG_LOCK in executor.ts), so a guest context
+// is never born with gc and no worker sees the flag switched off under it. The function lives in this
+// worker's own realm, out of guest reach.
 let collectGarbage;
-try {
-  collectGarbage = vm.runInNewContext('gc');
-} finally {
-  setFlagsFromString('--no-expose-gc');
-}
+withFlagLock(() => {
+  setFlagsFromString('--expose-gc');
+  try {
+    collectGarbage = vm.runInNewContext('gc');
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+});
 Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
   value: () => {
     collectGarbage();
@@ -232,6 +252,6 @@ Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
 });
 
 // Warm this worker: the first context pays V8's context setup, not the first cell.
-prelude.runInContext(vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' }));
+prelude.runInContext(withFlagLock(() => vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' })));
 runWorker(engine);
 parentPort.postMessage({ t: 'ready', engine: 'node' });
