@@ -69,7 +69,8 @@ function runCli(args: string[]): Promise<CliRun> {
 
 const corpus = loadCorpus();
 
-describe.each<ExecutorKind>(['quickjs', 'node'])('hostile corpus through the CLI on %s', (executor) => {
+// the two executors' runs are separate child processes with their own config and session: they run side by side
+describe.concurrent.each<ExecutorKind>(['quickjs', 'node'])('hostile corpus through the CLI on %s', (executor) => {
   it(
     'every attack ends as expected, the CLI survives, and a normal cell works after each one and after a restart',
     async () => {
