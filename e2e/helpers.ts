@@ -45,7 +45,10 @@ export async function callSeq(page: Page): Promise<number> {
 }
 
 /** Waits for a call started after `before` (see callSeq) to settle; returns its status. */
-export async function settledAfter(page: Page, before: number, timeoutMs = 15_000): Promise<string> {
+/** The default cap on one exec/wait: its budget (2.5 s in the suite's config) plus a loaded machine's slowness. */
+export const SETTLE_TIMEOUT_MS = 45_000;
+
+export async function settledAfter(page: Page, before: number, timeoutMs = SETTLE_TIMEOUT_MS): Promise<string> {
   await expect.poll(() => callSeq(page), { timeout: timeoutMs }).toBeGreaterThan(before);
   const status = page.getByTestId('result-status');
   await expect(status).toHaveAttribute('data-status', /^(completed|failed|waiting)$/, { timeout: timeoutMs });
