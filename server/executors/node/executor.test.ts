@@ -114,7 +114,7 @@ describe('warm workers', () => {
     expect(ex.poolStats()).toMatchObject({ spawned: 3, idle: 2, retired: 1 });
   });
 
-  it('on several workers starting at once (each switches --expose-gc for its heap watch): every one starts, and no guest sees gc', async () => {
+  it('on several workers starting at once (each switches the process-wide --expose-gc on for its heap watch): every one starts, and no guest sees gc', async () => {
     const ex = executor({ maxIdleWorkers: 0 });
     const seen = await Promise.all([0, 1, 2, 3, 4, 5].map(() => value(start(ex, 'await new Promise((r) => setTimeout(r, 30)); return typeof gc'))));
     expect(seen).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
