@@ -193,13 +193,17 @@ export function checkWorkerMessage(m) {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
       return good({ t: 'output', legId, lines: lines.value, droppedBytes: m.droppedBytes });
     }
-    case 'resumed':
-      if (!isDuration(m.restoreMs)) return fail('restoreMs must be a duration');
-      if (m.rawBytes !== undefined && !isCount(m.rawBytes)) return fail('rawBytes must be a count');
-      return good({ t: 'resumed', legId, restoreMs: m.restoreMs, ...(m.rawBytes !== undefined ? { rawBytes: m.rawBytes } : {}) });
     case 'opened':
       if (!isDuration(m.startMs)) return fail('startMs must be a duration');
-      return good({ t: 'opened', legId, startMs: m.startMs, ...(isDuration(m.restoreMs) ? { restoreMs: m.restoreMs } : {}) });
+      if (m.restoreMs !== undefined && !isDuration(m.restoreMs)) return fail('restoreMs must be a duration');
+      if (m.rawBytes !== undefined && !isCount(m.rawBytes)) return fail('rawBytes must be a count');
+      return good({
+        t: 'opened',
+        legId,
+        startMs: m.startMs,
+        ...(m.restoreMs !== undefined ? { restoreMs: m.restoreMs } : {}),
+        ...(m.rawBytes !== undefined ? { rawBytes: m.rawBytes } : {}),
+      });
     case 'settled': {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
       if (m.ok === true) {

@@ -72,6 +72,15 @@ describe('checkWorkerMessage', () => {
     expect(checkWorkerMessage({ t: 'teleport', legId: 'leg1' })).toMatchObject({ ok: false, error: expect.stringMatching(/unknown worker message type/) });
   });
 
+  it("on an opened message of a resume: keeps its restore time and the snapshot's raw bytes", () => {
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', startMs: 3, restoreMs: 2, rawBytes: 65536, junk: 1 })).toEqual({
+      ok: true,
+      value: { t: 'opened', legId: 'leg1', startMs: 3, restoreMs: 2, rawBytes: 65536 },
+    });
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', startMs: 3, rawBytes: -1 })).toMatchObject({ ok: false, legId: 'leg1', error: 'rawBytes must be a count' });
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', startMs: 3, restoreMs: 'slow' })).toMatchObject({ ok: false, legId: 'leg1', error: 'restoreMs must be a duration' });
+  });
+
   it('on a well-formed parked message: accepts a copy with its checked queue', () => {
     const snapshot = new Uint8Array(4);
     const r = checkWorkerMessage({ t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [{ id: 'r9', op: 'all' }], snapshot, rawBytes: 4, storedBytes: 2, junk: 1 });

@@ -667,7 +667,12 @@ export function executorConformance(opts: ConformanceOptions): void {
         const second = completed(await gw.wait(t.agentRunId, { runId: first.runId }));
         expect(second.value).toBe(2);
         expect(second.telemetry.startMs).toBeGreaterThanOrEqual(0);
-        if (opts.kind === 'quickjs') expect(second.telemetry.restoreMs).toBeGreaterThan(0);
+        if (opts.kind === 'quickjs') {
+          expect(second.telemetry.restoreMs).toBeGreaterThan(0);
+          // the worker reports the raw size of the snapshot it restored (the one the first leg took)
+          expect(second.telemetry.snapshot?.rawBytes).toBeGreaterThan(0);
+          expect(second.telemetry.snapshot?.rawBytes).toBe(first.telemetry.snapshot?.rawBytes);
+        }
       });
     });
   });

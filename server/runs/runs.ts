@@ -818,7 +818,7 @@ export class RunManager {
       run.executorKind === 'quickjs' && (live?.restore || (run.state === 'waiting' && last))
         ? {
             // parked now: this suspension's snapshot; resumed: the snapshot it restored from
-            rawBytes: run.continuation?.rawBytes ?? live?.restore?.rawBytes ?? last?.rawBytes ?? 0,
+            rawBytes: run.continuation?.rawBytes ?? live?.restore?.rawBytes ?? 0,
             storedBytes: run.continuation?.storedBytes ?? last?.storedBytes ?? 0,
             ...(run.state === 'waiting' && last ? { takeMs: last.takeMs } : {}),
             ...(live?.restore ? { restoreMs: live.restore.restoreMs } : {}),
