@@ -194,13 +194,11 @@ export function checkWorkerMessage(m) {
       return good({ t: 'output', legId, lines: lines.value, droppedBytes: m.droppedBytes });
     }
     case 'opened':
-      if (!isDuration(m.startMs)) return fail('startMs must be a duration');
       if (m.restoreMs !== undefined && !isDuration(m.restoreMs)) return fail('restoreMs must be a duration');
       if (m.rawBytes !== undefined && !isCount(m.rawBytes)) return fail('rawBytes must be a count');
       return good({
         t: 'opened',
         legId,
-        startMs: m.startMs,
         ...(m.restoreMs !== undefined ? { restoreMs: m.restoreMs } : {}),
         ...(m.rawBytes !== undefined ? { rawBytes: m.rawBytes } : {}),
       });

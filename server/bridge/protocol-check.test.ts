@@ -73,12 +73,12 @@ describe('checkWorkerMessage', () => {
   });
 
   it("on an opened message of a resume: keeps its restore time and the snapshot's raw bytes", () => {
-    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', startMs: 3, restoreMs: 2, rawBytes: 65536, junk: 1 })).toEqual({
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', restoreMs: 2, rawBytes: 65536, junk: 1 })).toEqual({
       ok: true,
-      value: { t: 'opened', legId: 'leg1', startMs: 3, restoreMs: 2, rawBytes: 65536 },
+      value: { t: 'opened', legId: 'leg1', restoreMs: 2, rawBytes: 65536 },
     });
-    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', startMs: 3, rawBytes: -1 })).toMatchObject({ ok: false, legId: 'leg1', error: 'rawBytes must be a count' });
-    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', startMs: 3, restoreMs: 'slow' })).toMatchObject({ ok: false, legId: 'leg1', error: 'restoreMs must be a duration' });
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', rawBytes: -1 })).toMatchObject({ ok: false, legId: 'leg1', error: 'rawBytes must be a count' });
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', restoreMs: 'slow' })).toMatchObject({ ok: false, legId: 'leg1', error: 'restoreMs must be a duration' });
   });
 
   it('on a well-formed parked message: accepts a copy with its checked queue', () => {

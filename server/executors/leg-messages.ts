@@ -64,7 +64,6 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       return undefined;
     case 'opened':
       handlers.onOpened?.({
-        startMs: msg.startMs,
         ...(msg.restoreMs !== undefined ? { restoreMs: msg.restoreMs } : {}),
         ...(msg.rawBytes !== undefined ? { rawBytes: msg.rawBytes } : {}),
       });

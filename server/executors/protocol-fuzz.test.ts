@@ -76,7 +76,7 @@ function workerMessage(rng: Rng): unknown {
   const templates: Array<() => Record<string, unknown>> = [
     () => ({ t: 'requests', legId: '$LEG', requests: [bridgeRequest(rng)], cancels: [] }),
     () => ({ t: 'output', legId: '$LEG', lines: [{ kind: 'log', text: 'hi' }], droppedBytes: 0 }),
-    () => ({ t: 'opened', legId: '$LEG', startMs: 1 }),
+    () => ({ t: 'opened', legId: '$LEG' }),
     () => ({ t: 'settled', legId: '$LEG', ok: true, valueJson: '{"a":1}', droppedBytes: 0 }),
     () => ({ t: 'settled', legId: '$LEG', ok: false, error: 'boom', code: 'timeout', droppedBytes: 0 }),
     () => ({ t: 'parked', legId: '$LEG', droppedBytes: 0, queued: [bridgeRequest(rng)], snapshot: { $bytes: 16 }, rawBytes: 16, storedBytes: 8 }),

@@ -297,11 +297,12 @@ export function runWorker(engine) {
 
   // The VM is ready: the leg's execution budget starts now, not when the host asked (worker start, VM
   // creation and snapshot restore are the machinery's time). The host sets its own deadline when it
-  // reads `opened`; until then the worker bounds the guest by the budget the host granted.
-  function opened(leg, t0, restore) {
+  // reads `opened`; until then the worker bounds the guest by the budget the host granted. The host
+  // times start-up itself (from when it asked for the leg, queueing and worker start included).
+  function opened(leg, restore) {
     const budgetMs = leg.control[CONTROL_BUDGET];
     if (leg.control[CONTROL_DEADLINE] === Infinity && budgetMs >= 0) leg.control[CONTROL_DEADLINE] = Date.now() + budgetMs;
-    post({ t: 'opened', legId: leg.id, startMs: performance.now() - t0, ...restore });
+    post({ t: 'opened', legId: leg.id, ...restore });
   }
 
   parentPort.on('message', async (msg) => {
@@ -309,7 +310,6 @@ export function runWorker(engine) {
       switch (msg.t) {
         case 'start': {
           const leg = newLeg(msg);
-          const t0 = performance.now();
           try {
             leg.vm = await engine.create(leg, msg);
             // the prelude and boot config run before the budget starts (deadline still Infinity; the
@@ -319,7 +319,7 @@ export function runWorker(engine) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
-          opened(leg, t0);
+          opened(leg);
           enter(leg, () => leg.vm.start(msg.body));
           return leg.markOpened();
         }
@@ -334,7 +334,7 @@ export function runWorker(engine) {
             return fail(leg, classify(leg, err));
           }
           const restoreMs = performance.now() - t0;
-          opened(leg, t0, { restoreMs, ...(leg.vm.rawBytes !== undefined ? { rawBytes: leg.vm.rawBytes } : {}) });
+          opened(leg, { restoreMs, ...(leg.vm.rawBytes !== undefined ? { rawBytes: leg.vm.rawBytes } : {}) });
           return leg.markOpened();
         }
         case 'deliver': {

@@ -101,9 +101,11 @@ interface LiveLeg {
   parkRequested: boolean;
   /** When the leg was asked for (epoch ms): start-up time runs from here to `opened`. */
   requestedAt: number;
-  /** Set when the worker reported the VM ready (its budget started then); startMs as the host saw it. */
+  /**
+   * Set when the worker reported the VM ready (its budget started then): the host's start-up time
+   * (worker start and queueing count too), and for a resume its restore time and the snapshot's raw bytes.
+   */
   opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
-  restore?: { restoreMs: number; rawBytes?: number };
   startTimer?: ReturnType<typeof setTimeout>;
 }
 
@@ -378,11 +380,9 @@ export class RunManager {
       onOutput: (lines: CodeModeOutput[]) => {
         live.output.push(...lines);
       },
-      onOpened: (info: { startMs: number; restoreMs?: number; rawBytes?: number }) => {
+      onOpened: (info: { restoreMs?: number; rawBytes?: number }) => {
         if (run.live !== live || live.opened) return;
-        // the host's view: worker start and queueing count too, not only the worker's own VM set-up
-        live.opened = { ...info, startMs: Date.now() - live.requestedAt };
-        if (info.restoreMs !== undefined) live.restore = { restoreMs: info.restoreMs, ...(info.rawBytes !== undefined ? { rawBytes: info.rawBytes } : {}) };
+        live.opened = { startMs: Date.now() - live.requestedAt, ...info };
         if (live.startTimer) clearTimeout(live.startTimer);
         live.startTimer = undefined;
         live.budget.unhold('opening');
@@ -763,7 +763,7 @@ export class RunManager {
         rawBytes: snap.rawBytes,
         storedBytes: snap.storedBytes,
         takeMs: outcome.takeMs ?? 0,
-        restoreMs: live.restore?.restoreMs,
+        restoreMs: live.opened?.restoreMs,
         reason: run.reason,
       });
     }
@@ -814,14 +814,15 @@ export class RunManager {
   private telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | undefined, dropped: number, truncated: boolean): CodeModeTelemetry {
     const call = live?.call ?? run.calls[run.calls.length - 1];
     const last = run.snapshots[run.snapshots.length - 1];
+    const restoreMs = live?.opened?.restoreMs;
     const snapshot =
-      run.executorKind === 'quickjs' && (live?.restore || (run.state === 'waiting' && last))
+      run.executorKind === 'quickjs' && (restoreMs !== undefined || (run.state === 'waiting' && last))
         ? {
             // parked now: this suspension's snapshot; resumed: the snapshot it restored from
-            rawBytes: run.continuation?.rawBytes ?? live?.restore?.rawBytes ?? 0,
+            rawBytes: run.continuation?.rawBytes ?? live?.opened?.rawBytes ?? 0,
             storedBytes: run.continuation?.storedBytes ?? last?.storedBytes ?? 0,
             ...(run.state === 'waiting' && last ? { takeMs: last.takeMs } : {}),
-            ...(live?.restore ? { restoreMs: live.restore.restoreMs } : {}),
+            ...(restoreMs !== undefined ? { restoreMs } : {}),
           }
         : undefined;
     const outputBytes = (live?.output ?? []).reduce((n, l) => n + Buffer.byteLength(l.text, 'utf8'), 0);
