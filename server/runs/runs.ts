@@ -25,7 +25,7 @@ import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { redactSource } from '../source/redact.ts';
 import { ExecutionBudget } from './budget.ts';
-import { boundValue, valueJsonProblem } from './bound.ts';
+import { boundValue, parseValueJson } from './bound.ts';
 import type {
   CodeModeOutput,
   CodeModePendingToolCall,
@@ -691,10 +691,10 @@ export class RunManager {
   // ---- outcomes --------------------------------------------------------------------------------
 
   private settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number): CodeModeResult {
-    const problem = valueJsonProblem(valueJson);
-    if (problem) return this.settleFailed(run, live, 'invalid_input', problem, dropped);
+    const parsed = parseValueJson(valueJson);
+    if (!parsed.ok) return this.settleFailed(run, live, 'invalid_input', parsed.error, dropped);
     const warnings: string[] = [];
-    const bounded = boundValue(valueJson, run.turn.options.maxOutputBytes, (json) => {
+    const bounded = boundValue(parsed, run.turn.options.maxOutputBytes, (json) => {
       try {
         return run.turn.results.save(json, run.networkContent).ref;
       } catch (err) {
