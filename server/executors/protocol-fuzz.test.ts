@@ -181,6 +181,18 @@ describe.each([
     expectNoLeaks(gw, executor, 'bad value JSON');
   });
 
+  it('on a stored value that is not JSON (past the worker, whose check would refuse it): the host stores nothing and the session stays readable', async () => {
+    const t = gw.prepareTurn({ sessionId: `bad-store-${kind}` });
+    const r = await gw.exec(t.agentRunId, {
+      code: cellWith([{ t: 'requests', legId: '$LEG', requests: [{ id: 'r1', op: 'store', action: 'set', key: 'k', json: '{bad' }], cancels: [] }]),
+    });
+    // the host's message check passes the text on as a string; the dispatcher's one parse refuses it
+    expect(r).toMatchObject({ status: 'completed', value: 'end' });
+    expect(gw.sessionStore(`bad-store-${kind}`)).toEqual([]);
+    gw.endTurn(t.agentRunId);
+    expectNoLeaks(gw, executor, 'non-JSON stored value');
+  });
+
   it('on a null bridge request: fails with invalid_input naming it', async () => {
     const t = gw.prepareTurn({});
     const r = await gw.exec(t.agentRunId, { code: cellWith([{ t: 'requests', legId: '$LEG', requests: [null], cancels: [] }]) });
