@@ -229,6 +229,9 @@ export class WorkerPool {
 
   private async retireExtra(pw: PoolWorker): Promise<void> {
     if (pw.legs.size > 0 || pw.dead) return;
+    // out of the pool before it stops: until its 'exit', pick() would still hand this idle worker a cell
+    const idx = this.workers.indexOf(pw);
+    if (idx >= 0) this.workers.splice(idx, 1);
     await pw.worker.terminate();
   }
 
