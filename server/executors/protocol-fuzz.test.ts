@@ -113,7 +113,7 @@ async function gatewayFor(executor: Executor, kind: 'quickjs' | 'node', o: Parti
 }
 
 /** The invariants after any case: a result (no throw), a spec code and a message when failed, nothing held. */
-function expectSound(gw: Gateway, executor: Executor, r: CodeModeResult, where: string): void {
+function expectSound(r: CodeModeResult, where: string): void {
   expect(['completed', 'failed', 'waiting'], where).toContain(r.status);
   if (r.status === 'failed') {
     expect(r.error.length, where).toBeGreaterThan(0);
@@ -153,7 +153,7 @@ describe.each([
       const where = `seed ${SEED} case ${i}: ${JSON.stringify(script).slice(0, 400)}`;
       const t = gw.prepareTurn({});
       const r = await gw.exec(t.agentRunId, { code: cellWith(script) });
-      expectSound(gw, executor, r, where);
+      expectSound(r, where);
       gw.endTurn(t.agentRunId);
       expectNoLeaks(gw, executor, where);
     }
@@ -238,7 +238,7 @@ describe('protocol fuzz: random guest payloads through the raw host primitive (Q
       const where = `seed ${SEED} case ${i}: ${op} ${p.slice(0, 300)}`;
       const t = gw.prepareTurn({});
       const r = await gw.exec(t.agentRunId, { code: `__cm_raw(${JSON.stringify(op)}, ${JSON.stringify(p)});\nawait sleep({ ms: 1 });\nreturn "after"` });
-      expectSound(gw, executor, r, where);
+      expectSound(r, where);
       if (r.status === 'failed') expect(r.code, where).not.toBe('internal_error');
       gw.endTurn(t.agentRunId);
       expectNoLeaks(gw, executor, where);

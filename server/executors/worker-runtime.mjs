@@ -83,8 +83,6 @@ export function runWorker(engine) {
       overflow: null,
       // a guest message that failed validation: the leg fails with invalid_input after this entry
       fault: null,
-      // ids this leg sent: the guest controller numbers them, a forged repeat would confuse replies
-      sentIds: new Set(),
       parkRequested: false,
       ended: false,
       vm: null,
@@ -126,13 +124,11 @@ export function runWorker(engine) {
         if (!parsed.ok) return guestFault(leg, parsed.error);
         const req = checkBridgeRequest(parsed.value);
         if (!req.ok) return guestFault(leg, req.error);
-        if (leg.sentIds.has(req.value.id)) return guestFault(leg, `bridge request id ${req.value.id} was sent twice`);
         // the guest controller counts too, but its state is guest memory (a cell can forge deliveries)
         if (leg.inFlight >= leg.limits.maxPendingToolCalls) {
           leg.overflow ??= `more than maxPendingToolCalls (${leg.limits.maxPendingToolCalls}) requests in flight; await smaller batches`;
           return undefined;
         }
-        leg.sentIds.add(req.value.id);
         leg.frontier.push(req.value);
         leg.inFlight++;
         return undefined;

@@ -141,8 +141,7 @@ export class NodeWorker {
   ): Leg {
     if (this.leg) throw new Error(`node worker ${this.id} already runs a leg`);
     const legId = `nleg${++legCounter}`;
-    // no deadline until the worker reports its context ready: the budget measures the guest
-    const { sab, control } = legControl(Infinity, budgetMs);
+    const { sab, control } = legControl(budgetMs);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
     const leg: ActiveLeg = { id: legId, handlers, control, resolve, onEnd, opened: false, ended: false };
