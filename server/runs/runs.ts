@@ -192,14 +192,25 @@ export interface RunManagerDeps {
   emit(event: RunEvent): void;
 }
 
+export interface RunManagerOptions {
+  /** How long a leg's VM may take to get ready before the run fails with runtime_unavailable; default LEG_START_LIMIT_MS. */
+  legStartLimitMs?: number;
+}
+
 export class RunManager {
   private readonly runs = new Map<string, Run>();
   /** Finished runs kept for the board and trajectory export (bounded). */
   private readonly history: Run[] = [];
   private slotsInUse = 0;
   private closed = false;
+  private readonly legStartLimitMs: number;
 
-  constructor(private readonly deps: RunManagerDeps) {}
+  constructor(
+    private readonly deps: RunManagerDeps,
+    opts: RunManagerOptions = {},
+  ) {
+    this.legStartLimitMs = opts.legStartLimitMs ?? LEG_START_LIMIT_MS;
+  }
 
   get suspendedSlots(): number {
     return this.slotsInUse;
@@ -436,9 +447,9 @@ export class RunManager {
         this.failRun(
           run,
           'runtime_unavailable',
-          `the ${run.executorKind} executor did not get the cell's VM ready within ${LEG_START_LIMIT_MS} ms (worker start, VM creation or snapshot restore); the machine may be overloaded. Run the cell again, or check the gateway log.`,
+          `the ${run.executorKind} executor did not get the cell's VM ready within ${this.legStartLimitMs} ms (worker start, VM creation or snapshot restore); the machine may be overloaded. Run the cell again, or check the gateway log.`,
         );
-      }, LEG_START_LIMIT_MS);
+      }, this.legStartLimitMs);
       live.startTimer.unref();
     }
     const outcome = await live.leg.done;
