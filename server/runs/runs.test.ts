@@ -188,6 +188,31 @@ describe('leg start-up limit', () => {
   });
 });
 
+describe('release', () => {
+  it('on a settle path that fails after the run was released: the run keeps the state it was released with', async () => {
+    const gw = await gateway();
+    // the first update of the completed run throws (a broken subscriber), after the run was released
+    let thrown = false;
+    const off = gw.subscribe((e) => {
+      if (e.type === 'run.updated' && e.view.state === 'completed' && !thrown) {
+        thrown = true;
+        throw new Error('subscriber broke');
+      }
+    });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'return 1' });
+      expect(thrown).toBe(true);
+      expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
+      expect(gw.run(r.telemetry.runId!)?.state).toBe('completed');
+      expect(gw.runsManager.leaks()).toEqual([]);
+    } finally {
+      off();
+      await gw.close();
+    }
+  });
+});
+
 describe('network-content provenance', () => {
   it('on web_search output: marks the result, and a later cell that loads the stored value is marked too', async () => {
     const gw = await gateway({ timeoutMs: 5000 });

@@ -880,9 +880,10 @@ export class RunManager {
   }
 
   private release(run: Run, state: RunState): void {
-    if (run.state === 'aborted' || run.state === 'expired') state = run.state;
-    run.state = state;
+    // a released run's state is final (a settle path that fails after releasing must not rewrite it)
     if (run.released) return;
+    // an abort or expiry decided the run's end before its leg reported
+    run.state = run.state === 'aborted' || run.state === 'expired' ? run.state : state;
     run.released = true;
     this.clearTtl(run);
     if (run.continuation) run.cell.executor.release(run.continuation);
