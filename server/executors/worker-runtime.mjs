@@ -52,7 +52,8 @@ export class LegFailure extends Error {
 export function runWorker(engine) {
   const legs = new Map();
   // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
-  // while a guest computes (server/executors/pool.ts)
+  // while a guest computes (server/executors/pool.ts), and the Node heap watch reads a worker's heap
+  // only then (server/executors/node/heap-watch.ts)
   const busySince = workerData?.busySince instanceof SharedArrayBuffer ? new Float64Array(workerData.busySince) : null;
   const computing = (fn) => {
     if (busySince) busySince[0] = Date.now();
@@ -272,8 +273,16 @@ export function runWorker(engine) {
   async function park(leg) {
     if (leg.ended) return;
     try {
-      // an engine may measure asynchronously (Node measures its context's memory)
-      const { queuedJson, ...info } = await leg.vm.park(leg);
+      // an engine may measure asynchronously (Node measures its context's memory); parking runs guest
+      // code (the queued inputs' toJSON), so the thread counts as computing until the engine is done
+      if (busySince) busySince[0] = Date.now();
+      let parked;
+      try {
+        parked = await leg.vm.park(leg);
+      } finally {
+        if (busySince) busySince[0] = 0;
+      }
+      const { queuedJson, ...info } = parked;
       // the queue is guest memory, serialized by the guest controller: check it like any request
       const parsed = parseGuestJson(queuedJson, 'the queued requests');
       const queued = [];
