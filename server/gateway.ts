@@ -63,6 +63,8 @@ export interface GatewayOptions {
   mcp?: McpToolSource;
   /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
   log?: (line: string) => void;
+  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/runs.ts). */
+  legStartLimitMs?: number;
 }
 
 /** The exec call whose run is starting: RunManager emits `run.started` synchronously inside `exec`. */
@@ -147,11 +149,14 @@ export class Gateway implements GatewayApi {
         this.emit({ type: 'approval.resolved', runId: e.resolved.runId, at: Date.now(), approvalId: e.resolved.approvalId, approved: e.resolved.approved });
       }
     });
-    this.runsManager = new RunManager({
-      sessions: this.sessions,
-      approvals: { request: (view, signal) => this.approvalsBroker.request(view, signal) },
-      emit: (e) => this.emit(e),
-    });
+    this.runsManager = new RunManager(
+      {
+        sessions: this.sessions,
+        approvals: { request: (view, signal) => this.approvalsBroker.request(view, signal) },
+        emit: (e) => this.emit(e),
+      },
+      { ...(opts.legStartLimitMs !== undefined ? { legStartLimitMs: opts.legStartLimitMs } : {}) },
+    );
   }
 
   // ---- configuration views ---------------------------------------------------------------------

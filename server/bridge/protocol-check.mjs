@@ -53,8 +53,23 @@ export function checkJsonText(text, what) {
   return parsed.ok ? good(text) : parsed;
 }
 
+/**
+ * The host's check of the same texts: a string, not parsed. The worker already parsed it off the
+ * Gateway's thread, and whoever reads it on the host parses it once anyway (the dispatcher
+ * canonicalizes stored and saved values, the run checks the cell's value), so a forged text still
+ * fails there; a second parse here would only cost the event loop.
+ */
+function checkJsonString(text, what) {
+  return isString(text) ? good(text) : bad(`${what} is ${describe(text)}, not a JSON string`);
+}
+
 /** One bridge request (server/bridge/protocol.ts BridgeRequest). */
 export function checkBridgeRequest(v) {
+  return checkRequest(v, checkJsonText);
+}
+
+/** `jsonText` checks the JSON texts a request carries (a stored or saved value). */
+function checkRequest(v, jsonText) {
   if (!isObject(v)) return bad(`a bridge request must be an object, got ${describe(v)}`);
   const { id, op } = v;
   if (!isString(id) || id.length === 0 || id.length > MAX_REQUEST_ID_CHARS) {
@@ -101,13 +116,13 @@ export function checkBridgeRequest(v) {
       if (!isName(v.key)) return bad(`${where}: key must be a non-empty string of at most ${MAX_NAME_CHARS} characters`);
       if (v.action === 'get') return good({ id, op, action: v.action, key: v.key });
       if (v.json === undefined) return good({ id, op, action: v.action, key: v.key });
-      const json = checkJsonText(v.json, `${where}: the stored value`);
+      const json = jsonText(v.json, `${where}: the stored value`);
       return json.ok ? good({ id, op, action: v.action, key: v.key, json: v.json }) : json;
     }
     case 'results': {
       if (v.action === 'save') {
         if (v.json === undefined) return good({ id, op, action: v.action });
-        const json = checkJsonText(v.json, `${where}: the saved value`);
+        const json = jsonText(v.json, `${where}: the saved value`);
         return json.ok ? good({ id, op, action: v.action, json: v.json }) : json;
       }
       if (v.action === 'load' || v.action === 'delete') {
@@ -126,9 +141,13 @@ export function checkBridgeRequest(v) {
 
 /** The cell's own outcome as the guest controller reports it (SettledOutcome). */
 export function checkSettledOutcome(v) {
+  return checkOutcome(v, checkJsonText);
+}
+
+function checkOutcome(v, jsonText) {
   if (!isObject(v)) return bad(`the cell's outcome must be an object, got ${describe(v)}`);
   if (v.ok === true) {
-    const json = checkJsonText(v.json, "the cell's value");
+    const json = jsonText(v.json, "the cell's value");
     return json.ok ? good({ ok: true, json: v.json }) : json;
   }
   if (v.ok === false) {
@@ -167,9 +186,12 @@ function checkList(list, check, what) {
 const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
 const isDuration = (v) => isFiniteNumber(v) && v >= 0;
 
+const hostRequestCheck = (v) => checkRequest(v, checkJsonString);
+
 /**
- * One worker-to-host message (WorkerToHost). On failure, `legId` is set when the message names a leg,
- * so the host fails that leg; a message that names none is dropped.
+ * One worker-to-host message (WorkerToHost), checked on the Gateway's thread: every shape, but JSON
+ * texts only as strings (checkJsonString says why). On failure, `legId` is set when the message names
+ * a leg, so the host fails that leg; a message that names none is dropped.
  */
 export function checkWorkerMessage(m) {
   if (!isObject(m)) return bad(`a worker message must be an object, got ${describe(m)}`);
@@ -180,7 +202,7 @@ export function checkWorkerMessage(m) {
   const withLeg = (r) => (r.ok ? r : fail(r.error));
   switch (m.t) {
     case 'requests': {
-      const requests = checkList(m.requests, checkBridgeRequest, 'requests');
+      const requests = checkList(m.requests, hostRequestCheck, 'requests');
       if (!requests.ok) return fail(requests.error);
       if (!Array.isArray(m.cancels) || m.cancels.length > MAX_CANCELS_PER_FRONTIER || !m.cancels.every((c) => isString(c) && c.length <= MAX_REQUEST_ID_CHARS)) {
         return fail(`cancels must be a list of at most ${MAX_CANCELS_PER_FRONTIER} request ids`);
@@ -193,13 +215,15 @@ export function checkWorkerMessage(m) {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
       return good({ t: 'output', legId, lines: lines.value, droppedBytes: m.droppedBytes });
     }
-    case 'resumed':
-      if (!isDuration(m.restoreMs)) return fail('restoreMs must be a duration');
-      if (m.rawBytes !== undefined && !isCount(m.rawBytes)) return fail('rawBytes must be a count');
-      return good({ t: 'resumed', legId, restoreMs: m.restoreMs, ...(m.rawBytes !== undefined ? { rawBytes: m.rawBytes } : {}) });
     case 'opened':
-      if (!isDuration(m.startMs)) return fail('startMs must be a duration');
-      return good({ t: 'opened', legId, startMs: m.startMs, ...(isDuration(m.restoreMs) ? { restoreMs: m.restoreMs } : {}) });
+      if (m.restoreMs !== undefined && !isDuration(m.restoreMs)) return fail('restoreMs must be a duration');
+      if (m.rawBytes !== undefined && !isCount(m.rawBytes)) return fail('rawBytes must be a count');
+      return good({
+        t: 'opened',
+        legId,
+        ...(m.restoreMs !== undefined ? { restoreMs: m.restoreMs } : {}),
+        ...(m.rawBytes !== undefined ? { rawBytes: m.rawBytes } : {}),
+      });
     case 'settled': {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
       if (m.ok === true) {
@@ -224,11 +248,11 @@ export function checkWorkerMessage(m) {
     }
     case 'parked': {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
-      const queued = checkList(m.queued, checkBridgeRequest, 'queued requests');
+      const queued = checkList(m.queued, hostRequestCheck, 'queued requests');
       if (!queued.ok) return fail(queued.error);
       const out = { t: 'parked', legId, droppedBytes: m.droppedBytes, queued: queued.value };
       if (m.settled !== undefined) {
-        const s = checkSettledOutcome(m.settled);
+        const s = checkOutcome(m.settled, checkJsonString);
         if (!s.ok) return fail(s.error);
         out.settled = s.value;
       }

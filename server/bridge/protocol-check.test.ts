@@ -72,6 +72,31 @@ describe('checkWorkerMessage', () => {
     expect(checkWorkerMessage({ t: 'teleport', legId: 'leg1' })).toMatchObject({ ok: false, error: expect.stringMatching(/unknown worker message type/) });
   });
 
+  it("on an opened message of a resume: keeps its restore time and the snapshot's raw bytes", () => {
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', restoreMs: 2, rawBytes: 65536, junk: 1 })).toEqual({
+      ok: true,
+      value: { t: 'opened', legId: 'leg1', restoreMs: 2, rawBytes: 65536 },
+    });
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', rawBytes: -1 })).toMatchObject({ ok: false, legId: 'leg1', error: 'rawBytes must be a count' });
+    expect(checkWorkerMessage({ t: 'opened', legId: 'leg1', restoreMs: 'slow' })).toMatchObject({ ok: false, legId: 'leg1', error: 'restoreMs must be a duration' });
+  });
+
+  it("on a stored or saved value that is not JSON: the host's check passes the string on (the dispatcher refuses it), the worker's refuses it", () => {
+    const store = { id: 'r1', op: 'store', action: 'set', key: 'k', json: '{not json' };
+    const save = { id: 'r2', op: 'results', action: 'save', json: '[' };
+    expect(checkWorkerMessage({ t: 'requests', legId: 'leg1', requests: [store, save], cancels: [] })).toEqual({
+      ok: true,
+      value: { t: 'requests', legId: 'leg1', requests: [store, save], cancels: [] },
+    });
+    expect(checkWorkerMessage({ t: 'requests', legId: 'leg1', requests: [{ ...store, json: { a: 1 } }], cancels: [] })).toMatchObject({
+      ok: false,
+      legId: 'leg1',
+      error: expect.stringMatching(/the stored value is object, not a JSON string/),
+    });
+    expect(refused(checkBridgeRequest(store))).toMatch(/the stored value is not valid JSON/);
+    expect(refused(checkBridgeRequest(save))).toMatch(/the saved value is not valid JSON/);
+  });
+
   it('on a well-formed parked message: accepts a copy with its checked queue', () => {
     const snapshot = new Uint8Array(4);
     const r = checkWorkerMessage({ t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [{ id: 'r9', op: 'all' }], snapshot, rawBytes: 4, storedBytes: 2, junk: 1 });

@@ -110,8 +110,8 @@ export type WorkerToHost =
   | { t: 'ready'; engine: string }
   | { t: 'requests'; legId: string; requests: BridgeRequest[]; cancels: string[] }
   | { t: 'output'; legId: string; lines: CodeModeOutput[]; droppedBytes: number }
-  /** The VM is ready (created, or restored from a snapshot): startMs since the worker took the leg, restoreMs of a resume. */
-  | { t: 'opened'; legId: string; startMs: number; restoreMs?: number; rawBytes?: number }
+  /** The VM is ready (created, or restored from a snapshot); a resume adds its restore time and the snapshot's raw bytes. */
+  | { t: 'opened'; legId: string; restoreMs?: number; rawBytes?: number }
   | { t: 'settled'; legId: string; ok: true; valueJson: string; droppedBytes: number }
   | { t: 'settled'; legId: string; ok: false; error: string; code?: string; stack?: string; droppedBytes: number }
   | ({ t: 'parked'; legId: string; droppedBytes: number } & ParkedInfo);

@@ -558,7 +558,7 @@ export function executorConformance(opts: ConformanceOptions): void {
         ['a request that is not JSON', `__cm_raw("send", "{bad"); await sleep({ ms: 1 })`, /not valid JSON/],
         ['a request with an unknown op', `__cm_raw("send", ${req({ id: 'x1', op: 'exfiltrate' })}); await sleep({ ms: 1 })`, /unknown op/],
         ['a request with a wrong field type', `__cm_raw("send", ${req({ id: 'x1', op: 'timer', ms: 'soon', timer: 1 })}); await sleep({ ms: 1 })`, /ms must be a finite number/],
-        ['a request id the prelude already used', `__cm_raw("send", ${req({ id: 'r1', op: 'timer', ms: 5, timer: 99 })}); await sleep({ ms: 1 })`, /r1 was sent twice/],
+        ['a request id the prelude already used', `__cm_raw("send", ${req({ id: 'r1', op: 'timer', ms: 5, timer: 99 })}); await sleep({ ms: 1 })`, /request id r1 was already used by this run/],
         ['a request id longer than any real one', `__cm_raw("send", ${req({ id: 'x'.repeat(5000), op: 'all' })}); await sleep({ ms: 1 })`, /request id must be a string of 1 to/],
         ['a store value that is not JSON text', `__cm_raw("send", JSON.stringify({ id: "x1", op: "store", action: "set", key: "k", json: { not: "text" } })); await sleep({ ms: 1 })`, /stored value is object, not a JSON string/],
         ['a cancel of an id the run never sent', `__cm_raw("cancel", "r999"); await sleep({ ms: 1 })`, /never sent/],
@@ -667,7 +667,12 @@ export function executorConformance(opts: ConformanceOptions): void {
         const second = completed(await gw.wait(t.agentRunId, { runId: first.runId }));
         expect(second.value).toBe(2);
         expect(second.telemetry.startMs).toBeGreaterThanOrEqual(0);
-        if (opts.kind === 'quickjs') expect(second.telemetry.restoreMs).toBeGreaterThan(0);
+        if (opts.kind === 'quickjs') {
+          expect(second.telemetry.restoreMs).toBeGreaterThan(0);
+          // the worker reports the raw size of the snapshot it restored (the one the first leg took)
+          expect(second.telemetry.snapshot?.rawBytes).toBeGreaterThan(0);
+          expect(second.telemetry.snapshot?.rawBytes).toBe(first.telemetry.snapshot?.rawBytes);
+        }
       });
     });
   });

@@ -64,7 +64,6 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       return undefined;
     case 'opened':
       handlers.onOpened?.({
-        startMs: msg.startMs,
         ...(msg.restoreMs !== undefined ? { restoreMs: msg.restoreMs } : {}),
         ...(msg.rawBytes !== undefined ? { rawBytes: msg.rawBytes } : {}),
       });
@@ -95,12 +94,13 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
 
 /**
  * A leg's shared control block: the deadline and abort flag the worker's interrupt check reads, and
- * the budget the worker starts the deadline from when the VM is ready (while `deadlineAt` is Infinity).
+ * the budget the worker starts the deadline from when the VM is ready. No deadline until then: the
+ * budget measures the guest, not worker start or restore (the host sets it once the leg opened).
  */
-export function legControl(deadlineAt: number, budgetMs: number = Infinity): { sab: SharedArrayBuffer; control: Float64Array } {
+export function legControl(budgetMs: number): { sab: SharedArrayBuffer; control: Float64Array } {
   const sab = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
   const control = new Float64Array(sab);
-  control[CONTROL_DEADLINE] = deadlineAt;
+  control[CONTROL_DEADLINE] = Infinity;
   control[CONTROL_BUDGET] = budgetMs;
   return { sab, control };
 }

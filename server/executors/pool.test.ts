@@ -1,6 +1,7 @@
 // The elastic worker pool (through the QuickJS executor): computing guests push new cells to extra
 // workers, up to the cap, and extras retire once idle.
-import { afterEach, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LegOutcome } from './types.ts';
 import { until } from './conformance.ts';
 import { QuickJsExecutor } from './quickjs/executor.ts';
@@ -46,6 +47,30 @@ describe('elastic QuickJS pool', () => {
     expect(await value(queued.done)).toBe('queued');
     await until(() => ex.poolStats().extraWorkers === 0);
     expect(ex.poolStats().workers).toBe(1);
+    expect(ex.leaks()).toEqual([]);
+  });
+
+  it('on a cell opened while an idle extra worker is being retired: the cell runs elsewhere and completes', async () => {
+    const ex = (executor = new QuickJsExecutor({ workers: 1, maxExtraWorkers: 1, extraWorkerIdleMs: 0 }));
+    await ex.ready();
+    const loop = start(ex, 'for (;;) {}');
+    await until(() => ex.computingWorkers() === 1);
+    // the moment the retiring extra is told to stop (before its exit event), open another cell
+    let late: ReturnType<typeof start> | undefined;
+    const terminate = Worker.prototype.terminate;
+    const spy = vi.spyOn(Worker.prototype, 'terminate').mockImplementation(function (this: Worker) {
+      late ??= start(ex, 'return "late"');
+      return terminate.call(this);
+    });
+    try {
+      expect(await value(start(ex, 'return "extra"').done)).toBe('extra');
+      await until(() => late !== undefined);
+      expect(await value(late!.done)).toBe('late');
+    } finally {
+      spy.mockRestore();
+    }
+    loop.abort();
+    await loop.done;
     expect(ex.leaks()).toEqual([]);
   });
 

@@ -71,8 +71,6 @@ export interface PoolStats {
   activeLegs: number;
   /** Workers started since the pool was created (base, replacements and extras). */
   spawned: number;
-  /** Worker messages that failed their check (a leg's: that leg failed; a stray one: dropped). */
-  rejectedMessages: number;
 }
 
 let legCounter = 0;
@@ -84,7 +82,6 @@ export class WorkerPool {
   private readonly maxExtra: number;
   private readonly extraIdleMs: number;
   private spawned = 0;
-  private rejectedMessages = 0;
 
   constructor(private readonly opts: PoolOptions) {
     this.maxExtra = Math.max(0, opts.maxExtraWorkers ?? DEFAULT_MAX_EXTRA_WORKERS);
@@ -107,7 +104,6 @@ export class WorkerPool {
       extraWorkers: this.workers.filter((w) => w.extra).length,
       activeLegs: this.activeLegs(),
       spawned: this.spawned,
-      rejectedMessages: this.rejectedMessages,
     };
   }
 
@@ -194,19 +190,11 @@ export class WorkerPool {
   }
 
   private onMessage(pw: PoolWorker, routed: ReturnType<typeof routeWorkerMessage>): void {
-    if (routed.kind === 'ready') return;
-    if (routed.kind === 'stray') {
-      this.rejectedMessages++;
-      return;
-    }
+    // a message naming no leg, or a leg this worker does not run (ended, aborted, or never its own): dropped
+    if (routed.kind === 'ready' || routed.kind === 'stray') return;
     const leg = pw.legs.get(routed.legId);
-    if (!leg || leg.ended) {
-      // a message for a leg this worker does not run (ended, aborted, or never its own)
-      if (routed.kind === 'malformed') this.rejectedMessages++;
-      return;
-    }
+    if (!leg || leg.ended) return;
     if (routed.kind === 'malformed') {
-      this.rejectedMessages++;
       this.finish(leg, malformedOutcome(routed.error));
       return;
     }
@@ -229,6 +217,9 @@ export class WorkerPool {
 
   private async retireExtra(pw: PoolWorker): Promise<void> {
     if (pw.legs.size > 0 || pw.dead) return;
+    // out of the pool before it stops: until its 'exit', pick() would still hand this idle worker a cell
+    const idx = this.workers.indexOf(pw);
+    if (idx >= 0) this.workers.splice(idx, 1);
     await pw.worker.terminate();
   }
 
@@ -248,7 +239,7 @@ export class WorkerPool {
       if (this.taken(w, now)) continue;
       if (!best || w.legs.size < best.legs.size) best = w;
     }
-    if (best || this.closed) return best ?? fallback;
+    if (best) return best;
     if (this.workers.filter((w) => w.extra).length >= this.maxExtra) return fallback;
     const extra = this.spawn(true);
     this.workers.push(extra);
@@ -256,18 +247,12 @@ export class WorkerPool {
   }
 
   /**
-   * Open a leg on a worker and send its first message (built from the leg id and control buffer).
-   * The leg's deadline starts at `deadlineAt` (Infinity: when the worker reports its VM ready, from `budgetMs`).
+   * Open a leg on a worker and send its first message (built from the leg id and control buffer). The
+   * guest gets `budgetMs` from when the worker reports its VM ready.
    */
-  openLeg(
-    handlers: LegHandlers,
-    deadlineAt: number,
-    first: (legId: string, control: SharedArrayBuffer) => HostToWorker,
-    transfer: ArrayBuffer[] = [],
-    budgetMs?: number,
-  ): Leg {
+  openLeg(handlers: LegHandlers, budgetMs: number, first: (legId: string, control: SharedArrayBuffer) => HostToWorker, transfer: ArrayBuffer[] = []): Leg {
     const legId = `leg${++legCounter}`;
-    const { sab, control } = legControl(deadlineAt, budgetMs);
+    const { sab, control } = legControl(budgetMs);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
     const pw = this.closed ? undefined : this.pick();

@@ -35,11 +35,11 @@ export interface LegHandlers {
   onRequests(requests: BridgeRequest[], cancels: string[]): void;
   onOutput(lines: CodeModeOutput[]): void;
   /**
-   * The VM is ready and the guest is about to run: the leg's budget starts now. `startMs` is the
-   * machinery's time since the leg was opened (worker start, VM creation, snapshot decode and restore);
-   * a resume adds its restore time and the snapshot's raw bytes (QuickJS).
+   * The VM is ready and the guest is about to run: the leg's budget starts now (the caller times the
+   * machinery before it: worker start, VM creation, snapshot decode and restore). A resume adds its
+   * restore time and the snapshot's raw bytes (QuickJS).
    */
-  onOpened?(info: { startMs: number; restoreMs?: number; rawBytes?: number }): void;
+  onOpened?(info: { restoreMs?: number; rawBytes?: number }): void;
 }
 
 export interface Leg {

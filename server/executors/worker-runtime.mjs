@@ -52,7 +52,8 @@ export class LegFailure extends Error {
 export function runWorker(engine) {
   const legs = new Map();
   // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
-  // while a guest computes (server/executors/pool.ts)
+  // while a guest computes (server/executors/pool.ts), and the Node heap watch reads a worker's heap
+  // only then (server/executors/node/heap-watch.ts)
   const busySince = workerData?.busySince instanceof SharedArrayBuffer ? new Float64Array(workerData.busySince) : null;
   const computing = (fn) => {
     if (busySince) busySince[0] = Date.now();
@@ -83,8 +84,6 @@ export function runWorker(engine) {
       overflow: null,
       // a guest message that failed validation: the leg fails with invalid_input after this entry
       fault: null,
-      // ids this leg sent: the guest controller numbers them, a forged repeat would confuse replies
-      sentIds: new Set(),
       parkRequested: false,
       ended: false,
       vm: null,
@@ -126,13 +125,11 @@ export function runWorker(engine) {
         if (!parsed.ok) return guestFault(leg, parsed.error);
         const req = checkBridgeRequest(parsed.value);
         if (!req.ok) return guestFault(leg, req.error);
-        if (leg.sentIds.has(req.value.id)) return guestFault(leg, `bridge request id ${req.value.id} was sent twice`);
         // the guest controller counts too, but its state is guest memory (a cell can forge deliveries)
         if (leg.inFlight >= leg.limits.maxPendingToolCalls) {
           leg.overflow ??= `more than maxPendingToolCalls (${leg.limits.maxPendingToolCalls}) requests in flight; await smaller batches`;
           return undefined;
         }
-        leg.sentIds.add(req.value.id);
         leg.frontier.push(req.value);
         leg.inFlight++;
         return undefined;
@@ -276,8 +273,16 @@ export function runWorker(engine) {
   async function park(leg) {
     if (leg.ended) return;
     try {
-      // an engine may measure asynchronously (Node measures its context's memory)
-      const { queuedJson, ...info } = await leg.vm.park(leg);
+      // an engine may measure asynchronously (Node measures its context's memory); parking runs guest
+      // code (the queued inputs' toJSON), so the thread counts as computing until the engine is done
+      if (busySince) busySince[0] = Date.now();
+      let parked;
+      try {
+        parked = await leg.vm.park(leg);
+      } finally {
+        if (busySince) busySince[0] = 0;
+      }
+      const { queuedJson, ...info } = parked;
       // the queue is guest memory, serialized by the guest controller: check it like any request
       const parsed = parseGuestJson(queuedJson, 'the queued requests');
       const queued = [];
@@ -297,11 +302,12 @@ export function runWorker(engine) {
 
   // The VM is ready: the leg's execution budget starts now, not when the host asked (worker start, VM
   // creation and snapshot restore are the machinery's time). The host sets its own deadline when it
-  // reads `opened`; until then the worker bounds the guest by the budget the host granted.
-  function opened(leg, t0, restore) {
+  // reads `opened`; until then the worker bounds the guest by the budget the host granted. The host
+  // times start-up itself (from when it asked for the leg, queueing and worker start included).
+  function opened(leg, restore) {
     const budgetMs = leg.control[CONTROL_BUDGET];
     if (leg.control[CONTROL_DEADLINE] === Infinity && budgetMs >= 0) leg.control[CONTROL_DEADLINE] = Date.now() + budgetMs;
-    post({ t: 'opened', legId: leg.id, startMs: performance.now() - t0, ...restore });
+    post({ t: 'opened', legId: leg.id, ...restore });
   }
 
   parentPort.on('message', async (msg) => {
@@ -309,7 +315,6 @@ export function runWorker(engine) {
       switch (msg.t) {
         case 'start': {
           const leg = newLeg(msg);
-          const t0 = performance.now();
           try {
             leg.vm = await engine.create(leg, msg);
             // the prelude and boot config run before the budget starts (deadline still Infinity; the
@@ -319,7 +324,7 @@ export function runWorker(engine) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
-          opened(leg, t0);
+          opened(leg);
           enter(leg, () => leg.vm.start(msg.body));
           return leg.markOpened();
         }
@@ -334,7 +339,7 @@ export function runWorker(engine) {
             return fail(leg, classify(leg, err));
           }
           const restoreMs = performance.now() - t0;
-          opened(leg, t0, { restoreMs, ...(leg.vm.rawBytes !== undefined ? { rawBytes: leg.vm.rawBytes } : {}) });
+          opened(leg, { restoreMs, ...(leg.vm.rawBytes !== undefined ? { rawBytes: leg.vm.rawBytes } : {}) });
           return leg.markOpened();
         }
         case 'deliver': {

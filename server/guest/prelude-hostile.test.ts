@@ -12,6 +12,7 @@ import {
   failed,
   gatewayWith,
   protocolProblems,
+  recordRunFailures,
   recordingExecutor,
   type ProtocolLog,
 } from './testing.ts';
@@ -60,6 +61,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     log = recorded.log;
     echo = echoTool();
     gw = await gatewayWith(recorded.executor, [echo.tool]);
+    recordRunFailures(gw, log);
   });
 
   afterEach(() => {
@@ -68,6 +70,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     log.requests.length = 0;
     log.cancels.length = 0;
     log.outcomes.length = 0;
+    log.runErrors.length = 0;
     echo.inputs.length = 0;
     // nothing malformed reached the host, no run ended in internal_error, every slot came back
     expect(problems).toEqual([]);

@@ -23,16 +23,21 @@ export async function createExecutor(kind: ExecutorKind): Promise<Executor> {
   return new NodeExecutor({ memoryPressure: () => false });
 }
 
-/** What crossed from the guest to the host: every request of every frontier, cancels, and every leg's outcome. */
+/**
+ * What crossed from the guest to the host: every request of every frontier (as the host rebuilt them
+ * after its checks), cancels, every leg's outcome, and the error of every run that failed.
+ */
 export interface ProtocolLog {
   requests: BridgeRequest[];
   cancels: string[];
   outcomes: LegOutcome[];
+  /** Errors of failed runs (a run-level protocol fault ends the leg as aborted; only the run says why). */
+  runErrors: string[];
 }
 
 /** The same executor, recording what its legs send to the host. */
 export function recordingExecutor(inner: Executor): { executor: Executor; log: ProtocolLog } {
-  const log: ProtocolLog = { requests: [], cancels: [], outcomes: [] };
+  const log: ProtocolLog = { requests: [], cancels: [], outcomes: [], runErrors: [] };
   const wrap = (handlers: LegHandlers): LegHandlers => ({
     ...handlers,
     onRequests(requests, cancels) {
@@ -58,10 +63,24 @@ export function recordingExecutor(inner: Executor): { executor: Executor; log: P
   return { executor, log };
 }
 
-type Check = (value: unknown) => boolean;
-const isString: Check = (v) => typeof v === 'string';
-const isNonEmptyString: Check = (v) => typeof v === 'string' && v !== '';
-const isJsonText: Check = (v) => {
+/** Record the error of every run of `gw` that fails into `log` (call once, before the runs). */
+export function recordRunFailures(gw: Gateway, log: ProtocolLog): () => void {
+  const seen = new Set<string>();
+  return gw.subscribe((e) => {
+    if (e.type !== 'run.updated' || e.view.lastResult?.status !== 'failed' || seen.has(e.runId)) return;
+    seen.add(e.runId);
+    log.runErrors.push(e.view.lastResult.error);
+  });
+}
+
+/**
+ * Every way a malformed guest message ends a run says so in these words: the worker's check of a
+ * guest payload (worker-runtime.mjs protocolFault), the host's check of a worker message
+ * (leg-messages.ts malformedOutcome), and the run's frontier check (runs.ts).
+ */
+export const PROTOCOL_FAULT = /\bmalformed message\b/;
+
+const isJsonText = (v: unknown): boolean => {
   if (typeof v !== 'string') return false;
   try {
     JSON.parse(v);
@@ -70,60 +89,23 @@ const isJsonText: Check = (v) => {
     return false;
   }
 };
-const optional = (check: Check): Check => (v) => v === undefined || check(v);
-const oneOf =
-  (...values: string[]): Check =>
-  (v) =>
-    typeof v === 'string' && values.includes(v);
 
-/** Fields each request op may carry besides `id` and `op`, with what each must be (server/bridge/protocol.ts). */
-const REQUEST_FIELDS: Record<string, Record<string, Check>> = {
-  call: {
-    tool: optional(isNonEmptyString),
-    mcp: optional((v) => Array.isArray(v) && v.length === 2 && v.every(isString)),
-    input: (v) => v !== undefined,
-  },
-  search: { query: isString, limit: optional((v) => typeof v === 'number' && Number.isFinite(v)) },
-  all: {},
-  describe: { tool: optional(isNonEmptyString), mcpServer: optional(isNonEmptyString) },
-  timer: { ms: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, timer: (v) => Number.isInteger(v) && (v as number) > 0 },
-  store: { action: oneOf('set', 'get'), key: isNonEmptyString, json: optional(isJsonText) },
-  results: { action: oneOf('save', 'load', 'delete'), json: optional(isJsonText), ref: optional(isString) },
-  yield: { reason: isString },
-};
-
-/** What is wrong with one request the guest controller sent, or undefined when it matches the protocol. */
-export function requestProblem(req: unknown): string | undefined {
-  if (typeof req !== 'object' || req === null || Array.isArray(req)) return `not an object: ${JSON.stringify(req)}`;
-  const r = req as Record<string, unknown>;
-  if (typeof r['id'] !== 'string' || !/^r[1-9][0-9]*$/.test(r['id'])) return `bad id in ${JSON.stringify(req)}`;
-  const fields = typeof r['op'] === 'string' ? REQUEST_FIELDS[r['op']] : undefined;
-  if (!fields) return `unknown op in ${JSON.stringify(req)}`;
-  for (const key of Object.keys(r)) {
-    if (key === 'id' || key === 'op') continue;
-    const check = fields[key];
-    if (!check) return `unexpected field "${key}" in ${JSON.stringify(req)}`;
-    if (!check(r[key])) return `bad field "${key}" in ${JSON.stringify(req)}`;
-  }
-  for (const [key, check] of Object.entries(fields)) {
-    if (!(key in r) && !check(undefined)) return `missing field "${key}" in ${JSON.stringify(req)}`;
-  }
-  if (r['op'] === 'call' && (r['tool'] === undefined) === (r['mcp'] === undefined)) return `a call names neither or both of tool and mcp: ${JSON.stringify(req)}`;
-  return undefined;
-}
-
-/** Problems with everything the log holds: malformed requests, duplicate ids, outcomes that are not clean JSON or an internal_error. */
+/**
+ * Problems with everything the log holds: a run or leg that ended on a malformed guest message, a
+ * cancel id the prelude never makes, an outcome that is not clean JSON, an internal_error. The
+ * requests themselves are not checked here: the host's own checks rebuilt them into clean copies
+ * before they were recorded, so a malformed one shows up as a failed run instead.
+ */
 export function protocolProblems(log: ProtocolLog): string[] {
   const problems: string[] = [];
-  for (const req of log.requests) {
-    const problem = requestProblem(req);
-    if (problem) problems.push(problem);
-  }
   for (const cancel of log.cancels) if (!/^r[1-9][0-9]*$/.test(cancel)) problems.push(`bad cancel id ${JSON.stringify(cancel)}`);
   for (const outcome of log.outcomes) {
     if (outcome.kind === 'completed' && !isJsonText(outcome.valueJson)) problems.push(`completed with non-JSON ${JSON.stringify(outcome.valueJson)}`);
-    if (outcome.kind === 'failed' && (typeof outcome.error !== 'string' || outcome.code === 'internal_error')) problems.push(`failed: ${JSON.stringify(outcome)}`);
+    if (outcome.kind === 'failed' && (typeof outcome.error !== 'string' || outcome.code === 'internal_error' || PROTOCOL_FAULT.test(outcome.error))) {
+      problems.push(`failed: ${JSON.stringify(outcome)}`);
+    }
   }
+  for (const error of log.runErrors) if (PROTOCOL_FAULT.test(error)) problems.push(`run failed on a protocol fault: ${error}`);
   return problems;
 }
 

@@ -1,6 +1,7 @@
 // Bounding a cell's final value to maxOutputBytes: a preview with a truncation marker, the whole
 // value retained in the results store when it fits there (spec: automatic retention). The value
-// JSON comes from a worker, so the host checks it (valueJsonProblem) before anything parses it.
+// JSON comes from a worker, so the host checks it (parseValueJson) before it keeps anything; that is
+// the host's one parse of the value.
 
 export interface BoundedValue {
   value: unknown;
@@ -19,22 +20,24 @@ export interface BoundedValue {
  */
 export const MAX_VALUE_DEPTH = 1000;
 
+/** A cell's value from a worker: its JSON text and the value parsed from it, or what is wrong with it. */
+export type ParsedValue = { ok: true; json: string; value: unknown } | { ok: false; error: string };
+
 /**
- * What is wrong with a value's JSON text from a worker (not a string, not JSON, nested deeper than
- * MAX_VALUE_DEPTH), or undefined when it is safe to parse and keep. One linear scan, then one parse.
+ * Parse a value's JSON text from a worker, refusing what is not a string, not JSON, or nested deeper
+ * than MAX_VALUE_DEPTH (one linear scan first, so a deep value never reaches the recursive parser).
  */
-export function valueJsonProblem(valueJson: unknown): string | undefined {
-  if (typeof valueJson !== 'string') return 'the cell value did not arrive as JSON text; return plain JSON data';
+export function parseValueJson(valueJson: unknown): ParsedValue {
+  if (typeof valueJson !== 'string') return { ok: false, error: 'the cell value did not arrive as JSON text; return plain JSON data' };
   const depth = jsonNestingDepth(valueJson);
   if (depth > MAX_VALUE_DEPTH) {
-    return `the final value is nested more than ${MAX_VALUE_DEPTH} levels deep; flatten it or return a smaller part`;
+    return { ok: false, error: `the final value is nested more than ${MAX_VALUE_DEPTH} levels deep; flatten it or return a smaller part` };
   }
   try {
-    JSON.parse(valueJson);
+    return { ok: true, json: valueJson, value: JSON.parse(valueJson) as unknown };
   } catch {
-    return 'the cell value is not valid JSON; return plain JSON data';
+    return { ok: false, error: 'the cell value is not valid JSON; return plain JSON data' };
   }
-  return undefined;
 }
 
 /** Deepest bracket nesting in JSON text, brackets inside strings ignored; linear in the text's length. */
@@ -62,12 +65,12 @@ export function jsonNestingDepth(text: string): number {
 /** Share of maxOutputBytes a preview may use (the rest is the marker's own fields). */
 const PREVIEW_SHARE = 0.9;
 
-/** `valueJson` must have passed valueJsonProblem. */
-export function boundValue(valueJson: string, maxBytes: number, retain: (json: string) => string | undefined): BoundedValue {
-  const bytes = Buffer.byteLength(valueJson, 'utf8');
-  if (bytes <= maxBytes) return { value: JSON.parse(valueJson), truncated: false, bytes };
-  const ref = retain(valueJson);
-  const preview = truncateUtf8(valueJson, Math.floor(maxBytes * PREVIEW_SHARE));
+/** The value itself within `maxBytes`; past it a preview of its JSON text and, when `retain` keeps the whole text, its ref. */
+export function boundValue(parsed: { json: string; value: unknown }, maxBytes: number, retain: (json: string) => string | undefined): BoundedValue {
+  const bytes = Buffer.byteLength(parsed.json, 'utf8');
+  if (bytes <= maxBytes) return { value: parsed.value, truncated: false, bytes };
+  const ref = retain(parsed.json);
+  const preview = truncateUtf8(parsed.json, Math.floor(maxBytes * PREVIEW_SHARE));
   return {
     value: { truncated: true, bytes, preview, ...(ref ? { ref } : {}) },
     truncated: true,

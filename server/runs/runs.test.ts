@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
+import type { Continuation, Executor, LegOutcome } from '../executors/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { CodeModeResult } from './types.ts';
@@ -133,6 +134,81 @@ describe('worker crash', () => {
     } finally {
       await gw.close();
       await own.close();
+    }
+  });
+});
+
+describe('leg start-up limit', () => {
+  it('on a resume whose VM never gets ready: fails with runtime_unavailable saying so, and releases its slot and continuation', async () => {
+    // a scripted executor: the cell opens at once and yields (the run takes a slot and parks); its
+    // resume never reports the VM ready, like a worker stuck starting or restoring
+    const released: Continuation[] = [];
+    let resumes = 0;
+    const stuck: Executor = {
+      kind: 'quickjs',
+      start: (_req, handlers) => {
+        let end!: (o: LegOutcome) => void;
+        const done = new Promise<LegOutcome>((r) => (end = r));
+        queueMicrotask(() => {
+          handlers.onOpened?.({});
+          handlers.onRequests([{ id: 'r1', op: 'yield', reason: 'park' }], []);
+        });
+        const continuation: Continuation = { executor: 'quickjs', snapshot: new Uint8Array(8), rawBytes: 8, storedBytes: 8 };
+        return { done, deliver() {}, park: () => end({ kind: 'parked', continuation, queued: [], droppedBytes: 0 }), setDeadline() {}, abort() {} };
+      },
+      resume: () => {
+        resumes++;
+        let end!: (o: LegOutcome) => void;
+        const done = new Promise<LegOutcome>((r) => (end = r));
+        return { done, deliver() {}, park() {}, setDeadline() {}, abort: () => end({ kind: 'failed', code: 'aborted', error: 'aborted', droppedBytes: 0 }) };
+      },
+      release: (c) => released.push(c),
+      stats: () => ({ workers: 0, activeLegs: 0 }),
+      leaks: () => [],
+      close: async () => undefined,
+    };
+    const config = testConfig();
+    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: stuck }, legStartLimitMs: 50 });
+    try {
+      const t = gw.prepareTurn({});
+      const first = await gw.exec(t.agentRunId, { code: 'return 1' });
+      if (first.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(first)}`);
+      expect(gw.runsManager.suspendedSlots).toBe(1);
+      const r = await gw.wait(t.agentRunId, { runId: first.runId });
+      expect(resumes).toBe(1);
+      expect(r).toMatchObject({ status: 'failed', code: 'runtime_unavailable' });
+      expect(r.status === 'failed' && r.error).toMatch(/did not get the cell's VM ready within 50 ms .*Run the cell again/);
+      expect(gw.runsManager.suspendedSlots).toBe(0);
+      expect(released).toHaveLength(1);
+      expect(gw.runsManager.leaks()).toEqual([]);
+      expect(gw.run(first.runId)?.state).toBe('failed');
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('release', () => {
+  it('on a settle path that fails after the run was released: the run keeps the state it was released with', async () => {
+    const gw = await gateway();
+    // the first update of the completed run throws (a broken subscriber), after the run was released
+    let thrown = false;
+    const off = gw.subscribe((e) => {
+      if (e.type === 'run.updated' && e.view.state === 'completed' && !thrown) {
+        thrown = true;
+        throw new Error('subscriber broke');
+      }
+    });
+    try {
+      const t = gw.prepareTurn({});
+      const r = await gw.exec(t.agentRunId, { code: 'return 1' });
+      expect(thrown).toBe(true);
+      expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
+      expect(gw.run(r.telemetry.runId!)?.state).toBe('completed');
+      expect(gw.runsManager.leaks()).toEqual([]);
+    } finally {
+      off();
+      await gw.close();
     }
   });
 });

@@ -25,7 +25,7 @@ import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { redactSource } from '../source/redact.ts';
 import { ExecutionBudget } from './budget.ts';
-import { boundValue, valueJsonProblem } from './bound.ts';
+import { boundValue, parseValueJson } from './bound.ts';
 import type {
   CodeModeOutput,
   CodeModePendingToolCall,
@@ -101,9 +101,11 @@ interface LiveLeg {
   parkRequested: boolean;
   /** When the leg was asked for (epoch ms): start-up time runs from here to `opened`. */
   requestedAt: number;
-  /** Set when the worker reported the VM ready (its budget started then); startMs as the host saw it. */
+  /**
+   * Set when the worker reported the VM ready (its budget started then): the host's start-up time
+   * (worker start and queueing count too), and for a resume its restore time and the snapshot's raw bytes.
+   */
   opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
-  restore?: { restoreMs: number; rawBytes?: number };
   startTimer?: ReturnType<typeof setTimeout>;
 }
 
@@ -190,14 +192,25 @@ export interface RunManagerDeps {
   emit(event: RunEvent): void;
 }
 
+export interface RunManagerOptions {
+  /** How long a leg's VM may take to get ready before the run fails with runtime_unavailable; default LEG_START_LIMIT_MS. */
+  legStartLimitMs?: number;
+}
+
 export class RunManager {
   private readonly runs = new Map<string, Run>();
   /** Finished runs kept for the board and trajectory export (bounded). */
   private readonly history: Run[] = [];
   private slotsInUse = 0;
   private closed = false;
+  private readonly legStartLimitMs: number;
 
-  constructor(private readonly deps: RunManagerDeps) {}
+  constructor(
+    private readonly deps: RunManagerDeps,
+    opts: RunManagerOptions = {},
+  ) {
+    this.legStartLimitMs = opts.legStartLimitMs ?? LEG_START_LIMIT_MS;
+  }
 
   get suspendedSlots(): number {
     return this.slotsInUse;
@@ -378,11 +391,9 @@ export class RunManager {
       onOutput: (lines: CodeModeOutput[]) => {
         live.output.push(...lines);
       },
-      onOpened: (info: { startMs: number; restoreMs?: number; rawBytes?: number }) => {
+      onOpened: (info: { restoreMs?: number; rawBytes?: number }) => {
         if (run.live !== live || live.opened) return;
-        // the host's view: worker start and queueing count too, not only the worker's own VM set-up
-        live.opened = { ...info, startMs: Date.now() - live.requestedAt };
-        if (info.restoreMs !== undefined) live.restore = { restoreMs: info.restoreMs, ...(info.rawBytes !== undefined ? { rawBytes: info.rawBytes } : {}) };
+        live.opened = { startMs: Date.now() - live.requestedAt, ...info };
         if (live.startTimer) clearTimeout(live.startTimer);
         live.startTimer = undefined;
         live.budget.unhold('opening');
@@ -436,9 +447,9 @@ export class RunManager {
         this.failRun(
           run,
           'runtime_unavailable',
-          `the ${run.executorKind} executor did not get the cell's VM ready within ${LEG_START_LIMIT_MS} ms (worker start, VM creation or snapshot restore); the machine may be overloaded. Run the cell again, or check the gateway log.`,
+          `the ${run.executorKind} executor did not get the cell's VM ready within ${this.legStartLimitMs} ms (worker start, VM creation or snapshot restore); the machine may be overloaded. Run the cell again, or check the gateway log.`,
         );
-      }, LEG_START_LIMIT_MS);
+      }, this.legStartLimitMs);
       live.startTimer.unref();
     }
     const outcome = await live.leg.done;
@@ -691,10 +702,10 @@ export class RunManager {
   // ---- outcomes --------------------------------------------------------------------------------
 
   private settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number): CodeModeResult {
-    const problem = valueJsonProblem(valueJson);
-    if (problem) return this.settleFailed(run, live, 'invalid_input', problem, dropped);
+    const parsed = parseValueJson(valueJson);
+    if (!parsed.ok) return this.settleFailed(run, live, 'invalid_input', parsed.error, dropped);
     const warnings: string[] = [];
-    const bounded = boundValue(valueJson, run.turn.options.maxOutputBytes, (json) => {
+    const bounded = boundValue(parsed, run.turn.options.maxOutputBytes, (json) => {
       try {
         return run.turn.results.save(json, run.networkContent).ref;
       } catch (err) {
@@ -763,7 +774,7 @@ export class RunManager {
         rawBytes: snap.rawBytes,
         storedBytes: snap.storedBytes,
         takeMs: outcome.takeMs ?? 0,
-        restoreMs: live.restore?.restoreMs,
+        restoreMs: live.opened?.restoreMs,
         reason: run.reason,
       });
     }
@@ -814,14 +825,15 @@ export class RunManager {
   private telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | undefined, dropped: number, truncated: boolean): CodeModeTelemetry {
     const call = live?.call ?? run.calls[run.calls.length - 1];
     const last = run.snapshots[run.snapshots.length - 1];
+    const restoreMs = live?.opened?.restoreMs;
     const snapshot =
-      run.executorKind === 'quickjs' && (live?.restore || (run.state === 'waiting' && last))
+      run.executorKind === 'quickjs' && (restoreMs !== undefined || (run.state === 'waiting' && last))
         ? {
             // parked now: this suspension's snapshot; resumed: the snapshot it restored from
-            rawBytes: run.continuation?.rawBytes ?? live?.restore?.rawBytes ?? last?.rawBytes ?? 0,
+            rawBytes: run.continuation?.rawBytes ?? live?.opened?.rawBytes ?? 0,
             storedBytes: run.continuation?.storedBytes ?? last?.storedBytes ?? 0,
             ...(run.state === 'waiting' && last ? { takeMs: last.takeMs } : {}),
-            ...(live?.restore ? { restoreMs: live.restore.restoreMs } : {}),
+            ...(restoreMs !== undefined ? { restoreMs } : {}),
           }
         : undefined;
     const outputBytes = (live?.output ?? []).reduce((n, l) => n + Buffer.byteLength(l.text, 'utf8'), 0);
@@ -868,9 +880,10 @@ export class RunManager {
   }
 
   private release(run: Run, state: RunState): void {
-    if (run.state === 'aborted' || run.state === 'expired') state = run.state;
-    run.state = state;
+    // a released run's state is final (a settle path that fails after releasing must not rewrite it)
     if (run.released) return;
+    // an abort or expiry decided the run's end before its leg reported
+    run.state = run.state === 'aborted' || run.state === 'expired' ? run.state : state;
     run.released = true;
     this.clearTtl(run);
     if (run.continuation) run.cell.executor.release(run.continuation);

@@ -9,7 +9,9 @@ import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
 import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
 import type { CodeModeOutput } from '../../runs/types.ts';
 import type { Continuation, Leg, LegOutcome } from '../types.ts';
+import { until } from '../conformance.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
+import { heapWatch } from './heap-watch.ts';
 
 const MiB = 1024 * 1024;
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
@@ -114,7 +116,7 @@ describe('warm workers', () => {
     expect(ex.poolStats()).toMatchObject({ spawned: 3, idle: 2, retired: 1 });
   });
 
-  it('on several workers starting at once (each switches --expose-gc for its heap watch): every one starts, and no guest sees gc', async () => {
+  it('on several workers starting at once (each switches the process-wide --expose-gc on for its heap watch): every one starts, and no guest sees gc', async () => {
     const ex = executor({ maxIdleWorkers: 0 });
     const seen = await Promise.all([0, 1, 2, 3, 4, 5].map(() => value(start(ex, 'await new Promise((r) => setTimeout(r, 30)); return typeof gc'))));
     expect(seen).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
@@ -260,6 +262,24 @@ describe('memory budget', () => {
     expect(ex.stats().workers).toBe(0);
     expect(await value(start(ex, 'return "next cell runs"'))).toBe('next cell runs');
   }, 90_000);
+
+  it('on a cell waiting on a tool: the heap watch reads its heap only once its guest computes again', async () => {
+    const watch = heapWatch();
+    expect(watch).not.toBeNull();
+    const ex = executor({ heapWatch: watch });
+    const d = start(ex, 'await new Promise((r) => setTimeout(r, 60_000));\nfor (;;) {}', { holdTimers: true });
+    const [timer] = await d.firstRequests;
+    // the inspector reaches the worker, and the guest is parked on its timer: polls go by, no reading
+    await until(() => watch!.counts().attached === 1);
+    const parked = watch!.counts();
+    await until(() => watch!.counts().polls >= parked.polls + 5);
+    expect(watch!.counts().probes).toBe(parked.probes);
+    // the reply wakes the guest into a loop: readings resume
+    d.leg.deliver([{ id: timer!.id, ok: true }]);
+    await until(() => watch!.counts().probes > parked.probes);
+    d.leg.abort();
+    expect((await d.leg.done).kind).toBe('failed');
+  });
 
   it('on a heap limit below the engine minimum: raises the old generation to its floor', () => {
     expect(resourceLimitsFor(MiB)).toEqual({ maxOldGenerationSizeMb: MIN_OLD_GENERATION_MB, maxYoungGenerationSizeMb: 1 });

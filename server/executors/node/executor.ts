@@ -16,14 +16,6 @@ import { HEAP_HEADROOM_MB, heapWatch, type HeapWatch } from './heap-watch.ts';
 import { failedLeg, NodeWorker } from './node-worker.ts';
 
 /** Spec (Node runtime): "Node keeps up to four idle workers warm". */
-
-/**
- * One lock for the whole process: a Node worker switches the process-wide --expose-gc flag on for one
- * context of its own (server/executors/node/worker.mjs), and no other worker may create a context, a
- * guest's above all, while the flag is on.
- */
-const V8_FLAG_LOCK = new Int32Array(new SharedArrayBuffer(4));
-
 export const DEFAULT_MAX_IDLE_WORKERS = 4;
 /** Spec (Node runtime): idle workers stay warm "for five minutes each". */
 export const DEFAULT_IDLE_WORKER_TTL_MS = 5 * 60 * 1000;
@@ -246,7 +238,7 @@ export class NodeExecutor implements Executor {
       key,
       memoryLimitBytes,
       resourceLimits: resourceLimitsFor(memoryLimitBytes, heap ? HEAP_HEADROOM_MB : 0),
-      workerData: { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, v8FlagLock: V8_FLAG_LOCK, ...(this.preludePrefix !== undefined ? { preludePrefix: this.preludePrefix } : {}) },
+      workerData: { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, ...(this.preludePrefix !== undefined ? { preludePrefix: this.preludePrefix } : {}) },
       graceMs: this.graceMs,
       startTimeoutMs: this.startTimeoutMs,
       heap,

@@ -12,7 +12,8 @@
 // after a full collection (the worker's `__cm_live_heap_bytes`, evaluated in the same interrupt: the
 // inspector's own collectGarbage waits for the worker to be idle, which a busy guest never is), and
 // the worker is reported when its live heap is still over the budget. The worker's own V8 limit stays
-// as the last line for growth faster than the watch can see.
+// as the last line for growth faster than the watch can see. Only a guest that computes can allocate:
+// a leg whose guest waits on tools (the worker's busySince reads 0) is not read at all.
 //
 // One inspector session per process, attached only to the workers registered here (others are
 // detached as soon as they appear). Where the inspector is missing (a Node built without it) the watch
@@ -40,6 +41,8 @@ export const HEAP_COLLECT_MIN_INTERVAL_MS = 200;
 
 interface Watched {
   threadId: number;
+  /** [0]: epoch ms since the worker's guest has been computing, 0 while it waits (written by the worker). */
+  busySince?: Float64Array;
   /** Set while a leg runs on the worker. */
   leg?: WatchedLeg;
   sessionId?: string;
@@ -67,6 +70,8 @@ export class HeapWatch {
   private readonly replies = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void; sessionId: string }>();
   private nextRequest = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private polls = 0;
+  private probes = 0;
 
   /** Throws when the inspector cannot be used (see `heapWatch()`). */
   constructor() {
@@ -84,9 +89,19 @@ export class HeapWatch {
     }
   }
 
-  /** Call right after the worker is created (its thread id is known, the inspector attaches later). */
-  register(threadId: number): void {
-    this.workers.set(threadId, { threadId });
+  /**
+   * Call right after the worker is created (its thread id is known, the inspector attaches later).
+   * `busySince` is the block the worker marks while its guest computes; without it every poll reads the heap.
+   */
+  register(threadId: number, busySince?: Float64Array): void {
+    this.workers.set(threadId, { threadId, ...(busySince ? { busySince } : {}) });
+  }
+
+  /** Poll ticks and heap readings started so far, and watched workers the inspector reaches now (tests). */
+  counts(): { polls: number; probes: number; attached: number } {
+    let attached = 0;
+    for (const w of this.workers.values()) if (w.sessionId) attached++;
+    return { polls: this.polls, probes: this.probes, attached };
   }
 
   unregister(threadId: number): void {
@@ -122,10 +137,14 @@ export class HeapWatch {
   }
 
   private poll(): void {
+    this.polls++;
     for (const w of this.workers.values()) {
       const leg = w.leg;
       const sessionId = w.sessionId;
       if (!leg || !sessionId || leg.probing) continue;
+      // a guest parked on tools allocates nothing: no inspector round trip until it computes again
+      if (w.busySince && w.busySince[0] === 0) continue;
+      this.probes++;
       leg.probing = true;
       void this.probe(sessionId, leg)
         .then((used) => {

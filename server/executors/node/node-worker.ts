@@ -24,7 +24,7 @@ export interface NodeWorkerOptions {
   key: string;
   memoryLimitBytes: number;
   resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number };
-  workerData: unknown;
+  workerData: Record<string, unknown>;
   graceMs: number;
   startTimeoutMs: number;
   /** Enforces memoryLimitBytes while a leg runs; null: the worker's V8 limit is the budget itself. */
@@ -76,9 +76,12 @@ export class NodeWorker {
   constructor(private readonly opts: NodeWorkerOptions) {
     this.id = opts.id;
     this.key = opts.key;
+    // since when the worker's guest has been computing (worker-runtime.mjs writes it): the heap watch
+    // reads the heap only then
+    const busySince = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
     // throws synchronously on bad options; the executor reports runtime_unavailable
     this.worker = new Worker(opts.entry, {
-      workerData: opts.workerData,
+      workerData: { ...opts.workerData, busySince: busySince.buffer },
       resourceLimits: opts.resourceLimits,
       // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which cost ~150 ms per start;
       // and no experimental-feature notice for vm.measureMemory (the retained-bytes estimate)
@@ -86,7 +89,7 @@ export class NodeWorker {
       stdout: false,
       stderr: false,
     });
-    opts.heap?.register(this.worker.threadId);
+    opts.heap?.register(this.worker.threadId, busySince);
     let markReady!: () => void;
     let markFailed!: (e: Error) => void;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -141,8 +144,7 @@ export class NodeWorker {
   ): Leg {
     if (this.leg) throw new Error(`node worker ${this.id} already runs a leg`);
     const legId = `nleg${++legCounter}`;
-    // no deadline until the worker reports its context ready: the budget measures the guest
-    const { sab, control } = legControl(Infinity, budgetMs);
+    const { sab, control } = legControl(budgetMs);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
     const leg: ActiveLeg = { id: legId, handlers, control, resolve, onEnd, opened: false, ended: false };

@@ -35,24 +35,14 @@ if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSlic
  */
 const MAX_SPLIT_RESULT_ELEMENTS = 134_217_725;
 
-/** The process-wide lock around V8 flag switches and context creation (see the heap watch below). */
-const flagLock = workerData?.v8FlagLock instanceof Int32Array ? workerData.v8FlagLock : null;
-function withFlagLock(fn) {
-  if (!flagLock) return fn();
-  while (Atomics.compareExchange(flagLock, 0, 0, 1) !== 0) Atomics.wait(flagLock, 0, 1, 5);
-  try {
-    return fn();
-  } finally {
-    Atomics.store(flagLock, 0, 0);
-    Atomics.notify(flagLock, 0, 1);
-  }
-}
-
 const bootstrap = new vm.Script(
   `(function (host) {
     'use strict';
     var g = globalThis, ErrorCtor = Error, StringCtor = String, box;
     delete g.WebAssembly;
+    // the worker switches --expose-gc on for its heap watch (below) and never off, so every context is
+    // born with gc; it is non-configurable there (delete throws) but writable
+    if (typeof g.gc === 'function') g.gc = undefined;
     // cleanup callbacks would run as host tasks, outside any leg and its timeout
     delete g.FinalizationRegistry;
     // V8 aborts the whole process (a fatal "invalid size", crbug.com/1201626) when split builds an
@@ -138,13 +128,11 @@ function createGuest(firstLeg) {
   let leg = firstLeg;
   // measured before the context exists: the context's own built-ins are part of what a parked cell retains
   const baselineHeapBytes = getHeapStatistics().used_heap_size;
-  let ctx = withFlagLock(() =>
-    vm.createContext(Object.create(null), {
-      name: 'code-mode cell',
-      codeGeneration: { strings: false, wasm: false },
-      microtaskMode: 'afterEvaluate',
-    }),
-  );
+  let ctx = vm.createContext(Object.create(null), {
+    name: 'code-mode cell',
+    codeGeneration: { strings: false, wasm: false },
+    microtaskMode: 'afterEvaluate',
+  });
   const putReply = bootstrap.runInContext(ctx)((op, payload) => (leg ? leg.onSync(op, payload) : undefined));
   let continuationId = null;
 
@@ -230,20 +218,14 @@ process.on('unhandledRejection', (reason, promise) => {
 
 // The heap watch's live reading (node/heap-watch.ts evaluates this in an interrupt while the guest
 // runs): a full collection first, so the cell's garbage never counts against its budget. V8 hands
-// gc() only to a context created while --expose-gc is set; the flag is on for one throwaway context.
-// The flag is process-wide and other workers start at the same moment: the switch and every context
-// creation (guests' too) hold one process-wide lock (V8_FLAG_LOCK in executor.ts), so a guest context
-// is never born with gc and no worker sees the flag switched off under it. The function lives in this
-// worker's own realm, out of guest reach.
-let collectGarbage;
-withFlagLock(() => {
-  setFlagsFromString('--expose-gc');
-  try {
-    collectGarbage = vm.runInNewContext('gc');
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
-});
+// gc() only to a context created while --expose-gc is set, so the flag goes on here, for a throwaway
+// context whose gc this worker keeps (in its own realm, out of guest reach). The flag is process-wide
+// and is never switched off again: switching it off would race other workers starting at the same
+// moment (a lock around it stays locked forever when a worker is terminated inside it) and would also
+// turn off a process-level --expose-gc. Guest contexts are therefore born with gc: the bootstrap
+// removes it.
+setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc');
 Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
   value: () => {
     collectGarbage();
@@ -252,6 +234,6 @@ Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
 });
 
 // Warm this worker: the first context pays V8's context setup, not the first cell.
-prelude.runInContext(withFlagLock(() => vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' })));
+prelude.runInContext(vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' }));
 runWorker(engine);
 parentPort.postMessage({ t: 'ready', engine: 'node' });

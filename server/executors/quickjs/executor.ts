@@ -63,21 +63,15 @@ export class QuickJsExecutor implements Executor {
   }
 
   start(req: StartRequest, handlers: LegHandlers): Leg {
-    return this.pool.openLeg(
-      handlers,
-      Infinity,
-      (legId, control) => ({
-        t: 'start',
-        legId,
-        body: req.body,
-        boot: req.boot,
-        files: req.files,
-        limits: req.limits,
-        control,
-      }),
-      [],
-      req.budgetMs,
-    );
+    return this.pool.openLeg(handlers, req.budgetMs, (legId, control) => ({
+      t: 'start',
+      legId,
+      body: req.body,
+      boot: req.boot,
+      files: req.files,
+      limits: req.limits,
+      control,
+    }));
   }
 
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg {
@@ -87,7 +81,7 @@ export class QuickJsExecutor implements Executor {
     const copy = snapshot.slice();
     return this.pool.openLeg(
       handlers,
-      Infinity,
+      req.budgetMs,
       (legId, control) => ({
         t: 'resume',
         legId,
@@ -99,7 +93,6 @@ export class QuickJsExecutor implements Executor {
         settled: continuation.settled,
       }),
       [copy.buffer as ArrayBuffer],
-      req.budgetMs,
     );
   }
 
