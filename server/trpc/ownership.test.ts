@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGateway } from '../gateway.ts';
-import { loadConfigFile } from '../config/load.ts';
+import type { McpToolSource } from '../tools/mcp/manager.ts';
 import { createEdgeState } from './context.ts';
 import { callerFor, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
@@ -196,6 +196,61 @@ describe('sessions', () => {
       expect((await client.turns.prepare({ sessionId: 'sess_from_before', sessionToken: joined.sessionToken })).sessionId).toBe('sess_from_before');
     } finally {
       await after.close();
+    }
+  });
+});
+
+/** An MCP source whose first connection attempt settles only when the test says so. */
+function heldMcp() {
+  let settle = () => {};
+  const firstAttempt = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const source: McpToolSource = { ready: () => firstAttempt, tools: () => [], views: () => [], close: async () => {} };
+  return { source, settle };
+}
+
+/** Lets every pending callback run once, so anything not blocked on a held promise has moved on. */
+const turnOfEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('while MCP servers are in their first connection attempt', () => {
+  it('two clients claiming one new session id: only the first gets its token, the second is UNAUTHORIZED', async () => {
+    const mcp = heldMcp();
+    const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
+    try {
+      const edge = createEdgeState();
+      const first = callerFor(gateway, { operator: false, clientId: 'first' }, edge).turns.prepare({ sessionId: 'sess_contested' });
+      const second = callerFor(gateway, { operator: false, clientId: 'second' }, edge).turns.prepare({ sessionId: 'sess_contested' });
+      await turnOfEventLoop();
+      mcp.settle();
+      const [won, lost] = await Promise.allSettled([first, second]);
+      expect(won).toMatchObject({ status: 'fulfilled', value: { sessionId: 'sess_contested' } });
+      expect(lost.status).toBe('rejected');
+      expect((lost as PromiseRejectedResult).reason).toMatchObject({ code: 'UNAUTHORIZED' });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('turns.prepare, catalog.list, catalog.declarations and config.surface answer only once the attempt settled', async () => {
+    const mcp = heldMcp();
+    const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
+    try {
+      const operator = callerFor(gateway, OPERATOR, createEdgeState());
+      const answered: string[] = [];
+      const calls = [
+        operator.turns.prepare({}).then(() => answered.push('turns.prepare')),
+        operator.catalog.list({}).then(() => answered.push('catalog.list')),
+        operator.catalog.declarations({}).then(() => answered.push('catalog.declarations')),
+        operator.config.surface({}).then(() => answered.push('config.surface')),
+      ];
+      await turnOfEventLoop();
+      expect(answered).toEqual([]);
+      mcp.settle();
+      await Promise.all(calls);
+      expect(answered.sort()).toEqual(['catalog.declarations', 'catalog.list', 'config.surface', 'turns.prepare']);
+    } finally {
+      await gateway.close();
     }
   });
 });
