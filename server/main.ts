@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createGateway } from './gateway.ts';
 import { DEFAULT_SERVER_OPTIONS } from './config/schema.ts';
 import { startPlaygroundServer } from './http/server.ts';
-import { describeExposure, ExposureError, exposureFor, resolveAccessToken } from './http/request-checks.ts';
+import { describeExposure, ExposureError, refuseUnprotectedExposure, resolveAccessToken } from './http/request-checks.ts';
 
 export { API_BASE_PATH } from './http/server.ts';
 
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   try {
     accessToken = resolveAccessToken(process.env, serverOptions);
     // refused before Next spends a minute preparing
-    exposureFor({ bindHost: host, port, server: serverOptions, accessToken });
+    refuseUnprotectedExposure(host, accessToken);
   } catch (err) {
     await gateway.close();
     throw err;

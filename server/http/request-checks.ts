@@ -67,6 +67,15 @@ export function resolveAccessToken(env: Readonly<Record<string, string | undefin
   return server.accessToken;
 }
 
+/** Throws ExposureError when `bindHost` is not loopback and there is no access token: checked before binding. */
+export function refuseUnprotectedExposure(bindHost: string, accessToken: string | undefined): void {
+  if (isLoopbackAddress(bindHost) || accessToken !== undefined) return;
+  throw new ExposureError(
+    `HOST=${bindHost} is not a loopback address: anyone who can reach it could run cells. Set an access token ` +
+      `(${ACCESS_TOKEN_ENV_VAR}=<secret>, or server.accessToken in the config; \`openssl rand -hex 32\` makes one), or bind HOST=127.0.0.1`,
+  );
+}
+
 /**
  * The exposure of a server bound to `bindHost:port`. Throws ExposureError when the address is not loopback
  * and no access token is configured. `interfaceAddresses` are the machine's addresses (a wildcard bind
@@ -80,13 +89,8 @@ export function exposureFor(opts: {
   interfaceAddresses?: readonly string[];
 }): Exposure {
   const { bindHost, port, server, accessToken } = opts;
+  refuseUnprotectedExposure(bindHost, accessToken);
   const exposed = !isLoopbackAddress(bindHost);
-  if (exposed && accessToken === undefined) {
-    throw new ExposureError(
-      `HOST=${bindHost} is not a loopback address: anyone who can reach it could run cells. Set an access token ` +
-        `(${ACCESS_TOKEN_ENV_VAR}=<secret>, or server.accessToken in the config; \`openssl rand -hex 32\` makes one), or bind HOST=127.0.0.1`,
-    );
-  }
   const names = new Set<string>();
   if (!exposed || isWildcard(bindHost)) for (const name of LOOPBACK_NAMES) names.add(name);
   if (isWildcard(bindHost)) for (const address of opts.interfaceAddresses ?? []) names.add(hostForUrl(address).toLowerCase());

@@ -14,6 +14,7 @@ import {
   OPERATOR_COOKIE,
   operatorCookie,
   readCookie,
+  refuseUnprotectedExposure,
   type Exposure,
 } from './request-checks.ts';
 
@@ -83,11 +84,10 @@ async function readSmallBody(req: IncomingMessage, maxBytes: number): Promise<st
  * is not loopback and there is no access token.
  */
 export async function startPlaygroundServer(opts: PlaygroundServerOptions): Promise<PlaygroundServer> {
-  // validated before listening: a refused exposure must never be bound, even for a moment
-  exposureFor({ bindHost: opts.host, port: opts.port, server: opts.server, accessToken: opts.accessToken });
+  // refused before listening: an unprotected exposure must never be bound, even for a moment
+  refuseUnprotectedExposure(opts.host, opts.accessToken);
   const operatorToken = newToken('op');
   const edge = createEdgeState(opts.server);
-  let exposure: Exposure | undefined;
 
   const accessOf = (req: IncomingMessage): Access => {
     const operator = tokensEqual(readCookie(req.headers.cookie, OPERATOR_COOKIE), operatorToken);
@@ -103,8 +103,22 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
     },
   });
 
-  const server = createServer((req, res) => {
-    if (!exposure) return refuse(res, 503, 'the server is starting; try again in a moment');
+  // the request handler is attached after listen, once the port (and so the exposure) is known: a connection
+  // accepted in between is only read on a later turn of the event loop, when the handler is in place
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new Error(`${opts.host}:${opts.port} is already in use; stop the other server or set PORT to a free port`));
+      } else reject(err);
+    });
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const verdict = checkRequest(exposure, req, operatorToken);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const isApi = req.url?.startsWith(API_BASE_PATH) ?? false;
@@ -127,18 +141,6 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       res.end('internal error');
     });
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        reject(new Error(`${opts.host}:${opts.port} is already in use; stop the other server or set PORT to a free port`));
-      } else reject(err);
-    });
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
-  exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
   return { server, exposure, operatorToken };
 }
 
