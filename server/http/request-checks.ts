@@ -136,7 +136,7 @@ export interface RequestFacts {
 }
 
 export type RequestVerdict =
-  | { ok: true; operator: boolean; bearer: boolean }
+  | { ok: true; operator: boolean }
   | { ok: false; status: 401 | 403 | 413 | 421; message: string };
 
 function header(facts: RequestFacts, name: string): string | undefined {
@@ -198,5 +198,5 @@ export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorTo
       message: `this server needs its access token: send "Authorization: Bearer <token>" (the token is in ${ACCESS_TOKEN_ENV_VAR} or server.accessToken where it runs), or log in on the page`,
     };
   }
-  return { ok: true, operator, bearer };
+  return { ok: true, operator };
 }

@@ -11,9 +11,7 @@ import {
   checkRequest,
   exposureFor,
   LOGIN_PATH,
-  OPERATOR_COOKIE,
   operatorCookie,
-  readCookie,
   refuseUnprotectedExposure,
   type Exposure,
 } from './request-checks.ts';
@@ -89,9 +87,13 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const operatorToken = newToken('op');
   const edge = createEdgeState(opts.server);
 
+  // the request checks' verdict, handed to the tRPC context: the operator cookie is read once per request
+  const accessByRequest = new WeakMap<IncomingMessage, Access>();
   const accessOf = (req: IncomingMessage): Access => {
-    const operator = tokensEqual(readCookie(req.headers.cookie, OPERATOR_COOKIE), operatorToken);
-    return { operator, clientId: operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` };
+    const access = accessByRequest.get(req);
+    // fail closed: an API request that skipped the checks is a bug here, never an operator
+    if (!access) throw new Error('an API request reached tRPC without passing the request checks; route every request through the server handler');
+    return access;
   };
   const handleApi = createHTTPHandler({
     router: appRouter,
@@ -127,7 +129,10 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       if (verdict.status === 401 && !isApi && req.method === 'GET') return loginPage(res, 401);
       return refuse(res, verdict.status, verdict.message);
     }
-    if (isApi) return void handleApi(req, res);
+    if (isApi) {
+      accessByRequest.set(req, { operator: verdict.operator, clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` });
+      return void handleApi(req, res);
+    }
     // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token
     if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(operatorToken));
     if (path === LOGIN_PATH) {
