@@ -11,8 +11,16 @@ import type { ServerOptions } from '../config/types.ts';
 import { MIN_ACCESS_TOKEN_LENGTH } from '../config/schema.ts';
 import { tokensEqual } from '../access/tokens.ts';
 
-/** HttpOnly, SameSite=Strict cookie carrying the operator token (minted at each start). */
-export const OPERATOR_COOKIE = 'codemode_operator';
+/**
+ * HttpOnly, SameSite=Strict cookie carrying the operator token (minted at each start). Browsers key cookies by
+ * host, not port, so the name carries the port: two playgrounds on one host keep their own cookie, and a
+ * service on another port of the host is not sent one that opens this server.
+ */
+export const OPERATOR_COOKIE_PREFIX = 'codemode_operator_';
+
+export function operatorCookieName(port: number): string {
+  return `${OPERATOR_COOKIE_PREFIX}${port}`;
+}
 /** Environment variable with the access token; it wins over `server.accessToken`. */
 export const ACCESS_TOKEN_ENV_VAR = 'CODEMODE_ACCESS_TOKEN';
 /** Where the login form (exposed servers) posts the access token. */
@@ -154,9 +162,23 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   return undefined;
 }
 
-/** The Set-Cookie value that makes a browser the operator; HttpOnly so page scripts never read it. */
-export function operatorCookie(operatorToken: string): string {
-  return `${OPERATOR_COOKIE}=${operatorToken}; HttpOnly; SameSite=Strict; Path=/`;
+/**
+ * Whether the browser reached this server over https. The server itself speaks plain http, so only a TLS-ending
+ * reverse proxy can say so (X-Forwarded-Proto, or Forwarded's proto). A forged header only makes the sender's own
+ * cookie Secure.
+ */
+export function servedOverHttps(facts: RequestFacts): boolean {
+  const forwardedProto = header(facts, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  if (forwardedProto !== undefined) return forwardedProto === 'https';
+  return /(?:^|[;,\s])proto="?https"?(?:$|[;,\s])/i.test(header(facts, 'forwarded') ?? '');
+}
+
+/**
+ * The Set-Cookie value that makes a browser the operator of the server on `port`; HttpOnly so page scripts never
+ * read it, Secure when the page came over https so the browser never sends it over plain http.
+ */
+export function operatorCookie(port: number, operatorToken: string, opts: { secure: boolean }): string {
+  return `${operatorCookieName(port)}=${operatorToken}; HttpOnly; SameSite=Strict; Path=/${opts.secure ? '; Secure' : ''}`;
 }
 
 /** Checks one request: Host, Origin, declared body size, then credentials (in that order, so a rebound name learns nothing). */
@@ -187,7 +209,7 @@ export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorTo
       message: `the request body is ${length} bytes, over the limit of ${exposure.maxRequestBodyBytes} bytes (server.maxRequestBodyBytes); send a smaller request (a smaller cell, fewer client tools)`,
     };
   }
-  const operator = tokensEqual(readCookie(header(facts, 'cookie'), OPERATOR_COOKIE), operatorToken);
+  const operator = tokensEqual(readCookie(header(facts, 'cookie'), operatorCookieName(exposure.port)), operatorToken);
   const auth = header(facts, 'authorization');
   const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
   const bearer = exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken);

@@ -3,10 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../gateway.ts';
 import type { Gateway } from '../gateway.ts';
-import { loadConfigFile } from '../config/load.ts';
 import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
 import { demoConfig } from '../trpc/testing.ts';
-import { ExposureError, LOGIN_PATH, OPERATOR_COOKIE } from './request-checks.ts';
+import { ExposureError, LOGIN_PATH, operatorCookieName } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
 
 const TOKEN = 't'.repeat(40);
@@ -76,8 +75,11 @@ describe('on loopback', () => {
     const page = await send(port, { path: '/' });
     expect(page.status).toBe(200);
     expect(page.body).toContain('the page');
-    expect(cookieOf(page)).toBe(`${OPERATOR_COOKIE}=${s.operatorToken}`);
+    expect(cookieOf(page)).toBe(`codemode_operator_${port}=${s.operatorToken}`);
     expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    expect(String(page.headers['set-cookie'])).not.toContain('Secure');
+    const behindTls = await send(port, { path: '/', headers: { 'x-forwarded-proto': 'https' } });
+    expect(String(behindTls.headers['set-cookie'])).toMatch(/; Secure$/);
     expect((await send(port, { path: '/api/trpc/config.agents' })).headers['set-cookie']).toBeUndefined();
   });
 
@@ -146,7 +148,7 @@ describe('exposed (non-loopback bind)', () => {
       const login = await send(port, { method: 'POST', path: LOGIN_PATH, body: `token=${TOKEN}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(login.status).toBe(303);
       const cookie = cookieOf(login) ?? '';
-      expect(cookie).toBe(`${OPERATOR_COOKIE}=${s.operatorToken}`);
+      expect(cookie).toBe(`${operatorCookieName(port)}=${s.operatorToken}`);
       expect((await send(port, { path: '/', headers: { cookie } })).body).toContain('the page');
       expect((await send(port, { path: '/api/trpc/runs.list', headers: { cookie } })).status).toBe(200);
     } finally {

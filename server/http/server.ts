@@ -13,6 +13,7 @@ import {
   LOGIN_PATH,
   operatorCookie,
   refuseUnprotectedExposure,
+  servedOverHttps,
   type Exposure,
 } from './request-checks.ts';
 
@@ -134,7 +135,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       return void handleApi(req, res);
     }
     // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token
-    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(operatorToken));
+    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
     if (path === LOGIN_PATH) {
       res.statusCode = 303;
       res.setHeader('location', '/');
@@ -155,7 +156,7 @@ async function login(req: IncomingMessage, res: ServerResponse, exposure: Exposu
   const token = body === undefined ? undefined : (new URLSearchParams(body).get('token') ?? undefined);
   if (exposure.accessToken === undefined || !tokensEqual(token, exposure.accessToken)) return loginPage(res, 401);
   res.statusCode = 303;
-  res.setHeader('set-cookie', operatorCookie(operatorToken));
+  res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
   res.setHeader('location', '/');
   res.end();
 }
