@@ -269,14 +269,16 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** The rule for an access token, wherever it comes from (server.accessToken, CODEMODE_ACCESS_TOKEN). */
+export const accessTokenSchema = z
+  .string({ error: (issue) => expectedReason('a string', 'a long random secret, e.g. the output of `openssl rand -hex 32`', issue.input) })
+  .refine((t) => t.length >= MIN_ACCESS_TOKEN_LENGTH && !/\s/.test(t), {
+    error: `must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
+  });
+
 export const serverOptionsSchema = strictObject(
   {
-    accessToken: z
-      .string({ error: (issue) => expectedReason('a string', 'a long random secret, e.g. the output of `openssl rand -hex 32`', issue.input) })
-      .refine((t) => t.length >= MIN_ACCESS_TOKEN_LENGTH && !/\s/.test(t), {
-        error: `must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
-      })
-      .optional(),
+    accessToken: accessTokenSchema.optional(),
     allowedHosts: z.array(hostEntry, { error: (issue) => expectedReason('a list', 'list host names', issue.input) }).optional(),
     allowedOrigins: z.array(originEntry, { error: (issue) => expectedReason('a list', 'list origins', issue.input) }).optional(),
     maxRequestBodyBytes: serverLimit('maxRequestBodyBytes').optional(),

@@ -40,6 +40,9 @@ describe('exposure at start', () => {
     expect(resolveAccessToken({}, { accessToken: 'b'.repeat(30) })).toBe('b'.repeat(30));
     expect(resolveAccessToken({}, {})).toBeUndefined();
     expect(() => resolveAccessToken({ CODEMODE_ACCESS_TOKEN: 'short' }, {})).toThrow(/at least 24 characters/);
+    expect(() => resolveAccessToken({ CODEMODE_ACCESS_TOKEN: `${'c'.repeat(30)} with spaces` }, {})).toThrow(
+      /^CODEMODE_ACCESS_TOKEN must be at least 24 characters without spaces; generate one with `openssl rand -hex 32`$/,
+    );
   });
 
   it('the start log line says the address, whether a token is needed and the allowed origins', () => {

@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import type { ServerOptions } from '../config/types.ts';
-import { MIN_ACCESS_TOKEN_LENGTH } from '../config/schema.ts';
+import { accessTokenSchema } from '../config/schema.ts';
 import { tokensEqual } from '../access/tokens.ts';
 
 /**
@@ -65,11 +65,8 @@ function hostForUrl(address: string): string {
 export function resolveAccessToken(env: Readonly<Record<string, string | undefined>>, server: Pick<ServerOptions, 'accessToken'>): string | undefined {
   const fromEnv = env[ACCESS_TOKEN_ENV_VAR];
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (fromEnv.length < MIN_ACCESS_TOKEN_LENGTH || /\s/.test(fromEnv)) {
-      throw new ExposureError(
-        `${ACCESS_TOKEN_ENV_VAR} must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
-      );
-    }
+    const checked = accessTokenSchema.safeParse(fromEnv);
+    if (!checked.success) throw new ExposureError(`${ACCESS_TOKEN_ENV_VAR} ${checked.error.issues.map((issue) => issue.message).join('; ')}`);
     return fromEnv;
   }
   return server.accessToken;
