@@ -7,7 +7,6 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createGateway } from './gateway.ts';
-import { DEFAULT_SERVER_OPTIONS } from './config/schema.ts';
 import { startPlaygroundServer } from './http/server.ts';
 import { describeExposure, ExposureError, refuseUnprotectedExposure, resolveAccessToken } from './http/request-checks.ts';
 
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production' });
 
   const gateway = await createGateway({ argv: gatewayArgv, env: process.env, log: (line) => console.log(`[gateway] ${line}`) });
-  const serverOptions = gateway.config.server ?? DEFAULT_SERVER_OPTIONS;
+  const serverOptions = gateway.config.server;
   let accessToken: string | undefined;
   try {
     accessToken = resolveAccessToken(process.env, serverOptions);

@@ -99,8 +99,8 @@ export interface GatewayConfig {
    * or ":memory:". Absent on configs built in code: those get an in-memory database.
    */
   sessions?: { path: string };
-  /** Exposure and request limits of the HTTP server; absent on configs built in code (DEFAULT_SERVER_OPTIONS apply). */
-  server?: ServerOptions;
+  /** Exposure and request limits of the HTTP server, resolved (a config built in code: resolveServerOptions(undefined)). */
+  server: ServerOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

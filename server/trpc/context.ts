@@ -1,7 +1,7 @@
 // tRPC context: the inner part holds plain dependencies and the caller's access (tests build it directly), the outer part reads the request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayApi } from '../gateway-types.ts';
-import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+import type { ServerOptions } from '../config/types.ts';
 import { SubscriberRegistry } from './subscribers.ts';
 
 /** What the caller may do beyond what its tokens open. */
@@ -18,7 +18,7 @@ export interface EdgeState {
   maxQueuedEventsPerSubscriber: number;
 }
 
-export function createEdgeState(limits: { maxEventSubscribersPerClient: number; maxQueuedEventsPerSubscriber: number } = DEFAULT_SERVER_OPTIONS): EdgeState {
+export function createEdgeState(limits: Pick<ServerOptions, 'maxEventSubscribersPerClient' | 'maxQueuedEventsPerSubscriber'>): EdgeState {
   return {
     subscribers: new SubscriberRegistry(limits.maxEventSubscribersPerClient),
     maxQueuedEventsPerSubscriber: limits.maxQueuedEventsPerSubscriber,

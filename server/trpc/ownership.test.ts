@@ -186,7 +186,7 @@ describe('sessions', () => {
     await before.close();
     const after = await createGateway({ config });
     try {
-      const edge = createEdgeState();
+      const edge = createEdgeState(after.config.server);
       const client = callerFor(after, { operator: false, clientId: 'c' }, edge);
       const err = await rejection(client.turns.prepare({ sessionId: 'sess_from_before', sessionToken: first.sessionToken }));
       expect(err.code).toBe('FORBIDDEN');
@@ -218,7 +218,7 @@ describe('while MCP servers are in their first connection attempt', () => {
     const mcp = heldMcp();
     const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
     try {
-      const edge = createEdgeState();
+      const edge = createEdgeState(gateway.config.server);
       const first = callerFor(gateway, { operator: false, clientId: 'first' }, edge).turns.prepare({ sessionId: 'sess_contested' });
       const second = callerFor(gateway, { operator: false, clientId: 'second' }, edge).turns.prepare({ sessionId: 'sess_contested' });
       await turnOfEventLoop();
@@ -236,7 +236,7 @@ describe('while MCP servers are in their first connection attempt', () => {
     const mcp = heldMcp();
     const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
     try {
-      const operator = callerFor(gateway, OPERATOR, createEdgeState());
+      const operator = callerFor(gateway, OPERATOR, createEdgeState(gateway.config.server));
       const answered: string[] = [];
       const calls = [
         operator.turns.prepare({}).then(() => answered.push('turns.prepare')),
@@ -303,7 +303,7 @@ describe('executor override', () => {
     config.tools.codeMode.allowExecutorOverride = 'operator';
     const gateway = await createGateway({ config: { ...config, mcp: { servers: {} } } });
     try {
-      const edge = createEdgeState();
+      const edge = createEdgeState(gateway.config.server);
       const operator = callerFor(gateway, OPERATOR, edge);
       const client = callerFor(gateway, { operator: false, clientId: 'c' }, edge);
       const turn = await operator.turns.prepare({});

@@ -46,7 +46,7 @@ export interface RouterHarness {
 
 export async function openRouterHarness(): Promise<RouterHarness> {
   const gateway = await createGateway({ config: demoConfig() });
-  const edge = createEdgeState();
+  const edge = createEdgeState(gateway.config.server);
   return {
     gateway,
     caller: callerFor(gateway, OPERATOR, edge),
