@@ -35,7 +35,10 @@ export interface ServerOptions {
   /** Extra `Origin` values (`https://app.example`) accepted besides the server's own origins. */
   allowedOrigins: string[];
   maxRequestBodyBytes: number;
+  /** Concurrent event streams per API client, counted per remote address (all loopback clients share one count). */
   maxEventSubscribersPerClient: number;
+  /** Concurrent event streams of the operator (every playground tab together). */
+  maxEventSubscribersOperator: number;
   maxQueuedEventsPerSubscriber: number;
 }
 

@@ -8,20 +8,23 @@ import { SubscriberRegistry } from './subscribers.ts';
 export interface Access {
   /** The playground page (it holds the operator cookie): may watch and act on every run without tokens. */
   operator: boolean;
-  /** Whom the per-client subscriber cap counts against: "operator" or the remote address. */
+  /** Whom the subscriber cap counts against: "operator", or the remote address (all loopback clients share one). */
   clientId: string;
 }
+
+type EventStreamLimits = Pick<ServerOptions, 'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber'>;
 
 /** State the edge shares across requests of one server: the event-stream limits and who holds which stream. */
 export interface EdgeState {
   subscribers: SubscriberRegistry;
-  maxQueuedEventsPerSubscriber: number;
+  limits: Readonly<EventStreamLimits>;
 }
 
-export function createEdgeState(limits: Pick<ServerOptions, 'maxEventSubscribersPerClient' | 'maxQueuedEventsPerSubscriber'>): EdgeState {
+export function createEdgeState(server: EventStreamLimits): EdgeState {
+  const { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber } = server;
   return {
-    subscribers: new SubscriberRegistry(limits.maxEventSubscribersPerClient),
-    maxQueuedEventsPerSubscriber: limits.maxQueuedEventsPerSubscriber,
+    subscribers: new SubscriberRegistry(),
+    limits: { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber },
   };
 }
 

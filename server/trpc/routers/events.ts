@@ -3,7 +3,6 @@ import { TRPCError } from '@trpc/server';
 import { publicProcedure } from '../init.ts';
 import { eventTurn, visibleTurns } from '../guards.ts';
 import { eventsInputSchema } from '../schemas.ts';
-import { OPERATOR_MAX_EVENT_SUBSCRIBERS } from '../subscribers.ts';
 import type { RunEvent, RunView } from '../../runs/types.ts';
 
 /**
@@ -86,7 +85,10 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
     });
   }
   const runId = input?.runId;
-  const release = ctx.edge.subscribers.acquire(ctx.access.clientId, ctx.access.operator ? Math.max(OPERATOR_MAX_EVENT_SUBSCRIBERS, ctx.edge.subscribers.maxPerClient) : undefined);
+  const { limits } = ctx.edge;
+  const release = ctx.access.operator
+    ? ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersOperator, 'server.maxEventSubscribersOperator')
+    : ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersPerClient, 'server.maxEventSubscribersPerClient');
   const accept = (event: RunEvent) => {
     if (runId !== undefined && event.runId !== runId) return false;
     if (visible === 'all') return true;
@@ -96,7 +98,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
   signal?.addEventListener('abort', release, { once: true });
   const events = runEvents((listener) => ctx.gateway.subscribe(listener), {
     accept,
-    maxQueued: ctx.edge.maxQueuedEventsPerSubscriber,
+    maxQueued: limits.maxQueuedEventsPerSubscriber,
     ...(signal !== undefined ? { signal } : {}),
   });
   return (async function* () {
