@@ -302,14 +302,12 @@ export class Gateway implements GatewayApi {
     this.ownership.prune(new Set(this.runsManager.list().map((r) => r.runId)));
   }
 
-  /** A session id with entries (from this or an earlier process) is not new: joining it needs its token. */
+  /**
+   * A session id with entries (from this or an earlier process, on any branch) is not new: joining it needs its
+   * token. Entries are only looked for, never read, so a damaged transcript still counts as someone's.
+   */
   private sessionHasHistory(sessionId: string): boolean {
-    try {
-      return this.sessions.transcript.branch(sessionId).length > 0;
-    } catch {
-      // a damaged transcript still belongs to someone
-      return true;
-    }
+    return this.sessions.transcript.hasEntries(sessionId);
   }
 
   turnInfo(agentRunId: string): TurnInfo | undefined {

@@ -200,6 +200,27 @@ describe('sessions', () => {
   });
 });
 
+describe('sessions from an earlier server', () => {
+  it('a session whose leaf was branched back before its first entry still has history: a client cannot claim it as new', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cm-own-')), 'sessions.db');
+    const config = { ...demoConfig(), sessions: { path }, mcp: { servers: {} } };
+    const before = await createGateway({ config });
+    const first = before.prepareTurn({ sessionId: 'sess_branched_empty' });
+    await before.exec(first.agentRunId, { code: 'await store("k", 1); return 1' });
+    expect(before.branchSession({ sessionId: 'sess_branched_empty', entryId: null })).toEqual([]);
+    await before.close();
+    const after = await createGateway({ config });
+    try {
+      const client = callerFor(after, { operator: false, clientId: 'c' }, createEdgeState(after.config.server));
+      const err = await rejection(client.turns.prepare({ sessionId: 'sess_branched_empty' }));
+      expect(err.code).toBe('FORBIDDEN');
+      expect(err.message).toContain('before this server started');
+    } finally {
+      await after.close();
+    }
+  });
+});
+
 /** An MCP source whose first connection attempt settles only when the test says so. */
 function heldMcp() {
   let settle = () => {};
