@@ -4,7 +4,7 @@
  * turnToken turns.prepare returned (a run, its client calls and approvals belong to the turn that started
  * it) or with a session's sessionToken. A missing token is UNAUTHORIZED, a token for something else is
  * FORBIDDEN; both messages say which token to send. Ids this process does not know pass through, so the
- * Gateway gives its usual "unknown ..." answer.
+ * Gateway gives its usual "unknown ..." answer; a run the Gateway has without an owner record is refused.
  */
 import { TRPCError } from '@trpc/server';
 import type { ExecutorKind } from '../config/types.ts';
@@ -37,7 +37,11 @@ export function requireTurn(ctx: InnerContext, agentRunId: string, turnToken: st
 export function requireRun(ctx: InnerContext, runId: string, turnToken: string | undefined, action: string): void {
   if (ctx.access.operator) return;
   const agentRunId = ctx.gateway.ownership.runTurn(runId);
-  if (agentRunId === undefined) return;
+  if (agentRunId === undefined) {
+    // an unknown id gets the Gateway's own answer; a run the Gateway has but nobody owns is no client's to touch
+    if (ctx.gateway.run(runId) === undefined) return;
+    throw forbidden(`run ${runId} has no owning turn in this process; only the operator (the playground page) may ${action} it`);
+  }
   const check = ctx.gateway.ownership.checkTurn(agentRunId, turnToken);
   if (check === 'missing') {
     throw missing(`${action} of run ${runId} needs the turnToken of the turn that started it; pass it as turnToken (${OPERATOR_HINT})`);

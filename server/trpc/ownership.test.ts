@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGateway } from '../gateway.ts';
 import type { McpToolSource } from '../tools/mcp/manager.ts';
+import { Ownership } from '../access/ownership.ts';
+import type { GatewayApi } from '../gateway-types.ts';
 import { createEdgeState } from './context.ts';
 import { callerFor, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
@@ -114,6 +116,28 @@ describe('runs of another client', () => {
     expect((await a.runs.get({ runId, turnToken: turn.turnToken })).state).not.toBe('waiting');
     expect((await rejection(b.runs.get({ runId }))).code).toBe('UNAUTHORIZED');
     expect((await h.caller.runs.get({ runId })).runId).toBe(runId);
+  });
+});
+
+describe('a run without an owner record', () => {
+  it('a client is FORBIDDEN to get, read, abort or answer it whatever token it holds; the operator still can', async () => {
+    // no Gateway loses a record today: a Gateway whose ownership forgot every run stands in for that bug
+    const { turn, runId } = await waitingRunOfA();
+    const forgetful: GatewayApi = Object.assign(Object.create(h.gateway) as GatewayApi, { ownership: new Ownership(() => false) });
+    const client = callerFor(forgetful, { operator: false, clientId: 'client-a' }, h.edge);
+    const t = { turnToken: turn.turnToken };
+    for (const call of [
+      () => client.runs.get({ runId, ...t }),
+      () => client.runs.trajectory({ runId, ...t }),
+      () => client.abort({ runId, ...t }),
+      () => client.answerClientCall({ runId, callId: 'c1', result: 1, ...t }),
+    ]) {
+      const err = await rejection(call());
+      expect(err.code).toBe('FORBIDDEN');
+      expect(err.message).toContain('no owning turn');
+    }
+    expect((await callerFor(forgetful, OPERATOR, h.edge).runs.get({ runId })).runId).toBe(runId);
+    expect(await h.caller.abort({ runId })).toEqual({ aborted: true });
   });
 });
 
