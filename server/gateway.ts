@@ -312,8 +312,8 @@ export class Gateway implements GatewayApi {
     return this.sessions.transcript.hasEntries(sessionId);
   }
 
-  turnInfo(agentRunId: string): TurnInfo | undefined {
-    return this.turns.get(agentRunId)?.info;
+  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined {
+    return this.turns.get(agentRunId)?.scope.options;
   }
 
   endTurn(agentRunId: string): void {

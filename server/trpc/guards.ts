@@ -100,7 +100,7 @@ export function requireSessionToken(ctx: InnerContext, sessionId: string, sessio
 /** A per-cell executor other than the turn's is the config's call (tools.codeMode.allowExecutorOverride). */
 export function requireExecutorOverride(ctx: InnerContext, agentRunId: string, executor: ExecutorKind | undefined): void {
   if (executor === undefined) return;
-  const options = ctx.gateway.turnInfo(agentRunId)?.surface.options;
+  const options = ctx.gateway.turnOptions(agentRunId);
   if (!options || executor === options.executor) return;
   const policy = options.allowExecutorOverride;
   if (policy === 'always' || (policy === 'operator' && ctx.access.operator)) return;
