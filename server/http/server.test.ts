@@ -98,6 +98,27 @@ describe('on loopback', () => {
     expect(asOperator.map((r) => r.runId)).toContain(runId);
   });
 
+  it('a GET query takes its tokens from the x-codemode-turn-token header, so none travel in the URL; a malformed header is a 400 naming it', async () => {
+    const prepared = data(await send(port, { method: 'POST', path: '/api/trpc/turns.prepare', ...json({}) })) as { agentRunId: string; turnToken: string };
+    const exec = await send(port, { method: 'POST', path: '/api/trpc/exec', ...json({ agentRunId: prepared.agentRunId, turnToken: prepared.turnToken, input: { code: 'return 2' } }) });
+    const runId = (data(exec) as { telemetry: { runId: string } }).telemetry.runId;
+    const input = encodeURIComponent(JSON.stringify({ runId }));
+
+    const withoutHeader = await send(port, { path: `/api/trpc/runs.get?input=${input}` });
+    expect(withoutHeader.status).toBe(401);
+    expect(withoutHeader.body).toContain('x-codemode-turn-token');
+    const viaHeader = await send(port, { path: `/api/trpc/runs.get?input=${input}`, headers: { 'x-codemode-turn-token': prepared.turnToken } });
+    expect(viaHeader.status).toBe(200);
+    expect((data(viaHeader) as { runId: string }).runId).toBe(runId);
+    // Several turns in one header, comma-separated: the listing shows this turn's run.
+    const listed = await send(port, { path: '/api/trpc/runs.list', headers: { 'x-codemode-turn-token': `tt_unknown, ${prepared.turnToken}` } });
+    expect((data(listed) as Array<{ runId: string }>).map((r) => r.runId)).toContain(runId);
+
+    const tooLong = await send(port, { path: '/api/trpc/runs.list', headers: { 'x-codemode-turn-token': 'x'.repeat(10_000) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toContain('x-codemode-turn-token');
+  });
+
   it('on a rebound Host (evil.example): 421 with a message naming it, for the page and the API', async () => {
     for (const path of ['/', '/api/trpc/runs.list']) {
       const reply = await send(port, { path, headers: { host: `evil.example:${port}` } });

@@ -201,6 +201,22 @@ describe('sessions', () => {
     expect((await a.sessions.transcript({ sessionId, sessionToken: turn.sessionToken })).length).toBeGreaterThan(0);
   });
 
+  it('tokens from the request headers open what the input leaves out; a token in the input wins over them', async () => {
+    const turn = await a.turns.prepare({});
+    await a.exec({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, input: { code: 'await store("h", 2); return 1' } });
+    const { sessionId } = turn;
+    const other = await b.turns.prepare({});
+    const headerClient = (presented: { turnTokens: string[]; sessionToken?: string }) =>
+      callerFor(h.gateway, { operator: false, clientId: 'client-h' }, h.edge, undefined, presented);
+    expect(await headerClient({ turnTokens: [], sessionToken: turn.sessionToken }).sessions.store({ sessionId })).toEqual([{ key: 'h', json: '2', networkContent: false }]);
+    expect(await headerClient({ turnTokens: [other.turnToken, turn.turnToken] }).sessions.store({ sessionId })).toHaveLength(1);
+    const wrongInInput = await rejection(headerClient({ turnTokens: [], sessionToken: turn.sessionToken }).sessions.store({ sessionId, sessionToken: other.sessionToken }));
+    expect(wrongInInput.code).toBe('FORBIDDEN');
+    const missing = await rejection(headerClient({ turnTokens: [] }).sessions.store({ sessionId }));
+    expect(missing.code).toBe('UNAUTHORIZED');
+    expect(missing.message).toContain('x-codemode-session-token');
+  });
+
   it('a session with history from an earlier server (no token in this process): a client is FORBIDDEN, the operator joins it', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cm-own-')), 'sessions.db');
     const config = { ...demoConfig(), sessions: { path }, mcp: { servers: {} } };

@@ -3,6 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { publicProcedure } from '../init.ts';
 import { eventTurn, visibleTurns } from '../guards.ts';
 import { eventsInputSchema } from '../schemas.ts';
+import { TURN_TOKEN_HEADER } from '../context.ts';
 import type { RunEvent, RunView } from '../../runs/types.ts';
 
 /**
@@ -81,7 +82,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
     throw new TRPCError({
       code: 'UNAUTHORIZED',
       message:
-        'events needs turnTokens: pass the turnToken of each turn whose runs you want to follow (turns.prepare returns it); the playground page acts as operator and sees every run',
+        `events needs turnTokens: pass the turnToken of each turn whose runs you want to follow (turns.prepare returns it) as turnTokens or, comma-separated, in the ${TURN_TOKEN_HEADER} header; the playground page acts as operator and sees every run`,
     });
   }
   const runId = input?.runId;
