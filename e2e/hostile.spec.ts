@@ -23,7 +23,10 @@ interface Turn {
 }
 type Result = ResultLike & { runId: string };
 
-/** exec, then wait until the run settles; approves this run's approvals when asked to (the operator's part). */
+/**
+ * exec, then wait until the run settles; approves this run's approvals when asked to, as the turn's owner with
+ * its turnToken (an API client answers for its human, as the CLI does with --approve; the operator could too).
+ */
 async function runToEnd(request: APIRequestContext, turn: Turn, code: string, language: string, approve: boolean, typecheck: boolean): Promise<Result> {
   let done = false;
   const approver = (async () => {

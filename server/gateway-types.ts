@@ -147,8 +147,8 @@ export interface GatewayApi {
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;
-  /** A live turn's info (tokens included), undefined once it ended or for an unknown id. */
-  turnInfo(agentRunId: string): TurnInfo | undefined;
+  /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
+  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
   /** Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;

@@ -302,23 +302,23 @@ export class Gateway implements GatewayApi {
   /** End turns unused for `idleMs` that have no running or waiting run. */
   private endIdleTurns(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
-    const live = new Set(this.runsManager.list().filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
+    // one listing per sweep: the turns ended here have no live run, so ending them leaves the listing current for prune()
+    const runs = this.runsManager.list();
+    const live = new Set(runs.filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.endTurn(id);
-    this.ownership.prune(new Set(this.runsManager.list().map((r) => r.runId)));
+    this.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
 
-  /** A session id with entries (from this or an earlier process) is not new: joining it needs its token. */
+  /**
+   * A session id with entries (from this or an earlier process, on any branch) is not new: joining it needs its
+   * token. Entries are only looked for, never read, so a damaged transcript still counts as someone's.
+   */
   private sessionHasHistory(sessionId: string): boolean {
-    try {
-      return this.sessions.transcript.branch(sessionId).length > 0;
-    } catch {
-      // a damaged transcript still belongs to someone
-      return true;
-    }
+    return this.sessions.transcript.hasEntries(sessionId);
   }
 
-  turnInfo(agentRunId: string): TurnInfo | undefined {
-    return this.turns.get(agentRunId)?.info;
+  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined {
+    return this.turns.get(agentRunId)?.scope.options;
   }
 
   endTurn(agentRunId: string): void {
@@ -342,9 +342,11 @@ export class Gateway implements GatewayApi {
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
     const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
     if (sessionId) note(this.recorder.append(sessionId, 'tool-call', execCallPayload(toolCallId, agentRunId, recorded)));
-    const result = oversize
-      ? failedBeforeRun(new InvalidInputError(oversize.message), opts.executor ?? turn?.scope.options.executor ?? 'quickjs')
-      : await this.execCell(turn, agentRunId, input, { ...opts, toolCallId });
+    // (oversize implies turn; naming both lets the compiler see the turn's executor is there)
+    const result =
+      turn && oversize
+        ? failedBeforeRun(new InvalidInputError(oversize.message), opts.executor ?? turn.scope.options.executor)
+        : await this.execCell(turn, agentRunId, input, { ...opts, toolCallId });
     if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload('exec', toolCallId, result)));
     return this.withTranscriptNotes(result, notes);
   }

@@ -7,9 +7,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createGateway } from './gateway.ts';
-import { DEFAULT_SERVER_OPTIONS } from './config/schema.ts';
 import { startPlaygroundServer } from './http/server.ts';
-import { describeExposure, ExposureError, exposureFor, resolveAccessToken } from './http/request-checks.ts';
+import { describeExposure, ExposureError, refuseUnprotectedExposure, resolveAccessToken } from './http/request-checks.ts';
 
 export { API_BASE_PATH } from './http/server.ts';
 
@@ -41,12 +40,12 @@ async function main(): Promise<void> {
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: dev ? 'development' : 'production' });
 
   const gateway = await createGateway({ argv: gatewayArgv, env: process.env, log: (line) => console.log(`[gateway] ${line}`) });
-  const serverOptions = gateway.config.server ?? DEFAULT_SERVER_OPTIONS;
+  const serverOptions = gateway.config.server;
   let accessToken: string | undefined;
   try {
     accessToken = resolveAccessToken(process.env, serverOptions);
     // refused before Next spends a minute preparing
-    exposureFor({ bindHost: host, port, server: serverOptions, accessToken });
+    refuseUnprotectedExposure(host, accessToken);
   } catch (err) {
     await gateway.close();
     throw err;

@@ -55,6 +55,27 @@ describe('Ownership', () => {
     expect(o.checkTurn('ar_a', a.turnToken)).toBe('held');
   });
 
+  it('prune drops the token of a session with no turn left and no history: its id is new again; a session with history keeps its token', () => {
+    const withHistory = new Set<string>();
+    const o = new Ownership((id) => withHistory.has(id));
+    o.issueTurn('ar_empty', 's_empty');
+    const kept = o.issueTurn('ar_used', 's_used');
+    withHistory.add('s_used');
+    o.endTurn('ar_empty');
+    o.endTurn('ar_used');
+    o.prune(new Set());
+    expect(o.sessionJoin('s_empty', undefined)).toBe('new');
+    expect(o.sessionJoin('s_used', kept.sessionToken)).toBe('held');
+  });
+
+  it('prune keeps the token of a session without history while a turn of it is live', () => {
+    const o = new Ownership(() => false);
+    const { sessionToken } = o.issueTurn('ar_live', 's_live');
+    o.prune(new Set());
+    expect(o.sessionJoin('s_live', undefined)).toBe('missing');
+    expect(o.sessionJoin('s_live', sessionToken)).toBe('held');
+  });
+
   it('sessionJoin: new without a token or history, held/missing/wrong once issued, orphaned with history but no token', () => {
     const withHistory = new Set(['s_old']);
     const o = new Ownership((id) => withHistory.has(id));

@@ -8,7 +8,8 @@
  * so only the operator may join it (which mints a fresh one).
  *
  * Records of ended turns stay while runs of theirs are still listed, so a client can read the trajectory
- * of a run after ending its turn; prune() drops them with the runs.
+ * of a run after ending its turn; prune() drops them with the runs, and the token of a session left with
+ * no turn and no history.
  */
 import { tokenDigest, tokensEqual, newToken } from './tokens.ts';
 
@@ -58,7 +59,11 @@ export class Ownership {
     this.runTurns.set(runId, agentRunId);
   }
 
-  /** Forgets runs the Gateway no longer lists, then ended turns without runs. */
+  /**
+   * Forgets runs the Gateway no longer lists, then ended turns without runs, then the tokens of sessions with no
+   * turn left and no history: nothing of such a session exists any more, so its id is free again (the next
+   * turns.prepare naming it becomes its owner). A session with history keeps its token, so it is not orphaned.
+   */
   prune(listedRunIds: ReadonlySet<string>): void {
     for (const runId of this.runTurns.keys()) if (!listedRunIds.has(runId)) this.runTurns.delete(runId);
     const withRuns = new Set(this.runTurns.values());
@@ -67,6 +72,10 @@ export class Ownership {
         this.turns.delete(agentRunId);
         this.byDigest.delete(tokenDigest(turn.token).toString('hex'));
       }
+    }
+    const withTurns = new Set([...this.turns.values()].map((turn) => turn.sessionId));
+    for (const sessionId of this.sessionTokens.keys()) {
+      if (!withTurns.has(sessionId) && !this.hasHistory(sessionId)) this.sessionTokens.delete(sessionId);
     }
   }
 

@@ -142,7 +142,7 @@ describe('parseGatewayConfig', () => {
 
   it('on a server section: keeps the token, hosts, origins and limits it sets over the defaults', () => {
     const config = parseGatewayConfig(
-      { server: { accessToken: 'x'.repeat(32), allowedHosts: ['play.lan:3000'], allowedOrigins: ['https://app.example'], maxEventSubscribersPerClient: 2 } },
+      { server: { accessToken: 'x'.repeat(32), allowedHosts: ['play.lan:3000'], allowedOrigins: ['https://app.example'], maxEventSubscribersPerClient: 2, maxEventSubscribersOperator: 16 } },
       base,
     );
     expect(config.server).toEqual({
@@ -151,6 +151,7 @@ describe('parseGatewayConfig', () => {
       allowedHosts: ['play.lan:3000'],
       allowedOrigins: ['https://app.example'],
       maxEventSubscribersPerClient: 2,
+      maxEventSubscribersOperator: 16,
     });
   });
 
@@ -161,6 +162,7 @@ describe('parseGatewayConfig', () => {
       [{ allowedHosts: ['http://play.lan'] }, /server\.allowedHosts\[0\]: .*not a host/],
       [{ maxRequestBodyBytes: 10 }, /server\.maxRequestBodyBytes: .*from 16384 to/],
       [{ maxQueuedEventsPerSubscriber: 'many' }, /server\.maxQueuedEventsPerSubscriber/],
+      [{ maxEventSubscribersOperator: 5000 }, /server\.maxEventSubscribersOperator: .*from 1 to 1024/],
       [{ accesToken: 'x'.repeat(32) }, /accesToken/],
     ];
     for (const [server, message] of cases) expect(configError(() => parseGatewayConfig({ server }, base)).message).toMatch(message);

@@ -224,18 +224,22 @@ export const DEFAULT_SERVER_OPTIONS: Readonly<ServerOptions> = Object.freeze({
   // One page tab or agent needs one or two streams; 8 lets a few tabs live side by side, and caps what one
   // client can make the Gateway hold.
   maxEventSubscribersPerClient: 8,
+  // The operator is every playground tab at once (each tab holds one or two streams): a developer with many tabs
+  // open must not find the next one stuck, and the operator is one trusted party, so its cap is generous.
+  maxEventSubscribersOperator: 64,
   // A burst of one busy run is a few hundred events; a reader this far behind has stopped reading, and each
   // queued event holds a run view in memory.
   maxQueuedEventsPerSubscriber: 512,
 });
 
-export type ServerLimitField = 'maxRequestBodyBytes' | 'maxEventSubscribersPerClient' | 'maxQueuedEventsPerSubscriber';
+export type ServerLimitField = 'maxRequestBodyBytes' | 'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber';
 
 /** Server limits are rejected (not clamped) outside these: a limit that silently changes hides an exposure mistake. */
 export const SERVER_LIMIT_BOUNDS: Readonly<Record<ServerLimitField, IntBounds>> = Object.freeze({
   // Below 16 KiB a turn with a few client tools no longer fits; above 64 MiB is the attack the cap exists for.
   maxRequestBodyBytes: { min: 16 * 1024, max: 64 * 1024 * 1024, unit: 'bytes' },
   maxEventSubscribersPerClient: { min: 1, max: 256, unit: 'subscriptions' },
+  maxEventSubscribersOperator: { min: 1, max: 1024, unit: 'subscriptions' },
   maxQueuedEventsPerSubscriber: { min: 16, max: 100_000, unit: 'events' },
 });
 
@@ -269,21 +273,24 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** The rule for an access token, wherever it comes from (server.accessToken, CODEMODE_ACCESS_TOKEN). */
+export const accessTokenSchema = z
+  .string({ error: (issue) => expectedReason('a string', 'a long random secret, e.g. the output of `openssl rand -hex 32`', issue.input) })
+  .refine((t) => t.length >= MIN_ACCESS_TOKEN_LENGTH && !/\s/.test(t), {
+    error: `must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
+  });
+
 export const serverOptionsSchema = strictObject(
   {
-    accessToken: z
-      .string({ error: (issue) => expectedReason('a string', 'a long random secret, e.g. the output of `openssl rand -hex 32`', issue.input) })
-      .refine((t) => t.length >= MIN_ACCESS_TOKEN_LENGTH && !/\s/.test(t), {
-        error: `must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
-      })
-      .optional(),
+    accessToken: accessTokenSchema.optional(),
     allowedHosts: z.array(hostEntry, { error: (issue) => expectedReason('a list', 'list host names', issue.input) }).optional(),
     allowedOrigins: z.array(originEntry, { error: (issue) => expectedReason('a list', 'list origins', issue.input) }).optional(),
     maxRequestBodyBytes: serverLimit('maxRequestBodyBytes').optional(),
     maxEventSubscribersPerClient: serverLimit('maxEventSubscribersPerClient').optional(),
+    maxEventSubscribersOperator: serverLimit('maxEventSubscribersOperator').optional(),
     maxQueuedEventsPerSubscriber: serverLimit('maxQueuedEventsPerSubscriber').optional(),
   },
-  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxEventSubscribersPerClient, maxQueuedEventsPerSubscriber',
+  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber',
 );
 
 /** The server options a config asks for, over the defaults (a config built in code gets the defaults). */

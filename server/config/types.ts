@@ -35,7 +35,10 @@ export interface ServerOptions {
   /** Extra `Origin` values (`https://app.example`) accepted besides the server's own origins. */
   allowedOrigins: string[];
   maxRequestBodyBytes: number;
+  /** Concurrent event streams per API client, counted per remote address (all loopback clients share one count). */
   maxEventSubscribersPerClient: number;
+  /** Concurrent event streams of the operator (every playground tab together). */
+  maxEventSubscribersOperator: number;
   maxQueuedEventsPerSubscriber: number;
 }
 
@@ -99,8 +102,8 @@ export interface GatewayConfig {
    * or ":memory:". Absent on configs built in code: those get an in-memory database.
    */
   sessions?: { path: string };
-  /** Exposure and request limits of the HTTP server; absent on configs built in code (DEFAULT_SERVER_OPTIONS apply). */
-  server?: ServerOptions;
+  /** Exposure and request limits of the HTTP server, resolved (a config built in code: resolveServerOptions(undefined)). */
+  server: ServerOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

@@ -8,16 +8,18 @@ import {
   ExposureError,
   exposureFor,
   isLoopbackAddress,
-  OPERATOR_COOKIE,
   operatorCookie,
+  operatorCookieName,
   readCookie,
   resolveAccessToken,
+  servedOverHttps,
 } from './request-checks.ts';
 
 const TOKEN = 'a'.repeat(32);
 const OPERATOR = 'op_secret';
 const server = (over: Partial<ServerOptions> = {}): ServerOptions => ({ ...DEFAULT_SERVER_OPTIONS, allowedHosts: [], allowedOrigins: [], ...over });
 const loopback = exposureFor({ bindHost: '127.0.0.1', port: 3000, server: server(), accessToken: undefined });
+const OPERATOR_COOKIE = operatorCookieName(3000);
 const exposed = exposureFor({ bindHost: '0.0.0.0', port: 3000, server: server(), accessToken: TOKEN, interfaceAddresses: ['10.0.0.5', 'fe80::1'] });
 
 describe('exposure at start', () => {
@@ -38,6 +40,9 @@ describe('exposure at start', () => {
     expect(resolveAccessToken({}, { accessToken: 'b'.repeat(30) })).toBe('b'.repeat(30));
     expect(resolveAccessToken({}, {})).toBeUndefined();
     expect(() => resolveAccessToken({ CODEMODE_ACCESS_TOKEN: 'short' }, {})).toThrow(/at least 24 characters/);
+    expect(() => resolveAccessToken({ CODEMODE_ACCESS_TOKEN: `${'c'.repeat(30)} with spaces` }, {})).toThrow(
+      /^CODEMODE_ACCESS_TOKEN must be at least 24 characters without spaces; generate one with `openssl rand -hex 32`$/,
+    );
   });
 
   it('the start log line says the address, whether a token is needed and the allowed origins', () => {
@@ -101,22 +106,40 @@ describe('credentials', () => {
     expect(none).toMatchObject({ ok: false, status: 401 });
     expect(!none.ok && none.message).toContain('Authorization: Bearer');
     expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${'b'.repeat(32)}` } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });
-    expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${TOKEN}` } }, OPERATOR)).toEqual({ ok: true, operator: false, bearer: true });
+    expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${TOKEN}` } }, OPERATOR)).toEqual({ ok: true, operator: false });
   });
 
   it('the operator cookie makes a request the operator, exposed or not; a wrong cookie does not', () => {
     const cookie = `theme=dark; ${OPERATOR_COOKIE}=${OPERATOR}`;
-    expect(checkRequest(exposed, { headers: { host, cookie } }, OPERATOR)).toEqual({ ok: true, operator: true, bearer: false });
+    expect(checkRequest(exposed, { headers: { host, cookie } }, OPERATOR)).toEqual({ ok: true, operator: true });
     expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie } }, OPERATOR)).toMatchObject({ ok: true, operator: true });
     expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie: `${OPERATOR_COOKIE}=guess` } }, OPERATOR)).toMatchObject({ ok: true, operator: false });
     expect(checkRequest(exposed, { headers: { host, cookie: `${OPERATOR_COOKIE}=guess` } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });
   });
 
   it('the cookie is HttpOnly and SameSite=Strict, and reads back', () => {
-    const set = operatorCookie(OPERATOR);
+    const set = operatorCookie(3000, OPERATOR, { secure: false });
     expect(set).toContain('HttpOnly');
     expect(set).toContain('SameSite=Strict');
+    expect(set).not.toContain('Secure');
     expect(readCookie(set.split(';')[0], OPERATOR_COOKIE)).toBe(OPERATOR);
     expect(readCookie(undefined, OPERATOR_COOKIE)).toBeUndefined();
+  });
+
+  it('the cookie is named by port: the operator cookie of a playground on another port of the host opens nothing here', () => {
+    expect(operatorCookieName(3000)).toBe('codemode_operator_3000');
+    const otherPlayground = operatorCookie(3001, OPERATOR, { secure: false }).split(';')[0];
+    expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie: otherPlayground } }, OPERATOR)).toMatchObject({ ok: true, operator: false });
+    expect(checkRequest(exposed, { headers: { host, cookie: otherPlayground } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('the cookie is Secure when a proxy says the page came over https, and only then', () => {
+    expect(operatorCookie(3000, OPERATOR, { secure: true })).toMatch(/; Secure$/);
+    expect(servedOverHttps({ headers: { 'x-forwarded-proto': 'https' } })).toBe(true);
+    expect(servedOverHttps({ headers: { 'x-forwarded-proto': 'https, http' } })).toBe(true);
+    expect(servedOverHttps({ headers: { forwarded: 'for=10.0.0.1;proto=https;host=app.example' } })).toBe(true);
+    expect(servedOverHttps({ headers: { 'x-forwarded-proto': 'http' } })).toBe(false);
+    expect(servedOverHttps({ headers: { forwarded: 'for=10.0.0.1;proto=http' } })).toBe(false);
+    expect(servedOverHttps({ headers: {} })).toBe(false);
   });
 });

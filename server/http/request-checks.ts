@@ -8,11 +8,19 @@
  */
 import { isIP } from 'node:net';
 import type { ServerOptions } from '../config/types.ts';
-import { MIN_ACCESS_TOKEN_LENGTH } from '../config/schema.ts';
+import { accessTokenSchema } from '../config/schema.ts';
 import { tokensEqual } from '../access/tokens.ts';
 
-/** HttpOnly, SameSite=Strict cookie carrying the operator token (minted at each start). */
-export const OPERATOR_COOKIE = 'codemode_operator';
+/**
+ * HttpOnly, SameSite=Strict cookie carrying the operator token (minted at each start). Browsers key cookies by
+ * host, not port, so the name carries the port: two playgrounds on one host keep their own cookie, and a
+ * service on another port of the host is not sent one that opens this server.
+ */
+export const OPERATOR_COOKIE_PREFIX = 'codemode_operator_';
+
+export function operatorCookieName(port: number): string {
+  return `${OPERATOR_COOKIE_PREFIX}${port}`;
+}
 /** Environment variable with the access token; it wins over `server.accessToken`. */
 export const ACCESS_TOKEN_ENV_VAR = 'CODEMODE_ACCESS_TOKEN';
 /** Where the login form (exposed servers) posts the access token. */
@@ -57,14 +65,20 @@ function hostForUrl(address: string): string {
 export function resolveAccessToken(env: Readonly<Record<string, string | undefined>>, server: Pick<ServerOptions, 'accessToken'>): string | undefined {
   const fromEnv = env[ACCESS_TOKEN_ENV_VAR];
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (fromEnv.length < MIN_ACCESS_TOKEN_LENGTH || /\s/.test(fromEnv)) {
-      throw new ExposureError(
-        `${ACCESS_TOKEN_ENV_VAR} must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
-      );
-    }
+    const checked = accessTokenSchema.safeParse(fromEnv);
+    if (!checked.success) throw new ExposureError(`${ACCESS_TOKEN_ENV_VAR} ${checked.error.issues.map((issue) => issue.message).join('; ')}`);
     return fromEnv;
   }
   return server.accessToken;
+}
+
+/** Throws ExposureError when `bindHost` is not loopback and there is no access token: checked before binding. */
+export function refuseUnprotectedExposure(bindHost: string, accessToken: string | undefined): void {
+  if (isLoopbackAddress(bindHost) || accessToken !== undefined) return;
+  throw new ExposureError(
+    `HOST=${bindHost} is not a loopback address: anyone who can reach it could run cells. Set an access token ` +
+      `(${ACCESS_TOKEN_ENV_VAR}=<secret>, or server.accessToken in the config; \`openssl rand -hex 32\` makes one), or bind HOST=127.0.0.1`,
+  );
 }
 
 /**
@@ -80,13 +94,8 @@ export function exposureFor(opts: {
   interfaceAddresses?: readonly string[];
 }): Exposure {
   const { bindHost, port, server, accessToken } = opts;
+  refuseUnprotectedExposure(bindHost, accessToken);
   const exposed = !isLoopbackAddress(bindHost);
-  if (exposed && accessToken === undefined) {
-    throw new ExposureError(
-      `HOST=${bindHost} is not a loopback address: anyone who can reach it could run cells. Set an access token ` +
-        `(${ACCESS_TOKEN_ENV_VAR}=<secret>, or server.accessToken in the config; \`openssl rand -hex 32\` makes one), or bind HOST=127.0.0.1`,
-    );
-  }
   const names = new Set<string>();
   if (!exposed || isWildcard(bindHost)) for (const name of LOOPBACK_NAMES) names.add(name);
   if (isWildcard(bindHost)) for (const address of opts.interfaceAddresses ?? []) names.add(hostForUrl(address).toLowerCase());
@@ -132,7 +141,7 @@ export interface RequestFacts {
 }
 
 export type RequestVerdict =
-  | { ok: true; operator: boolean; bearer: boolean }
+  | { ok: true; operator: boolean }
   | { ok: false; status: 401 | 403 | 413 | 421; message: string };
 
 function header(facts: RequestFacts, name: string): string | undefined {
@@ -150,9 +159,23 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   return undefined;
 }
 
-/** The Set-Cookie value that makes a browser the operator; HttpOnly so page scripts never read it. */
-export function operatorCookie(operatorToken: string): string {
-  return `${OPERATOR_COOKIE}=${operatorToken}; HttpOnly; SameSite=Strict; Path=/`;
+/**
+ * Whether the browser reached this server over https. The server itself speaks plain http, so only a TLS-ending
+ * reverse proxy can say so (X-Forwarded-Proto, or Forwarded's proto). A forged header only makes the sender's own
+ * cookie Secure.
+ */
+export function servedOverHttps(facts: RequestFacts): boolean {
+  const forwardedProto = header(facts, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  if (forwardedProto !== undefined) return forwardedProto === 'https';
+  return /(?:^|[;,\s])proto="?https"?(?:$|[;,\s])/i.test(header(facts, 'forwarded') ?? '');
+}
+
+/**
+ * The Set-Cookie value that makes a browser the operator of the server on `port`; HttpOnly so page scripts never
+ * read it, Secure when the page came over https so the browser never sends it over plain http.
+ */
+export function operatorCookie(port: number, operatorToken: string, opts: { secure: boolean }): string {
+  return `${operatorCookieName(port)}=${operatorToken}; HttpOnly; SameSite=Strict; Path=/${opts.secure ? '; Secure' : ''}`;
 }
 
 /** Checks one request: Host, Origin, declared body size, then credentials (in that order, so a rebound name learns nothing). */
@@ -183,7 +206,7 @@ export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorTo
       message: `the request body is ${length} bytes, over the limit of ${exposure.maxRequestBodyBytes} bytes (server.maxRequestBodyBytes); send a smaller request (a smaller cell, fewer client tools)`,
     };
   }
-  const operator = tokensEqual(readCookie(header(facts, 'cookie'), OPERATOR_COOKIE), operatorToken);
+  const operator = tokensEqual(readCookie(header(facts, 'cookie'), operatorCookieName(exposure.port)), operatorToken);
   const auth = header(facts, 'authorization');
   const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
   const bearer = exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken);
@@ -194,5 +217,5 @@ export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorTo
       message: `this server needs its access token: send "Authorization: Bearer <token>" (the token is in ${ACCESS_TOKEN_ENV_VAR} or server.accessToken where it runs), or log in on the page`,
     };
   }
-  return { ok: true, operator, bearer };
+  return { ok: true, operator };
 }

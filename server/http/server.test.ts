@@ -3,10 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../gateway.ts';
 import type { Gateway } from '../gateway.ts';
-import { loadConfigFile } from '../config/load.ts';
 import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
 import { demoConfig } from '../trpc/testing.ts';
-import { ExposureError, LOGIN_PATH, OPERATOR_COOKIE } from './request-checks.ts';
+import { ExposureError, LOGIN_PATH, operatorCookieName } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
 
 const TOKEN = 't'.repeat(40);
@@ -76,8 +75,11 @@ describe('on loopback', () => {
     const page = await send(port, { path: '/' });
     expect(page.status).toBe(200);
     expect(page.body).toContain('the page');
-    expect(cookieOf(page)).toBe(`${OPERATOR_COOKIE}=${s.operatorToken}`);
+    expect(cookieOf(page)).toBe(`codemode_operator_${port}=${s.operatorToken}`);
     expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    expect(String(page.headers['set-cookie'])).not.toContain('Secure');
+    const behindTls = await send(port, { path: '/', headers: { 'x-forwarded-proto': 'https' } });
+    expect(String(behindTls.headers['set-cookie'])).toMatch(/; Secure$/);
     expect((await send(port, { path: '/api/trpc/config.agents' })).headers['set-cookie']).toBeUndefined();
   });
 
@@ -94,6 +96,27 @@ describe('on loopback', () => {
     const cookie = cookieOf(await send(port, { path: '/' })) ?? '';
     const asOperator = data(await send(port, { path: '/api/trpc/runs.list', headers: { cookie } })) as Array<{ runId: string }>;
     expect(asOperator.map((r) => r.runId)).toContain(runId);
+  });
+
+  it('a GET query takes its tokens from the x-codemode-turn-token header, so none travel in the URL; a malformed header is a 400 naming it', async () => {
+    const prepared = data(await send(port, { method: 'POST', path: '/api/trpc/turns.prepare', ...json({}) })) as { agentRunId: string; turnToken: string };
+    const exec = await send(port, { method: 'POST', path: '/api/trpc/exec', ...json({ agentRunId: prepared.agentRunId, turnToken: prepared.turnToken, input: { code: 'return 2' } }) });
+    const runId = (data(exec) as { telemetry: { runId: string } }).telemetry.runId;
+    const input = encodeURIComponent(JSON.stringify({ runId }));
+
+    const withoutHeader = await send(port, { path: `/api/trpc/runs.get?input=${input}` });
+    expect(withoutHeader.status).toBe(401);
+    expect(withoutHeader.body).toContain('x-codemode-turn-token');
+    const viaHeader = await send(port, { path: `/api/trpc/runs.get?input=${input}`, headers: { 'x-codemode-turn-token': prepared.turnToken } });
+    expect(viaHeader.status).toBe(200);
+    expect((data(viaHeader) as { runId: string }).runId).toBe(runId);
+    // Several turns in one header, comma-separated: the listing shows this turn's run.
+    const listed = await send(port, { path: '/api/trpc/runs.list', headers: { 'x-codemode-turn-token': `tt_unknown, ${prepared.turnToken}` } });
+    expect((data(listed) as Array<{ runId: string }>).map((r) => r.runId)).toContain(runId);
+
+    const tooLong = await send(port, { path: '/api/trpc/runs.list', headers: { 'x-codemode-turn-token': 'x'.repeat(10_000) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toContain('x-codemode-turn-token');
   });
 
   it('on a rebound Host (evil.example): 421 with a message naming it, for the page and the API', async () => {
@@ -146,7 +169,7 @@ describe('exposed (non-loopback bind)', () => {
       const login = await send(port, { method: 'POST', path: LOGIN_PATH, body: `token=${TOKEN}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(login.status).toBe(303);
       const cookie = cookieOf(login) ?? '';
-      expect(cookie).toBe(`${OPERATOR_COOKIE}=${s.operatorToken}`);
+      expect(cookie).toBe(`${operatorCookieName(port)}=${s.operatorToken}`);
       expect((await send(port, { path: '/', headers: { cookie } })).body).toContain('the page');
       expect((await send(port, { path: '/api/trpc/runs.list', headers: { cookie } })).status).toBe(200);
     } finally {

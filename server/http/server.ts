@@ -11,9 +11,9 @@ import {
   checkRequest,
   exposureFor,
   LOGIN_PATH,
-  OPERATOR_COOKIE,
   operatorCookie,
-  readCookie,
+  refuseUnprotectedExposure,
+  servedOverHttps,
   type Exposure,
 } from './request-checks.ts';
 
@@ -83,15 +83,18 @@ async function readSmallBody(req: IncomingMessage, maxBytes: number): Promise<st
  * is not loopback and there is no access token.
  */
 export async function startPlaygroundServer(opts: PlaygroundServerOptions): Promise<PlaygroundServer> {
-  // validated before listening: a refused exposure must never be bound, even for a moment
-  exposureFor({ bindHost: opts.host, port: opts.port, server: opts.server, accessToken: opts.accessToken });
+  // refused before listening: an unprotected exposure must never be bound, even for a moment
+  refuseUnprotectedExposure(opts.host, opts.accessToken);
   const operatorToken = newToken('op');
   const edge = createEdgeState(opts.server);
-  let exposure: Exposure | undefined;
 
+  // the request checks' verdict, handed to the tRPC context: the operator cookie is read once per request
+  const accessByRequest = new WeakMap<IncomingMessage, Access>();
   const accessOf = (req: IncomingMessage): Access => {
-    const operator = tokensEqual(readCookie(req.headers.cookie, OPERATOR_COOKIE), operatorToken);
-    return { operator, clientId: operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` };
+    const access = accessByRequest.get(req);
+    // fail closed: an API request that skipped the checks is a bug here, never an operator
+    if (!access) throw new Error('an API request reached tRPC without passing the request checks; route every request through the server handler');
+    return access;
   };
   const handleApi = createHTTPHandler({
     router: appRouter,
@@ -103,8 +106,22 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
     },
   });
 
-  const server = createServer((req, res) => {
-    if (!exposure) return refuse(res, 503, 'the server is starting; try again in a moment');
+  // the request handler is attached after listen, once the port (and so the exposure) is known: a connection
+  // accepted in between is only read on a later turn of the event loop, when the handler is in place
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new Error(`${opts.host}:${opts.port} is already in use; stop the other server or set PORT to a free port`));
+      } else reject(err);
+    });
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const verdict = checkRequest(exposure, req, operatorToken);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const isApi = req.url?.startsWith(API_BASE_PATH) ?? false;
@@ -113,9 +130,12 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       if (verdict.status === 401 && !isApi && req.method === 'GET') return loginPage(res, 401);
       return refuse(res, verdict.status, verdict.message);
     }
-    if (isApi) return void handleApi(req, res);
+    if (isApi) {
+      accessByRequest.set(req, { operator: verdict.operator, clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` });
+      return void handleApi(req, res);
+    }
     // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token
-    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(operatorToken));
+    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
     if (path === LOGIN_PATH) {
       res.statusCode = 303;
       res.setHeader('location', '/');
@@ -127,18 +147,6 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       res.end('internal error');
     });
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        reject(new Error(`${opts.host}:${opts.port} is already in use; stop the other server or set PORT to a free port`));
-      } else reject(err);
-    });
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port;
-  exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
   return { server, exposure, operatorToken };
 }
 
@@ -148,7 +156,7 @@ async function login(req: IncomingMessage, res: ServerResponse, exposure: Exposu
   const token = body === undefined ? undefined : (new URLSearchParams(body).get('token') ?? undefined);
   if (exposure.accessToken === undefined || !tokensEqual(token, exposure.accessToken)) return loginPage(res, 401);
   res.statusCode = 303;
-  res.setHeader('set-cookie', operatorCookie(operatorToken));
+  res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
   res.setHeader('location', '/');
   res.end();
 }

@@ -21,6 +21,19 @@ afterEach(() => {
 const say = (t: Transcript, sessionId: string, text: string) => t.appendEntry(sessionId, 'message', { role: 'user', text });
 const texts = (t: Transcript, sessionId: string) => t.branch(sessionId).map((e) => (e.type === 'message' ? e.payload.text : e.type));
 
+describe('hasEntries', () => {
+  it('is false for an unknown session, true once it has an entry, and stays true after branching to before the first entry', () => {
+    const t = transcript();
+    expect(t.hasEntries('s')).toBe(false);
+    say(t, 's', 'a');
+    expect(t.hasEntries('s')).toBe(true);
+    expect(t.hasEntries('other')).toBe(false);
+    t.branchFrom('s', null);
+    expect(t.branch('s')).toEqual([]);
+    expect(t.hasEntries('s')).toBe(true);
+  });
+});
+
 describe('appendEntry', () => {
   it('on appends: each entry hangs under the previous one and becomes the leaf', () => {
     const t = transcript();

@@ -72,6 +72,7 @@ export class Transcript {
         'INSERT INTO entries (id, session_id, parent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       entry: db.prepare<[string], EntryRow>('SELECT id, session_id, parent_id, type, payload, created_at FROM entries WHERE id = ?'),
+      hasEntries: db.prepare<[string], { found: number }>('SELECT 1 AS found FROM entries WHERE session_id = ? LIMIT 1'),
       // root-first: depth counts up from the leaf, so ORDER BY depth DESC walks root -> leaf
       branch: db.prepare<[string, string, string], EntryRow & { depth: number }>(`
         WITH RECURSIVE chain(id, session_id, parent_id, type, payload, created_at, depth) AS (
@@ -136,6 +137,15 @@ export class Transcript {
       this.stmts.setLeaf.run(entryId, at, sessionId);
     });
     this.generations.set(sessionId, this.generation(sessionId) + 1);
+  }
+
+  /**
+   * Whether the session has any entry, on any branch (one indexed lookup; nothing is parsed). A session branched
+   * back to before its first entry still has them.
+   */
+  hasEntries(sessionId: string): boolean {
+    assertSessionId(sessionId);
+    return this.read(() => this.stmts.hasEntries.get(sessionId)) !== undefined;
   }
 
   /** The current leaf (null: no entries on the branch). */

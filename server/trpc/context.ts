@@ -1,34 +1,75 @@
 // tRPC context: the inner part holds plain dependencies and the caller's access (tests build it directly), the outer part reads the request.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
 import type { GatewayApi } from '../gateway-types.ts';
-import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+import type { ServerOptions } from '../config/types.ts';
+import { MAX_TOKEN_LENGTH, MAX_TURN_TOKENS } from './schemas.ts';
 import { SubscriberRegistry } from './subscribers.ts';
 
 /** What the caller may do beyond what its tokens open. */
 export interface Access {
   /** The playground page (it holds the operator cookie): may watch and act on every run without tokens. */
   operator: boolean;
-  /** Whom the per-client subscriber cap counts against: "operator" or the remote address. */
+  /** Whom the subscriber cap counts against: "operator", or the remote address (all loopback clients share one). */
   clientId: string;
 }
+
+type EventStreamLimits = Pick<ServerOptions, 'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber'>;
 
 /** State the edge shares across requests of one server: the event-stream limits and who holds which stream. */
 export interface EdgeState {
   subscribers: SubscriberRegistry;
-  maxQueuedEventsPerSubscriber: number;
+  limits: Readonly<EventStreamLimits>;
 }
 
-export function createEdgeState(limits: { maxEventSubscribersPerClient: number; maxQueuedEventsPerSubscriber: number } = DEFAULT_SERVER_OPTIONS): EdgeState {
+export function createEdgeState(server: EventStreamLimits): EdgeState {
+  const { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber } = server;
   return {
-    subscribers: new SubscriberRegistry(limits.maxEventSubscribersPerClient),
-    maxQueuedEventsPerSubscriber: limits.maxQueuedEventsPerSubscriber,
+    subscribers: new SubscriberRegistry(),
+    limits: { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber },
   };
+}
+
+/**
+ * Tokens sent in request headers rather than in the input: a query's input travels in the URL, which proxies and
+ * servers log. A procedure uses them where its input leaves the token out.
+ */
+export interface PresentedTokens {
+  turnTokens: readonly string[];
+  sessionToken?: string;
+}
+
+/** One or more turn tokens, comma-separated (one header can speak for every turn of a client). */
+export const TURN_TOKEN_HEADER = 'x-codemode-turn-token';
+export const SESSION_TOKEN_HEADER = 'x-codemode-session-token';
+
+const NO_TOKENS: PresentedTokens = { turnTokens: [] };
+
+/** The tokens in a request's headers; throws BAD_REQUEST for more or longer tokens than an input may carry. */
+export function presentedTokens(headers: IncomingHttpHeaders): PresentedTokens {
+  const values = (name: string) => {
+    const raw = headers[name];
+    return (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  };
+  const turnTokens = values(TURN_TOKEN_HEADER);
+  const [sessionToken, ...extra] = values(SESSION_TOKEN_HEADER);
+  const refuse = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message });
+  if (turnTokens.length > MAX_TURN_TOKENS) throw refuse(`the ${TURN_TOKEN_HEADER} header carries ${turnTokens.length} tokens; send at most ${MAX_TURN_TOKENS} and end turns you no longer use`);
+  if (extra.length > 0) throw refuse(`the ${SESSION_TOKEN_HEADER} header carries several tokens; send the one session's token`);
+  const tooLong = (tokens: readonly string[], header: string) => {
+    if (tokens.some((t) => t.length > MAX_TOKEN_LENGTH)) throw refuse(`the ${header} header holds a token longer than ${MAX_TOKEN_LENGTH} characters; send the tokens as turns.prepare returned them`);
+  };
+  tooLong(turnTokens, TURN_TOKEN_HEADER);
+  tooLong(sessionToken === undefined ? [] : [sessionToken], SESSION_TOKEN_HEADER);
+  return sessionToken !== undefined ? { turnTokens, sessionToken } : { turnTokens };
 }
 
 export interface InnerContext {
   gateway: GatewayApi;
   access: Access;
   edge: EdgeState;
+  /** Tokens from the request headers (none through createCaller unless a test gives them). */
+  presented: PresentedTokens;
 }
 
 export interface Context extends InnerContext {
@@ -37,8 +78,8 @@ export interface Context extends InnerContext {
 }
 
 /** The context without any request: what `createCaller` in tests uses. */
-export function createInnerContext(deps: InnerContext): InnerContext {
-  return { gateway: deps.gateway, access: deps.access, edge: deps.edge };
+export function createInnerContext(deps: Omit<InnerContext, 'presented'> & { presented?: PresentedTokens }): InnerContext {
+  return { gateway: deps.gateway, access: deps.access, edge: deps.edge, presented: deps.presented ?? NO_TOKENS };
 }
 
 /**
@@ -47,7 +88,7 @@ export function createInnerContext(deps: InnerContext): InnerContext {
  */
 export function createContextFactory(gateway: GatewayApi, edge: EdgeState, accessOf: (req: IncomingMessage) => Access) {
   return ({ req }: { req: IncomingMessage; res: ServerResponse }): Context => ({
-    ...createInnerContext({ gateway, access: accessOf(req), edge }),
+    ...createInnerContext({ gateway, access: accessOf(req), edge, presented: presentedTokens(req.headers) }),
     req,
   });
 }

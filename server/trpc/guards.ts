@@ -2,16 +2,34 @@
 /*
  * The operator (the playground page) passes every check. Any other caller proves ownership with the
  * turnToken turns.prepare returned (a run, its client calls and approvals belong to the turn that started
- * it) or with a session's sessionToken. A missing token is UNAUTHORIZED, a token for something else is
- * FORBIDDEN; both messages say which token to send. Ids this process does not know pass through, so the
- * Gateway gives its usual "unknown ..." answer.
+ * it) or with a session's sessionToken: in the input or, where the input leaves it out, in the request
+ * headers (x-codemode-turn-token, x-codemode-session-token), since a query's input travels in its URL and
+ * URLs get logged. A missing token is UNAUTHORIZED, a token for something else is FORBIDDEN; both messages
+ * say which token to send. Ids this process does not know pass through, so the Gateway gives its usual
+ * "unknown ..." answer; a run the Gateway has without an owner record is refused.
  */
 import { TRPCError } from '@trpc/server';
 import type { ExecutorKind } from '../config/types.ts';
 import type { RunEvent } from '../runs/types.ts';
-import type { InnerContext } from './context.ts';
+import type { TokenCheck } from '../access/ownership.ts';
+import { SESSION_TOKEN_HEADER, TURN_TOKEN_HEADER, type InnerContext } from './context.ts';
 
 const OPERATOR_HINT = 'the playground page acts as operator and needs no token';
+const TURN_TOKEN_HINT = `pass it as turnToken or in the ${TURN_TOKEN_HEADER} header (${OPERATOR_HINT})`;
+const SESSION_TOKEN_HINT = `pass it as sessionToken or in the ${SESSION_TOKEN_HEADER} header (${OPERATOR_HINT})`;
+
+/** The turn tokens a call presents: the input's when it has one, else those of the request headers. */
+function turnTokensOf(ctx: InnerContext, fromInput: string | undefined): readonly string[] {
+  return fromInput !== undefined ? [fromInput] : ctx.presented.turnTokens;
+}
+
+/** held when any presented token opens the turn; otherwise what the first says (missing when none is presented). */
+function checkTurnTokens(ctx: InnerContext, agentRunId: string, tokens: readonly string[]): TokenCheck {
+  const { ownership } = ctx.gateway;
+  if (tokens.length === 0) return ownership.checkTurn(agentRunId, undefined);
+  const checks = tokens.map((token) => ownership.checkTurn(agentRunId, token));
+  return checks.includes('held') ? 'held' : (checks[0] ?? 'missing');
+}
 
 function missing(message: string): TRPCError {
   return new TRPCError({ code: 'UNAUTHORIZED', message });
@@ -24,9 +42,9 @@ function forbidden(message: string): TRPCError {
 /** `action` (exec, wait, turns.end, ...) on agent run `agentRunId` needs that turn's token. */
 export function requireTurn(ctx: InnerContext, agentRunId: string, turnToken: string | undefined, action: string): void {
   if (ctx.access.operator) return;
-  const check = ctx.gateway.ownership.checkTurn(agentRunId, turnToken);
+  const check = checkTurnTokens(ctx, agentRunId, turnTokensOf(ctx, turnToken));
   if (check === 'missing') {
-    throw missing(`${action} needs the turnToken that turns.prepare returned for agent run ${agentRunId}; pass it as turnToken (${OPERATOR_HINT})`);
+    throw missing(`${action} needs the turnToken that turns.prepare returned for agent run ${agentRunId}; ${TURN_TOKEN_HINT}`);
   }
   if (check === 'wrong') {
     throw forbidden(`the turnToken given does not open agent run ${agentRunId}; ${action} needs the turnToken turns.prepare returned for that agent run`);
@@ -37,10 +55,14 @@ export function requireTurn(ctx: InnerContext, agentRunId: string, turnToken: st
 export function requireRun(ctx: InnerContext, runId: string, turnToken: string | undefined, action: string): void {
   if (ctx.access.operator) return;
   const agentRunId = ctx.gateway.ownership.runTurn(runId);
-  if (agentRunId === undefined) return;
-  const check = ctx.gateway.ownership.checkTurn(agentRunId, turnToken);
+  if (agentRunId === undefined) {
+    // an unknown id gets the Gateway's own answer; a run the Gateway has but nobody owns is no client's to touch
+    if (ctx.gateway.run(runId) === undefined) return;
+    throw forbidden(`run ${runId} has no owning turn in this process; only the operator (the playground page) may ${action} it`);
+  }
+  const check = checkTurnTokens(ctx, agentRunId, turnTokensOf(ctx, turnToken));
   if (check === 'missing') {
-    throw missing(`${action} of run ${runId} needs the turnToken of the turn that started it; pass it as turnToken (${OPERATOR_HINT})`);
+    throw missing(`${action} of run ${runId} needs the turnToken of the turn that started it; ${TURN_TOKEN_HINT}`);
   }
   if (check !== 'held') {
     throw forbidden(`run ${runId} belongs to another turn; ${action} needs the turnToken of the turn that started it`);
@@ -57,7 +79,7 @@ export function requireApproval(ctx: InnerContext, approvalId: string, turnToken
 /** The agent runs whose runs, approvals and events a caller sees: all for the operator, else those its tokens open. */
 export function visibleTurns(ctx: InnerContext, turnTokens: readonly string[] | undefined): 'all' | Set<string> {
   if (ctx.access.operator) return 'all';
-  return ctx.gateway.ownership.turnsOf(turnTokens ?? []);
+  return ctx.gateway.ownership.turnsOf(turnTokens ?? ctx.presented.turnTokens);
 }
 
 /** The agent run an event is about (run events carry it; nested and approval events name the run). */
@@ -70,20 +92,16 @@ export function eventTurn(ctx: InnerContext, event: RunEvent): string | undefine
 export function requireSession(ctx: InnerContext, sessionId: string, tokens: { sessionToken?: string | undefined; turnToken?: string | undefined }, action: string): void {
   if (ctx.access.operator) return;
   const { ownership } = ctx.gateway;
-  if (tokens.turnToken !== undefined) {
-    for (const agentRunId of ownership.turnsOf([tokens.turnToken])) if (ownership.turnSession(agentRunId) === sessionId) return;
-  }
+  for (const agentRunId of ownership.turnsOf(turnTokensOf(ctx, tokens.turnToken))) if (ownership.turnSession(agentRunId) === sessionId) return;
   requireSessionToken(ctx, sessionId, tokens.sessionToken, action);
 }
 
 /** Joining (turns.prepare with a sessionId) or reading a session by its own token; a session nobody holds is free. */
 export function requireSessionToken(ctx: InnerContext, sessionId: string, sessionToken: string | undefined, action: string): void {
   if (ctx.access.operator) return;
-  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionToken);
+  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionToken ?? ctx.presented.sessionToken);
   if (join === 'missing') {
-    throw missing(
-      `${action} on session ${sessionId} needs its sessionToken (the turns.prepare that created the session returned it); pass it as sessionToken (${OPERATOR_HINT})`,
-    );
+    throw missing(`${action} on session ${sessionId} needs its sessionToken (the turns.prepare that created the session returned it); ${SESSION_TOKEN_HINT}`);
   }
   if (join === 'wrong') throw forbidden(`the sessionToken given does not open session ${sessionId}; pass the one returned when it was created`);
   if (join === 'orphaned') {
@@ -96,7 +114,7 @@ export function requireSessionToken(ctx: InnerContext, sessionId: string, sessio
 /** A per-cell executor other than the turn's is the config's call (tools.codeMode.allowExecutorOverride). */
 export function requireExecutorOverride(ctx: InnerContext, agentRunId: string, executor: ExecutorKind | undefined): void {
   if (executor === undefined) return;
-  const options = ctx.gateway.turnInfo(agentRunId)?.surface.options;
+  const options = ctx.gateway.turnOptions(agentRunId);
   if (!options || executor === options.executor) return;
   const policy = options.allowExecutorOverride;
   if (policy === 'always' || (policy === 'operator' && ctx.access.operator)) return;

@@ -57,4 +57,15 @@ const mapGatewayErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const publicProcedure = t.procedure.use(mapGatewayErrors);
+
+/**
+ * Procedures that build a turn's catalog (turns.prepare, catalog, surface) first wait for MCP servers still in
+ * their first connection attempt, so the first turn after a start sees their tools. The wait happens here,
+ * before the resolver: a resolver's checks and the Gateway call it guards then run with no await between them
+ * (two clients claiming one new session id must not both pass the check while MCP connects).
+ */
+export const turnStartProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  await ctx.gateway.mcpReady();
+  return next();
+});
 export const createCallerFactory = t.createCallerFactory;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
 import type { RunEvent, RunView } from '../runs/types.ts';
 import { callerFor, OPERATOR, openRouterHarness, rejection, type RouterHarness } from './testing.ts';
-import { OPERATOR_MAX_EVENT_SUBSCRIBERS } from './subscribers.ts';
+import { createEdgeState } from './context.ts';
 import { MAX_SOURCE_PREVIEW_CHARS } from './routers/runs.ts';
 import { runEvents, streamedEvent, type StreamedRunEvent } from './routers/events.ts';
 
@@ -100,7 +100,7 @@ describe('slow readers', () => {
 
 describe('event subscribers per client', () => {
   it(`the default cap is ${DEFAULT_SERVER_OPTIONS.maxEventSubscribersPerClient}: one more is refused with TOO_MANY_REQUESTS naming the limit; closing one frees a slot; other clients are not counted`, async () => {
-    const cap = h.edge.subscribers.maxPerClient;
+    const cap = h.edge.limits.maxEventSubscribersPerClient;
     expect(cap).toBe(DEFAULT_SERVER_OPTIONS.maxEventSubscribersPerClient);
     const turn = await h.caller.turns.prepare({});
     const controllers = Array.from({ length: cap }, () => new AbortController());
@@ -108,7 +108,7 @@ describe('event subscribers per client', () => {
     expect(streams).toHaveLength(cap);
     const err = await rejection(h.client('greedy').events({ turnTokens: [turn.turnToken] }));
     expect(err.code).toBe('TOO_MANY_REQUESTS');
-    expect(err.message).toContain('maxEventSubscribersPerClient');
+    expect(err.message).toContain('the limit (server.maxEventSubscribersPerClient)');
     const modest = new AbortController();
     await h.client('modest', modest.signal).events({ turnTokens: [turn.turnToken] });
     controllers[0]?.abort();
@@ -119,15 +119,30 @@ describe('event subscribers per client', () => {
     expect(h.edge.subscribers.held('greedy')).toBe(0);
   });
 
-  it(`the operator (every playground tab at once) has a cap of its own, ${OPERATOR_MAX_EVENT_SUBSCRIBERS}: a ninth tab still connects`, async () => {
-    const controllers = Array.from({ length: OPERATOR_MAX_EVENT_SUBSCRIBERS }, () => new AbortController());
+  it(`the operator (every playground tab at once) has a cap of its own, server.maxEventSubscribersOperator (default ${DEFAULT_SERVER_OPTIONS.maxEventSubscribersOperator}): a ninth tab still connects`, async () => {
+    const cap = h.edge.limits.maxEventSubscribersOperator;
+    expect(cap).toBe(DEFAULT_SERVER_OPTIONS.maxEventSubscribersOperator);
+    expect(cap).toBeGreaterThan(DEFAULT_SERVER_OPTIONS.maxEventSubscribersPerClient);
+    const controllers = Array.from({ length: cap }, () => new AbortController());
     const operatorStream = (c: AbortController) => callerFor(h.gateway, OPERATOR, h.edge, c.signal).events();
     await Promise.all(controllers.map(operatorStream));
-    expect(h.edge.subscribers.held(OPERATOR.clientId)).toBe(OPERATOR_MAX_EVENT_SUBSCRIBERS);
+    expect(h.edge.subscribers.held(OPERATOR.clientId)).toBe(cap);
     const err = await rejection(callerFor(h.gateway, OPERATOR, h.edge).events());
     expect(err.code).toBe('TOO_MANY_REQUESTS');
+    expect(err.message).toContain('(server.maxEventSubscribersOperator)');
     for (const c of controllers) c.abort();
     expect(h.edge.subscribers.held(OPERATOR.clientId)).toBe(0);
+  });
+
+  it('the operator cap comes from the config: at server.maxEventSubscribersOperator 2 a third operator stream is refused naming it', async () => {
+    const edge = createEdgeState({ ...DEFAULT_SERVER_OPTIONS, maxEventSubscribersOperator: 2 });
+    const controllers = [new AbortController(), new AbortController()];
+    await Promise.all(controllers.map((c) => callerFor(h.gateway, OPERATOR, edge, c.signal).events()));
+    const err = await rejection(callerFor(h.gateway, OPERATOR, edge).events());
+    expect(err.code).toBe('TOO_MANY_REQUESTS');
+    expect(err.message).toContain('the limit (server.maxEventSubscribersOperator)');
+    for (const c of controllers) c.abort();
+    expect(edge.subscribers.held(OPERATOR.clientId)).toBe(0);
   });
 });
 

@@ -4,7 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGateway } from '../gateway.ts';
-import { loadConfigFile } from '../config/load.ts';
+import type { McpToolSource } from '../tools/mcp/manager.ts';
+import { Ownership } from '../access/ownership.ts';
+import type { GatewayApi } from '../gateway-types.ts';
 import { createEdgeState } from './context.ts';
 import { callerFor, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
@@ -117,6 +119,28 @@ describe('runs of another client', () => {
   });
 });
 
+describe('a run without an owner record', () => {
+  it('a client is FORBIDDEN to get, read, abort or answer it whatever token it holds; the operator still can', async () => {
+    // no Gateway loses a record today: a Gateway whose ownership forgot every run stands in for that bug
+    const { turn, runId } = await waitingRunOfA();
+    const forgetful: GatewayApi = Object.assign(Object.create(h.gateway) as GatewayApi, { ownership: new Ownership(() => false) });
+    const client = callerFor(forgetful, { operator: false, clientId: 'client-a' }, h.edge);
+    const t = { turnToken: turn.turnToken };
+    for (const call of [
+      () => client.runs.get({ runId, ...t }),
+      () => client.runs.trajectory({ runId, ...t }),
+      () => client.abort({ runId, ...t }),
+      () => client.answerClientCall({ runId, callId: 'c1', result: 1, ...t }),
+    ]) {
+      const err = await rejection(call());
+      expect(err.code).toBe('FORBIDDEN');
+      expect(err.message).toContain('no owning turn');
+    }
+    expect((await callerFor(forgetful, OPERATOR, h.edge).runs.get({ runId })).runId).toBe(runId);
+    expect(await h.caller.abort({ runId })).toEqual({ aborted: true });
+  });
+});
+
 describe('approvals of another client', () => {
   it('B neither lists nor decides A approval; A lists and decides it with its token', async () => {
     const turn = await a.turns.prepare({});
@@ -177,6 +201,22 @@ describe('sessions', () => {
     expect((await a.sessions.transcript({ sessionId, sessionToken: turn.sessionToken })).length).toBeGreaterThan(0);
   });
 
+  it('tokens from the request headers open what the input leaves out; a token in the input wins over them', async () => {
+    const turn = await a.turns.prepare({});
+    await a.exec({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, input: { code: 'await store("h", 2); return 1' } });
+    const { sessionId } = turn;
+    const other = await b.turns.prepare({});
+    const headerClient = (presented: { turnTokens: string[]; sessionToken?: string }) =>
+      callerFor(h.gateway, { operator: false, clientId: 'client-h' }, h.edge, undefined, presented);
+    expect(await headerClient({ turnTokens: [], sessionToken: turn.sessionToken }).sessions.store({ sessionId })).toEqual([{ key: 'h', json: '2', networkContent: false }]);
+    expect(await headerClient({ turnTokens: [other.turnToken, turn.turnToken] }).sessions.store({ sessionId })).toHaveLength(1);
+    const wrongInInput = await rejection(headerClient({ turnTokens: [], sessionToken: turn.sessionToken }).sessions.store({ sessionId, sessionToken: other.sessionToken }));
+    expect(wrongInInput.code).toBe('FORBIDDEN');
+    const missing = await rejection(headerClient({ turnTokens: [] }).sessions.store({ sessionId }));
+    expect(missing.code).toBe('UNAUTHORIZED');
+    expect(missing.message).toContain('x-codemode-session-token');
+  });
+
   it('a session with history from an earlier server (no token in this process): a client is FORBIDDEN, the operator joins it', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cm-own-')), 'sessions.db');
     const config = { ...demoConfig(), sessions: { path }, mcp: { servers: {} } };
@@ -186,7 +226,7 @@ describe('sessions', () => {
     await before.close();
     const after = await createGateway({ config });
     try {
-      const edge = createEdgeState();
+      const edge = createEdgeState(after.config.server);
       const client = callerFor(after, { operator: false, clientId: 'c' }, edge);
       const err = await rejection(client.turns.prepare({ sessionId: 'sess_from_before', sessionToken: first.sessionToken }));
       expect(err.code).toBe('FORBIDDEN');
@@ -196,6 +236,82 @@ describe('sessions', () => {
       expect((await client.turns.prepare({ sessionId: 'sess_from_before', sessionToken: joined.sessionToken })).sessionId).toBe('sess_from_before');
     } finally {
       await after.close();
+    }
+  });
+});
+
+describe('sessions from an earlier server', () => {
+  it('a session whose leaf was branched back before its first entry still has history: a client cannot claim it as new', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cm-own-')), 'sessions.db');
+    const config = { ...demoConfig(), sessions: { path }, mcp: { servers: {} } };
+    const before = await createGateway({ config });
+    const first = before.prepareTurn({ sessionId: 'sess_branched_empty' });
+    await before.exec(first.agentRunId, { code: 'await store("k", 1); return 1' });
+    expect(before.branchSession({ sessionId: 'sess_branched_empty', entryId: null })).toEqual([]);
+    await before.close();
+    const after = await createGateway({ config });
+    try {
+      const client = callerFor(after, { operator: false, clientId: 'c' }, createEdgeState(after.config.server));
+      const err = await rejection(client.turns.prepare({ sessionId: 'sess_branched_empty' }));
+      expect(err.code).toBe('FORBIDDEN');
+      expect(err.message).toContain('before this server started');
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+/** An MCP source whose first connection attempt settles only when the test says so. */
+function heldMcp() {
+  let settle = () => {};
+  const firstAttempt = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const source: McpToolSource = { ready: () => firstAttempt, tools: () => [], views: () => [], close: async () => {} };
+  return { source, settle };
+}
+
+/** Lets every pending callback run once, so anything not blocked on a held promise has moved on. */
+const turnOfEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('while MCP servers are in their first connection attempt', () => {
+  it('two clients claiming one new session id: only the first gets its token, the second is UNAUTHORIZED', async () => {
+    const mcp = heldMcp();
+    const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
+    try {
+      const edge = createEdgeState(gateway.config.server);
+      const first = callerFor(gateway, { operator: false, clientId: 'first' }, edge).turns.prepare({ sessionId: 'sess_contested' });
+      const second = callerFor(gateway, { operator: false, clientId: 'second' }, edge).turns.prepare({ sessionId: 'sess_contested' });
+      await turnOfEventLoop();
+      mcp.settle();
+      const [won, lost] = await Promise.allSettled([first, second]);
+      expect(won).toMatchObject({ status: 'fulfilled', value: { sessionId: 'sess_contested' } });
+      expect(lost.status).toBe('rejected');
+      expect((lost as PromiseRejectedResult).reason).toMatchObject({ code: 'UNAUTHORIZED' });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('turns.prepare, catalog.list, catalog.declarations and config.surface answer only once the attempt settled', async () => {
+    const mcp = heldMcp();
+    const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
+    try {
+      const operator = callerFor(gateway, OPERATOR, createEdgeState(gateway.config.server));
+      const answered: string[] = [];
+      const calls = [
+        operator.turns.prepare({}).then(() => answered.push('turns.prepare')),
+        operator.catalog.list({}).then(() => answered.push('catalog.list')),
+        operator.catalog.declarations({}).then(() => answered.push('catalog.declarations')),
+        operator.config.surface({}).then(() => answered.push('config.surface')),
+      ];
+      await turnOfEventLoop();
+      expect(answered).toEqual([]);
+      mcp.settle();
+      await Promise.all(calls);
+      expect(answered.sort()).toEqual(['catalog.declarations', 'catalog.list', 'config.surface', 'turns.prepare']);
+    } finally {
+      await gateway.close();
     }
   });
 });
@@ -248,7 +364,7 @@ describe('executor override', () => {
     config.tools.codeMode.allowExecutorOverride = 'operator';
     const gateway = await createGateway({ config: { ...config, mcp: { servers: {} } } });
     try {
-      const edge = createEdgeState();
+      const edge = createEdgeState(gateway.config.server);
       const operator = callerFor(gateway, OPERATOR, edge);
       const client = callerFor(gateway, { operator: false, clientId: 'c' }, edge);
       const turn = await operator.turns.prepare({});

@@ -6,7 +6,7 @@ import { loadConfigFile } from '../config/load.ts';
 import { createGateway } from '../gateway.ts';
 import type { GatewayApi } from '../gateway-types.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import { createEdgeState, createInnerContext, type Access, type EdgeState } from './context.ts';
+import { createEdgeState, createInnerContext, type Access, type EdgeState, type PresentedTokens } from './context.ts';
 import { createCallerFactory } from './init.ts';
 import { appRouter } from './routers/_app.ts';
 
@@ -31,8 +31,9 @@ export const OPERATOR: Access = { operator: true, clientId: 'operator' };
 
 /** A caller with `access` on `gateway`; callers made for one server share `edge` (subscriber counts). */
 /** `signal` ends the subscriptions the caller opens (as a closed HTTP connection does). */
-export function callerFor(gateway: GatewayApi, access: Access, edge: EdgeState, signal?: AbortSignal): RouterCaller {
-  return createCaller(createInnerContext({ gateway, access, edge }), signal ? { signal } : {});
+/** `presented`: tokens as the request headers would carry them (x-codemode-turn-token, x-codemode-session-token). */
+export function callerFor(gateway: GatewayApi, access: Access, edge: EdgeState, signal?: AbortSignal, presented?: PresentedTokens): RouterCaller {
+  return createCaller(createInnerContext({ gateway, access, edge, ...(presented ? { presented } : {}) }), signal ? { signal } : {});
 }
 
 export interface RouterHarness {
@@ -46,7 +47,7 @@ export interface RouterHarness {
 
 export async function openRouterHarness(): Promise<RouterHarness> {
   const gateway = await createGateway({ config: demoConfig() });
-  const edge = createEdgeState();
+  const edge = createEdgeState(gateway.config.server);
   return {
     gateway,
     caller: callerFor(gateway, OPERATOR, edge),

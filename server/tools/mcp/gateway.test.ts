@@ -196,7 +196,7 @@ describe('MCP readiness at turn start', () => {
     try {
       // the Gateway itself starts without waiting: the server is still in its first attempt
       expect(gateway.mcpServers()[0]?.state).toBe('connecting');
-      const caller = createCallerFactory(appRouter)(createInnerContext({ gateway, access: OPERATOR, edge: createEdgeState() }));
+      const caller = createCallerFactory(appRouter)(createInnerContext({ gateway, access: OPERATOR, edge: createEdgeState(gateway.config.server) }));
       const turn = await caller.turns.prepare({});
       expect(turn.surface.tools.find((t) => t.name === 'exec')?.description).toContain('MCP.slow.ping');
       const result = await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'return (await MCP.slow.ping({})).content[0].text' } });
@@ -211,7 +211,7 @@ describe('MCP readiness at turn start', () => {
   it('on the API catalog and surface right after start: they wait for the first attempt too', async () => {
     const gateway = await createGateway({ config: testConfig({ mcp: { servers: { slow: slowStartServer() } } }) });
     try {
-      const caller = createCallerFactory(appRouter)(createInnerContext({ gateway, access: OPERATOR, edge: createEdgeState() }));
+      const caller = createCallerFactory(appRouter)(createInnerContext({ gateway, access: OPERATOR, edge: createEdgeState(gateway.config.server) }));
       const [catalog, surface] = await Promise.all([caller.catalog.list({}), caller.config.surface({})]);
       expect(catalog.tools.find((t) => t.owner === 'slow')?.mcpPath).toBe('MCP.slow.ping');
       expect(surface.tools.find((t) => t.name === 'exec')?.description).toContain('MCP.slow.ping');

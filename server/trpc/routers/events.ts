@@ -3,7 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { publicProcedure } from '../init.ts';
 import { eventTurn, visibleTurns } from '../guards.ts';
 import { eventsInputSchema } from '../schemas.ts';
-import { OPERATOR_MAX_EVENT_SUBSCRIBERS } from '../subscribers.ts';
+import { TURN_TOKEN_HEADER } from '../context.ts';
 import type { RunEvent, RunView } from '../../runs/types.ts';
 
 /**
@@ -82,11 +82,14 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
     throw new TRPCError({
       code: 'UNAUTHORIZED',
       message:
-        'events needs turnTokens: pass the turnToken of each turn whose runs you want to follow (turns.prepare returns it); the playground page acts as operator and sees every run',
+        `events needs turnTokens: pass the turnToken of each turn whose runs you want to follow (turns.prepare returns it) as turnTokens or, comma-separated, in the ${TURN_TOKEN_HEADER} header; the playground page acts as operator and sees every run`,
     });
   }
   const runId = input?.runId;
-  const release = ctx.edge.subscribers.acquire(ctx.access.clientId, ctx.access.operator ? Math.max(OPERATOR_MAX_EVENT_SUBSCRIBERS, ctx.edge.subscribers.maxPerClient) : undefined);
+  const { limits } = ctx.edge;
+  const release = ctx.access.operator
+    ? ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersOperator, 'server.maxEventSubscribersOperator')
+    : ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersPerClient, 'server.maxEventSubscribersPerClient');
   const accept = (event: RunEvent) => {
     if (runId !== undefined && event.runId !== runId) return false;
     if (visible === 'all') return true;
@@ -96,7 +99,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
   signal?.addEventListener('abort', release, { once: true });
   const events = runEvents((listener) => ctx.gateway.subscribe(listener), {
     accept,
-    maxQueued: ctx.edge.maxQueuedEventsPerSubscriber,
+    maxQueued: limits.maxQueuedEventsPerSubscriber,
     ...(signal !== undefined ? { signal } : {}),
   });
   return (async function* () {

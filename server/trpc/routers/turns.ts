@@ -1,19 +1,18 @@
 // Turns router: prepare an agent turn (the scope exec and wait run in, with its tokens), update its client tools, end it.
 import { z } from 'zod';
-import { publicProcedure, router } from '../init.ts';
+import { publicProcedure, router, turnStartProcedure } from '../init.ts';
 import { requireSessionToken, requireTurn } from '../guards.ts';
 import { clientToolSpecSchema, MAX_ID_LENGTH, prepareTurnSchema, turnRefSchema } from '../schemas.ts';
 import type { TurnRequest } from '../../gateway-types.ts';
 
 export const turnsRouter = router({
   /** Returns the turn with its turnToken and its session's sessionToken; joining an existing session needs the latter. */
-  prepare: publicProcedure.input(prepareTurnSchema).mutation(async ({ ctx, input }) => {
+  prepare: turnStartProcedure.input(prepareTurnSchema).mutation(({ ctx, input }) => {
     const { sessionToken, ...request } = input;
+    // check and prepare with no await between: the session's token is minted by the same synchronous step
     if (request.sessionId !== undefined && request.sessionId.trim() !== '') {
       requireSessionToken(ctx, request.sessionId, sessionToken, 'turns.prepare');
     }
-    // waits for MCP servers still in their first connection attempt, so the first turn after a start sees their tools
-    await ctx.gateway.mcpReady();
     return ctx.gateway.prepareTurn(request as TurnRequest);
   }),
   updateClientTools: publicProcedure
