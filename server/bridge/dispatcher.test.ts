@@ -137,7 +137,7 @@ describe('dispatchRequest', () => {
       // a row as an older build committed it: the guest's toJSON made `json` an object
       first.transcript.db
         .prepare('INSERT INTO entries (id, session_id, parent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run('e_damaged', 's', first.transcript.leaf('s'), 'code-mode-store', JSON.stringify({ runId: 'r2', sets: [{ key: 'bad', json: { x: 1 }, networkContent: false }], deletes: [] }), Date.now());
+        .run('e_damaged', 's', first.transcript.leaf('s'), 'code-mode-store', JSON.stringify({ runId: 'r2', sets: [{ key: 'bad', json: { x: 1 }, networkContent: false }, { key: 'badText', json: '{"a":', networkContent: false }], deletes: [] }), Date.now());
       first.transcript.db.prepare("UPDATE sessions SET leaf_id = 'e_damaged' WHERE id = 's'").run();
       for (const sessions of [first, new SessionStore(path)]) {
         const ctx = context({ sessions: sessions.forTurn({}) });
@@ -145,6 +145,9 @@ describe('dispatchRequest', () => {
         const bad = await reply({ id: 'l2', op: 'store', action: 'get', key: 'bad' }, ctx);
         expect(bad).toMatchObject({ ok: false, code: 'damaged_value', error: expect.stringContaining('stored value for key "bad" is damaged') });
         expect(bad).toMatchObject({ error: expect.stringContaining('store a new value under "bad"') });
+        // text that does not parse is found at load, not at replay
+        const badText = await reply({ id: 'l3', op: 'store', action: 'get', key: 'badText' }, ctx);
+        expect(badText).toMatchObject({ ok: false, code: 'damaged_value', error: expect.stringContaining('stored value for key "badText" is damaged (the value is not valid JSON') });
         sessions.close();
       }
     } finally {
