@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ToolError } from '../../errors.ts';
 import { callTool, copyOfDemoWorkspace, testContext } from '../testing.ts';
 import { withInputValidation } from '../validate.ts';
@@ -188,5 +188,18 @@ describe('GrepMatcher', () => {
     } finally {
       await matcher.close();
     }
+  });
+});
+
+describe('grep thread start', () => {
+  it('on making the grep tool (a tool-source load, as `codemode surface` does): no thread starts; the first grep starts it', async () => {
+    // a fresh copy of the module: this file's other greps already made the shared thread in the first copy
+    vi.resetModules();
+    const fresh = await import('./workspace.ts');
+    const tool = withInputValidation(fresh.createGrepTool());
+    expect(fresh.sharedGrepThreadStarted()).toBe(false);
+    const ctx = testContext({ workspaceDir: copyOfDemoWorkspace() });
+    expect(((await callTool(tool, { pattern: 'Demo', path: 'README.md' }, ctx)) as GrepOutput).filesScanned).toBe(1);
+    expect(fresh.sharedGrepThreadStarted()).toBe(true);
   });
 });
