@@ -83,6 +83,9 @@ const PATHOLOGICAL = [
   'const b: B = a;',
 ].join('\n');
 
+/** Each test starts the TypeScript thread twice (a stop replaces it): seconds each alone, tens of seconds on a loaded 2-core machine. */
+const THREAD_TEST_TIMEOUT_MS = 120_000;
+
 describe('TypeChecker thread', () => {
   it('on a pathological type: the event loop keeps turning, the check stops at the deadline with what to do, and the next check works', async () => {
     const checker = new TypeChecker({ deadlineMs: 2000 });
@@ -106,7 +109,7 @@ describe('TypeChecker thread', () => {
     } finally {
       await checker.close();
     }
-  });
+  }, THREAD_TEST_TIMEOUT_MS);
 
   it('on an aborted signal during a check: the check ends as aborted at once, not at the deadline, and the thread is replaced', async () => {
     // a deadline no test waits out: only the abort can end the check
@@ -126,5 +129,5 @@ describe('TypeChecker thread', () => {
     } finally {
       await checker.close();
     }
-  });
+  }, THREAD_TEST_TIMEOUT_MS);
 });
