@@ -13,8 +13,10 @@ export default defineConfig({
     // roughly halve its wall time there; no test depends on how fast a cell runs (docs/test-plan.md).
     maxWorkers: 2,
     // Each worker process keeps its module cache across test files: re-importing the Gateway, tsx and the
-    // TypeScript compiler per file was a third of the suite's CPU time. Files share no state through modules:
-    // each builds its own Gateways and executors and closes them in afterAll.
+    // TypeScript compiler per file was a third of the suite's CPU time. Modules do keep state across files
+    // (the shared grep and typecheck threads), but no test depends on state another file left: each builds its
+    // own Gateways and executors and closes them in afterAll, and a test about a singleton's start runs it in a
+    // child process.
     isolate: false,
   },
 });

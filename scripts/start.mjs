@@ -1,6 +1,7 @@
 // `npm start`: builds the UI when .next is missing or older than its sources, then runs the one server process.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +29,10 @@ function buildIsStale() {
 /** How often a long build says it is still going: next build can be silent for a minute while it compiles. */
 const BUILD_PROGRESS_INTERVAL_MS = 15_000;
 
-/** Runs `next build` with its own output, plus an elapsed-time line while it is quiet; resolves with its exit status. */
+/**
+ * Runs `next build` with its own output, plus an elapsed-time line while it is quiet. Resolves with its exit
+ * status and, when this process was told to stop during the build, the signal that said so.
+ */
 function nextBuild() {
   const startedAt = Date.now();
   const seconds = () => Math.round((Date.now() - startedAt) / 1000);
@@ -39,20 +43,24 @@ function nextBuild() {
   });
   const progress = setInterval(() => console.log(`next build: still building (${seconds()} s so far)...`), BUILD_PROGRESS_INTERVAL_MS);
   // a stop during the build (Ctrl+C, Playwright ending its web server) stops the build too, not only this wrapper
-  const stop = (signal) => build.kill(signal);
+  let stoppedBy;
+  const stop = (signal) => {
+    stoppedBy = signal;
+    build.kill(signal);
+  };
   process.on('SIGINT', stop).on('SIGTERM', stop);
   return new Promise((resolve) => {
     build.on('error', (err) => {
       clearInterval(progress);
       process.off('SIGINT', stop).off('SIGTERM', stop);
       console.error(`next build could not start: ${err.message}`);
-      resolve(1);
+      resolve({ status: 1, stoppedBy });
     });
     build.on('exit', (code, signal) => {
       clearInterval(progress);
       process.off('SIGINT', stop).off('SIGTERM', stop);
       if (code === 0) console.log(`next build: done in ${seconds()} s`);
-      resolve(code ?? (signal ? 1 : 0));
+      resolve({ status: code ?? (signal ? 1 : 0), stoppedBy });
     });
   });
 }
@@ -60,7 +68,9 @@ function nextBuild() {
 const stale = process.env.CODEMODE_SKIP_BUILD ? undefined : buildIsStale();
 if (stale) {
   console.log(`next build (${stale}): building the UI once; later starts reuse it...`);
-  const status = await nextBuild();
+  const { status, stoppedBy } = await nextBuild();
+  // stopped on purpose (Ctrl+C, SIGTERM): not a failed build; exit as the signal would have (128 + its number)
+  if (stoppedBy) process.exit(128 + constants.signals[stoppedBy]);
   if (status !== 0) {
     console.error('next build failed; fix the error above and run npm start again');
     process.exit(status);

@@ -363,6 +363,8 @@ export class Gateway implements GatewayApi {
       const hooked = await this.outerExecHooks(turn, rawInput);
       const prepared = await prepareExec(hooked, {
         ambientDeclarations: () => turn.catalog.ambientDeclarations,
+        signal: turn.scope.abort.signal,
+        runKey: agentRunId,
         ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
       });
       const executor = await this.executor(executorKind);

@@ -9,7 +9,7 @@ import { ResultsStore } from '../results/store.ts';
 import { SessionStore } from '../sessions/store.ts';
 import { testCodeModeOptions, testContext } from '../tools/testing.ts';
 import { CallScheduler } from './scheduler.ts';
-import { dispatchRequest, requestLabel, type DispatchContext } from './dispatcher.ts';
+import { dispatchRequest, type DispatchContext } from './dispatcher.ts';
 import type { BridgeRequest } from './protocol.ts';
 
 const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
@@ -106,12 +106,10 @@ describe('dispatchRequest', () => {
     expect(ctx.sessions.get('s', 'k')).toBeUndefined();
   });
 
-  it('on a store() value whose json is not JSON text (the toJSON attack): refuses with invalid_input and keeps nothing', async () => {
+  // a json field that is not a string (the toJSON attack) never gets here: protocol-check refuses it
+  it('on a store() value whose json text does not parse: refuses with invalid_input and keeps nothing', async () => {
     const ctx = context();
-    for (const json of [{ a: 1 }, ['x'], 7, null, '{"a":']) {
-      const r = await reply({ id: 's', op: 'store', action: 'set', key: 'k', json } as unknown as BridgeRequest, ctx);
-      expect(r).toMatchObject({ id: 's', ok: false, code: 'invalid_input' });
-    }
+    expect(await reply({ id: 's', op: 'store', action: 'set', key: 'k', json: '{"a":' }, ctx)).toMatchObject({ id: 's', ok: false, code: 'invalid_input' });
     expect(ctx.storeBuffer.size).toBe(0);
   });
 
@@ -139,7 +137,7 @@ describe('dispatchRequest', () => {
       // a row as an older build committed it: the guest's toJSON made `json` an object
       first.transcript.db
         .prepare('INSERT INTO entries (id, session_id, parent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run('e_damaged', 's', first.transcript.leaf('s'), 'code-mode-store', JSON.stringify({ runId: 'r2', sets: [{ key: 'bad', json: { x: 1 }, networkContent: false }], deletes: [] }), Date.now());
+        .run('e_damaged', 's', first.transcript.leaf('s'), 'code-mode-store', JSON.stringify({ runId: 'r2', sets: [{ key: 'bad', json: { x: 1 }, networkContent: false }, { key: 'badText', json: '{"a":', networkContent: false }], deletes: [] }), Date.now());
       first.transcript.db.prepare("UPDATE sessions SET leaf_id = 'e_damaged' WHERE id = 's'").run();
       for (const sessions of [first, new SessionStore(path)]) {
         const ctx = context({ sessions: sessions.forTurn({}) });
@@ -147,6 +145,9 @@ describe('dispatchRequest', () => {
         const bad = await reply({ id: 'l2', op: 'store', action: 'get', key: 'bad' }, ctx);
         expect(bad).toMatchObject({ ok: false, code: 'damaged_value', error: expect.stringContaining('stored value for key "bad" is damaged') });
         expect(bad).toMatchObject({ error: expect.stringContaining('store a new value under "bad"') });
+        // text that does not parse is found at load, not at replay
+        const badText = await reply({ id: 'l3', op: 'store', action: 'get', key: 'badText' }, ctx);
+        expect(badText).toMatchObject({ ok: false, code: 'damaged_value', error: expect.stringContaining('stored value for key "badText" is damaged (the value is not valid JSON') });
         sessions.close();
       }
     } finally {
@@ -154,52 +155,25 @@ describe('dispatchRequest', () => {
     }
   });
 
-  it('on results.save of a value that is not JSON text: refuses with invalid_input; a saved value is the host serialization', async () => {
+  it('on results.save of text that does not parse: refuses with invalid_input; a saved value is the host serialization', async () => {
     const ctx = context();
-    expect(await reply({ id: 'r', op: 'results', action: 'save', json: { a: 1 } } as unknown as BridgeRequest, ctx)).toMatchObject({ ok: false, code: 'invalid_input' });
+    expect(await reply({ id: 'r', op: 'results', action: 'save', json: '[1,' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input' });
     expect(ctx.results.size).toBe(0);
     const saved = await reply({ id: 'r', op: 'results', action: 'save', json: ' [ 1E1 ] ' }, ctx);
     const ref = (saved as { value: { ref: string } }).value.ref;
     expect(ctx.results.load(ref).json).toBe('[10]');
   });
 
-  // Parsed JSON may carry its own non-function toString, so even String(field) would throw on the host.
-  const hostileObject = { toString: 1, valueOf: 1 };
-  const wrongTypes: Array<[string, unknown]> = [
-    ['a request that is null', null],
-    ['a request that is an array', ['call']],
-    ['an id that is not a string', { id: 5, op: 'all' }],
-    ['an unknown op', { id: 'x', op: 'exec' }],
-    ['a call whose tool is an object', { id: 'x', op: 'call', tool: hostileObject, input: {} }],
-    ['a call without tool or mcp', { id: 'x', op: 'call', input: {} }],
-    ['a call whose mcp is a string', { id: 'x', op: 'call', mcp: 'demo', input: {} }],
-    ['a call whose mcp holds objects', { id: 'x', op: 'call', mcp: [hostileObject, hostileObject], input: {} }],
-    ['a call whose input is a string', { id: 'x', op: 'call', tool: 'read', input: 'README.md' }],
-    ['a call whose input is missing', { id: 'x', op: 'call', tool: 'read' }],
-    ['an MCP call whose input is an array', { id: 'x', op: 'call', mcp: ['demo', 'lookup_user'], input: [] }],
-    ['a search whose query is an object', { id: 'x', op: 'search', query: hostileObject }],
-    ['a search whose limit is a string', { id: 'x', op: 'search', query: 'read', limit: '5' }],
-    ['a describe whose tool is an object', { id: 'x', op: 'describe', tool: hostileObject }],
-    ['a describe whose mcpServer is a number', { id: 'x', op: 'describe', mcpServer: 1 }],
-    ['a timer whose ms is a string', { id: 'x', op: 'timer', ms: '10', timer: 1 }],
-    ['a timer whose ms is an object', { id: 'x', op: 'timer', ms: hostileObject, timer: 1 }],
-    ['a store whose key is an object', { id: 'x', op: 'store', action: 'get', key: hostileObject }],
-    ['a store whose action is unknown', { id: 'x', op: 'store', action: 'drop', key: 'k' }],
-    ['a results.load whose ref is an object', { id: 'x', op: 'results', action: 'load', ref: hostileObject }],
-    ['a results.delete whose ref is missing', { id: 'x', op: 'results', action: 'delete' }],
-    ['a results op whose action is unknown', { id: 'x', op: 'results', action: 'list' }],
-  ];
-  it.each(wrongTypes)('on %s: replies invalid_input without throwing', async (_what, req) => {
-    const ctx = context();
-    let dispatched: ReturnType<typeof dispatchRequest> | undefined;
-    expect(() => {
-      dispatched = dispatchRequest(ctx, req as BridgeRequest, 'cm_test:1');
-    }).not.toThrow();
-    const r = await dispatched!.reply;
-    expect(r).toMatchObject({ ok: false, code: 'invalid_input', error: expect.stringMatching(/must be/) });
-    expect(r.id).toBe(typeof (req as { id?: unknown } | null)?.id === 'string' ? (req as { id: string }).id : '');
-    expect(() => requestLabel(req as BridgeRequest)).not.toThrow();
-    expect(ctx.storeBuffer.size).toBe(0);
+  // Field types are protocol-check's (checkBridgeRequest, protocol-check.test.ts); the input's shape is the dispatcher's.
+  it.each([
+    ['a call whose input is a string', { id: 'x', op: 'call', tool: 'read', input: 'README.md' }, /^read: "input" must be one object, got a string/],
+    ['a call whose input is null', { id: 'x', op: 'call', tool: 'read', input: null }, /^read: "input" must be one object, got null/],
+    ['an MCP call whose input is an array', { id: 'x', op: 'call', mcp: ['demo', 'lookup_user'], input: [] }, /^MCP\.demo\.lookup_user: "input" must be one object, got an array/],
+  ] as Array<[string, BridgeRequest, RegExp]>)('on %s: replies invalid_input before any hook or tool sees it', async (_what, req, message) => {
+    let hooked = false;
+    const ctx = context({ hooks: { ...context().hooks, beforeToolCall: async (_e, input) => ((hooked = true), { input }) } });
+    expect(await reply(req, ctx)).toMatchObject({ id: 'x', ok: false, code: 'invalid_input', error: expect.stringMatching(message) });
+    expect(hooked).toBe(false);
   });
 
   it('on well-typed requests of every op: still answered (search without a limit, a timer, store set/get, results save/load/delete)', async () => {

@@ -1,8 +1,9 @@
 // Host side of the bridge: turns one guest request into one reply, re-entering the Gateway with the
 // run's agent, session, policy, hooks, approvals and abort signal.
 //
-// Guest requests are hostile input: every field is type-checked first (request-check.ts) and a wrong
-// type is an `invalid_input` reply; a tool is found only through the run's finalized projection
+// Guest requests are hostile input, checked once (protocol-check.mjs checkBridgeRequest, on the host in
+// routeWorkerMessage) before they get here: every field has its protocol type. What the protocol leaves
+// open is checked here: a call's input must be one object; a tool is found only through the run's finalized projection
 // (callable name or MCP path), never by id; denied tools are simply not in it. Values the guest
 // stores or saves are parsed and re-serialized by the host, and bounded as the host wrote them.
 // Failures become replies with a `code`, which the guest controller raises as catchable errors.
@@ -16,8 +17,7 @@ import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
 import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
-import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage } from '../sessions/store-value.ts';
-import { checkBridgeRequest, requestIdOf } from './request-check.ts';
+import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage, describeType } from '../sessions/store-value.ts';
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -51,49 +51,36 @@ export interface DispatchContext {
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
 }
 
-/** The catalog entry a call names; undefined for anything else, including fields of the wrong type. */
+/** The catalog entry a call names; undefined when it names nothing of this run's projection. */
 export function resolveCallTarget(catalog: Catalog, req: Extract<BridgeRequest, { op: 'call' }>): CatalogEntry | undefined {
-  const mcp: unknown = req.mcp;
-  if (mcp !== undefined) {
-    if (!Array.isArray(mcp)) return undefined;
-    const [server, tool] = mcp as unknown[];
-    return typeof server === 'string' && typeof tool === 'string' ? catalog.mcp.get(server)?.get(tool) : undefined;
-  }
-  return typeof req.tool === 'string' ? catalog.byCallable.get(req.tool) : undefined;
+  if (req.mcp) return catalog.mcp.get(req.mcp[0])?.get(req.mcp[1]);
+  return req.tool === undefined ? undefined : catalog.byCallable.get(req.tool);
 }
 
-/** A guest field as text for a label; never calls the guest value's own toString (parsed JSON may carry one that is not a function). */
-function labelPart(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '?';
-}
-
-/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). Total: any request shape gets a label. */
+/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). */
 export function requestLabel(req: BridgeRequest): string {
-  const r = req as unknown;
-  if (typeof r !== 'object' || r === null) return '?';
   switch (req.op) {
-    case 'call': {
-      const mcp: unknown = req.mcp;
-      if (Array.isArray(mcp)) return `MCP.${labelPart(mcp[0])}.${labelPart(mcp[1])}`;
-      return labelPart(req.tool);
-    }
+    case 'call':
+      return req.mcp ? `MCP.${req.mcp[0]}.${req.mcp[1]}` : (req.tool ?? '?');
     case 'search':
       return 'catalog.search';
     case 'all':
       return 'catalog.all';
     case 'describe':
-      return req.mcpServer !== undefined ? `MCP.${labelPart(req.mcpServer)}.$api` : `${labelPart(req.tool)}.describe`;
+      return req.mcpServer !== undefined ? `MCP.${req.mcpServer}.$api` : `${req.tool ?? '?'}.describe`;
     case 'timer':
       return 'setTimeout';
     case 'store':
       return req.action === 'set' ? 'store' : 'load';
     case 'results':
-      return `results.${labelPart(req.action)}`;
+      return `results.${req.action}`;
     case 'yield':
       return 'yield_control';
-    default:
-      return labelPart((req as { op?: unknown }).op);
   }
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** JSON round-trip: what crosses the bridge is plain data, detached from the host object. */
@@ -113,6 +100,11 @@ function errorReply(id: string, err: unknown): BridgeReply {
 
 /** Run one nested tool call through hooks, approval, scheduling and the tool (or the client). */
 async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<unknown> {
+  // hooks and approvals see the input before the tool validates it: they may rely on one object
+  if (!isPlainObject(req.input)) {
+    const name = requestLabel(req);
+    throw new InvalidInputError(`${name}: "input" must be one object, got ${describeType(req.input)}; call it as ${name}({ ...input })`);
+  }
   const entry = resolveCallTarget(ctx.catalog, req);
   if (!entry) {
     const label = requestLabel(req);
@@ -210,11 +202,8 @@ function parseStored(key: string, json: string): unknown {
   }
 }
 
-/** Dispatch one guest request. Never rejects and never throws: a request of the wrong shape and every failure are error replies. */
-export function dispatchRequest(ctx: DispatchContext, request: BridgeRequest, invocationId: string): Dispatched {
-  const checked = checkBridgeRequest(request);
-  if (!checked.ok) return { reply: Promise.resolve(errorReply(requestIdOf(request), new InvalidInputError(checked.error))) };
-  const req = checked.req;
+/** Dispatch one checked guest request. Never rejects and never throws: every failure is an error reply. */
+export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
   const canceler: { cancel?: () => void } = {};
   let outBytes: number | undefined;
   const work = async (): Promise<unknown> => {

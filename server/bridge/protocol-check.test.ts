@@ -33,6 +33,20 @@ describe('checkBridgeRequest', () => {
     [{ id: 'r1', op: 'store', action: 'set', key: 'k', json: '{bad' }, /stored value is not valid JSON/],
     [{ id: 'r1', op: 'store', action: 'drop', key: 'k' }, /action must be "set" or "get"/],
     [{ id: 'r1', op: 'results', action: 'load' }, /ref must be a string/],
+    // parsed JSON may carry its own non-function toString: the check never stringifies a field
+    [{ id: 'r1', op: 'call', tool: { toString: 1, valueOf: 1 }, input: {} }, /tool must be a non-empty name/],
+    [{ id: 'r1', op: 'call', mcp: 'demo', input: {} }, /mcp must be \[server, tool\]/],
+    [{ id: 'r1', op: 'call', mcp: [{ toString: 1 }, { toString: 1 }], input: {} }, /mcp must be \[server, tool\]/],
+    [{ id: 'r1', op: 'search', query: { toString: 1 } }, /query must be a string/],
+    [{ id: 'r1', op: 'describe', tool: { toString: 1 } }, /tool must be a non-empty name/],
+    [{ id: 'r1', op: 'describe', mcpServer: 1 }, /mcpServer must be a non-empty name/],
+    [{ id: 'r1', op: 'timer', ms: '10', timer: 1 }, /ms must be a finite number/],
+    [{ id: 'r1', op: 'timer', ms: { valueOf: 1 }, timer: 1 }, /ms must be a finite number/],
+    [{ id: 'r1', op: 'store', action: 'get', key: { toString: 1 } }, /key must be a non-empty string/],
+    [{ id: 'r1', op: 'results', action: 'load', ref: { toString: 1 } }, /ref must be a string/],
+    [{ id: 'r1', op: 'results', action: 'delete' }, /ref must be a string/],
+    [{ id: 'r1', op: 'results', action: 'save', json: { a: 1 } }, /saved value is object, not a JSON string/],
+    [{ id: 'r1', op: 'results', action: 'list' }, /action must be "save", "load" or "delete"/],
   ])('on a malformed request: refuses it naming what is wrong (%j)', (input, message) => {
     expect(refused(checkBridgeRequest(input))).toMatch(message);
   });

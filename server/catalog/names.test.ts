@@ -11,6 +11,7 @@ import {
   normalizeToolName,
   projectNames,
   RESERVED_GUEST_GLOBALS,
+  CATALOG_CONTROL_NAMES,
   RESERVED_GUEST_PREFIX,
   type NameRequest,
 } from './names.ts';
@@ -78,6 +79,11 @@ describe('projectNames', () => {
     // names that only resemble the prefix keep their spelling
     expect(project([req('_cm_run'), req('cm_run'), req('__cmrun')])).toEqual({ _cm_run: '_cm_run', cm_run: 'cm_run', __cmrun: '__cmrun' });
     expect(RESERVED_GUEST_PREFIX).toBe('__cm_');
+  });
+
+  it('on every catalog control name: reserved as a guest global (one list, CATALOG_CONTROL_NAMES)', () => {
+    expect([...CATALOG_CONTROL_NAMES].sort()).toEqual(['tool_call', 'tool_describe', 'tool_search', 'tool_search_code', 'wait']);
+    for (const name of CATALOG_CONTROL_NAMES) expect(RESERVED_GUEST_GLOBALS.has(name)).toBe(true);
   });
 
   it('on the shell exec tool: not reserved, callable as exec', () => {

@@ -61,8 +61,8 @@ export function isCatalogControl(tool: { name: string; source: string; control?:
 export const RESERVED_GUEST_GLOBALS: ReadonlySet<string> = new Set([
   // guest API
   'catalog', 'MCP', 'API', 'nodes', 'skills', 'namespaces', 'results', 'store', 'load', 'yield_control',
-  // control names (CATALOG_CONTROL_NAMES): a tool whose name only normalizes to one (`tool-call`) must not take it
-  'wait', 'tool_search_code', 'tool_search', 'tool_describe', 'tool_call',
+  // control names: a tool whose name only normalizes to one (`tool-call`) must not take it
+  ...CATALOG_CONTROL_NAMES,
   // output and timer helpers
   'console', 'text', 'json', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
   'setImmediate', 'clearImmediate', 'queueMicrotask', 'structuredClone',

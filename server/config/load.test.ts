@@ -222,6 +222,8 @@ describe('parseGatewayConfig', () => {
       [{ workspace: 3 }, 'workspace', 'expected a string, got 3'],
       [{ workspace: '  ' }, 'workspace', 'must not be empty'],
       [{ shellAllow: 'ls' }, 'shellAllow', 'expected a list, got "ls"'],
+      // a command without an argument grammar could never run: refused at load, naming the ones that can
+      [{ shellAllow: ['ls', 'rm'] }, 'shellAllow[1]', 'command "rm" has no argument grammar in this build, so its arguments could not be confined and it could never run; list only commands it knows: ls, cat'],
       [{ tools: { deny: [1] } }, 'tools.deny[0]', 'expected a string, got 1'],
       [{ agents: { list: [{ name: 'x' }] } }, 'agents.list[0].id', 'required'],
       [{ agents: { list: [{ id: 'has space' }] } }, 'agents.list[0].id', 'not a usable agent id'],

@@ -14,6 +14,7 @@ import {
   type ConfigProblem,
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
+import { hasShellGrammar, missingGrammarReason } from '../tools/core/shell-grammar.ts';
 import { clampNotes, codeModeOverridesSchema, codeModeSchema, resolveServerOptions, serverOptionsSchema } from './schema.ts';
 
 /** Looked up in the working directory when neither --config nor CODEMODE_CONFIG names a file. */
@@ -205,9 +206,14 @@ const gatewayFileSchema = strictObject(
     ).optional(),
     server: serverOptionsSchema.optional(),
     shellAllow: list(
-      text('a command name').refine((name) => COMMAND_NAME.test(name), {
-        error: (issue) => `${JSON.stringify(issue.input)} is not a bare command name; list program names only (no paths, spaces or arguments), e.g. "ls"`,
-      }),
+      text('a command name')
+        .refine((name) => COMMAND_NAME.test(name), {
+          error: (issue) => `${JSON.stringify(issue.input)} is not a bare command name; list program names only (no paths, spaces or arguments), e.g. "ls"`,
+        })
+        // a command the shell tool cannot confine would be listed to the model and refused at every call
+        .refine((name) => !COMMAND_NAME.test(name) || hasShellGrammar(name), {
+          error: (issue) => missingGrammarReason(String(issue.input)),
+        }),
       'list the commands the shell exec tool may run',
     ).optional(),
   },

@@ -13,10 +13,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-export const CORPUS_DIR = new URL('./cells/', import.meta.url).pathname;
-export const PROBE_FILE = new URL('./probe.js', import.meta.url).pathname;
+export const CORPUS_DIR = fileURLToPath(new URL('./cells/', import.meta.url));
+export const PROBE_FILE = fileURLToPath(new URL('./probe.js', import.meta.url));
 
 export interface Expectation {
   status: string | string[];

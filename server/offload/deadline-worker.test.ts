@@ -71,4 +71,33 @@ describe('DeadlineWorker', () => {
     expect(await queued).toMatchObject({ ok: false, reason: 'aborted' });
     expect(await first).toMatchObject({ reason: 'timeout' });
   });
+
+  it('on many jobs of one run: they take one place in the queue, so another run\'s job goes ahead of all but the first', async () => {
+    const w = worker({ deadlineMs: 300, maxQueued: 1 });
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then((o) => (order.push(name), o));
+    const jobs = [
+      track('a1', w.run({ spin: true }, undefined, 'run-a')),
+      // held behind a1: not counted against maxQueued
+      track('a2', w.run({ n: 2 }, undefined, 'run-a')),
+      track('a3', w.run({ n: 3 }, undefined, 'run-a')),
+      track('b1', w.run({ n: 4 }, undefined, 'run-b')),
+    ];
+    expect(await w.run({ n: 5 }, undefined, 'run-c')).toMatchObject({ ok: false, reason: 'busy' });
+    const outcomes = await Promise.all(jobs);
+    expect(outcomes.slice(1)).toEqual([{ ok: true, value: { n: 2 } }, { ok: true, value: { n: 3 } }, { ok: true, value: { n: 4 } }]);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
+  it('on abort of a job held behind its run\'s earlier one: it never runs, the run\'s later job still does', async () => {
+    const w = worker();
+    const controller = new AbortController();
+    const first = w.run({ n: 1 }, undefined, 'run-a');
+    const held = w.run({ n: 2 }, controller.signal, 'run-a');
+    const later = w.run({ n: 3 }, undefined, 'run-a');
+    controller.abort();
+    expect(await held).toMatchObject({ ok: false, reason: 'aborted' });
+    expect(await first).toEqual({ ok: true, value: { n: 1 } });
+    expect(await later).toEqual({ ok: true, value: { n: 3 } });
+  });
 });

@@ -8,6 +8,11 @@
 // started at once, warm for the next job. The deadline counts from when a job reaches a ready worker: the
 // worker's own start (loading TypeScript takes seconds on a busy machine) is bounded separately.
 //
+// Fairness: a job may name its run (`key`). A run holds at most one place in the shared queue (queued or
+// running); its later jobs wait behind its own earlier one and join the queue only when it ends. So a cell
+// that fires many greps delays another client's grep by at most one job per run ahead of it, not by the
+// whole queue; its own parallel calls still all run, one after another.
+//
 // Worker protocol (the entry is plain .mjs so it loads in any runner, like the executor workers):
 //   worker -> host  { t: 'ready' }                       once, after its warm-up
 //   host -> worker  { id, job }                          one job at a time
@@ -36,6 +41,10 @@ export interface DeadlineWorkerOptions {
 interface Job {
   id: number;
   payload: unknown;
+  /** The run it belongs to (see Fairness above). */
+  key?: string;
+  /** Waiting behind an earlier job of its run, not yet in the shared queue. */
+  held?: boolean;
   resolve: (outcome: JobOutcome<unknown>) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -55,6 +64,8 @@ type WorkerReply = { t: 'ready' } | { id: number; ok: true; value: unknown } | {
 export class DeadlineWorker<Payload, Value> {
   private slot: Slot | undefined;
   private readonly queue: Job[] = [];
+  /** Runs with a job queued or running, each with its jobs held back behind it. */
+  private readonly keyed = new Map<string, Job[]>();
   private nextId = 1;
   private closed = false;
   /** Workers started so far (the first, and one per replacement); tests read it. */
@@ -62,21 +73,29 @@ export class DeadlineWorker<Payload, Value> {
 
   constructor(private readonly opts: DeadlineWorkerOptions) {}
 
-  /** Runs one job. Never rejects: every ending is a JobOutcome. */
-  run(payload: Payload, signal?: AbortSignal): Promise<JobOutcome<Value>> {
+  /** Runs one job; `key` names its run (one place in the shared queue per run). Never rejects: every ending is a JobOutcome. */
+  run(payload: Payload, signal?: AbortSignal, key?: string): Promise<JobOutcome<Value>> {
     if (this.closed) return Promise.resolve({ ok: false, reason: 'unavailable', message: `the ${this.opts.name} worker is closed` });
     if (signal?.aborted) return Promise.resolve({ ok: false, reason: 'aborted', message: `${this.opts.name} was canceled because the run was aborted` });
+    const held = key === undefined ? undefined : this.keyed.get(key);
     // the job at the head counts as running even while the thread is still starting
     const waiting = this.queue.length + (this.slot?.running ? 1 : 0) - 1;
-    if (waiting >= this.opts.maxQueued) {
+    if (!held && waiting >= this.opts.maxQueued) {
       return Promise.resolve({ ok: false, reason: 'busy', message: `${this.opts.name} has ${waiting} jobs waiting; try again in a moment` });
     }
     return new Promise<JobOutcome<Value>>((resolve) => {
-      const job: Job = { id: this.nextId++, payload, resolve: resolve as (o: JobOutcome<unknown>) => void, signal };
+      const job: Job = { id: this.nextId++, payload, resolve: resolve as (o: JobOutcome<unknown>) => void, signal, key };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener('abort', job.onAbort, { once: true });
       }
+      if (held) {
+        // the run's own earlier job is queued or running: this one waits behind it, outside the shared queue
+        job.held = true;
+        held.push(job);
+        return;
+      }
+      if (key !== undefined) this.keyed.set(key, []);
       this.queue.push(job);
       this.pump();
     });
@@ -89,6 +108,9 @@ export class DeadlineWorker<Payload, Value> {
 
   async close(): Promise<void> {
     this.closed = true;
+    const held = [...this.keyed.values()].flat();
+    this.keyed.clear();
+    for (const job of held) this.finish(job, { ok: false, reason: 'unavailable', message: `the ${this.opts.name} worker was closed` });
     for (const job of this.queue.splice(0)) this.finish(job, { ok: false, reason: 'unavailable', message: `the ${this.opts.name} worker was closed` });
     const slot = this.slot;
     this.slot = undefined;
@@ -151,11 +173,19 @@ export class DeadlineWorker<Payload, Value> {
   }
 
   private abort(job: Job): void {
-    const queued = this.queue.indexOf(job);
     const message = `${this.opts.name} was canceled because the run was aborted`;
+    if (job.held) {
+      const held = job.key === undefined ? undefined : this.keyed.get(job.key);
+      held?.splice(held.indexOf(job), 1);
+      this.finish(job, { ok: false, reason: 'aborted', message });
+      return;
+    }
+    const queued = this.queue.indexOf(job);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       this.finish(job, { ok: false, reason: 'aborted', message });
+      // the run's next job may have joined the queue
+      this.pump();
       return;
     }
     const slot = this.slot;
@@ -189,9 +219,20 @@ export class DeadlineWorker<Payload, Value> {
     this.pump();
   }
 
+  /** Settles a job. A run's queued or running job that ends lets the run's next held job join the queue (the caller pumps). */
   private finish(job: Job, outcome: JobOutcome<unknown>): void {
     clearTimeout(job.timer);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (job.key !== undefined && !job.held) {
+      const held = this.keyed.get(job.key);
+      const next = held?.shift();
+      if (next) {
+        next.held = false;
+        this.queue.push(next);
+      } else {
+        this.keyed.delete(job.key);
+      }
+    }
     job.resolve(outcome);
   }
 }

@@ -7,6 +7,7 @@ import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SUSPENDED_RUNS, MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './runs.ts';
+import { runReaches } from './testing.ts';
 
 const PARK = 'await yield_control("park"); return 1';
 
@@ -33,19 +34,6 @@ async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
 function waitingRunId(r: CodeModeResult): string {
   if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
   return r.runId;
-}
-
-/** Resolves once the run reaches `state` (run events, no polling interval). */
-function runReaches(gw: Gateway, runId: string, state: string): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (gw.run(runId)?.state !== state) return;
-      unsubscribe();
-      resolve();
-    };
-    const unsubscribe = gw.subscribe(check);
-    check();
-  });
 }
 
 /** One row per message the spec quotes: its exact text, the code it comes with, and how the Gateway is made to emit it. */

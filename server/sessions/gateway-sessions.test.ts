@@ -8,10 +8,11 @@ import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { MSG_UNAVAILABLE } from '../runs/runs.ts';
-import type { CodeModeResult, RunState } from '../runs/types.ts';
+import type { CodeModeResult } from '../runs/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { TranscriptEntry } from './types.ts';
+import { runReaches } from '../runs/testing.ts';
 
 let executor: QuickJsExecutor;
 let dir: string;
@@ -46,20 +47,6 @@ async function gateway(path: string = ':memory:', o: Partial<CodeModeOptions> = 
   const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
   gateways.push(gw);
   return gw;
-}
-
-/** Resolves when the run reaches `state` (its events say so; no fixed sleep). */
-function runReaches(gw: Gateway, runId: string, state: RunState): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (gw.run(runId)?.state !== state) return false;
-      unsubscribe();
-      resolve();
-      return true;
-    };
-    const unsubscribe = gw.subscribe(() => void check());
-    check();
-  });
 }
 
 function waiting(r: CodeModeResult): Extract<CodeModeResult, { status: 'waiting' }> {

@@ -1,9 +1,9 @@
 // What a stored value must be to be committed and read back: JSON text the host parsed and re-serialized itself.
 //
 // The guest's JSON crosses the bridge from hostile memory (a guest can redefine `toJSON` or forge a request),
-// so neither the dispatcher nor the store trusts its type, its syntax or its size: the host parses it, writes
-// its own serialization, and measures that. Reading applies the same check, so an entry a guest or an
-// older build left damaged fails only its key.
+// so the host trusts neither its type, its syntax nor its size: the dispatcher parses it once, writes its own
+// serialization, and measures that. A committed value is parsed again only when it is loaded, so an entry
+// an older build or a hand edit left damaged fails only its key.
 
 /** The host's own serialization of a guest JSON text, or why there is none. Pure: no I/O. */
 export type CanonicalJson = { ok: true; json: string; bytes: number } | { ok: false; reason: string };
@@ -32,17 +32,6 @@ export function describeType(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-/** Whether committed JSON text reads back (the read-side check: the text was canonical when it was written). */
-export function readableJson(raw: unknown): { ok: true } | { ok: false; reason: string } {
-  if (typeof raw !== 'string') return { ok: false, reason: `the value is ${describeType(raw)}, not JSON text` };
-  try {
-    JSON.parse(raw);
-    return { ok: true };
-  } catch (err) {
-    return { ok: false, reason: `the value is not valid JSON (${(err as Error).message})` };
-  }
 }
 
 /** The guest-visible error code of a load whose committed value cannot be read back. */

@@ -10,13 +10,14 @@
 // rescanning. If this process moves the session's leaf to another branch, the view rebuilds at its next
 // read. A commit that cannot be appended throws and leaves the projection as it was.
 //
-// The store writes only what it can read back: commit refuses a value that is not JSON text (see
-// store-value.ts) before appending anything. Replay never fails the session for one bad entry: a set whose
-// value does not read back marks only its key damaged (a load of it fails with what to do), and an entry
-// with no readable sets list is skipped.
+// The store writes only what it can read back: values reach commit as the dispatcher's bounded
+// re-serialization (bridge/dispatcher.ts, the one place a value is parsed on its way in), and commit refuses
+// anything that is not text before appending. Replay never fails the session for one bad entry and parses
+// no value: a set whose json is not text marks only its key damaged, text that does not parse fails only
+// its key when it is loaded (the dispatcher's parseStored), and an entry with no readable sets list is skipped.
 import { InvalidInputError } from '../errors.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError, type SessionDatabase } from './db.ts';
-import { canonicalJson, readableJson } from './store-value.ts';
+import { describeType } from './store-value.ts';
 import { assertSessionId, Transcript } from './transcript.ts';
 import type { SessionStoreEntry, StoreEntryPayload, TranscriptEntry } from './types.ts';
 
@@ -24,7 +25,7 @@ export interface StoredValue {
   /** undefined = deleted (or damaged) */
   json: string | undefined;
   networkContent: boolean;
-  /** Replay only: why the committed value of this key cannot be read back. Loads of the key fail; other keys are unaffected. */
+  /** Replay only: the committed value of this key is not text (why). Loads of the key fail; other keys are unaffected. */
   damaged?: string;
 }
 
@@ -73,9 +74,9 @@ export class SessionStore {
 
   /**
    * Appends the write set as one `code-mode-store` entry, then applies it to this view's projection.
-   * Throws InvalidInputError, appending nothing, if a key is not a string or a value is not JSON text; the
-   * values are stored as the host re-serializes them. Throws SessionStoreError if the append fails; the
-   * projection is then unchanged.
+   * Values must be the host's own serialization (the dispatcher's canonical JSON); commit does not parse them
+   * again. Throws InvalidInputError, appending nothing, if a key is not a string or a value is not text.
+   * Throws SessionStoreError if the append fails; the projection is then unchanged.
    */
   commit(sessionId: string, runId: string, writes: Map<string, StoredValue>): StoreCommit | undefined {
     assertSessionId(sessionId);
@@ -92,12 +93,11 @@ export class SessionStore {
         committed.set(key, { json: undefined, networkContent: false });
         continue;
       }
-      const canonical = canonicalJson(value.json);
-      if (!canonical.ok) {
-        throw new InvalidInputError(`store(${JSON.stringify(key)}): ${canonical.reason}; nothing was stored, store plain JSON data`);
+      if (typeof value.json !== 'string') {
+        throw new InvalidInputError(`store(${JSON.stringify(key)}): the value is ${describeType(value.json)}, not JSON text; nothing was stored, store plain JSON data`);
       }
-      payload.sets.push({ key, json: canonical.json, networkContent });
-      committed.set(key, { json: canonical.json, networkContent });
+      payload.sets.push({ key, json: value.json, networkContent });
+      committed.set(key, { json: value.json, networkContent });
     }
     let entry: TranscriptEntry;
     try {
@@ -123,14 +123,13 @@ export class SessionStore {
     });
   }
 
-  /** The commits along the current branch, oldest first, each as replay reads it. */
+  /** The commits along the current branch, oldest first, each as replay reads it; a row that names no write (it did not parse) is skipped. */
   history(sessionId: string): StoreCommit[] {
     return this.transcript.branch(sessionId).flatMap((entry) => {
       if (entry.type !== 'code-mode-store') return [];
-      const writes = new Map<string, StoredValue>();
-      apply(writes, entry.payload);
-      const deletes: unknown = entry.payload?.deletes;
-      if (Array.isArray(deletes)) for (const key of deletes as unknown[]) if (typeof key === 'string') writes.set(key, { json: undefined, networkContent: false });
+      const writes = readWrites(entry.payload);
+      // every commit names at least one write (an empty write set appends nothing)
+      if (writes.size === 0) return [];
       const runId = typeof entry.payload?.runId === 'string' ? entry.payload.runId : '';
       // keys are the guest's: fromEntries defines them, so "__proto__" is a key like any other, never the prototype
       return [{ at: entry.createdAt, runId, writes: Object.fromEntries(writes), entryId: entry.id }];
@@ -161,12 +160,14 @@ export function replay(branch: readonly TranscriptEntry[]): Map<string, StoredVa
 }
 
 /**
- * Applies one entry's sets, then its deletes. Written by this build, every part is well formed; an entry an
- * older build or a hand edit left damaged costs only what it names: a set whose value does not read back
- * marks its key damaged, and parts that name no key (a set without a string key, a sets list that is not a
- * list) are skipped, since there is no key to fail.
+ * One entry's writes, key -> value (a delete is json undefined), sets first, then deletes. Written by this
+ * build, every part is well formed; an entry an older build or a hand edit left damaged costs only what it
+ * names: a set whose json is not text marks its key damaged, and parts that name no key (a set without a
+ * string key, a sets list that is not a list) are skipped, since there is no key to fail. Values are not
+ * parsed here: text that does not parse fails its key when loaded.
  */
-function apply(values: Map<string, StoredValue>, payload: StoreEntryPayload | undefined): void {
+function readWrites(payload: StoreEntryPayload | undefined): Map<string, StoredValue> {
+  const writes = new Map<string, StoredValue>();
   const sets: unknown = payload?.sets;
   const deletes: unknown = payload?.deletes;
   if (Array.isArray(sets)) {
@@ -174,9 +175,20 @@ function apply(values: Map<string, StoredValue>, payload: StoreEntryPayload | un
       const set = (typeof s === 'object' && s !== null ? s : {}) as { key?: unknown; json?: unknown; networkContent?: unknown };
       if (typeof set.key !== 'string') continue;
       const networkContent = set.networkContent === true;
-      const readable = readableJson(set.json);
-      values.set(set.key, readable.ok ? { json: set.json as string, networkContent } : { json: undefined, networkContent, damaged: readable.reason });
+      writes.set(
+        set.key,
+        typeof set.json === 'string' ? { json: set.json, networkContent } : { json: undefined, networkContent, damaged: `the value is ${describeType(set.json)}, not JSON text` },
+      );
     }
   }
-  if (Array.isArray(deletes)) for (const key of deletes as unknown[]) if (typeof key === 'string') values.delete(key);
+  if (Array.isArray(deletes)) for (const key of deletes as unknown[]) if (typeof key === 'string') writes.set(key, { json: undefined, networkContent: false });
+  return writes;
+}
+
+/** Applies one entry's writes to a projection. */
+function apply(values: Map<string, StoredValue>, payload: StoreEntryPayload | undefined): void {
+  for (const [key, value] of readWrites(payload)) {
+    if (value.json === undefined && value.damaged === undefined) values.delete(key);
+    else values.set(key, value);
+  }
 }

@@ -257,10 +257,10 @@ function toEntry(row: EntryRow): TranscriptEntry | undefined {
   try {
     payload = JSON.parse(row.payload);
   } catch {
-    // a store entry that does not parse names no key: replay skips it rather than failing every key of the session
+    // a store entry that does not parse names no key: it reads as an empty write set (replay and history skip
+    // it) rather than failing every key of the session
     if (row.type === 'code-mode-store') {
-      const damaged = 'the stored entry is not valid JSON; its writes cannot be read back';
-      return { id: row.id, parentId: row.parent_id, sessionId: row.session_id, type: row.type, payload: { runId: '', sets: [], deletes: [], damaged }, createdAt: row.created_at };
+      return { id: row.id, parentId: row.parent_id, sessionId: row.session_id, type: row.type, payload: { runId: '', sets: [], deletes: [] }, createdAt: row.created_at };
     }
     throw new SessionStoreError(`entry "${row.id}" of session "${row.session_id}" holds invalid JSON; the transcript is damaged`);
   }

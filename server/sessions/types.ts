@@ -55,8 +55,6 @@ export interface StoreEntryPayload {
   /** Values as the guest's JSON; `networkContent` is the key's provenance at the time it was stored. */
   sets: Array<{ key: string; json: string; networkContent: boolean }>;
   deletes: string[];
-  /** Read side only: the stored row was not JSON, so this entry names no key (replay skips it). */
-  damaged?: string;
 }
 
 /** Marks where model context was summarized; everything older stays in the tree and in store replay. */

@@ -18,6 +18,9 @@ export const MAX_LISTED_DIAGNOSTICS = 10;
 export interface PrepareExecOptions {
   /** The effective generated tool declarations (one ambient .d.ts); read only when the cell asks for a typecheck. */
   ambientDeclarations: () => string;
+  /** The turn's abort signal and agent run id, for the typecheck thread (an aborted turn frees it; one queue place per run). */
+  signal?: AbortSignal;
+  runKey?: string;
   /** The input as the caller sent it, when a hook or trusted policy rewrote it (see normalizeExecInput). */
   callerInput?: unknown;
 }
@@ -37,7 +40,10 @@ export async function prepareExec(raw: unknown, options: PrepareExecOptions): Pr
   if (input.typecheck) {
     // Only this path loads the TypeScript compiler.
     const { typecheckCell } = await import('./typecheck.ts');
-    const diagnostics = await typecheckCell(input.code, options.ambientDeclarations());
+    const diagnostics = await typecheckCell(input.code, options.ambientDeclarations(), {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.runKey !== undefined ? { runKey: options.runKey } : {}),
+    });
     if (diagnostics.length > 0) {
       const listed = diagnostics.slice(0, MAX_LISTED_DIAGNOSTICS).map((d) => `line ${d.line}: ${d.message}`);
       const more = diagnostics.length - listed.length;

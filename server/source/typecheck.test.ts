@@ -1,6 +1,6 @@
 // Tests for the opt-in cell typecheck against ambient tool declarations, and its thread and deadline.
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../errors.ts';
+import { CodeModeError, InvalidInputError } from '../errors.ts';
 import { TypeChecker, typecheckCell } from './typecheck.ts';
 
 const DECLARATIONS = [
@@ -83,6 +83,9 @@ const PATHOLOGICAL = [
   'const b: B = a;',
 ].join('\n');
 
+/** Each test starts the TypeScript thread twice (a stop replaces it): seconds each alone, tens of seconds on a loaded 2-core machine. */
+const THREAD_TEST_TIMEOUT_MS = 120_000;
+
 describe('TypeChecker thread', () => {
   it('on a pathological type: the event loop keeps turning, the check stops at the deadline with what to do, and the next check works', async () => {
     const checker = new TypeChecker({ deadlineMs: 2000 });
@@ -106,5 +109,25 @@ describe('TypeChecker thread', () => {
     } finally {
       await checker.close();
     }
-  });
+  }, THREAD_TEST_TIMEOUT_MS);
+
+  it('on an aborted signal during a check: the check ends as aborted at once, not at the deadline, and the thread is replaced', async () => {
+    // a deadline no test waits out: only the abort can end the check
+    const checker = new TypeChecker({ deadlineMs: 600_000 });
+    try {
+      expect(await checker.check('return 1;', DECLARATIONS)).toEqual([]);
+      const controller = new AbortController();
+      const checking = checker.check(PATHOLOGICAL, DECLARATIONS, { signal: controller.signal, runKey: 'turn-1' });
+      controller.abort();
+      const error = await checking.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CodeModeError);
+      expect(error).toMatchObject({ code: 'aborted', message: expect.stringContaining('canceled because the agent run was aborted') });
+      expect(checker.worker.started).toBe(2);
+    } finally {
+      await checker.close();
+    }
+  }, THREAD_TEST_TIMEOUT_MS);
 });

@@ -37,6 +37,13 @@ export interface TypeCheckerOptions {
   deadlineMs?: number;
 }
 
+export interface CheckOptions {
+  /** The turn's signal: an aborted turn's check leaves the queue, or frees the thread, at once. */
+  signal?: AbortSignal;
+  /** The agent run (turn) it belongs to: one place in the thread's queue per run (DeadlineWorker fairness). */
+  runKey?: string;
+}
+
 /** The typecheck thread and its deadline; `typecheckCell` uses the process's shared one. */
 export class TypeChecker {
   readonly worker: DeadlineWorker<CheckJob, CheckResult>;
@@ -58,8 +65,8 @@ export class TypeChecker {
    * is the cell's fault (InvalidInputError, saying what to do); a thread that cannot run is a host fault
    * (CodeModeError runtime_unavailable or internal_error).
    */
-  async check(tsSource: string, ambientDeclarations: string): Promise<CellDiagnostic[]> {
-    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations });
+  async check(tsSource: string, ambientDeclarations: string, opts: CheckOptions = {}): Promise<CellDiagnostic[]> {
+    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations }, opts.signal, opts.runKey);
     if (outcome.ok) {
       if ('hostFault' in outcome.value) throw new CodeModeError('internal_error', outcome.value.hostFault);
       return outcome.value.diagnostics;
@@ -69,6 +76,8 @@ export class TypeChecker {
         throw new InvalidInputError(
           `exec typecheck took longer than ${this.deadlineMs} ms and was stopped; no tool ran. Simplify the cell's types (deeply recursive or conditional types, large unions) or drop "typecheck".`,
         );
+      case 'aborted':
+        throw new CodeModeError('aborted', 'exec typecheck was canceled because the agent run was aborted; no tool ran.');
       case 'busy':
         throw new CodeModeError('runtime_unavailable', `exec typecheck is busy (${outcome.message}); no tool ran.`);
       case 'failed':
@@ -85,13 +94,13 @@ export class TypeChecker {
 
 let shared: TypeChecker | undefined;
 
-/** The process's typecheck thread; started by the first typecheck (or `warm`) and kept warm. */
+/** The process's typecheck thread: made by the first typecheck, which starts the thread and pays its warm-up; kept warm after. */
 export function sharedTypeChecker(): TypeChecker {
   shared ??= new TypeChecker();
   return shared;
 }
 
 /** Typecheck a TypeScript cell; returns the cell's diagnostics (empty when it typechecks), positioned on the user's lines. */
-export function typecheckCell(tsSource: string, ambientDeclarations: string): Promise<CellDiagnostic[]> {
-  return sharedTypeChecker().check(tsSource, ambientDeclarations);
+export function typecheckCell(tsSource: string, ambientDeclarations: string, opts: CheckOptions = {}): Promise<CellDiagnostic[]> {
+  return sharedTypeChecker().check(tsSource, ambientDeclarations, opts);
 }

@@ -7,19 +7,13 @@
 import type { CodeModeOptions } from '../config/types.ts';
 import type { ModelTool, SurfaceView } from '../gateway-types.ts';
 import type { JsonSchema, ToolDefinition } from '../tools/types.ts';
+import { CATALOG_CONTROL_NAMES } from '../catalog/names.ts';
 
 export const EXEC_TOOL_NAME = 'exec';
 export const WAIT_TOOL_NAME = 'wait';
 
-/** Code-mode and Tool Search controls (spec: tool catalog). None of them is ever a direct-only tool of an active run. */
-export const CONTROL_TOOL_NAMES: readonly string[] = Object.freeze([
-  EXEC_TOOL_NAME,
-  WAIT_TOOL_NAME,
-  'tool_search_code',
-  'tool_search',
-  'tool_describe',
-  'tool_call',
-]);
+/** Code-mode and Tool Search controls (spec: tool catalog): the catalog's (with `wait`) plus `exec`. None of them is ever a direct-only tool of an active run. */
+export const CONTROL_TOOL_NAMES: readonly string[] = Object.freeze([EXEC_TOOL_NAME, ...CATALOG_CONTROL_NAMES]);
 
 /** What the surface needs of an activation (server/config/activation.ts produces it). */
 export interface SurfaceActivation {
@@ -119,6 +113,8 @@ export function waitToolDefinition(): ModelTool {
   };
 }
 
+// Not isCatalogControl: the model surface is one flat namespace, so an MCP tool named `wait` would shadow the
+// control here, while in the catalog it lives under MCP.<server>; and `exec` is a control only on the surface.
 function isControl(tool: ToolDefinition): boolean {
   return tool.control === true || CONTROL_TOOL_NAMES.includes(tool.name);
 }

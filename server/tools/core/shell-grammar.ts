@@ -173,6 +173,16 @@ export const COMMAND_GRAMMARS: Readonly<Record<string, CommandGrammar>> = Object
   sleep: { options: COMMON, operands: NUMBER },
 });
 
+/** Whether this build has an argument grammar for `command` (own keys only: `constructor` is not a command). */
+export function hasShellGrammar(command: string): boolean {
+  return Object.hasOwn(COMMAND_GRAMMARS, command);
+}
+
+/** Why an allow-listed command without a grammar can never run, and what to list instead. */
+export function missingGrammarReason(command: string): string {
+  return `command ${JSON.stringify(command)} has no argument grammar in this build, so its arguments could not be confined and it could never run; list only commands it knows: ${Object.keys(COMMAND_GRAMMARS).join(', ')}`;
+}
+
 /** A word the grammar refused, and why; the caller turns it into the tool's error. */
 export interface ArgRefusal {
   /** The argv word at fault (the whole word, as the caller passed it). */
@@ -180,7 +190,7 @@ export interface ArgRefusal {
   /** What is wrong and what is allowed, without the tool prefix. */
   reason: string;
   /** `outside_workspace`-style refusals are the caller's to make; this one is about the grammar. */
-  code: 'argument_not_allowed' | 'command_not_allowed';
+  code: 'argument_not_allowed';
 }
 
 /** A value or operand the command will open: the caller must confine it to the workspace. */
@@ -235,14 +245,9 @@ function checkValue(arg: string, value: string, kind: ValueKind, what: string, p
  * cannot classify. `command` must already be on the allow list; one without a grammar is refused here.
  */
 export function classifyArgs(command: string, args: readonly string[]): ArgClassification {
-  const grammar = Object.hasOwn(COMMAND_GRAMMARS, command) ? COMMAND_GRAMMARS[command] : undefined;
-  if (!grammar) {
-    return refuse(
-      command,
-      `command ${JSON.stringify(command)} is on the allow list but this build has no argument grammar for it, so its arguments cannot be confined; commands it knows: ${Object.keys(COMMAND_GRAMMARS).join(', ')}`,
-      'command_not_allowed',
-    );
-  }
+  const grammar = hasShellGrammar(command) ? COMMAND_GRAMMARS[command] : undefined;
+  // config/load.ts refuses such a shellAllow and createShellTool another; reaching this is a host bug
+  if (!grammar) throw new Error(`classifyArgs: ${missingGrammarReason(command)}`);
   const paths: PathArg[] = [];
   if (grammar.noOptionParsing) return { ok: true, paths };
 

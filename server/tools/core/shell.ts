@@ -12,10 +12,10 @@
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ToolError } from '../../errors.ts';
+import { ConfigError, ToolError } from '../../errors.ts';
 import type { GatewayConfig } from '../../config/types.ts';
 import type { ToolDefinition } from '../types.ts';
-import { classifyArgs } from './shell-grammar.ts';
+import { classifyArgs, hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import { isConfinedSpelling, isInside, outsideWorkspace } from './workspace-path.ts';
 
 /** More arguments than this is a script, not a command. */
@@ -54,8 +54,12 @@ function assertPathConfined(workspaceReal: string, arg: string, path: string): v
   }
 }
 
+/** Throws ConfigError when `shellAllow` names a command without a grammar (config/load.ts refuses such a file first). */
 export function createShellTool(config: GatewayConfig): ToolDefinition {
   const allowed = [...config.shellAllow];
+  allowed.forEach((command, i) => {
+    if (!hasShellGrammar(command)) throw new ConfigError(`shellAllow[${i}]`, missingGrammarReason(command));
+  });
   const { timeoutMs, maxOutputBytes } = config.tools.codeMode;
   const allowedText = allowed.length ? allowed.join(', ') : '(none: the operator allowed no commands)';
   return {

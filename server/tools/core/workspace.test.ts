@@ -1,10 +1,13 @@
 // Tests for core read and grep: workspace confinement (.., absolute, symlinks), bounded results, regex/literal grep.
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../errors.ts';
-import { callTool, copyOfDemoWorkspace, testContext } from '../testing.ts';
+import { callTool, copyOfDemoWorkspace, REPO_ROOT, testContext } from '../testing.ts';
 import { withInputValidation } from '../validate.ts';
 import { DEFAULT_GREP_MAX_MATCHES, GrepMatcher, MAX_READ_BYTES, type GrepOutput, type ReadOutput, createGrepTool, createReadTool } from './workspace.ts';
 
@@ -188,5 +191,14 @@ describe('GrepMatcher', () => {
     } finally {
       await matcher.close();
     }
+  });
+});
+
+describe('grep thread start', () => {
+  it('on making the grep tool (a tool-source load, as `codemode surface` does): no thread starts; the first grep starts it', async () => {
+    // a child process: in this one, other test files may have made the shared thread already
+    const probe = fileURLToPath(new URL('./fixtures/grep-thread-probe.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', probe], { cwd: REPO_ROOT });
+    expect(JSON.parse(stdout)).toEqual({ afterLoad: false, afterGrep: true });
   });
 });

@@ -170,8 +170,9 @@ export class GrepMatcher {
   }
 
   /** Matches `source` (a compiled grep pattern) in `files`; throws a ToolError that says what to do on any failure. */
-  async match(source: string, files: Array<{ path: string; text: string }>, signal?: AbortSignal): Promise<MatchResult> {
-    const outcome = await this.worker.run({ source, files, maxMatches: DEFAULT_GREP_MAX_MATCHES, maxLineChars: MAX_GREP_LINE_CHARS }, signal);
+  /** `runKey`: the agent run the grep belongs to; a run's greps take one place in the thread's queue. */
+  async match(source: string, files: Array<{ path: string; text: string }>, signal?: AbortSignal, runKey?: string): Promise<MatchResult> {
+    const outcome = await this.worker.run({ source, files, maxMatches: DEFAULT_GREP_MAX_MATCHES, maxLineChars: MAX_GREP_LINE_CHARS }, signal, runKey);
     if (outcome.ok) return outcome.value;
     switch (outcome.reason) {
       case 'timeout':
@@ -194,16 +195,26 @@ export class GrepMatcher {
 }
 
 let sharedMatcher: GrepMatcher | undefined;
-/** The process's grep thread, started at the first grep and kept warm. */
+/** The process's grep thread, started at the first grep (or by warmGrepThread) and kept warm. */
 function defaultMatcher(): GrepMatcher {
   sharedMatcher ??= new GrepMatcher();
   return sharedMatcher;
 }
 
+/** Whether the process's grep thread has been made (tests: a tool-source load must not start it). */
+export function sharedGrepThreadStarted(): boolean {
+  return sharedMatcher !== undefined;
+}
+
+/** Starts the process's grep thread now, so a server's first grep does not pay for it. */
+export function warmGrepThread(): void {
+  defaultMatcher().worker.warm();
+}
+
 /** `matcher`: where matching runs (tests pass their own deadline); the process's shared warm thread by default. */
 export function createGrepTool(matcher?: GrepMatcher): ToolDefinition {
-  // the thread starts in tens of milliseconds, off the event loop; started now, a cell's first grep does not pay for it
-  if (!matcher) defaultMatcher().worker.warm();
+  // no thread here: a tool-source load (`codemode surface`, `catalog`) never greps; the first grep starts it
+  // (tens of milliseconds, off the event loop), and a server warms it at start (warmGrepThread)
   return {
     name: 'grep',
     description:
@@ -264,7 +275,7 @@ export function createGrepTool(matcher?: GrepMatcher): ToolDefinition {
       }
 
       const compiled = compileGrepPattern(pattern);
-      const result = await (matcher ?? defaultMatcher()).match(compiled.source, files, ctx.signal);
+      const result = await (matcher ?? defaultMatcher()).match(compiled.source, files, ctx.signal, ctx.agentRunId);
       // rebuilt field by field: what crosses back from the thread is data, kept to the declared shape
       const matches = result.matches.map((m) => ({ path: String(m.path), line: Number(m.line), text: String(m.text) }));
       return { pattern, mode: compiled.mode, matches, truncated: Boolean(result.truncated), filesScanned: files.length };
