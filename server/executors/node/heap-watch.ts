@@ -38,6 +38,12 @@ export const HEAP_POLL_INTERVAL_MS = 20;
  * reading. A bomb allocating at full speed gains a few hundred MiB at most in that time: the headroom.
  */
 export const HEAP_COLLECT_MIN_INTERVAL_MS = 200;
+/**
+ * How long a reading may stay unanswered before the watch stops waiting for it and reads again. A worker
+ * answers within milliseconds (an interrupt, even mid-loop); without this bound one lost reply (a message
+ * sent while the worker's inspector was still starting) would leave its leg unwatched for good.
+ */
+export const HEAP_REPLY_TIMEOUT_MS = 5_000;
 
 interface Watched {
   threadId: number;
@@ -170,10 +176,18 @@ export class HeapWatch {
   private request(sessionId: string, method: string, params?: object): Promise<unknown> {
     const id = ++this.nextRequest;
     return new Promise((resolve, reject) => {
-      this.replies.set(id, { resolve, reject, sessionId });
+      const timer = setTimeout(() => {
+        if (this.replies.delete(id)) reject(new Error(`no reply to ${method} within ${HEAP_REPLY_TIMEOUT_MS} ms`));
+      }, HEAP_REPLY_TIMEOUT_MS);
+      timer.unref();
+      const settle = <T>(fn: (v: T) => void) => (v: T) => {
+        clearTimeout(timer);
+        fn(v);
+      };
+      this.replies.set(id, { resolve: settle(resolve), reject: settle(reject), sessionId });
       this.session.post('NodeWorker.sendMessageToWorker', { sessionId, message: JSON.stringify({ id, method, params }) }, (err) => {
-        if (!err) return;
-        this.replies.delete(id);
+        if (!err || !this.replies.delete(id)) return;
+        clearTimeout(timer);
         reject(err);
       });
     });
