@@ -4,14 +4,14 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
 import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
 import type { CodeModeOutput } from '../../runs/types.ts';
 import type { Continuation, Leg, LegOutcome } from '../types.ts';
 import { until } from '../conformance.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
-import { heapWatch } from './heap-watch.ts';
+import { heapWatch, inspectedThreadId } from './heap-watch.ts';
 
 const MiB = 1024 * 1024;
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
@@ -281,6 +281,31 @@ describe('memory budget', () => {
     d.leg.abort();
     expect((await d.leg.done).kind).toBe('failed');
   }, 150_000);
+
+  it('on terminating a watched worker: the heap watch lets go of the thread first (Node can crash terminating a thread with an inspector message in flight)', async () => {
+    const watch = heapWatch()!;
+    const detach = vi.spyOn(watch, 'detach');
+    try {
+      const ex = executor({ heapWatch: watch });
+      const d = start(ex, 'await new Promise((r) => setTimeout(r, 0));\nfor (;;) {}', { timeoutMs: 60_000 });
+      await d.firstRequests;
+      await until(() => watch.counts().attached >= 1, 60_000);
+      const attachedBefore = watch.counts().attached;
+      d.leg.abort();
+      expect((await failure(d)).code).toBe('aborted');
+      expect(detach).toHaveBeenCalledTimes(1);
+      expect(watch.counts().attached).toBe(attachedBefore - 1);
+    } finally {
+      detach.mockRestore();
+    }
+  }, 150_000);
+
+  it("on the inspector's attach report: the thread id comes from the worker's title, not the inspector's attach counter", () => {
+    // as seen under load: the seventh worker attached was thread 11
+    expect(inspectedThreadId({ workerId: '7', title: '[worker 11]' })).toBe(11);
+    expect(inspectedThreadId({ workerId: '3', title: '[worker 3] codemode-node' })).toBe(3);
+    expect(inspectedThreadId({ workerId: '3', title: 'something else' })).toBeNaN();
+  });
 
   it('on a heap limit below the engine minimum: raises the old generation to its floor', () => {
     expect(resourceLimitsFor(MiB)).toEqual({ maxOldGenerationSizeMb: MIN_OLD_GENERATION_MB, maxYoungGenerationSizeMb: 1 });

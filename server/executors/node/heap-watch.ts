@@ -52,6 +52,8 @@ interface Watched {
   /** Set while a leg runs on the worker. */
   leg?: WatchedLeg;
   sessionId?: string;
+  /** Set by detach(): the worker is about to be terminated, and the inspector stays away from it. */
+  detached?: boolean;
 }
 
 interface WatchedLeg {
@@ -83,7 +85,7 @@ export class HeapWatch {
   constructor() {
     this.session = new inspector.Session();
     this.session.connect();
-    this.session.on('NodeWorker.attachedToWorker', (m) => this.onAttached(m.params.sessionId, Number(m.params.workerInfo.workerId)));
+    this.session.on('NodeWorker.attachedToWorker', (m) => this.onAttached(m.params.sessionId, inspectedThreadId(m.params.workerInfo)));
     this.session.on('NodeWorker.detachedFromWorker', (m) => this.onDetached(m.params.sessionId));
     this.session.on('NodeWorker.receivedMessageFromWorker', (m) => this.onReply(m.params.message));
     let failure: Error | null = null;
@@ -108,6 +110,25 @@ export class HeapWatch {
     let attached = 0;
     for (const w of this.workers.values()) if (w.sessionId) attached++;
     return { polls: this.polls, probes: this.probes, attached };
+  }
+
+  /**
+   * Call before terminating a registered worker: ends its leg's watch, fails the readings in flight and
+   * detaches the inspector from the thread. Node 20 can crash the whole process (a segfault or an abort,
+   * about one termination in sixty in a stress loop) when a worker is terminated while an inspector
+   * message to it is in flight; a detached worker is terminated safely.
+   */
+  async detach(threadId: number): Promise<void> {
+    const w = this.workers.get(threadId);
+    if (!w) return;
+    w.leg = undefined;
+    w.detached = true;
+    this.schedule();
+    const sessionId = w.sessionId;
+    if (!sessionId) return;
+    w.sessionId = undefined;
+    this.dropReplies(sessionId);
+    await new Promise<void>((resolve) => this.session.post('NodeWorker.detach', { sessionId }, () => resolve()));
   }
 
   unregister(threadId: number): void {
@@ -196,7 +217,7 @@ export class HeapWatch {
   private onAttached(sessionId: string, threadId: number): void {
     const w = this.workers.get(threadId);
     // not a Node executor worker (the QuickJS pool, grep, typecheck): nothing to watch there
-    if (!w) return this.session.post('NodeWorker.detach', { sessionId }, () => undefined);
+    if (!w || w.detached) return this.session.post('NodeWorker.detach', { sessionId }, () => undefined);
     w.sessionId = sessionId;
   }
 
@@ -227,6 +248,17 @@ export class HeapWatch {
     if (reply.error) waiting.reject(new Error(String(reply.error.message)));
     else waiting.resolve(reply.result);
   }
+}
+
+/**
+ * The thread id of a worker the inspector attached to. Its `workerId` is the inspector's own attach
+ * counter, which matches `threadId` only while workers start and attach in the same order; under load
+ * they do not, and the watch would read (and terminate for) the wrong worker. Node titles a worker
+ * `[worker <threadId>] <name>`; that is the id to trust.
+ */
+export function inspectedThreadId(info: { workerId: string; title: string }): number {
+  const titled = /^\[worker (\d+)\]/.exec(info.title);
+  return titled ? Number(titled[1]) : Number.NaN;
 }
 
 let shared: HeapWatch | null | undefined;

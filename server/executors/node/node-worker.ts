@@ -99,7 +99,7 @@ export class NodeWorker {
     this.ready.catch(() => undefined);
     this.startTimer = setTimeout(() => {
       this.startError = new Error(`the worker did not start within ${opts.startTimeoutMs} ms`);
-      void this.worker.terminate();
+      void this.stopThread();
     }, opts.startTimeoutMs);
     this.startTimer.unref();
     this.worker.on('message', (raw: unknown) => {
@@ -194,6 +194,12 @@ export class NodeWorker {
     if (!this.alive) return;
     this.state = 'dead';
     if (this.leg) this.finish(this.leg, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted: its worker was stopped', droppedBytes: 0 });
+    await this.stopThread();
+  }
+
+  /** Every termination goes through here: the heap watch lets go of the thread first (heap-watch.ts detach says why). */
+  private async stopThread(): Promise<void> {
+    await this.opts.heap?.detach(this.worker.threadId);
     await this.worker.terminate();
   }
 
