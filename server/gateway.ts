@@ -37,8 +37,8 @@ import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView
 import { SessionStore } from './sessions/store.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, TranscriptRecorder, waitCallPayload } from './sessions/recorder.ts';
-import { assertSessionId } from './sessions/transcript.ts';
-import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import { assertSessionId, entryRunId } from './sessions/transcript.ts';
+import type { SessionStoreEntry, ToolCallPayload, TranscriptEntry } from './sessions/types.ts';
 import { prepareExec } from './source/index.ts';
 import { buildModelSurface } from './surface/surface.ts';
 import { hasEmptyAllowlist, applyToolPolicy } from './tools/policy.ts';
@@ -67,12 +67,6 @@ export interface GatewayOptions {
   legStartLimitMs?: number;
 }
 
-/** The exec call whose run is starting: RunManager emits `run.started` synchronously inside `exec`. */
-interface StartingExec {
-  sessionId: string;
-  toolCallId: string;
-}
-
 interface Turn {
   info: TurnInfo;
   scope: TurnScope;
@@ -81,6 +75,20 @@ interface Turn {
   request: TurnRequest;
   /** Last exec, wait or client-tool update: idle turns are ended (TURN_IDLE_MS). */
   lastUsedAt: number;
+}
+
+/** One model-level exec or wait call, as controlCall runs it. */
+interface ControlCall {
+  tool: 'exec' | 'wait';
+  agentRunId: string;
+  /** As the caller gave it; one is made up when absent or empty. */
+  toolCallId: string | undefined;
+  /** What a failure before the guest ran reports as its executor. */
+  executor: ExecutorKind;
+  /** The transcript's tool-call entry. */
+  callPayload(toolCallId: string): ToolCallPayload;
+  /** Runs the call; a throw is a failure before (or instead of) a guest run. */
+  run(toolCallId: string): Promise<CodeModeResult>;
 }
 
 interface Effective {
@@ -105,7 +113,6 @@ export class Gateway implements GatewayApi {
   /** Session store and transcripts (SQLite at `config.sessions.path`); the Gateway closes the database. */
   readonly sessions: SessionStore;
   private readonly recorder: TranscriptRecorder;
-  private startingExec?: StartingExec;
   private readonly approvalsBroker: ApprovalBroker;
   readonly ownership: Ownership;
   private readonly events = new EventEmitter();
@@ -131,16 +138,19 @@ export class Gateway implements GatewayApi {
       throw err;
     }
     this.ownership = new Ownership((sessionId) => this.sessionHasHistory(sessionId));
-    this.recorder = new TranscriptRecorder(this.sessions.transcript, (message) => console.warn(`[sessions] ${message}`));
-    // first listener: links a starting run to its exec call before any nested call of it can finish
+    this.recorder = new TranscriptRecorder(
+      this.sessions.transcript,
+      (runId, callId) => this.runsManager.controlCall(runId, callId),
+      (message) => console.warn(`[sessions] ${message}`),
+    );
+    this.sessions.transcript.onAppend((entry) => {
+      const runId = entryRunId(entry);
+      this.emit({ type: 'session.appended', ...(runId !== undefined ? { runId } : {}), sessionId: entry.sessionId, at: entry.createdAt, entryId: entry.id });
+    });
+    // first listener: a run's owner is known before any subscriber hears of the run
     this.events.on('event', (event: RunEvent) => {
       if (event.type === 'run.started') this.ownership.noteRun(event.runId, event.view.agentRunId);
-      if (event.type === 'run.started' && this.startingExec) {
-        const call = event.view.calls[0];
-        if (call) this.recorder.link(event.runId, this.startingExec.sessionId, call.callId, this.startingExec.toolCallId);
-      } else if (event.type === 'nested.finished') {
-        this.recorder.nestedFinished(event.runId, event.call);
-      }
+      else if (event.type === 'nested.finished') this.recorder.nestedFinished(event.runId, event.call);
     });
     for (const [kind, ex] of Object.entries(opts.executors ?? {})) if (ex) this.executors.set(kind as ExecutorKind, ex);
     this.approvalsBroker = new ApprovalBroker((e) => {
@@ -333,93 +343,87 @@ export class Gateway implements GatewayApi {
 
   async exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
     const turn = this.turns.get(agentRunId);
-    if (turn) turn.lastUsedAt = Date.now();
-    const toolCallId = typeof opts.toolCallId === 'string' && opts.toolCallId !== '' ? opts.toolCallId : newToolCallId();
-    const sessionId = this.closed ? undefined : turn?.info.sessionId;
-    const notes: string[] = [];
-    const note = (warning: string | undefined) => void (warning && notes.push(warning));
     const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
     const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
-    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', execCallPayload(toolCallId, agentRunId, recorded)));
-    // (oversize implies turn; naming both lets the compiler see the turn's executor is there)
-    const result =
-      turn && oversize
-        ? failedBeforeRun(new InvalidInputError(oversize.message), opts.executor ?? turn.scope.options.executor)
-        : await this.execCell(turn, agentRunId, input, { ...opts, toolCallId });
-    if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload('exec', toolCallId, result)));
-    return this.withTranscriptNotes(result, notes);
-  }
-
-  private async execCell(turn: Turn | undefined, agentRunId: string, input: CodeModeExecInput, opts: ExecOptions & { toolCallId: string }): Promise<CodeModeResult> {
-    const executorKind: ExecutorKind = opts.executor ?? turn?.scope.options.executor ?? 'quickjs';
-    try {
-      this.assertOpen();
-      if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
-      if (!turn.info.surface.codeMode) {
-        throw new InvalidInputError(`code mode is not active for this agent run (${turn.info.surface.reason}); call the tools directly`);
-      }
-      const rawInput = input as unknown;
-      const hooked = await this.outerExecHooks(turn, rawInput);
-      const prepared = await prepareExec(hooked, {
-        ambientDeclarations: () => turn.catalog.ambientDeclarations,
-        signal: turn.scope.abort.signal,
-        runKey: agentRunId,
-        ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
-      });
-      const executor = await this.executor(executorKind);
-      this.startingExec = { sessionId: turn.info.sessionId, toolCallId: opts.toolCallId };
-      let running: Promise<CodeModeResult>;
-      try {
-        running = this.runsManager.exec(turn.scope, {
+    return this.controlCall({
+      tool: 'exec',
+      agentRunId,
+      toolCallId: opts.toolCallId,
+      executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded),
+      run: async (toolCallId) => {
+        if (oversize) throw new InvalidInputError(oversize.message);
+        const live = this.liveTurn(turn, agentRunId);
+        if (!live.info.surface.codeMode) {
+          throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
+        }
+        const rawInput = input as unknown;
+        const hooked = await this.outerExecHooks(live, rawInput);
+        const prepared = await prepareExec(hooked, {
+          ambientDeclarations: () => live.catalog.ambientDeclarations,
+          signal: live.scope.abort.signal,
+          runKey: agentRunId,
+          ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
+        });
+        const executor = await this.executor(opts.executor ?? live.scope.options.executor);
+        return this.runsManager.exec(live.scope, {
           body: prepared.body,
           code: prepared.input.code,
           language: prepared.language,
           executor,
           restartSafe: prepared.input.restartSafe,
-          toolCallId: opts.toolCallId,
+          toolCallId,
         });
-      } finally {
-        this.startingExec = undefined;
-      }
-      return await running;
-    } catch (err) {
-      return failedBeforeRun(err, executorKind);
-    }
+      },
+    });
   }
 
   async wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
     const turn = this.turns.get(agentRunId);
+    return this.controlCall({
+      tool: 'wait',
+      agentRunId,
+      toolCallId: opts.toolCallId,
+      executor: turn?.scope.options.executor ?? 'quickjs',
+      callPayload: (toolCallId) => waitCallPayload(toolCallId, agentRunId, input),
+      run: async (toolCallId) => {
+        const live = this.liveTurn(turn, agentRunId);
+        if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
+          throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
+        }
+        return this.runsManager.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
+      },
+    });
+  }
+
+  /**
+   * The one path of a model's exec or wait call: its tool-call entry, the call itself (which the run records
+   * with its tool-call id), its result entry. A failure before or instead of a guest run is a failed result.
+   */
+  private async controlCall(call: ControlCall): Promise<CodeModeResult> {
+    const turn = this.turns.get(call.agentRunId);
     if (turn) turn.lastUsedAt = Date.now();
-    const toolCallId = typeof opts.toolCallId === 'string' && opts.toolCallId !== '' ? opts.toolCallId : newToolCallId();
+    const toolCallId = typeof call.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newToolCallId();
     const sessionId = this.closed ? undefined : turn?.info.sessionId;
     const notes: string[] = [];
     const note = (warning: string | undefined) => void (warning && notes.push(warning));
-    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', waitCallPayload(toolCallId, agentRunId, input)));
-    const result = await this.waitCell(turn, agentRunId, input, toolCallId);
-    if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload('wait', toolCallId, result)));
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-call', call.callPayload(toolCallId)));
+    let result: CodeModeResult;
+    try {
+      result = await call.run(toolCallId);
+    } catch (err) {
+      result = failedBeforeRun(err, call.executor);
+    }
+    if (sessionId) note(this.recorder.append(sessionId, 'tool-result', toolResultPayload(call.tool, toolCallId, result)));
     return this.withTranscriptNotes(result, notes);
   }
 
-  private async waitCell(turn: Turn | undefined, agentRunId: string, input: { runId: string }, toolCallId: string): Promise<CodeModeResult> {
-    const executorKind = turn?.scope.options.executor ?? 'quickjs';
-    try {
-      this.assertOpen();
-      if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
-      if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
-        throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
-      }
-      const runId = input.runId;
-      const callsBefore = this.runsManager.get(runId)?.calls.length ?? 0;
-      // RunManager opens the wait's call synchronously once the run passes its scope checks
-      const running = this.runsManager.wait({ agentRunId, sessionId: turn.info.sessionId }, runId);
-      const calls = this.runsManager.get(runId)?.calls ?? [];
-      const opened = calls.length > callsBefore ? calls[calls.length - 1] : undefined;
-      if (opened) this.recorder.link(runId, turn.info.sessionId, opened.callId, toolCallId);
-      return await running;
-    } catch (err) {
-      return failedBeforeRun(err, executorKind);
-    }
+  /** The turn a cell runs in, while the Gateway is open. */
+  private liveTurn(turn: Turn | undefined, agentRunId: string): Turn {
+    this.assertOpen();
+    if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+    return turn;
   }
 
   /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */

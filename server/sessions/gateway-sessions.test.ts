@@ -237,6 +237,25 @@ describe('control calls in the transcript', () => {
     ]);
   });
 
+  it('on two runs of one session taking turns: each nested row names the tool call of its own run that dispatched it', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'interleaved' });
+    const cell = (tag: string) => `await sleep({ ms: 1 }); await yield_control("park"); await sleep({ ms: 1 }); return "${tag}"`;
+    const a = waiting(await gw.exec(t.agentRunId, { code: cell('a') }, { toolCallId: 'a_exec' }));
+    const b = waiting(await gw.exec(t.agentRunId, { code: cell('b') }, { toolCallId: 'b_exec' }));
+    expect(await gw.wait(t.agentRunId, { runId: b.runId }, { toolCallId: 'b_wait' })).toMatchObject({ status: 'completed', value: 'b' });
+    expect(await gw.wait(t.agentRunId, { runId: a.runId }, { toolCallId: 'a_wait' })).toMatchObject({ status: 'completed', value: 'a' });
+    const rows = gw.transcript('interleaved').flatMap((e) => (e.type === 'nested-activity' && e.payload.tool === 'sleep' ? [e.payload] : []));
+    expect(rows.map((r) => [r.runId, r.parentCallId, r.parentToolCallId]).sort()).toEqual(
+      [
+        [a.runId, 'exec_1', 'a_exec'],
+        [a.runId, 'wait_2', 'a_wait'],
+        [b.runId, 'exec_1', 'b_exec'],
+        [b.runId, 'wait_2', 'b_wait'],
+      ].sort(),
+    );
+  });
+
   it('on replay after restart: the model context holds only the control calls, and a compaction restarts it', async () => {
     const path = freshDb();
     const first = await gateway(path);

@@ -130,7 +130,7 @@ describe('runEvents', () => {
     const turn = await caller.turns.prepare({ agentId: 'main' });
     const iterator = runEvents((l) => gateway.subscribe(l), { accept: (e) => e.runId === 'run_other', maxQueued: 1000, signal: controller.signal });
     const draining = (async () => {
-      for await (const event of iterator) seen.push(event.runId);
+      for await (const event of iterator) seen.push(String(event.runId));
     })();
     await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'return 1' } });
     controller.abort();
