@@ -5,7 +5,7 @@ import { QuickJsExecutor } from './executors/quickjs/executor.ts';
 import { loadToolSources } from './tools/registry.ts';
 import { testConfig } from './tools/testing.ts';
 import type { BeforeToolCallEvent, CodeModePlugin } from './tools/plugins.ts';
-import { probeTools } from './executors/conformance.ts';
+import { probeTools, until } from './executors/conformance.ts';
 
 let executor: QuickJsExecutor;
 beforeAll(async () => {
@@ -254,14 +254,8 @@ describe('idle turns', () => {
       const parked = await gw.exec(busy.agentRunId, { code: 'await yield_control("park"); return 1' });
       expect(parked.status).toBe('waiting');
       const idle = gw.prepareTurn({});
-      const ended = new Promise<void>((resolve) => {
-        const endTurn = gw.endTurn.bind(gw);
-        gw.endTurn = (agentRunId) => {
-          endTurn(agentRunId);
-          if (agentRunId === idle.agentRunId) resolve();
-        };
-      });
-      await ended;
+      // an ended turn has no options any more
+      await until(() => gw.turnOptions(idle.agentRunId) === undefined);
       expect(await gw.exec(idle.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', error: expect.stringContaining('unknown agent run') });
       if (parked.status === 'waiting') expect(gw.run(parked.runId)?.state).toBe('waiting');
       expect(await gw.exec(busy.agentRunId, { code: 'return 2' })).toMatchObject({ status: 'completed', value: 2 });

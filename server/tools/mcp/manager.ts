@@ -9,7 +9,7 @@
 // and what to do.
 import { ConfigError } from '../../errors.ts';
 import type { GatewayConfig, McpServerConfig } from '../../config/types.ts';
-import type { McpServerView } from '../../gateway-types.ts';
+import type { McpServerView } from './types.ts';
 import { isReservedMcpMember, mcpServerIdentity, projectNames } from '../../catalog/names.ts';
 import type { ToolDefinition } from '../types.ts';
 import { McpConnection, type McpConnectionSettings } from './connection.ts';
