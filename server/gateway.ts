@@ -33,7 +33,7 @@ import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
-import { execCallPayload, TranscriptRecorder, waitCallPayload } from './sessions/recorder.ts';
+import { execCallPayload, TranscriptRecorder, waitCallPayload } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import { prepareExec } from './source/index.ts';

@@ -2,7 +2,7 @@
 import type { ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { CodeModeResult } from '../runs/types.ts';
-import { newToolCallId, toolResultPayload, type TranscriptRecorder } from '../sessions/recorder.ts';
+import { newToolCallId, toolResultPayload, type TranscriptRecorder } from './recorder.ts';
 import type { ToolCallPayload } from '../sessions/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import type { TurnInfo } from '../gateway-types.ts';

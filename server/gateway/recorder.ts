@@ -10,8 +10,26 @@ import { randomUUID } from 'node:crypto';
 import { redactSource } from '../source/redact.ts';
 import { resultToModelText } from '../runs/model-text.ts';
 import type { CodeModeResult, ControlCallRecord, NestedCallRecord } from '../runs/types.ts';
-import type { Transcript } from './transcript.ts';
-import type { EntryPayloads, EntryType, NestedActivityPayload, ToolCallPayload, ToolResultPayload } from './types.ts';
+import type { Transcript } from '../sessions/transcript.ts';
+import type {
+  ControlCallStatus,
+  EntryPayloads,
+  EntryType,
+  NestedActivityKind,
+  NestedActivityPayload,
+  NestedActivityStatus,
+  ToolCallPayload,
+  ToolResultPayload,
+} from '../sessions/types.ts';
+
+// The transcript's own copies of the run's unions (sessions/ imports nothing from runs/) must stay equal to them.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const transcriptUnionsMatchRuns: [
+  Same<ControlCallStatus, CodeModeResult['status']>,
+  Same<NestedActivityKind, NestedCallRecord['kind']>,
+  Same<NestedActivityStatus, NestedCallRecord['status']>,
+] = [true, true, true];
+void transcriptUnionsMatchRuns;
 
 /** Tool labels and error codes are short names; anything longer is cut so one row stays one line. */
 export const MAX_ACTIVITY_LABEL_CHARS = 200;
