@@ -4,7 +4,7 @@
 // registry (gateway/turns.ts), runs in the RunManager, sessions in the session store. A model's exec or
 // wait goes through one path (controlCall): its transcript entries around the call the run records.
 import { EventEmitter } from 'node:events';
-import { catalogView } from './catalog/view.ts';
+import { catalogView, mcpServerViews } from './catalog/view.ts';
 import { agentModel, agentCodeModeOptions } from './config/activation.ts';
 import { loadConfigFile, resolveConfigPath } from './config/load.ts';
 import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/types.ts';
@@ -151,7 +151,7 @@ export class Gateway implements GatewayApi {
 
   /** MCP connection states. */
   mcpServers(): McpServerView[] {
-    return this.opts.mcp?.views() ?? [];
+    return mcpServerViews(this.opts.mcp?.views() ?? []);
   }
 
   /**

@@ -1,7 +1,7 @@
 // The catalog as the playground and the CLI show it: every effective and denied tool with its projection, plus MCP server states.
 import type { ToolDefinition, ToolSource } from '../tools/types.ts';
-import type { McpServerView } from '../tools/mcp/types.ts';
-import { isCatalogControl } from './names.ts';
+import type { McpServerStatus, McpServerView } from '../tools/mcp/types.ts';
+import { isCatalogControl, isReservedMcpMember, mcpServerIdentity, projectNames } from './names.ts';
 import type { Catalog } from './types.ts';
 
 export interface CatalogToolView {
@@ -69,4 +69,16 @@ export function catalogView(src: CatalogViewSource): CatalogView {
     declarations: src.catalog.ambientDeclarations,
     pluginErrors: [...src.pluginErrors],
   };
+}
+
+/**
+ * Each MCP server's state with the property a cell writes for it (`MCP.<callableName>`): the same projection the
+ * catalog gives the servers' namespaces, over every configured server, so a server that is down is named too.
+ */
+export function mcpServerViews(servers: readonly McpServerStatus[]): McpServerView[] {
+  const names = projectNames(
+    servers.map((s) => ({ identity: mcpServerIdentity(s.name), name: s.name })),
+    isReservedMcpMember,
+  );
+  return servers.map((s) => ({ ...s, callableName: names.get(mcpServerIdentity(s.name)) ?? s.name }));
 }

@@ -1,9 +1,8 @@
 // What the MCP tool source shows of each configured server (types only): its connection state and what it offers.
 
-export interface McpServerView {
+/** A server's connection state as the MCP tool source reports it. */
+export interface McpServerStatus {
   name: string;
-  /** The property a cell writes for it (`MCP.<callableName>`): the catalog's projection of the server name. */
-  callableName: string;
   transport: 'stdio' | 'http';
   state: 'connecting' | 'connected' | 'disconnected' | 'failed';
   error?: string;
@@ -17,4 +16,10 @@ export interface McpServerView {
   retryAt?: number;
   /** Listed tools the gateway could not offer, with the reason. */
   skipped?: string[];
+}
+
+/** A server's state with the name a cell uses for it (catalog/view.ts projects it). */
+export interface McpServerView extends McpServerStatus {
+  /** The property a cell writes for it (`MCP.<callableName>`): the catalog's projection of the server name. */
+  callableName: string;
 }
