@@ -111,6 +111,8 @@ export interface GatewayApi {
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
+  /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
+  modelText(result: CodeModeResult): string;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */

@@ -28,6 +28,7 @@ import type {
 } from './gateway-types.ts';
 import { Ownership } from './access/ownership.ts';
 import { ApprovalBroker } from './runs/approvals.ts';
+import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
@@ -245,6 +246,10 @@ export class Gateway implements GatewayApi {
         return this.runsManager.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
       },
     });
+  }
+
+  modelText(result: CodeModeResult): string {
+    return resultToModelText(result);
   }
 
   /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */

@@ -192,6 +192,9 @@ describe('sessions', () => {
       ['call_store', 'completed'],
       ['call_load', 'completed'],
     ]);
+    // exec returns the text the model receives, the same the transcript keeps
+    expect([first.modelText, second.modelText]).toEqual(results.map((r) => r.text));
+    expect(JSON.parse(second.modelText)).toMatchObject({ status: 'completed', value: { text: 'hi' } });
     const nested = transcript.flatMap((e) => (e.type === 'nested-activity' ? [e.payload] : []));
     expect(nested.map((n) => [n.parentToolCallId, n.kind])).toEqual([
       ['call_store', 'store'],
