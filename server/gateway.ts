@@ -1,18 +1,18 @@
 // The composition root: one Gateway built from one config, serving exec/wait and the playground's API.
 //
 // The Gateway wires the parts and is the facade the API and the CLI call: turns live in the turn
-// registry (gateway/turns.ts), runs in the RunManager, sessions in the session store. A model's exec or
-// wait goes through one path (controlCall): its transcript entries around the call the run records.
+// registry (gateway/turns.ts), a model's exec and wait calls take one path (gateway/control-call.ts),
+// runs live in the RunManager, transcripts and the session store in sessions/.
 import { EventEmitter } from 'node:events';
 import { catalogView, mcpServerViews } from './catalog/view.ts';
 import { agentModel, agentCodeModeOptions } from './config/activation.ts';
 import { loadConfigFile, resolveConfigPath } from './config/load.ts';
 import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/types.ts';
-import { CodeModeError, ConfigError, InvalidInputError } from './errors.ts';
+import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
-import { outerExecHooks, oversizeSource, runControlCall } from './gateway/control-call.ts';
+import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
-import { TurnRegistry, type Turn } from './gateway/turns.ts';
+import { TurnRegistry } from './gateway/turns.ts';
 import type {
   BranchSessionRequest,
   CatalogView,
@@ -34,10 +34,9 @@ import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
-import { execCallPayload, TranscriptRecorder, waitCallPayload } from './gateway/recorder.ts';
+import { TranscriptRecorder } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
-import { prepareExec } from './source/index.ts';
 import type { CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
@@ -73,6 +72,7 @@ export class Gateway implements GatewayApi {
   private readonly events = new EventEmitter();
   private readonly turns: TurnRegistry;
   private readonly executors: ExecutorSet;
+  private readonly calls: ControlCalls;
   private closed = false;
 
   constructor(
@@ -127,6 +127,13 @@ export class Gateway implements GatewayApi {
       ownership: this.ownership,
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
+    });
+    this.calls = new ControlCalls({
+      recorder: this.recorder,
+      runs: this.runsManager,
+      executors: this.executors,
+      plugins: sources.plugins,
+      closed: () => this.closed,
     });
   }
 
@@ -194,74 +201,16 @@ export class Gateway implements GatewayApi {
     this.turns.end(agentRunId);
   }
 
-  async exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
-    const turn = this.turns.use(agentRunId);
-    const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
-    // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
-    const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
-    return runControlCall(this.recorder, this.recordsFor(turn), {
-      tool: 'exec',
-      toolCallId: opts.toolCallId,
-      executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
-      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded),
-      run: async (toolCallId) => {
-        if (oversize) throw new InvalidInputError(oversize.message);
-        const live = this.liveTurn(turn, agentRunId);
-        if (!live.info.surface.codeMode) {
-          throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
-        }
-        const rawInput = input as unknown;
-        const hooked = await outerExecHooks(this.sources.plugins, live.info, rawInput);
-        const prepared = await prepareExec(hooked, {
-          ambientDeclarations: () => live.catalog.ambientDeclarations,
-          signal: live.scope.abort.signal,
-          runKey: agentRunId,
-          ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
-        });
-        const executor = await this.executors.get(opts.executor ?? live.scope.options.executor);
-        return this.runsManager.exec(live.scope, {
-          body: prepared.body,
-          code: prepared.input.code,
-          language: prepared.language,
-          executor,
-          restartSafe: prepared.input.restartSafe,
-          toolCallId,
-        });
-      },
-    });
+  exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
+    return this.calls.exec(this.turns.use(agentRunId), agentRunId, input, opts);
   }
 
-  async wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
-    const turn = this.turns.use(agentRunId);
-    return runControlCall(this.recorder, this.recordsFor(turn), {
-      tool: 'wait',
-      toolCallId: opts.toolCallId,
-      executor: turn?.scope.options.executor ?? 'quickjs',
-      callPayload: (toolCallId) => waitCallPayload(toolCallId, agentRunId, input),
-      run: async (toolCallId) => {
-        const live = this.liveTurn(turn, agentRunId);
-        if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
-          throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
-        }
-        return this.runsManager.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
-      },
-    });
+  wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
+    return this.calls.wait(this.turns.use(agentRunId), agentRunId, input, opts);
   }
 
   modelText(result: CodeModeResult): string {
     return resultToModelText(result);
-  }
-
-  /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */
-  private recordsFor(turn: Turn | undefined): string | undefined {
-    return this.closed ? undefined : turn?.info.sessionId;
-  }
-
-  /** The turn a cell runs in, while the Gateway is open. */
-  private liveTurn(turn: Turn | undefined, agentRunId: string): Turn {
-    this.assertOpen();
-    if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
-    return turn;
   }
 
   /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */

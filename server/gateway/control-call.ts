@@ -1,11 +1,98 @@
-// One model-level exec or wait call: its transcript entries around the call, and failures before a guest run as results.
+// A model's exec and wait calls: one path that records the call, runs it in its turn and records the result.
+//
+// Both calls append a `tool-call` entry, run (the RunManager records the call on the run under the model's
+// tool-call id), then append a `tool-result` entry with the text the model saw. Anything that fails before
+// or instead of a guest run (unknown turn, invalid input, a blocking hook, an executor that cannot start) is
+// a failed result, never a throw.
 import type { ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
-import type { CodeModeResult } from '../runs/types.ts';
-import { newToolCallId, toolResultPayload, type TranscriptRecorder } from './recorder.ts';
+import type { ExecOptions, TurnInfo, WaitOptions } from '../gateway-types.ts';
+import type { RunManager } from '../runs/runs.ts';
+import type { CodeModeExecInput, CodeModeResult } from '../runs/types.ts';
 import type { ToolCallPayload } from '../sessions/types.ts';
+import { prepareExec } from '../source/index.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
-import type { TurnInfo } from '../gateway-types.ts';
+import type { ExecutorSet } from './executors.ts';
+import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
+import type { Turn } from './turns.ts';
+
+export interface ControlCallDeps {
+  recorder: TranscriptRecorder;
+  runs: Pick<RunManager, 'exec' | 'wait'>;
+  executors: ExecutorSet;
+  plugins: readonly CodeModePlugin[];
+  /** True once the Gateway is closing: calls are refused and no longer recorded. */
+  closed(): boolean;
+}
+
+export class ControlCalls {
+  constructor(private readonly deps: ControlCallDeps) {}
+
+  /** `turn`: the live turn of `agentRunId`, if any (the Gateway looks it up and marks it used). */
+  exec(turn: Turn | undefined, agentRunId: string, input: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
+    const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
+    // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
+    const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
+    return runControlCall(this.deps.recorder, this.recordsFor(turn), {
+      tool: 'exec',
+      toolCallId: opts.toolCallId,
+      executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded),
+      run: async (toolCallId) => {
+        if (oversize) throw new InvalidInputError(oversize.message);
+        const live = this.liveTurn(turn, agentRunId);
+        if (!live.info.surface.codeMode) {
+          throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
+        }
+        const rawInput = input as unknown;
+        const hooked = await outerExecHooks(this.deps.plugins, live.info, rawInput);
+        const prepared = await prepareExec(hooked, {
+          ambientDeclarations: () => live.catalog.ambientDeclarations,
+          signal: live.scope.abort.signal,
+          runKey: agentRunId,
+          ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
+        });
+        const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);
+        return this.deps.runs.exec(live.scope, {
+          body: prepared.body,
+          code: prepared.input.code,
+          language: prepared.language,
+          executor,
+          restartSafe: prepared.input.restartSafe,
+          toolCallId,
+        });
+      },
+    });
+  }
+
+  wait(turn: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
+    return runControlCall(this.deps.recorder, this.recordsFor(turn), {
+      tool: 'wait',
+      toolCallId: opts.toolCallId,
+      executor: turn?.scope.options.executor ?? 'quickjs',
+      callPayload: (toolCallId) => waitCallPayload(toolCallId, agentRunId, input),
+      run: async (toolCallId) => {
+        const live = this.liveTurn(turn, agentRunId);
+        if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
+          throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
+        }
+        return this.deps.runs.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
+      },
+    });
+  }
+
+  /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */
+  private recordsFor(turn: Turn | undefined): string | undefined {
+    return this.deps.closed() ? undefined : turn?.info.sessionId;
+  }
+
+  /** The turn a cell runs in, while the Gateway is open. */
+  private liveTurn(turn: Turn | undefined, agentRunId: string): Turn {
+    if (this.deps.closed()) throw new CodeModeError('runtime_unavailable', 'the gateway is shutting down');
+    if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+    return turn;
+  }
+}
 
 /** One model-level exec or wait call, as runControlCall runs it. */
 export interface ControlCall {
@@ -24,7 +111,7 @@ export interface ControlCall {
  * The one path of an exec or wait: the tool-call entry, the call, the tool-result entry. `sessionId` undefined:
  * nothing is recorded (unknown turn, closing Gateway). Transcript write failures never change the outcome.
  */
-export async function runControlCall(recorder: TranscriptRecorder, sessionId: string | undefined, call: ControlCall): Promise<CodeModeResult> {
+async function runControlCall(recorder: TranscriptRecorder, sessionId: string | undefined, call: ControlCall): Promise<CodeModeResult> {
   const toolCallId = typeof call.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newToolCallId();
   const notes: string[] = [];
   const note = (warning: string | undefined) => void (warning && notes.push(warning));
@@ -48,7 +135,7 @@ function withTranscriptNotes(result: CodeModeResult, notes: string[]): CodeModeR
 }
 
 /** A failure before (or instead of) a guest run, as the model sees it. */
-export function failedBeforeRun(err: unknown, executor: ExecutorKind): CodeModeResult {
+function failedBeforeRun(err: unknown, executor: ExecutorKind): CodeModeResult {
   const code: CodeModeErrorCode = err instanceof CodeModeError ? err.code : 'internal_error';
   const error = err instanceof Error ? err.message : String(err);
   return {
@@ -60,7 +147,7 @@ export function failedBeforeRun(err: unknown, executor: ExecutorKind): CodeModeR
 }
 
 /** Outer exec hook event: `toolKind: "code_mode_exec"` lets policies tell cells from shell exec. Returns the (maybe rewritten) input. */
-export async function outerExecHooks(plugins: readonly CodeModePlugin[], turn: TurnInfo, input: unknown): Promise<unknown> {
+async function outerExecHooks(plugins: readonly CodeModePlugin[], turn: TurnInfo, input: unknown): Promise<unknown> {
   const language = isRecord(input) && (input.language === 'typescript' || input.language === 'javascript') ? input.language : 'javascript';
   const out = await runBeforeToolCallHooks(plugins, {
     tool: 'exec',
@@ -78,7 +165,7 @@ export async function outerExecHooks(plugins: readonly CodeModePlugin[], turn: T
 }
 
 /** The field (`code` or `command`) whose source is over `maxSourceBytes`, with the refusal the model reads. */
-export function oversizeSource(input: unknown, maxSourceBytes: number): { field: 'code' | 'command'; bytes: number; message: string } | undefined {
+function oversizeSource(input: unknown, maxSourceBytes: number): { field: 'code' | 'command'; bytes: number; message: string } | undefined {
   if (!isRecord(input)) return undefined;
   for (const field of ['code', 'command'] as const) {
     const source = input[field];
