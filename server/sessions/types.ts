@@ -43,7 +43,7 @@ export interface NestedActivityPayload {
   runId: string;
   /** The run's exec/wait call that dispatched it (`exec_1`, `wait_2`). */
   parentCallId: string;
-  /** The model's tool-call id of that exec/wait call, when the Gateway saw it start. */
+  /** The model's tool-call id of that exec/wait call (read from the run's call record; rows written before runs kept it may lack it). */
   parentToolCallId?: string;
   invocationId: string;
   requestId: string;
