@@ -8,7 +8,7 @@ import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { MSG_UNAVAILABLE } from '../runs/runs.ts';
-import type { CodeModeResult } from '../runs/types.ts';
+import type { CodeModeResult, RunEvent } from '../runs/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { TranscriptEntry } from './types.ts';
@@ -253,6 +253,22 @@ describe('control calls in the transcript', () => {
         [b.runId, 'exec_1', 'b_exec'],
         [b.runId, 'wait_2', 'b_wait'],
       ].sort(),
+    );
+  });
+
+  it('on any append (control calls, nested rows, store commit, compaction): one session.appended event per entry, naming its run when it has one', async () => {
+    const gw = await gateway();
+    const heard: Array<Extract<RunEvent, { type: 'session.appended' }>> = [];
+    gw.subscribe((e) => void (e.type === 'session.appended' && heard.push(e)));
+    const t = gw.prepareTurn({ sessionId: 'announced' });
+    const done = await gw.exec(t.agentRunId, { code: 'await store("k", 1); return await sleep({ ms: 1 })' }, { toolCallId: 'c1' });
+    if (done.status !== 'completed') throw new Error(JSON.stringify(done));
+    gw.compactSession({ sessionId: 'announced' });
+    const entries = gw.transcript('announced');
+    expect(entries.map((e) => e.type)).toEqual(['tool-call', 'nested-activity', 'nested-activity', 'code-mode-store', 'tool-result', 'compaction']);
+    const runId = done.telemetry.runId;
+    expect(heard.map((e) => [e.sessionId, e.entryId, e.runId])).toEqual(
+      entries.map((e) => ['announced', e.id, e.type === 'tool-call' || e.type === 'compaction' ? undefined : runId]),
     );
   });
 
