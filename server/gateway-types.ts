@@ -4,6 +4,10 @@ import type { JsonSchema, ToolSource } from './tools/types.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
+import type { CatalogView } from './catalog/view.ts';
+
+export type { CatalogToolView, CatalogView } from './catalog/view.ts';
+export type { McpServerView } from './tools/mcp/types.ts';
 
 export type {
   CompactionPayload,
@@ -41,52 +45,6 @@ export interface SurfaceView {
   /** The exec description including its quick index (code mode only). */
   execDescription?: string;
   options: CodeModeOptions;
-}
-
-export interface CatalogToolView {
-  callableName: string;
-  name: string;
-  source: ToolSource;
-  owner?: string;
-  description: string;
-  declaration: string;
-  executionMode: 'parallel' | 'sequential';
-  networkContent: boolean;
-  approval: boolean;
-  directOnly: boolean;
-  /** A Tool Search control tool: hidden from the model and the catalog when code mode is active. */
-  control: boolean;
-  /** Set when policy removed it: the rule that did (`tools.deny: "web_fetch"`). */
-  deniedBy?: string;
-  /** MCP tools: `MCP.<server>.<tool>` path. */
-  mcpPath?: string;
-}
-
-export interface McpServerView {
-  name: string;
-  callableName: string;
-  transport: 'stdio' | 'http';
-  state: 'connecting' | 'connected' | 'disconnected' | 'failed';
-  error?: string;
-  toolCount: number;
-  /** Resources and prompts the server lists, when it offers them. */
-  resourceCount?: number;
-  promptCount?: number;
-  /** Consecutive failed connection attempts (0 once connected and stable). */
-  attempts?: number;
-  /** Epoch ms of the next reconnect attempt while `disconnected`. */
-  retryAt?: number;
-  /** Listed tools the gateway could not offer, with the reason. */
-  skipped?: string[];
-}
-
-export interface CatalogView {
-  tools: CatalogToolView[];
-  mcpServers: McpServerView[];
-  /** Ambient .d.ts for the editor (exact declarations the Gateway generates). */
-  declarations: string;
-  /** Plugins that failed to load, by name, with the reason. */
-  pluginErrors: Array<{ plugin: string; error: string }>;
 }
 
 export interface TurnInfo {
@@ -153,6 +111,8 @@ export interface GatewayApi {
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
+  /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
+  modelText(result: CodeModeResult): string;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */

@@ -5,7 +5,7 @@ import { QuickJsExecutor } from './executors/quickjs/executor.ts';
 import { loadToolSources } from './tools/registry.ts';
 import { testConfig } from './tools/testing.ts';
 import type { BeforeToolCallEvent, CodeModePlugin } from './tools/plugins.ts';
-import { probeTools } from './executors/conformance.ts';
+import { probeTools, until } from './executors/conformance.ts';
 
 let executor: QuickJsExecutor;
 beforeAll(async () => {
@@ -163,6 +163,53 @@ describe('MCP server that is down', () => {
   });
 });
 
+describe("the model's tool-call id on the run's call records", () => {
+  it('on exec then wait: each call record carries its tool-call id, in the run view, every run event and the trajectory', async () => {
+    const { gw } = await gatewayWith({ id: 'none', tools: [] });
+    const views: Array<Array<{ callId: string; toolCallId?: string }>> = [];
+    const unsubscribe = gw.subscribe((e) => {
+      if (e.type === 'run.started' || e.type === 'run.updated') views.push(e.view.calls);
+    });
+    try {
+      const t = gw.prepareTurn({});
+      const parked = await gw.exec(t.agentRunId, { code: 'await yield_control("park");\nreturn 1' }, { toolCallId: 'call_the_exec' });
+      if (parked.status !== 'waiting') throw new Error(JSON.stringify(parked));
+      expect(await gw.wait(t.agentRunId, { runId: parked.runId }, { toolCallId: 'call_the_wait' })).toMatchObject({ status: 'completed', value: 1 });
+      const expected = [
+        { callId: 'exec_1', tool: 'exec', toolCallId: 'call_the_exec' },
+        { callId: 'wait_2', tool: 'wait', toolCallId: 'call_the_wait' },
+      ];
+      expect(gw.run(parked.runId)?.calls).toMatchObject(expected);
+      expect(gw.trajectory(parked.runId)?.calls).toMatchObject(expected);
+      // the first event already has the exec's id; no event shows a call without one
+      expect(views[0]).toMatchObject([expected[0]]);
+      expect(views.flat().every((c) => c.toolCallId === (c.callId === 'exec_1' ? 'call_the_exec' : 'call_the_wait'))).toBe(true);
+    } finally {
+      unsubscribe();
+      await gw.close();
+    }
+  });
+
+  it('on exec and wait without a tool-call id: the Gateway makes one up per call, the same one the transcript records', async () => {
+    const { gw } = await gatewayWith({ id: 'none', tools: [] });
+    try {
+      const t = gw.prepareTurn({});
+      const parked = await gw.exec(t.agentRunId, { code: 'await yield_control("park");\nreturn 1' });
+      if (parked.status !== 'waiting') throw new Error(JSON.stringify(parked));
+      await gw.wait(t.agentRunId, { runId: parked.runId });
+      const ids = gw.run(parked.runId)?.calls.map((c) => c.toolCallId) ?? [];
+      expect(ids).toHaveLength(2);
+      expect(ids[0]).toMatch(/^call_/);
+      expect(ids[1]).toMatch(/^call_/);
+      expect(ids[0]).not.toBe(ids[1]);
+      const recorded = gw.transcript(t.sessionId).flatMap((e) => (e.type === 'tool-call' ? [e.payload.toolCallId] : []));
+      expect(recorded).toEqual(ids);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('client tools of a live turn', () => {
   it('on an update: new cells see the new tool; a parked cell keeps its projection and its call still answers; saved results stay', async () => {
     const { gw } = await gatewayWith({ id: 'none', tools: [] });
@@ -207,14 +254,8 @@ describe('idle turns', () => {
       const parked = await gw.exec(busy.agentRunId, { code: 'await yield_control("park"); return 1' });
       expect(parked.status).toBe('waiting');
       const idle = gw.prepareTurn({});
-      const ended = new Promise<void>((resolve) => {
-        const endTurn = gw.endTurn.bind(gw);
-        gw.endTurn = (agentRunId) => {
-          endTurn(agentRunId);
-          if (agentRunId === idle.agentRunId) resolve();
-        };
-      });
-      await ended;
+      // an ended turn has no options any more
+      await until(() => gw.turnOptions(idle.agentRunId) === undefined);
       expect(await gw.exec(idle.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'failed', error: expect.stringContaining('unknown agent run') });
       if (parked.status === 'waiting') expect(gw.run(parked.runId)?.state).toBe('waiting');
       expect(await gw.exec(busy.agentRunId, { code: 'return 2' })).toMatchObject({ status: 'completed', value: 2 });

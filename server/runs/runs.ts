@@ -81,7 +81,8 @@ export interface StartCell {
   language: 'javascript' | 'typescript';
   executor: Executor;
   restartSafe: boolean;
-  toolCallId?: string;
+  /** The model's tool-call id of the exec that starts the cell: on its call record and part of the cell identity. */
+  toolCallId: string;
 }
 
 interface HostRequest {
@@ -169,8 +170,7 @@ class Run {
     // tool-call id and this run. The runId is in it because a provider may reuse a tool-call id in a
     // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
     // the same Run, so a waiting run keeps its ids.
-    const callId = cell.toolCallId ?? randomUUID();
-    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${callId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
+    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
     this.files = turn.files;
@@ -221,7 +221,7 @@ export class RunManager {
   async exec(turn: TurnScope, cell: StartCell): Promise<CodeModeResult> {
     const run = new Run(turn, cell);
     this.runs.set(run.runId, run);
-    const call = this.openCall(run, 'exec');
+    const call = this.openCall(run, 'exec', cell.toolCallId);
     this.emit({ type: 'run.started', runId: run.runId, at: Date.now(), view: this.view(run) });
     const budget = new ExecutionBudget(turn.options.timeoutMs);
     budget.hold('opening');
@@ -237,7 +237,7 @@ export class RunManager {
     return this.driveLeg(run, live);
   }
 
-  async wait(scope: { agentRunId: string; sessionId: string }, runId: string): Promise<CodeModeResult> {
+  async wait(scope: { agentRunId: string; sessionId: string }, runId: string, toolCallId: string): Promise<CodeModeResult> {
     const run = typeof runId === 'string' ? this.runs.get(runId) : undefined;
     if (!run || run.state === 'expired' || run.state === 'completed' || run.state === 'failed' || run.state === 'aborted') {
       throw new InvalidInputError(MSG_UNAVAILABLE);
@@ -246,7 +246,7 @@ export class RunManager {
     if (run.turn.agentRunId !== scope.agentRunId) throw new InvalidInputError(MSG_WRONG_RUN);
     if (run.state !== 'waiting' || run.live || run.wake) throw new InvalidInputError(MSG_ALREADY_RESUMING);
 
-    const call = this.openCall(run, 'wait');
+    const call = this.openCall(run, 'wait', toolCallId);
     const budget = new ExecutionBudget(run.turn.options.timeoutMs);
     this.clearTtl(run);
     run.state = 'running';
@@ -288,6 +288,13 @@ export class RunManager {
     // deliver everything that settled while parked, and the yield itself
     this.deliverPending(run);
     return this.driveLeg(run, live);
+  }
+
+  /** The exec or wait call of a run that dispatched a nested call, with the run's session (the transcript files nested activity under it). */
+  controlCall(runId: string, callId: string): { sessionId: string; call: Readonly<ControlCallRecord> } | undefined {
+    const run = this.find(runId);
+    const call = run?.calls.find((c) => c.callId === callId);
+    return run && call ? { sessionId: run.turn.sessionId, call } : undefined;
   }
 
   /** Abort one run: cancels its nested calls, stops the guest, releases its continuation. */
@@ -864,8 +871,8 @@ export class RunManager {
 
   // ---- bookkeeping -----------------------------------------------------------------------------
 
-  private openCall(run: Run, tool: 'exec' | 'wait'): ControlCallRecord {
-    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, tool, startedAt: Date.now() };
+  private openCall(run: Run, tool: 'exec' | 'wait', toolCallId: string): ControlCallRecord {
+    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, toolCallId, tool, startedAt: Date.now() };
     run.calls.push(call);
     return call;
   }

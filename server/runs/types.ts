@@ -102,6 +102,11 @@ export interface NestedCallRecord {
 /** One model-level exec or wait call of a run. */
 export interface ControlCallRecord {
   callId: string;
+  /**
+   * The model's tool-call id of this exec or wait call (the Gateway makes one up when the caller gave none).
+   * Every call the RunManager opens sets it; optional in the type only until the page's test fixtures carry it.
+   */
+  toolCallId?: string;
   tool: 'exec' | 'wait';
   startedAt: number;
   endedAt?: number;
@@ -172,4 +177,5 @@ export type RunEvent =
   | { type: 'nested.started'; runId: string; at: number; call: NestedCallRecord }
   | { type: 'nested.finished'; runId: string; at: number; call: NestedCallRecord }
   | { type: 'approval.requested'; runId: string; at: number; approval: ApprovalView }
-  | { type: 'approval.resolved'; runId: string; at: number; approvalId: string; approved: boolean };
+  | { type: 'approval.resolved'; runId: string; at: number; approvalId: string; approved: boolean }
+  | { type: 'session.appended'; runId?: string; sessionId: string; at: number; entryId: string };

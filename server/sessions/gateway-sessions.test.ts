@@ -8,7 +8,7 @@ import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { MSG_UNAVAILABLE } from '../runs/runs.ts';
-import type { CodeModeResult } from '../runs/types.ts';
+import type { CodeModeResult, RunEvent } from '../runs/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { TranscriptEntry } from './types.ts';
@@ -235,6 +235,41 @@ describe('control calls in the transcript', () => {
       ['exec_1', 'x1'],
       ['wait_2', 'x2'],
     ]);
+  });
+
+  it('on two runs of one session taking turns: each nested row names the tool call of its own run that dispatched it', async () => {
+    const gw = await gateway();
+    const t = gw.prepareTurn({ sessionId: 'interleaved' });
+    const cell = (tag: string) => `await sleep({ ms: 1 }); await yield_control("park"); await sleep({ ms: 1 }); return "${tag}"`;
+    const a = waiting(await gw.exec(t.agentRunId, { code: cell('a') }, { toolCallId: 'a_exec' }));
+    const b = waiting(await gw.exec(t.agentRunId, { code: cell('b') }, { toolCallId: 'b_exec' }));
+    expect(await gw.wait(t.agentRunId, { runId: b.runId }, { toolCallId: 'b_wait' })).toMatchObject({ status: 'completed', value: 'b' });
+    expect(await gw.wait(t.agentRunId, { runId: a.runId }, { toolCallId: 'a_wait' })).toMatchObject({ status: 'completed', value: 'a' });
+    const rows = gw.transcript('interleaved').flatMap((e) => (e.type === 'nested-activity' && e.payload.tool === 'sleep' ? [e.payload] : []));
+    expect(rows.map((r) => [r.runId, r.parentCallId, r.parentToolCallId]).sort()).toEqual(
+      [
+        [a.runId, 'exec_1', 'a_exec'],
+        [a.runId, 'wait_2', 'a_wait'],
+        [b.runId, 'exec_1', 'b_exec'],
+        [b.runId, 'wait_2', 'b_wait'],
+      ].sort(),
+    );
+  });
+
+  it('on any append (control calls, nested rows, store commit, compaction): one session.appended event per entry, naming its run when it has one', async () => {
+    const gw = await gateway();
+    const heard: Array<Extract<RunEvent, { type: 'session.appended' }>> = [];
+    gw.subscribe((e) => void (e.type === 'session.appended' && heard.push(e)));
+    const t = gw.prepareTurn({ sessionId: 'announced' });
+    const done = await gw.exec(t.agentRunId, { code: 'await store("k", 1); return await sleep({ ms: 1 })' }, { toolCallId: 'c1' });
+    if (done.status !== 'completed') throw new Error(JSON.stringify(done));
+    gw.compactSession({ sessionId: 'announced' });
+    const entries = gw.transcript('announced');
+    expect(entries.map((e) => e.type)).toEqual(['tool-call', 'nested-activity', 'nested-activity', 'code-mode-store', 'tool-result', 'compaction']);
+    const runId = done.telemetry.runId;
+    expect(heard.map((e) => [e.sessionId, e.entryId, e.runId])).toEqual(
+      entries.map((e) => ['announced', e.id, e.type === 'tool-call' || e.type === 'compaction' ? undefined : runId]),
+    );
   });
 
   it('on replay after restart: the model context holds only the control calls, and a compaction restarts it', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.ts';
 import { openSessionDatabase, SessionStoreError } from './db.ts';
-import { Transcript } from './transcript.ts';
+import { entryRunId, Transcript } from './transcript.ts';
 import type { EntryType } from './types.ts';
 
 const open: Transcript[] = [];
@@ -31,6 +31,40 @@ describe('hasEntries', () => {
     t.branchFrom('s', null);
     expect(t.branch('s')).toEqual([]);
     expect(t.hasEntries('s')).toBe(true);
+  });
+});
+
+describe('onAppend', () => {
+  it('on appends: each listener hears every written entry once, as appendEntry returns it; after unsubscribing, none', () => {
+    const t = transcript();
+    const heard: unknown[] = [];
+    const stop = t.onAppend((entry) => heard.push(entry));
+    const a = say(t, 's', 'a');
+    const stored = t.appendEntry('other', 'code-mode-store', { runId: 'run_1', sets: [], deletes: ['k'] });
+    expect(heard).toEqual([a, stored]);
+    stop();
+    say(t, 's', 'b');
+    expect(heard).toHaveLength(2);
+  });
+
+  it('on an append that fails: no listener hears of it', () => {
+    const t = transcript();
+    const heard: unknown[] = [];
+    t.onAppend((entry) => heard.push(entry));
+    expect(() => t.appendEntry('', 'message', { role: 'user', text: 'x' })).toThrow(InvalidInputError);
+    expect(heard).toEqual([]);
+  });
+});
+
+describe('entryRunId', () => {
+  it('names the run of result, nested-activity, store and wait-call entries; none for an exec call, a message or a damaged store entry', () => {
+    const t = transcript();
+    const result = t.appendEntry('s', 'tool-result', { tool: 'exec', toolCallId: 'c1', status: 'completed', runId: 'run_r', text: '{}' });
+    const wait = t.appendEntry('s', 'tool-call', { tool: 'wait', toolCallId: 'c2', agentRunId: 'ar', runId: 'run_w' });
+    const exec = t.appendEntry('s', 'tool-call', { tool: 'exec', toolCallId: 'c3', agentRunId: 'ar', code: 'return 1' });
+    const store = t.appendEntry('s', 'code-mode-store', { runId: 'run_s', sets: [], deletes: [] });
+    const damaged = { ...store, payload: { runId: '', sets: [], deletes: [] } };
+    expect([result, wait, exec, store, damaged, say(t, 's', 'hi')].map(entryRunId)).toEqual(['run_r', 'run_w', undefined, 'run_s', undefined, undefined]);
   });
 });
 

@@ -62,6 +62,8 @@ export class Transcript {
   /** Bumped by branchFrom in this process, so cached projections of the old branch know to rebuild. */
   private readonly generations = new Map<string, number>();
   private readonly stmts;
+  /** Told of every entry once it is written (the Gateway announces it as a `session.appended` event). */
+  private readonly appendListeners = new Set<(entry: TranscriptEntry) => void>();
 
   constructor(readonly db: SessionDatabase) {
     this.stmts = {
@@ -112,7 +114,15 @@ export class Transcript {
       this.stmts.setLeaf.run(id, at, sessionId);
       return parent;
     });
-    return { id, parentId, sessionId, type, payload, createdAt: at } as Extract<TranscriptEntry, { type: K }>;
+    const entry = { id, parentId, sessionId, type, payload, createdAt: at } as Extract<TranscriptEntry, { type: K }>;
+    for (const listener of this.appendListeners) listener(entry);
+    return entry;
+  }
+
+  /** Calls `listener` after each append, whichever part of the house wrote it (control calls, store commits, compaction); returns an unsubscribe. */
+  onAppend(listener: (entry: TranscriptEntry) => void): () => void {
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
   }
 
   /**
@@ -247,6 +257,21 @@ export class Transcript {
     } catch (err) {
       throw new SessionStoreError(`could not read the session transcript: ${(err as Error).message}`);
     }
+  }
+}
+
+/** The run an entry is about, when it names one (an exec's tool-call entry is written before its run exists). */
+export function entryRunId(entry: TranscriptEntry): string | undefined {
+  switch (entry.type) {
+    case 'tool-call':
+    case 'tool-result':
+    case 'nested-activity':
+      return entry.payload.runId;
+    case 'code-mode-store':
+      // a damaged store entry reads back with runId ''
+      return entry.payload.runId || undefined;
+    default:
+      return undefined;
   }
 }
 

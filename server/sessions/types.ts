@@ -1,5 +1,13 @@
 // Shapes of persisted session transcripts: entry types, their payloads and the display form (types only).
-import type { CodeModeResult, NestedCallRecord } from '../runs/types.ts';
+// sessions/ is a leaf: these unions copy the run's (CodeModeResult['status'], NestedCallRecord's kind and
+// status), and gateway/recorder.ts, which writes runs into transcripts, fails to compile if they drift apart.
+
+/** How an exec or wait call ended. */
+export type ControlCallStatus = 'completed' | 'waiting' | 'failed';
+/** What a nested call was (a tool, an MCP tool, a client tool, or a bridge op). */
+export type NestedActivityKind = 'tool' | 'mcp' | 'client' | 'search' | 'describe' | 'timer' | 'store' | 'results' | 'yield';
+/** Where a nested call stands; only finished ones (ok, error, canceled) are written. */
+export type NestedActivityStatus = 'queued' | 'running' | 'awaiting_approval' | 'awaiting_client' | 'ok' | 'error' | 'canceled';
 
 /** One model-level exec or wait call, as the transcript keeps it. Source fields are redacted before they are stored. */
 export interface ToolCallPayload {
@@ -22,7 +30,7 @@ export interface ToolCallPayload {
 export interface ToolResultPayload {
   tool: 'exec' | 'wait';
   toolCallId: string;
-  status: CodeModeResult['status'];
+  status: ControlCallStatus;
   runId?: string;
   /** failed results: the spec error code. */
   errorCode?: string;
@@ -35,13 +43,13 @@ export interface NestedActivityPayload {
   runId: string;
   /** The run's exec/wait call that dispatched it (`exec_1`, `wait_2`). */
   parentCallId: string;
-  /** The model's tool-call id of that exec/wait call, when the Gateway saw it start. */
+  /** The model's tool-call id of that exec/wait call (read from the run's call record; rows written before runs kept it may lack it). */
   parentToolCallId?: string;
   invocationId: string;
   requestId: string;
   tool: string;
-  kind: NestedCallRecord['kind'];
-  status: NestedCallRecord['status'];
+  kind: NestedActivityKind;
+  status: NestedActivityStatus;
   errorCode?: string;
   inputBytes: number;
   outputBytes?: number;

@@ -83,9 +83,23 @@ export function visibleTurns(ctx: InnerContext, turnTokens: readonly string[] | 
 }
 
 /** The agent run an event is about (run events carry it; nested and approval events name the run). */
-export function eventTurn(ctx: InnerContext, event: RunEvent): string | undefined {
+export function eventTurn(ctx: InnerContext, event: Exclude<RunEvent, { type: 'session.appended' }>): string | undefined {
   if (event.type === 'run.started' || event.type === 'run.updated') return event.view.agentRunId;
   return ctx.gateway.ownership.runTurn(event.runId);
+}
+
+/**
+ * Whether a caller that sees `visible` turns may hear an event: a run's events go to its turn; a transcript
+ * append goes to every turn prepared in that session (its entries are the session's, whichever turn wrote them).
+ */
+export function eventVisible(ctx: InnerContext, event: RunEvent, visible: 'all' | ReadonlySet<string>): boolean {
+  if (visible === 'all') return true;
+  if (event.type === 'session.appended') {
+    for (const agentRunId of visible) if (ctx.gateway.ownership.turnSession(agentRunId) === event.sessionId) return true;
+    return false;
+  }
+  const agentRunId = eventTurn(ctx, event);
+  return agentRunId !== undefined && visible.has(agentRunId);
 }
 
 /** Reading or changing a session needs its sessionToken, or the turnToken of a turn prepared in it. */

@@ -349,6 +349,45 @@ describe('events', () => {
   });
 });
 
+describe('session.appended events', () => {
+  it("the operator hears appends to every session; a client only those to sessions its turns are in, a joined turn's entries included", async () => {
+    const controller = new AbortController();
+    const bStream = h.client('client-b-appends', controller.signal);
+    const opStream = callerFor(h.gateway, OPERATOR, h.edge, controller.signal);
+    const mine = await b.turns.prepare({});
+    const theirs = await a.turns.prepare({});
+    type Appended = Extract<StreamedRunEvent, { type: 'session.appended' }>;
+    const seenByB: Appended[] = [];
+    const seenByOperator: Appended[] = [];
+    const drain = async (iterable: AsyncIterable<StreamedRunEvent>, into: Appended[]) => {
+      for await (const event of iterable) if (event.type === 'session.appended') into.push(event);
+    };
+    const draining = [drain(await bStream.events({ turnTokens: [mine.turnToken] }), seenByB), drain(await opStream.events(), seenByOperator)];
+    await a.exec({ agentRunId: theirs.agentRunId, turnToken: theirs.turnToken, input: { code: 'return 1' } });
+    const ofB = await b.exec({ agentRunId: mine.agentRunId, turnToken: mine.turnToken, input: { code: 'return 2' } });
+    // A joins B's session with its token: what A's turn writes there is B's session's too
+    const joined = await a.turns.prepare({ sessionId: mine.sessionId, sessionToken: mine.sessionToken });
+    await a.exec({ agentRunId: joined.agentRunId, turnToken: joined.turnToken, input: { code: 'return 3' } });
+    const ofSession = (seen: Appended[], sessionId: string) => seen.filter((e) => e.sessionId === sessionId).map((e) => e.entryId);
+    const mineIds = (await b.sessions.transcript({ sessionId: mine.sessionId, turnToken: mine.turnToken })).map((e) => e.id);
+    const theirIds = (await a.sessions.transcript({ sessionId: theirs.sessionId, turnToken: theirs.turnToken })).map((e) => e.id);
+    expect(mineIds).toHaveLength(4);
+    expect(theirIds).toHaveLength(2);
+    await vi.waitFor(() => {
+      expect(ofSession(seenByB, mine.sessionId)).toEqual(mineIds);
+      expect(ofSession(seenByOperator, mine.sessionId)).toEqual(mineIds);
+      expect(ofSession(seenByOperator, theirs.sessionId)).toEqual(theirIds);
+    });
+    controller.abort();
+    await Promise.allSettled(draining);
+    expect(seenByB.filter((e) => e.sessionId !== mine.sessionId)).toEqual([]);
+    // the exec's call entry is written before its run exists; its result entry names the run
+    const bRunId = ofB.status === 'completed' ? ofB.telemetry.runId : undefined;
+    expect(bRunId).toBeDefined();
+    expect(seenByB.slice(0, 2).map((e) => e.runId)).toEqual([undefined, bRunId]);
+  });
+});
+
 describe('executor override', () => {
   it('on the default policy ("never"): a client asking for another executor is FORBIDDEN naming allowExecutorOverride; the same executor passes', async () => {
     const turn = await a.turns.prepare({});

@@ -130,7 +130,7 @@ describe('runEvents', () => {
     const turn = await caller.turns.prepare({ agentId: 'main' });
     const iterator = runEvents((l) => gateway.subscribe(l), { accept: (e) => e.runId === 'run_other', maxQueued: 1000, signal: controller.signal });
     const draining = (async () => {
-      for await (const event of iterator) seen.push(event.runId);
+      for await (const event of iterator) seen.push(String(event.runId));
     })();
     await caller.exec({ agentRunId: turn.agentRunId, input: { code: 'return 1' } });
     controller.abort();
@@ -192,6 +192,9 @@ describe('sessions', () => {
       ['call_store', 'completed'],
       ['call_load', 'completed'],
     ]);
+    // exec returns the text the model receives, the same the transcript keeps
+    expect([first.modelText, second.modelText]).toEqual(results.map((r) => r.text));
+    expect(JSON.parse(second.modelText)).toMatchObject({ status: 'completed', value: { text: 'hi' } });
     const nested = transcript.flatMap((e) => (e.type === 'nested-activity' ? [e.payload] : []));
     expect(nested.map((n) => [n.parentToolCallId, n.kind])).toEqual([
       ['call_store', 'store'],

@@ -9,8 +9,7 @@
 // and what to do.
 import { ConfigError } from '../../errors.ts';
 import type { GatewayConfig, McpServerConfig } from '../../config/types.ts';
-import type { McpServerView } from '../../gateway-types.ts';
-import { isReservedMcpMember, mcpServerIdentity, projectNames } from '../../catalog/names.ts';
+import type { McpServerStatus } from './types.ts';
 import type { ToolDefinition } from '../types.ts';
 import { McpConnection, type McpConnectionSettings } from './connection.ts';
 
@@ -49,13 +48,13 @@ export interface McpToolSource {
   /** Resolves when every server's first connection attempt has settled (bounded by its connect timeout). */
   ready(): Promise<void>;
   tools(): ToolDefinition[];
-  views(): McpServerView[];
+  /** Each configured server's state, in config order (the catalog adds the name a cell uses). */
+  views(): McpServerStatus[];
   close(): Promise<void>;
 }
 
 export class McpManager implements McpToolSource {
   private readonly connections: McpConnection[];
-  private readonly callableNames: Map<string, string>;
   private readonly log: ((line: string) => void) | undefined;
   private firstAttempts: Promise<void> | undefined;
 
@@ -64,11 +63,6 @@ export class McpManager implements McpToolSource {
     this.log = settings.log;
     const servers = Object.entries(config.mcp?.servers ?? {});
     this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), settings));
-    // Same projection the catalog uses, so the view names the property a cell writes (MCP.<callableName>).
-    this.callableNames = projectNames(
-      servers.map(([name]) => ({ identity: mcpServerIdentity(name), name })),
-      isReservedMcpMember,
-    );
   }
 
   /** Connect every server in the background. Returns at once; idempotent. Logs once when the first attempts have settled. */
@@ -96,16 +90,8 @@ export class McpManager implements McpToolSource {
     return this.connections.flatMap((c) => c.tools());
   }
 
-  views(): McpServerView[] {
-    return this.connections.map((c) => {
-      const s = c.status();
-      return {
-        name: c.name,
-        callableName: this.callableNames.get(mcpServerIdentity(c.name)) ?? c.name,
-        transport: c.transportKind,
-        ...s,
-      };
-    });
+  views(): McpServerStatus[] {
+    return this.connections.map((c) => ({ name: c.name, transport: c.transportKind, ...c.status() }));
   }
 
   /** Resolves when every server is connected or failed, retries included (tests); turns await ready() instead. */
@@ -127,7 +113,7 @@ export class McpManager implements McpToolSource {
       .map((v) => {
         if (v.state === 'connected') return `${v.name} connected (${v.toolCount} tools)`;
         if (v.state === 'connecting') return `${v.name} still connecting; turns go ahead without its tools until it connects`;
-        return `${v.name} ${v.state}${v.error ? `: ${v.error}` : ''}; turns get MCP.${v.callableName} as unavailable until it connects`;
+        return `${v.name} ${v.state}${v.error ? `: ${v.error}` : ''}; turns get its MCP namespace as unavailable until it connects`;
       })
       .join('; ');
   }

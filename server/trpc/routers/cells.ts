@@ -4,11 +4,11 @@ import { requireExecutorOverride, requireRun, requireTurn } from '../guards.ts';
 import { answerClientCallSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
 import type { ExecOptions } from '../../gateway-types.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
-import { resultToModelText } from '../../runs/model-text.ts';
+import type { InnerContext } from '../context.ts';
 
 /** A result plus its text exactly as a model receives it (compact JSON, untrusted content wrapped). */
-function withModelText(result: CodeModeResult): CodeModeResult & { modelText: string } {
-  return { ...result, modelText: resultToModelText(result) };
+function withModelText(ctx: InnerContext, result: CodeModeResult): CodeModeResult & { modelText: string } {
+  return { ...result, modelText: ctx.gateway.modelText(result) };
 }
 
 export const execProcedure = publicProcedure.input(execRequestSchema).mutation(({ ctx, input }) => {
@@ -17,12 +17,12 @@ export const execProcedure = publicProcedure.input(execRequestSchema).mutation((
   const opts: ExecOptions = {};
   if (input.executor !== undefined) opts.executor = input.executor;
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
-  return ctx.gateway.exec(input.agentRunId, input.input, opts).then(withModelText);
+  return ctx.gateway.exec(input.agentRunId, input.input, opts).then((result) => withModelText(ctx, result));
 });
 
 export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation(({ ctx, input }) => {
   requireTurn(ctx, input.agentRunId, input.turnToken, 'wait');
-  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }).then(withModelText);
+  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }).then((result) => withModelText(ctx, result));
 });
 
 export const abortProcedure = publicProcedure.input(runIdSchema).mutation(({ ctx, input }) => {

@@ -1,7 +1,7 @@
-// The one subscription: run events of the caller's turns (all for the operator), streamed over SSE with a per-subscriber queue bound.
+// The one subscription: run events of the caller's turns and appends to their sessions (all for the operator), streamed over SSE with a per-subscriber queue bound.
 import { TRPCError } from '@trpc/server';
 import { publicProcedure } from '../init.ts';
-import { eventTurn, visibleTurns } from '../guards.ts';
+import { eventVisible, visibleTurns } from '../guards.ts';
 import { eventsInputSchema } from '../schemas.ts';
 import { TURN_TOKEN_HEADER } from '../context.ts';
 import type { RunEvent, RunView } from '../../runs/types.ts';
@@ -90,12 +90,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
   const release = ctx.access.operator
     ? ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersOperator, 'server.maxEventSubscribersOperator')
     : ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersPerClient, 'server.maxEventSubscribersPerClient');
-  const accept = (event: RunEvent) => {
-    if (runId !== undefined && event.runId !== runId) return false;
-    if (visible === 'all') return true;
-    const agentRunId = eventTurn(ctx, event);
-    return agentRunId !== undefined && visible.has(agentRunId);
-  };
+  const accept = (event: RunEvent) => (runId === undefined || event.runId === runId) && eventVisible(ctx, event, visible);
   signal?.addEventListener('abort', release, { once: true });
   const events = runEvents((listener) => ctx.gateway.subscribe(listener), {
     accept,

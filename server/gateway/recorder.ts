@@ -3,28 +3,39 @@
 // The model's own calls are what a provider replays, so each exec/wait call appends a `tool-call` entry
 // (source redacted) and a `tool-result` entry (the compact JSON the model saw). Nested calls made from a
 // cell are display-only: when one finishes, a bounded `nested-activity` row is appended with its
-// invocation id and its parent (the run's exec/wait call and that call's model tool-call id). Starts and
-// partial updates are never written. A transcript write that fails never changes a call's outcome: the
-// caller gets a message to surface as a warning.
+// invocation id and its parent (the run's exec/wait call and that call's model tool-call id, read from the
+// run's own call record). Starts and partial updates are never written. A transcript write that fails never
+// changes a call's outcome: the caller gets a message to surface as a warning.
 import { randomUUID } from 'node:crypto';
 import { redactSource } from '../source/redact.ts';
 import { resultToModelText } from '../runs/model-text.ts';
-import type { CodeModeResult, NestedCallRecord } from '../runs/types.ts';
-import type { Transcript } from './transcript.ts';
-import type { EntryPayloads, EntryType, NestedActivityPayload, ToolCallPayload, ToolResultPayload } from './types.ts';
+import type { CodeModeResult, ControlCallRecord, NestedCallRecord } from '../runs/types.ts';
+import type { Transcript } from '../sessions/transcript.ts';
+import type {
+  ControlCallStatus,
+  EntryPayloads,
+  EntryType,
+  NestedActivityKind,
+  NestedActivityPayload,
+  NestedActivityStatus,
+  ToolCallPayload,
+  ToolResultPayload,
+} from '../sessions/types.ts';
+
+// The transcript's own copies of the run's unions (sessions/ imports nothing from runs/) must stay equal to them.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const transcriptUnionsMatchRuns: [
+  Same<ControlCallStatus, CodeModeResult['status']>,
+  Same<NestedActivityKind, NestedCallRecord['kind']>,
+  Same<NestedActivityStatus, NestedCallRecord['status']>,
+] = [true, true, true];
+void transcriptUnionsMatchRuns;
 
 /** Tool labels and error codes are short names; anything longer is cut so one row stays one line. */
 export const MAX_ACTIVITY_LABEL_CHARS = 200;
 
-// A run is linked to its session and its calls' tool-call ids from exec until its last nested call finishes.
-// 64 runs can be suspended at once; this leaves room for many finished ones whose late calls still report.
-export const MAX_LINKED_RUNS = 1024;
-
-interface RunLink {
-  sessionId: string;
-  /** run-local call id (`exec_1`, `wait_2`) -> the model's tool-call id */
-  toolCallIds: Map<string, string>;
-}
+/** Finds the exec or wait call of a run that dispatched a nested call (RunManager.controlCall). */
+export type ControlCallLookup = (runId: string, callId: string) => { sessionId: string; call: Readonly<ControlCallRecord> } | undefined;
 
 export function newToolCallId(): string {
   return `call_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
@@ -88,11 +99,11 @@ export function activityPayload(runId: string, record: NestedCallRecord, parentT
 const FINISHED: ReadonlySet<NestedCallRecord['status']> = new Set<NestedCallRecord['status']>(['ok', 'error', 'canceled']);
 
 export class TranscriptRecorder {
-  private readonly links = new Map<string, RunLink>();
   private closed = false;
 
   constructor(
     private readonly transcript: Transcript,
+    private readonly controlCall: ControlCallLookup,
     /** Failures nobody awaits (nested activity) are reported here. */
     private readonly report: (message: string) => void = () => {},
   ) {}
@@ -108,31 +119,17 @@ export class TranscriptRecorder {
     }
   }
 
-  /** Ties a run's exec/wait call to the session and the model's tool-call id, for its nested activity. */
-  link(runId: string, sessionId: string, callId: string, toolCallId: string): void {
-    let link = this.links.get(runId);
-    if (!link) {
-      link = { sessionId, toolCallIds: new Map() };
-      this.links.set(runId, link);
-      if (this.links.size > MAX_LINKED_RUNS) {
-        const oldest = this.links.keys().next().value;
-        if (oldest !== undefined) this.links.delete(oldest);
-      }
-    }
-    link.toolCallIds.set(callId, toolCallId);
-  }
-
-  /** A nested call finished: one display-only row under the session's branch. Unlinked runs are not recorded. */
+  /** A nested call finished: one display-only row under the session's branch, filed under the call that dispatched it. */
   nestedFinished(runId: string, record: NestedCallRecord): void {
     if (this.closed || !FINISHED.has(record.status)) return;
-    const link = this.links.get(runId);
-    if (!link) return;
-    const warning = this.append(link.sessionId, 'nested-activity', activityPayload(runId, record, link.toolCallIds.get(record.parentCallId)));
+    // a run already dropped from the run history has no board to show it either
+    const parent = this.controlCall(runId, record.parentCallId);
+    if (!parent) return;
+    const warning = this.append(parent.sessionId, 'nested-activity', activityPayload(runId, record, parent.call.toolCallId));
     if (warning) this.report(warning);
   }
 
   close(): void {
     this.closed = true;
-    this.links.clear();
   }
 }

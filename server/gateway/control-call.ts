@@ -1,0 +1,188 @@
+// A model's exec and wait calls: one path that records the call, runs it in its turn and records the result.
+//
+// Both calls append a `tool-call` entry, run (the RunManager records the call on the run under the model's
+// tool-call id), then append a `tool-result` entry with the text the model saw. Anything that fails before
+// or instead of a guest run (unknown turn, invalid input, a blocking hook, an executor that cannot start) is
+// a failed result, never a throw.
+import type { ExecutorKind } from '../config/types.ts';
+import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
+import type { ExecOptions, TurnInfo, WaitOptions } from '../gateway-types.ts';
+import type { RunManager } from '../runs/runs.ts';
+import type { CodeModeExecInput, CodeModeResult } from '../runs/types.ts';
+import type { ToolCallPayload } from '../sessions/types.ts';
+import { prepareExec } from '../source/index.ts';
+import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
+import type { ExecutorSet } from './executors.ts';
+import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
+import type { Turn } from './turns.ts';
+
+export interface ControlCallDeps {
+  recorder: TranscriptRecorder;
+  runs: Pick<RunManager, 'exec' | 'wait'>;
+  executors: ExecutorSet;
+  plugins: readonly CodeModePlugin[];
+  /** True once the Gateway is closing: calls are refused and no longer recorded. */
+  closed(): boolean;
+}
+
+export class ControlCalls {
+  constructor(private readonly deps: ControlCallDeps) {}
+
+  /** `turn`: the live turn of `agentRunId`, if any (the Gateway looks it up and marks it used). */
+  exec(turn: Turn | undefined, agentRunId: string, input: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
+    const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
+    // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
+    const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
+    return runControlCall(this.deps.recorder, this.recordsFor(turn), {
+      tool: 'exec',
+      toolCallId: opts.toolCallId,
+      executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded),
+      run: async (toolCallId) => {
+        if (oversize) throw new InvalidInputError(oversize.message);
+        const live = this.liveTurn(turn, agentRunId);
+        if (!live.info.surface.codeMode) {
+          throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
+        }
+        const rawInput = input as unknown;
+        const hooked = await outerExecHooks(this.deps.plugins, live.info, rawInput);
+        const prepared = await prepareExec(hooked, {
+          ambientDeclarations: () => live.catalog.ambientDeclarations,
+          signal: live.scope.abort.signal,
+          runKey: agentRunId,
+          ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
+        });
+        const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);
+        return this.deps.runs.exec(live.scope, {
+          body: prepared.body,
+          code: prepared.input.code,
+          language: prepared.language,
+          executor,
+          restartSafe: prepared.input.restartSafe,
+          toolCallId,
+        });
+      },
+    });
+  }
+
+  wait(turn: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
+    return runControlCall(this.deps.recorder, this.recordsFor(turn), {
+      tool: 'wait',
+      toolCallId: opts.toolCallId,
+      executor: turn?.scope.options.executor ?? 'quickjs',
+      callPayload: (toolCallId) => waitCallPayload(toolCallId, agentRunId, input),
+      run: async (toolCallId) => {
+        const live = this.liveTurn(turn, agentRunId);
+        if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
+          throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
+        }
+        return this.deps.runs.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
+      },
+    });
+  }
+
+  /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */
+  private recordsFor(turn: Turn | undefined): string | undefined {
+    return this.deps.closed() ? undefined : turn?.info.sessionId;
+  }
+
+  /** The turn a cell runs in, while the Gateway is open. */
+  private liveTurn(turn: Turn | undefined, agentRunId: string): Turn {
+    if (this.deps.closed()) throw new CodeModeError('runtime_unavailable', 'the gateway is shutting down');
+    if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+    return turn;
+  }
+}
+
+/** One model-level exec or wait call, as runControlCall runs it. */
+export interface ControlCall {
+  tool: 'exec' | 'wait';
+  /** As the caller gave it; one is made up when absent or empty. */
+  toolCallId: string | undefined;
+  /** What a failure before the guest ran reports as its executor. */
+  executor: ExecutorKind;
+  /** The transcript's tool-call entry. */
+  callPayload(toolCallId: string): ToolCallPayload;
+  /** Runs the call (the run records it under its tool-call id); a throw is a failure before or instead of a guest run. */
+  run(toolCallId: string): Promise<CodeModeResult>;
+}
+
+/**
+ * The one path of an exec or wait: the tool-call entry, the call, the tool-result entry. `sessionId` undefined:
+ * nothing is recorded (unknown turn, closing Gateway). Transcript write failures never change the outcome.
+ */
+async function runControlCall(recorder: TranscriptRecorder, sessionId: string | undefined, call: ControlCall): Promise<CodeModeResult> {
+  const toolCallId = typeof call.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newToolCallId();
+  const notes: string[] = [];
+  const note = (warning: string | undefined) => void (warning && notes.push(warning));
+  if (sessionId) note(recorder.append(sessionId, 'tool-call', call.callPayload(toolCallId)));
+  let result: CodeModeResult;
+  try {
+    result = await call.run(toolCallId);
+  } catch (err) {
+    result = failedBeforeRun(err, call.executor);
+  }
+  if (sessionId) note(recorder.append(sessionId, 'tool-result', toolResultPayload(call.tool, toolCallId, result)));
+  return withTranscriptNotes(result, notes);
+}
+
+/** Transcript write failures never change an outcome; a completed result says so in its warnings. */
+function withTranscriptNotes(result: CodeModeResult, notes: string[]): CodeModeResult {
+  if (notes.length === 0) return result;
+  for (const n of notes) console.warn(`[sessions] ${n}`);
+  if (result.status !== 'completed') return result;
+  return { ...result, warnings: [...(result.warnings ?? []), ...notes] };
+}
+
+/** A failure before (or instead of) a guest run, as the model sees it. */
+function failedBeforeRun(err: unknown, executor: ExecutorKind): CodeModeResult {
+  const code: CodeModeErrorCode = err instanceof CodeModeError ? err.code : 'internal_error';
+  const error = err instanceof Error ? err.message : String(err);
+  return {
+    status: 'failed',
+    error,
+    code,
+    telemetry: { executor, durationMs: 0, budgetUsedMs: 0, counters: { search: 0, describe: 0, call: 0 }, nestedCalls: 0, outputBytes: 0 },
+  };
+}
+
+/** Outer exec hook event: `toolKind: "code_mode_exec"` lets policies tell cells from shell exec. Returns the (maybe rewritten) input. */
+async function outerExecHooks(plugins: readonly CodeModePlugin[], turn: TurnInfo, input: unknown): Promise<unknown> {
+  const language = isRecord(input) && (input.language === 'typescript' || input.language === 'javascript') ? input.language : 'javascript';
+  const out = await runBeforeToolCallHooks(plugins, {
+    tool: 'exec',
+    source: 'core',
+    input,
+    agentId: turn.agentId,
+    sessionId: turn.sessionId,
+    agentRunId: turn.agentRunId,
+    invocationId: `${turn.agentRunId}:exec`,
+    toolKind: 'code_mode_exec',
+    toolInputKind: language,
+  });
+  if (out.blocked) throw new InvalidInputError(`exec was blocked by a before_tool_call hook: ${out.blocked.reason} (plugin ${out.blocked.plugin})`);
+  return out.input;
+}
+
+/** The field (`code` or `command`) whose source is over `maxSourceBytes`, with the refusal the model reads. */
+function oversizeSource(input: unknown, maxSourceBytes: number): { field: 'code' | 'command'; bytes: number; message: string } | undefined {
+  if (!isRecord(input)) return undefined;
+  for (const field of ['code', 'command'] as const) {
+    const source = input[field];
+    if (typeof source !== 'string' || source.length * 3 <= maxSourceBytes) continue;
+    const bytes = Buffer.byteLength(source, 'utf8');
+    if (bytes <= maxSourceBytes) continue;
+    return {
+      field,
+      bytes,
+      message:
+        `exec: the cell's ${field} is ${bytes} bytes, over the limit of ${maxSourceBytes} bytes (tools.codeMode.maxSourceBytes); ` +
+        'send a smaller cell: fetch data with tool calls or load() inside the cell instead of pasting it into the source',
+    };
+  }
+  return undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,217 @@
+// The turn registry: each prepared turn's agent, model, session, client tools and run-scoped catalog, until it ends or idles out.
+//
+// A turn (agent run) fixes the agent, model, session, client tools and therefore the run-scoped
+// catalog; every exec/wait of that turn runs in its scope. Policy is applied once per turn: denied
+// tools never reach the catalog, so no guessed name or id can call them.
+import { randomUUID } from 'node:crypto';
+import type { Ownership } from '../access/ownership.ts';
+import { CallScheduler } from '../bridge/scheduler.ts';
+import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
+import { renderQuickIndex } from '../catalog/quick-index.ts';
+import type { Catalog } from '../catalog/types.ts';
+import { findAgent, resolveActivation } from '../config/activation.ts';
+import type { CodeModeOptions, GatewayConfig } from '../config/types.ts';
+import { InvalidInputError } from '../errors.ts';
+import type { ClientToolSpec, SurfaceView, TurnInfo, TurnRequest } from '../gateway-types.ts';
+import { ResultsStore } from '../results/store.ts';
+import type { RunManager, TurnScope } from '../runs/runs.ts';
+import { buildModelSurface } from '../surface/surface.ts';
+import type { McpServerView } from '../tools/mcp/types.ts';
+import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
+import { applyToolPolicy, hasEmptyAllowlist } from '../tools/policy.ts';
+import type { ToolDefinition } from '../tools/types.ts';
+
+/**
+ * Turns with no exec or wait for this long, and no live run, are ended (their catalog and saved
+ * results released): a client that vanished without ending its turn must not hold them forever.
+ */
+export const TURN_IDLE_MS = 6 * 60 * 60 * 1000;
+/** How often idle turns are looked for (at most; a shorter idle limit sweeps more often). */
+const TURN_SWEEP_MS = 60 * 1000;
+
+export interface Turn {
+  info: TurnInfo;
+  scope: TurnScope;
+  catalog: Catalog;
+  /** What the turn was prepared with (agent, model, client tools): recomputed when client tools change. */
+  request: TurnRequest;
+  /** Last exec, wait or client-tool update: idle turns are ended (TURN_IDLE_MS). */
+  lastUsedAt: number;
+}
+
+/** What a turn request resolves to: the tools policy kept and denied, their catalog and the model surface. */
+export interface Effective {
+  tools: ToolDefinition[];
+  denied: Array<{ tool: ToolDefinition; rule: string }>;
+  catalog: Catalog;
+  surface: SurfaceView;
+  agentId: string;
+  model: string;
+}
+
+export interface TurnRegistryDeps {
+  config: GatewayConfig;
+  tools: readonly ToolDefinition[];
+  plugins: readonly CodeModePlugin[];
+  /** Tools appended after the configured ones on every resolve (MCP tools, tests' extra tools). */
+  extraTools?: () => ToolDefinition[];
+  /** MCP server states: a configured server that is down gets a namespace that says so. */
+  mcpServers: () => McpServerView[];
+  ownership: Ownership;
+  runs: Pick<RunManager, 'abortTurn' | 'list'>;
+  /** Idle limit; default TURN_IDLE_MS. */
+  idleMs?: number;
+}
+
+export class TurnRegistry {
+  private readonly turns = new Map<string, Turn>();
+  private readonly sweepTimer: NodeJS.Timeout;
+
+  constructor(private readonly deps: TurnRegistryDeps) {
+    const idleMs = deps.idleMs ?? TURN_IDLE_MS;
+    this.sweepTimer = setInterval(() => this.endIdle(idleMs), Math.min(idleMs, TURN_SWEEP_MS));
+    this.sweepTimer.unref();
+  }
+
+  /** Resolves a turn request: policy, catalog, quick index and model surface for its agent and model. */
+  effective(req: TurnRequest): Effective {
+    const { config } = this.deps;
+    const agent = findAgent(config, req.agentId);
+    const clientTools: ToolDefinition[] = (req.clientTools ?? []).map((c) => ({
+      name: c.name,
+      description: c.description,
+      inputSchema: c.inputSchema,
+      ...(c.outputSchema ? { outputSchema: c.outputSchema } : {}),
+      source: 'client',
+      owner: 'client',
+    }));
+    const all = [...this.deps.tools, ...(this.deps.extraTools?.() ?? []), ...clientTools];
+    const layers = { gateway: { allow: config.tools.allow, deny: config.tools.deny }, agent: agent.tools, agentId: agent.id };
+    const policy = applyToolPolicy(all, layers);
+    const toolsActive = !req.disableTools && policy.effective.length > 0 && !hasEmptyAllowlist(layers);
+    const activation = resolveActivation(config, {
+      agentId: agent.id,
+      ...(req.model ? { model: req.model } : {}),
+      toolsActive,
+    });
+    const catalog = buildCatalog(policy.effective);
+    const quickIndex = renderQuickIndex(catalog);
+    const surface = buildModelSurface({ activation, tools: policy.effective, quickIndex, disableTools: Boolean(req.disableTools) });
+    return { tools: policy.effective, denied: policy.denied, catalog, surface, agentId: agent.id, model: activation.model };
+  }
+
+  prepare(req: TurnRequest): TurnInfo {
+    const eff = this.effective(req);
+    const agentRunId = `ar_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const options = eff.surface.options;
+    const tokens = this.deps.ownership.issueTurn(agentRunId, sessionId);
+    const info: TurnInfo = { agentRunId, sessionId, ...tokens, agentId: eff.agentId, model: eff.model, surface: eff.surface };
+    const plugins = this.deps.plugins;
+    const scope: TurnScope = {
+      agentRunId,
+      sessionId,
+      agentId: eff.agentId,
+      workspaceDir: this.deps.config.workspace,
+      options,
+      ...this.guestCatalog(eff.catalog, options),
+      scheduler: new CallScheduler(),
+      results: new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes)),
+      abort: new AbortController(),
+      beforeToolCall: async (entry, input, ctx) => {
+        const out = await runBeforeToolCallHooks(plugins, {
+          tool: entry.name,
+          source: entry.source,
+          ...(entry.tool.owner ? { owner: entry.tool.owner } : {}),
+          input,
+          agentId: eff.agentId,
+          sessionId,
+          agentRunId,
+          invocationId: ctx.invocationId,
+        });
+        return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
+      },
+    };
+    this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, request: { ...req, sessionId }, lastUsedAt: Date.now() });
+    return info;
+  }
+
+  /**
+   * Replace the client tools of a live turn. New cells see the new catalog; running and parked
+   * cells keep the projection they started with, and the turn's runs and saved results stay
+   * (spec: client tool additions do not close the owner).
+   */
+  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo {
+    const turn = this.turns.get(agentRunId);
+    if (!turn) throw new InvalidInputError(`unknown agent run "${agentRunId}"; prepare a turn first`);
+    turn.lastUsedAt = Date.now();
+    const request: TurnRequest = { ...turn.request, clientTools };
+    const eff = this.effective(request);
+    turn.request = request;
+    turn.catalog = eff.catalog;
+    turn.info = { ...turn.info, surface: eff.surface };
+    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options));
+    return turn.info;
+  }
+
+  /** A live turn, marked used now (an exec or wait keeps it from idling out). */
+  use(agentRunId: string): Turn | undefined {
+    const turn = this.turns.get(agentRunId);
+    if (turn) turn.lastUsedAt = Date.now();
+    return turn;
+  }
+
+  options(agentRunId: string): Readonly<CodeModeOptions> | undefined {
+    return this.turns.get(agentRunId)?.scope.options;
+  }
+
+  /** Aborts the turn's runs and releases its catalog and saved results; unknown ids are ignored. */
+  end(agentRunId: string): void {
+    const turn = this.turns.get(agentRunId);
+    if (!turn) return;
+    this.deps.runs.abortTurn(agentRunId);
+    this.deps.ownership.endTurn(agentRunId);
+    turn.scope.abort.abort();
+    turn.scope.results.clear();
+    this.turns.delete(agentRunId);
+  }
+
+  /** Stops the idle sweep and ends every turn (the Gateway is closing). */
+  close(): void {
+    clearInterval(this.sweepTimer);
+    for (const id of [...this.turns.keys()]) this.end(id);
+  }
+
+  /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */
+  private guestCatalog(catalog: Catalog, options: CodeModeOptions): Pick<TurnScope, 'catalog' | 'boot' | 'files'> {
+    const view = guestCatalogView(catalog);
+    return {
+      catalog,
+      boot: {
+        maxPendingToolCalls: options.maxPendingToolCalls,
+        tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
+        mcp: [...view.mcp, ...this.unavailableMcp(view.mcp)],
+      },
+      files: Object.fromEntries(catalog.files),
+    };
+  }
+
+  /** Configured MCP servers that are down (no tools listed): the guest gets a namespace that says so. */
+  private unavailableMcp(present: Array<{ name: string }>): Array<{ name: string; tools: string[]; unavailable: string }> {
+    const names = new Set(present.map((p) => p.name));
+    return this.deps
+      .mcpServers()
+      .filter((s) => !names.has(s.callableName) && (s.state !== 'connected' || s.toolCount === 0))
+      .map((s) => ({ name: s.callableName, tools: [], unavailable: s.error ? `${s.state}: ${s.error}` : s.state }));
+  }
+
+  /** End turns unused for `idleMs` that have no running or waiting run. */
+  private endIdle(idleMs: number): void {
+    const cutoff = Date.now() - idleMs;
+    // one listing per sweep: the turns ended here have no live run, so ending them leaves the listing current for prune()
+    const runs = this.deps.runs.list();
+    const live = new Set(runs.filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
+    for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
+    this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
+  }
+}
