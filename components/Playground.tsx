@@ -388,11 +388,7 @@ export function Playground() {
               <SnapshotsPanel runs={live.runs} {...(selectedRun ? { run: selectedRun } : {})} />
             </TabPanel>
             <TabPanel id="session" active={detailTab === 'session'}>
-              <SessionPanel
-                runs={live.runs}
-                settledKey={`${call?.seq ?? 0}:${call?.endedAt ?? ''}`}
-                {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})}
-              />
+              <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} />
             </TabPanel>
           </div>
         </div>

@@ -1,10 +1,10 @@
 'use client';
 // The current turn's session: the committed session store and the transcript branch, branching and compacting it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
 import { useTRPC } from '../trpc.ts';
-import { branchPoint, buildTranscriptView, leafItemIndex, lineCount, sessionRefreshKey } from '../session/transcriptView.ts';
+import { branchPoint, buildTranscriptView, leafItemIndex, lineCount } from '../session/transcriptView.ts';
 import type { BranchPoint, CallGroup, NestedActivityEntry, TranscriptItem } from '../session/transcriptView.ts';
 import { JsonTree } from '../ui/JsonTree.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
@@ -287,11 +287,8 @@ function CompactForm(props: { busy: boolean; onCompact(summary: string): void; o
   );
 }
 
-/**
- * `settledKey` changes when the page's own exec/wait call settles: the Gateway writes a call's result entry
- * after the run's last event, so run events alone can arrive before the transcript holds the result.
- */
-export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKey: string }) {
+/** Its queries refetch when the events subscription reports an entry appended to this session (see useLiveRuns). */
+export function SessionPanel(props: { sessionId?: string; runs: Run[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { sessionId } = props;
@@ -302,14 +299,6 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; settledKe
   const compactMutation = useMutation(trpc.sessions.compact.mutationOptions());
   const [note, setNote] = useState<ActionNote>();
   const [compacting, setCompacting] = useState(false);
-
-  const refreshKey = `${sessionRefreshKey(props.runs, sessionId)}|${props.settledKey}`;
-  const lastKey = useRef(refreshKey);
-  useEffect(() => {
-    if (lastKey.current === refreshKey) return;
-    lastKey.current = refreshKey;
-    void queryClient.invalidateQueries(trpc.sessions.pathFilter());
-  }, [refreshKey, queryClient, trpc]);
 
   // a note about another session would mislead
   useEffect(() => {

@@ -172,4 +172,5 @@ export type RunEvent =
   | { type: 'nested.started'; runId: string; at: number; call: NestedCallRecord }
   | { type: 'nested.finished'; runId: string; at: number; call: NestedCallRecord }
   | { type: 'approval.requested'; runId: string; at: number; approval: ApprovalView }
-  | { type: 'approval.resolved'; runId: string; at: number; approvalId: string; approved: boolean };
+  | { type: 'approval.resolved'; runId: string; at: number; approvalId: string; approved: boolean }
+  | { type: 'session.appended'; runId?: string; sessionId: string; at: number; entryId: string };
