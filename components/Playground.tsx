@@ -28,8 +28,7 @@ import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { TabPanel, Tabs } from './ui/Tabs.tsx';
 import type { TabSpec } from './ui/Tabs.tsx';
-import type { Run } from './api.ts';
-import type { ClientToolSpec, TurnRequest } from '../server/gateway-types.ts';
+import type { ClientToolSpec, Run, TurnRequest } from './api.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
   live: { text: 'live', color: 'bg-emerald-500' },

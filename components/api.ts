@@ -24,4 +24,8 @@ export type Trajectory = Outputs['runs']['trajectory'];
 export type TranscriptEntry = Outputs['sessions']['transcript'][number];
 export type SessionStoreEntry = Outputs['sessions']['store'][number];
 
+/** What shapes a turn (agent, model, client tools): the input surface, catalog and turns.prepare share. */
+export type TurnRequest = Inputs['catalog']['list'];
+export type ClientToolSpec = NonNullable<TurnRequest['clientTools']>[number];
+export type ToolSource = CatalogTool['source'];
 export type ExecRequest = Inputs['exec'];

@@ -3,9 +3,7 @@
 import { useMemo, useState } from 'react';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
-import type { CatalogData, CatalogTool } from '../api.ts';
-import type { ToolSource } from '../../server/tools/types.ts';
-import type { ClientToolSpec } from '../../server/gateway-types.ts';
+import type { CatalogData, CatalogTool, ClientToolSpec, ToolSource } from '../api.ts';
 import { parseClientTools } from '../playground/clientTools.ts';
 
 const SOURCES: Array<{ source: ToolSource; label: string }> = [
