@@ -1,8 +1,7 @@
 'use client';
 // The playground page: turn setup, the cell editor, and the live panels around it.
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { decodeCellHash, encodeCellHash } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
 import type { ConnectionState } from './live/useLiveRuns.ts';
@@ -17,20 +16,19 @@ import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
-import { resultRunId } from './playground/callState.ts';
-import type { CellCall } from './playground/callState.ts';
 import { DEFAULT_CLIENT_TOOLS } from './playground/clientTools.ts';
 import { EditorPanel } from './playground/EditorPanel.tsx';
 import type { ExecutorChoice } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
+import { useCellCalls } from './playground/useCellCalls.ts';
+import { useCellUrl } from './playground/useCellUrl.ts';
 import { useTurn } from './playground/useTurn.ts';
-import { useTRPC, useTRPCClient } from './trpc.ts';
+import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { TabPanel, Tabs } from './ui/Tabs.tsx';
 import type { TabSpec } from './ui/Tabs.tsx';
-import type { Run } from './api.ts';
-import type { ClientToolSpec, TurnRequest } from '../server/gateway-types.ts';
+import type { ClientToolSpec, Run, TurnRequest } from './api.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
   live: { text: 'live', color: 'bg-emerald-500' },
@@ -38,20 +36,6 @@ const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }
   reconnecting: { text: 'reconnecting…', color: 'bg-amber-500 animate-pulse' },
   lost: { text: 'disconnected', color: 'bg-rose-500' },
 };
-
-/** The cell a visit starts with: the link's cell if it has one, else the first example (browser only). */
-function initialCell(): { code: string; language: CellLanguage } {
-  if (typeof window !== 'undefined') {
-    const shared = decodeCellHash(window.location.hash);
-    if (shared) return shared;
-  }
-  return { code: DEFAULT_EXAMPLE.code, language: DEFAULT_EXAMPLE.language };
-}
-
-function initialRunId(): string | undefined {
-  if (typeof window === 'undefined') return undefined;
-  return new URLSearchParams(window.location.search).get('run') ?? undefined;
-}
 
 /** The per-run views and the session view share the right column's lower slot, one at a time. */
 type DetailTab = 'trajectory' | 'snapshots' | 'session';
@@ -93,10 +77,10 @@ function ConnectionBanner({ state, error }: { state: ConnectionState; error?: st
 
 export function Playground() {
   const trpc = useTRPC();
-  const client = useTRPCClient();
+  const { initial, writeCell, writeRun, shareUrl } = useCellUrl();
 
-  // The cell (code lives in the editor; this mirror feeds the URL and exec).
-  const [cell] = useState(initialCell);
+  // The cell (code lives in the editor; this mirror feeds the URL and exec). A visit starts with the link's cell, else the first example.
+  const [cell] = useState(() => initial.cell ?? { code: DEFAULT_EXAMPLE.code, language: DEFAULT_EXAMPLE.language });
   const codeRef = useRef(cell.code);
   const editorRef = useRef<CellEditorApi | null>(null);
   const [language, setLanguage] = useState<CellLanguage>(cell.language);
@@ -125,117 +109,65 @@ export function Playground() {
 
   // Live state.
   const live = useLiveRuns();
-  const [call, setCall] = useState<CellCall>();
-  const callSeq = useRef(0);
-  const [waitingFor, setWaitingFor] = useState<Set<string>>(() => new Set());
-  const [selectedRunId, setSelectedRunId] = useState<string | undefined>(initialRunId);
+  const [selectedRunId, setSelectedRunId] = useState<string | undefined>(initial.runId);
   const selectedRun = live.runs.find((r) => r.runId === selectedRunId);
-  const [actionError, setActionError] = useState<string>();
   const [detailTab, setDetailTab] = useState<DetailTab>('trajectory');
 
-  const selectRun = useCallback((runId: string | undefined) => {
-    setSelectedRunId(runId);
-    const url = new URL(window.location.href);
-    if (runId) url.searchParams.set('run', runId);
-    else url.searchParams.delete('run');
-    window.history.replaceState(null, '', url);
-  }, []);
+  const selectRun = useCallback(
+    (runId: string | undefined) => {
+      setSelectedRunId(runId);
+      writeRun(runId);
+    },
+    [writeRun],
+  );
 
-  const updateHash = useCallback((code: string, lang: CellLanguage) => {
-    const url = new URL(window.location.href);
-    url.hash = encodeCellHash({ code, language: lang });
-    window.history.replaceState(null, '', url);
-  }, []);
+  const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun });
+  const { call, running, waitingFor, exec: execCell, wait: waitRun, abort: onAbort } = calls;
 
-  const timeoutMs = surfaceQuery.data?.options.timeoutMs;
-  const running = call !== undefined && call.tool === 'exec' && !call.result && !call.error;
-
-  const runCell = useCallback(async () => {
+  const runCell = useCallback(() => {
     const agentRunId = turn.turn?.agentRunId;
     if (!agentRunId || running) return;
     const code = editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
-    updateHash(code, language);
-    callSeq.current += 1;
-    const started: CellCall = { seq: callSeq.current, tool: 'exec', startedAt: Date.now() };
-    if (timeoutMs !== undefined) started.timeoutMs = timeoutMs;
-    setCall(started);
-    try {
-      const result = await client.exec.mutate({
-        agentRunId,
-        input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
-        ...(executor !== 'default' ? { executor } : {}),
-        toolCallId: `playground-${Date.now().toString(36)}`,
-      });
-      setCall({ ...started, endedAt: Date.now(), result });
-      const runId = resultRunId(result);
-      if (runId) selectRun(runId);
-    } catch (err) {
-      setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
-    }
-  }, [turn.turn, running, language, typecheck, executor, timeoutMs, client, selectRun, updateHash]);
+    writeCell({ code, language });
+    execCell({
+      agentRunId,
+      input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
+      ...(executor !== 'default' ? { executor } : {}),
+    });
+  }, [turn.turn, running, language, typecheck, executor, execCell, writeCell]);
 
-  const waitRun = useCallback(
-    async (runId: string, agentRunId: string) => {
-      setWaitingFor((s) => new Set(s).add(runId));
-      callSeq.current += 1;
-      const started: CellCall = { seq: callSeq.current, tool: 'wait', runId, startedAt: Date.now() };
-      if (timeoutMs !== undefined) started.timeoutMs = timeoutMs;
-      setCall(started);
-      selectRun(runId);
-      try {
-        const result = await client.wait.mutate({ agentRunId, runId });
-        setCall({ ...started, endedAt: Date.now(), result });
-      } catch (err) {
-        setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
-      } finally {
-        setWaitingFor((s) => {
-          const next = new Set(s);
-          next.delete(runId);
-          return next;
-        });
-      }
-    },
-    [client, timeoutMs, selectRun],
-  );
-
-  const onWaitRun = useCallback((run: Run) => void waitRun(run.runId, run.agentRunId), [waitRun]);
+  const onWaitRun = useCallback((run: Run) => waitRun(run.runId, run.agentRunId), [waitRun]);
   const onWaitFromResult = useCallback(
     (runId: string) => {
       const run = live.runs.find((r) => r.runId === runId);
       const agentRunId = run?.agentRunId ?? turn.turn?.agentRunId;
-      if (agentRunId) void waitRun(runId, agentRunId);
+      if (agentRunId) waitRun(runId, agentRunId);
     },
     [live.runs, turn.turn, waitRun],
   );
-  const onAbort = useCallback(
-    (run: Run) => {
-      client.abort
-        .mutate({ runId: run.runId })
-        .then(({ aborted }) => setActionError(aborted ? undefined : `run ${run.runId} was no longer abortable (it settled or expired)`))
-        .catch((err: unknown) => setActionError(errorMessage(err)));
-    },
-    [client],
-  );
+  // The board and the prompt show a refused answer or decision next to the control: they get the message as a thrown Error.
+  const { mutateAsync: answerAsync } = useMutation(trpc.answerClientCall.mutationOptions());
+  const { mutateAsync: decideAsync } = useMutation(trpc.approvals.decide.mutationOptions());
   const onAnswer = useCallback(
     async (answer: ClientAnswer) => {
       try {
-        await client.answerClientCall.mutate(answer);
+        await answerAsync(answer);
       } catch (err) {
         throw new Error(errorMessage(err));
       }
     },
-    [client],
+    [answerAsync],
   );
   const onDecide = useCallback(
     async (approvalId: string, approve: boolean, reason?: string) => {
       try {
-        await client.approvals.decide.mutate({ approvalId, approve, ...(reason ? { reason } : {}) });
+        await decideAsync({ approvalId, approve, ...(reason ? { reason } : {}) });
       } catch (err) {
         throw new Error(errorMessage(err));
       }
     },
-    [client],
+    [decideAsync],
   );
 
   const waiting = waitingRuns(live.runs);
@@ -305,10 +237,10 @@ export function Playground() {
           <Button onClick={turn.restart}>retry</Button>
         </div>
       ) : null}
-      {actionError ? (
+      {calls.actionError ? (
         <div role="alert" className="flex items-center gap-2 border-b border-amber-900 bg-amber-950/50 px-3 py-1 text-xs text-amber-200">
-          {actionError}
-          <Button kind="ghost" onClick={() => setActionError(undefined)}>
+          {calls.actionError}
+          <Button kind="ghost" onClick={calls.dismissActionError}>
             dismiss
           </Button>
         </div>
@@ -338,7 +270,7 @@ export function Playground() {
             language={language}
             onLanguageChange={(lang) => {
               setLanguage(lang);
-              updateHash(editorRef.current?.getValue() ?? codeRef.current, lang);
+              writeCell({ code: editorRef.current?.getValue() ?? codeRef.current, language: lang });
             }}
             typecheck={typecheck}
             onTypecheckChange={setTypecheck}
@@ -348,9 +280,9 @@ export function Playground() {
             declarations={catalogQuery.data?.declarations ?? ''}
             onCodeChange={(code) => {
               codeRef.current = code;
-              updateHash(code, language);
+              writeCell({ code, language });
             }}
-            onRun={() => void runCell()}
+            onRun={runCell}
             running={running}
             canRun={turnInfo !== undefined}
             onReady={(api) => {
@@ -360,14 +292,9 @@ export function Playground() {
               editorRef.current?.setValue(example.code);
               codeRef.current = example.code;
               setLanguage(example.language);
-              updateHash(example.code, example.language);
+              writeCell({ code: example.code, language: example.language });
             }}
-            shareUrl={() => {
-              const url = new URL(window.location.href);
-              url.search = '';
-              url.hash = encodeCellHash({ code: editorRef.current?.getValue() ?? codeRef.current, language });
-              return url.toString();
-            }}
+            shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
           <div className="flex min-h-0 flex-1 flex-col">
             <ResultPanel call={call} onWait={onWaitFromResult} approvalsPending={live.approvals.length} {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})} />
@@ -388,11 +315,7 @@ export function Playground() {
               <SnapshotsPanel runs={live.runs} {...(selectedRun ? { run: selectedRun } : {})} />
             </TabPanel>
             <TabPanel id="session" active={detailTab === 'session'}>
-              <SessionPanel
-                runs={live.runs}
-                settledKey={`${call?.seq ?? 0}:${call?.endedAt ?? ''}`}
-                {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})}
-              />
+              <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} />
             </TabPanel>
           </div>
         </div>

@@ -1,7 +1,8 @@
-// Types of what the API sends the browser, derived from AppRouter (JSON-serialized, so `unknown` fields may be absent).
-import type { inferRouterOutputs } from '@trpc/server';
+// Types of what the API takes from and sends the browser, derived from AppRouter (outputs JSON-serialized, so `unknown` fields may be absent).
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/trpc/routers/_app.ts';
 
+type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
 type Yielded<T> = T extends AsyncIterable<infer U> ? U : never;
 
@@ -22,3 +23,9 @@ export type Turn = Outputs['turns']['prepare'];
 export type Trajectory = Outputs['runs']['trajectory'];
 export type TranscriptEntry = Outputs['sessions']['transcript'][number];
 export type SessionStoreEntry = Outputs['sessions']['store'][number];
+
+/** What shapes a turn (agent, model, client tools): the input surface, catalog and turns.prepare share. */
+export type TurnRequest = Inputs['catalog']['list'];
+export type ClientToolSpec = NonNullable<TurnRequest['clientTools']>[number];
+export type ToolSource = CatalogTool['source'];
+export type ExecRequest = Inputs['exec'];

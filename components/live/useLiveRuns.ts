@@ -1,10 +1,11 @@
 'use client';
-// Live runs and approvals: seeded by queries, kept current by the events subscription (no manual refresh).
+// Live runs and approvals: seeded by queries, kept current by the events subscription (no manual refresh), which also marks session views stale.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useCallback, useState } from 'react';
 import { useTRPC } from '../trpc.ts';
 import { applyApprovalEvent, applyRunEvent, sortRuns } from './runsState.ts';
+import { sessionChangedBy } from '../session/sessionEvents.ts';
 import type { Approval as ApprovalView, LiveEvent as RunEvent, Run as RunView } from '../api.ts';
 
 /** `live`: events flow. `connecting`: first connect. `reconnecting`: the stream dropped and is retrying. `lost`: it failed. */
@@ -33,6 +34,12 @@ export function useLiveRuns(): LiveRuns {
       setLastEventAt(Date.now());
       queryClient.setQueryData(trpc.runs.list.queryKey(), (old: RunView[] | undefined) => applyRunEvent(old ?? [], event));
       queryClient.setQueryData(trpc.approvals.list.queryKey(), (old: ApprovalView[] | undefined) => applyApprovalEvent(old ?? [], event));
+      // Only a shown session's queries are active, so only the session panel on screen refetches.
+      const sessionId = sessionChangedBy(event);
+      if (sessionId !== undefined) {
+        void queryClient.invalidateQueries({ queryKey: trpc.sessions.transcript.queryKey({ sessionId }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.sessions.store.queryKey({ sessionId }) });
+      }
     },
     [queryClient, trpc],
   );
@@ -44,6 +51,7 @@ export function useLiveRuns(): LiveRuns {
         // Events sent while the stream was down are lost: reload the lists once it is back.
         void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.approvals.list.queryKey() });
+        void queryClient.invalidateQueries(trpc.sessions.pathFilter());
       },
       onData,
     }),

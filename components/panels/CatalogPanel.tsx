@@ -1,11 +1,10 @@
 'use client';
 // The hidden catalog grouped by source, with projected callable names, declarations, policy and MCP servers.
 import { useMemo, useState } from 'react';
+import { JsonEditor } from '../ui/JsonEditor.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
-import type { CatalogData, CatalogTool } from '../api.ts';
-import type { ToolSource } from '../../server/tools/types.ts';
-import type { ClientToolSpec } from '../../server/gateway-types.ts';
+import type { CatalogData, CatalogTool, ClientToolSpec, ToolSource } from '../api.ts';
 import { parseClientTools } from '../playground/clientTools.ts';
 
 const SOURCES: Array<{ source: ToolSource; label: string }> = [
@@ -92,13 +91,7 @@ function ClientToolsEditor(props: { tools: ClientToolSpec[]; onApply: (tools: Cl
         Client tools of this turn: JSON array of <code className="font-mono">{'{ name, description, inputSchema, outputSchema? }'}</code>. A cell that calls one
         waits until you answer it on the waiting-runs board.
       </p>
-      <textarea
-        data-testid="client-tools-json"
-        className="h-40 w-full rounded border border-neutral-800 bg-neutral-950 p-1.5 font-mono text-[11px] text-neutral-200"
-        value={text}
-        spellCheck={false}
-        onChange={(e) => setText(e.target.value)}
-      />
+      <JsonEditor label="client tools of this turn (JSON array)" testId="client-tools-json" heightClassName="h-40" value={text} onChange={setText} />
       {error ? <ErrorNote title="Client tools not applied">{error}</ErrorNote> : null}
       <Button
         kind="primary"

@@ -4,11 +4,12 @@ import { useState } from 'react';
 import { useTRPCClient } from '../trpc.ts';
 import { axisTicks, buildTree, layoutTimeline, orphanCalls } from '../trajectory/layout.ts';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
+import { NestedCallRow } from '../ui/NestedCallRow.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
-import { formatBytes, formatDuration } from '../ui/format.ts';
+import { formatDuration } from '../ui/format.ts';
 import { useNow } from '../ui/useNow.ts';
 import { errorMessage } from '../playground/errors.ts';
-import type { NestedCall, Run } from '../api.ts';
+import type { Run } from '../api.ts';
 
 const BAR_COLORS: Record<string, string> = {
   ok: 'bg-emerald-500',
@@ -22,28 +23,6 @@ const BAR_COLORS: Record<string, string> = {
   failed: 'bg-rose-500',
   canceled: 'bg-neutral-600',
 };
-
-function NestedRow({ call, now }: { call: NestedCall; now: number }) {
-  const duration = Math.max(0, (call.endedAt ?? now) - call.startedAt);
-  return (
-    <li data-testid="trajectory-nested" data-tool={call.tool} data-status={call.status} className="grid grid-cols-[1fr_auto_auto_auto] items-center gap-2 py-px pl-5">
-      <span className="truncate font-mono text-[11px]">
-        <span className="text-neutral-600">└ </span>
-        <span className="text-sky-300">{call.tool}</span>
-        <span className="ml-1.5 text-neutral-500">{call.kind}</span>
-        {call.errorCode ? <span className="ml-1.5 text-rose-300">{call.errorCode}</span> : null}
-      </span>
-      <StatusBadge status={call.status} />
-      <span className="w-20 text-right font-mono text-[11px] text-neutral-300">
-        {formatDuration(duration)}
-        {call.endedAt === undefined ? '…' : ''}
-      </span>
-      <span className="w-28 text-right font-mono text-[11px] text-neutral-500" title="input / output bytes">
-        {formatBytes(call.inputBytes)} → {call.outputBytes !== undefined ? formatBytes(call.outputBytes) : '…'}
-      </span>
-    </li>
-  );
-}
 
 function Tree({ run, now }: { run: Run; now: number }) {
   const tree = buildTree(run.calls, run.nested);
@@ -63,7 +42,7 @@ function Tree({ run, now }: { run: Run; now: number }) {
           {node.nested.length > 0 ? (
             <ul>
               {node.nested.map((n) => (
-                <NestedRow key={n.invocationId} call={n} now={now} />
+                <NestedCallRow key={n.invocationId} testId="trajectory-nested" call={n} now={now} />
               ))}
             </ul>
           ) : (
@@ -76,7 +55,7 @@ function Tree({ run, now }: { run: Run; now: number }) {
           <div className="text-[11px] text-neutral-500">calls without a recorded parent</div>
           <ul>
             {orphans.map((n) => (
-              <NestedRow key={n.invocationId} call={n} now={now} />
+              <NestedCallRow key={n.invocationId} testId="trajectory-nested" call={n} now={now} />
             ))}
           </ul>
         </li>

@@ -1,6 +1,7 @@
 'use client';
 // Waiting runs board: every suspended run with reason, pending calls, snapshot size, TTL, Wait/Abort, client answers.
 import { useState } from 'react';
+import { JsonEditor } from '../ui/JsonEditor.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatBytes, formatCountdown, formatDuration, percentOf, previewJson } from '../ui/format.ts';
@@ -67,12 +68,12 @@ function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onA
           </label>
         ))}
       </div>
-      <textarea
-        data-testid="client-call-input"
-        className="h-14 w-full rounded border border-neutral-800 bg-neutral-950 p-1 font-mono text-[11px]"
+      <JsonEditor
+        label={`${mode === 'result' ? 'result (JSON)' : 'error message'} for client call ${props.call.tool}`}
+        testId="client-call-input"
+        heightClassName="h-14"
         value={text}
-        spellCheck={false}
-        onChange={(e) => setText(e.target.value)}
+        onChange={setText}
       />
       {error ? <ErrorNote title="Answer not sent">{error}</ErrorNote> : null}
       <div className="flex items-center gap-1.5">

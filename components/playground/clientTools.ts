@@ -1,5 +1,5 @@
 // The client tools this page brings to each turn (editable), and validation of the user's edits.
-import type { ClientToolSpec } from '../../server/gateway-types.ts';
+import type { ClientToolSpec } from '../api.ts';
 
 /** One client tool by default, so a cell can show the client-answer flow without setup. */
 export const DEFAULT_CLIENT_TOOLS: ClientToolSpec[] = [

@@ -3,8 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { API_URL, useTRPCClient } from '../trpc.ts';
 import { errorMessage } from './errors.ts';
-import type { TurnRequest } from '../../server/gateway-types.ts';
-import type { Turn as TurnInfo } from '../api.ts';
+import type { Turn as TurnInfo, TurnRequest } from '../api.ts';
 
 const SESSION_KEY = 'codemode.sessionId';
 

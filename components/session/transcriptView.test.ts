@@ -1,8 +1,7 @@
-// Tests for grouping a transcript branch into call groups and for the session panel's refresh key.
+// Tests for grouping a transcript branch into call groups, branch points and the leaf.
 import { describe, expect, it } from 'vitest';
-import { branchPoint, buildTranscriptView, leafItemIndex, lineCount, sessionRefreshKey } from './transcriptView.ts';
+import { branchPoint, buildTranscriptView, leafItemIndex, lineCount } from './transcriptView.ts';
 import type { CallGroup, TranscriptItem } from './transcriptView.ts';
-import type { NestedCallRecord } from '../../server/runs/types.ts';
 import type { EntryPayloads, EntryType, TranscriptEntry } from '../../server/sessions/types.ts';
 
 let seq = 0;
@@ -90,33 +89,6 @@ describe('lineCount', () => {
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a')).toBe(1);
     expect(lineCount('')).toBe(0);
-  });
-});
-
-function nestedRecord(status: NestedCallRecord['status']): NestedCallRecord {
-  return { invocationId: `i_${status}`, requestId: 'r', tool: 't', kind: 'tool', inputBytes: 1, startedAt: 0, status, parentCallId: 'exec_1' };
-}
-
-describe('sessionRefreshKey', () => {
-  const run = (runId: string, sessionId: string, state: 'running' | 'completed', nestedCalls: NestedCallRecord[] = []) => ({ runId, sessionId, state, nested: nestedCalls });
-
-  it('on a run of the session settling: the key changes', () => {
-    const before = sessionRefreshKey([run('r1', 's1', 'running')], 's1');
-    expect(sessionRefreshKey([run('r1', 's1', 'completed')], 's1')).not.toBe(before);
-  });
-  it('on a nested call of the session finishing: the key changes; on one starting: it does not', () => {
-    const base = sessionRefreshKey([run('r1', 's1', 'running', [nestedRecord('running')])], 's1');
-    expect(sessionRefreshKey([run('r1', 's1', 'running', [nestedRecord('running'), nestedRecord('queued')])], 's1')).toBe(base);
-    expect(sessionRefreshKey([run('r1', 's1', 'running', [nestedRecord('ok')])], 's1')).not.toBe(base);
-  });
-  it('on runs of other sessions changing: the key stays the same', () => {
-    const base = sessionRefreshKey([run('r1', 's1', 'completed'), run('r2', 's2', 'running')], 's1');
-    expect(sessionRefreshKey([run('r1', 's1', 'completed'), run('r2', 's2', 'completed')], 's1')).toBe(base);
-  });
-  it('does not depend on the order of the run list', () => {
-    const a = run('r1', 's1', 'completed');
-    const b = run('r2', 's1', 'running');
-    expect(sessionRefreshKey([a, b], 's1')).toBe(sessionRefreshKey([b, a], 's1'));
   });
 });
 

@@ -1,5 +1,5 @@
 // Pure shaping of a session's transcript branch for display: calls grouped with their nested rows and result.
-import type { Run, TranscriptEntry } from '../api.ts';
+import type { TranscriptEntry } from '../api.ts';
 
 type EntryOf<K extends TranscriptEntry['type']> = Extract<TranscriptEntry, { type: K }>;
 export type ToolCallEntry = EntryOf<'tool-call'>;
@@ -113,21 +113,4 @@ export function leafItemIndex(items: readonly TranscriptItem[], branch: readonly
 export function lineCount(text: string): number {
   if (text === '') return 0;
   return text.replace(/\n$/, '').split('\n').length;
-}
-
-const FINISHED_NESTED: ReadonlySet<string> = new Set(['ok', 'error', 'canceled']);
-
-/**
- * Changes whenever something the transcript or store shows may have been written for `sessionId`: a run of
- * the session starting or changing state (a completed cell commits its store writes before it settles) or
- * one of its nested calls finishing (each finish appends an activity row). Derived from the live run list,
- * so the panel follows the events subscription instead of polling.
- */
-export function sessionRefreshKey(runs: ReadonlyArray<Pick<Run, 'runId' | 'sessionId' | 'state' | 'nested'>>, sessionId: string | undefined): string {
-  if (sessionId === undefined) return '';
-  return runs
-    .filter((r) => r.sessionId === sessionId)
-    .map((r) => `${r.runId}:${r.state}:${r.nested.filter((n) => FINISHED_NESTED.has(n.status)).length}`)
-    .sort()
-    .join(',');
 }

@@ -23,6 +23,19 @@ export function Panel(props: {
   );
 }
 
+/** A titled part of a panel's body with a count beside its title (the session panel's store and transcript). */
+export function PanelSection(props: { title: string; count: number; children: ReactNode }) {
+  return (
+    <section>
+      <h3 className="mb-1 flex items-center gap-1.5 text-[11px] font-semibold text-neutral-400">
+        {props.title}
+        <span className="font-normal text-neutral-600">{props.count}</span>
+      </h3>
+      {props.children}
+    </section>
+  );
+}
+
 export function Empty(props: { children: ReactNode; testId?: string }) {
   return (
     <p data-testid={props.testId} className="px-1 py-2 text-xs text-neutral-500">

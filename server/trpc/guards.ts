@@ -85,7 +85,8 @@ export function visibleTurns(ctx: InnerContext, turnTokens: readonly string[] | 
 /** The agent run an event is about (run events carry it; nested and approval events name the run). */
 export function eventTurn(ctx: InnerContext, event: Exclude<RunEvent, { type: 'session.appended' }>): string | undefined {
   if (event.type === 'run.started' || event.type === 'run.updated') return event.view.agentRunId;
-  return ctx.gateway.ownership.runTurn(event.runId);
+  // A session entry appended outside a run (branch, compaction) names no turn: only the operator sees it.
+  return event.runId === undefined ? undefined : ctx.gateway.ownership.runTurn(event.runId);
 }
 
 /**

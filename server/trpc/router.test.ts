@@ -126,7 +126,7 @@ describe('a turn end to end', () => {
 describe('runEvents', () => {
   it('filtered by run: yields nothing of other runs, and ends when aborted', async () => {
     const controller = new AbortController();
-    const seen: string[] = [];
+    const seen: Array<string | undefined> = [];
     const turn = await caller.turns.prepare({ agentId: 'main' });
     const iterator = runEvents((l) => gateway.subscribe(l), { accept: (e) => e.runId === 'run_other', maxQueued: 1000, signal: controller.signal });
     const draining = (async () => {

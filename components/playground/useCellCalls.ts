@@ -1,0 +1,102 @@
+'use client';
+// The page's exec, wait and abort calls, each through useMutation: the call the result panel shows and the runs being waited on.
+import { useMutation } from '@tanstack/react-query';
+import { useCallback, useRef, useState } from 'react';
+import { useTRPC } from '../trpc.ts';
+import { resultRunId } from './callState.ts';
+import type { CellCall } from './callState.ts';
+import { errorMessage } from './errors.ts';
+import type { ExecRequest, Run } from '../api.ts';
+
+export interface CellCalls {
+  /** The latest exec or wait the page started: in flight, settled, or failed to reach the Gateway. */
+  call?: CellCall;
+  /** An exec is in flight (the editor's Run waits for it). */
+  running: boolean;
+  /** Runs with a wait in flight. */
+  waitingFor: Set<string>;
+  /** Why the last abort did nothing or failed. */
+  actionError?: string;
+  dismissActionError(): void;
+  exec(request: Omit<ExecRequest, 'toolCallId'>): void;
+  wait(runId: string, agentRunId: string): void;
+  abort(run: Run): void;
+}
+
+/**
+ * `timeoutMs` is the budget each call gets (shown while it runs); `onRun` names the run an exec or wait is
+ * about, so the page can show it. Calls go through mutateAsync, not mutate's per-call callbacks: those fire
+ * for the latest call only, and the board can wait on several runs at once.
+ */
+export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId: string): void }): CellCalls {
+  const trpc = useTRPC();
+  const { mutateAsync: execAsync } = useMutation(trpc.exec.mutationOptions());
+  const { mutateAsync: waitAsync } = useMutation(trpc.wait.mutationOptions());
+  const { mutateAsync: abortAsync } = useMutation(trpc.abort.mutationOptions());
+  const [call, setCall] = useState<CellCall>();
+  const callSeq = useRef(0);
+  const [waitingFor, setWaitingFor] = useState<Set<string>>(() => new Set());
+  const [actionError, setActionError] = useState<string>();
+  const { timeoutMs, onRun } = opts;
+
+  const start = useCallback(
+    (tool: CellCall['tool'], runId?: string): CellCall => {
+      callSeq.current += 1;
+      const started: CellCall = { seq: callSeq.current, tool, startedAt: Date.now() };
+      if (runId !== undefined) started.runId = runId;
+      if (timeoutMs !== undefined) started.timeoutMs = timeoutMs;
+      setCall(started);
+      return started;
+    },
+    [timeoutMs],
+  );
+
+  const exec = useCallback(
+    (request: Omit<ExecRequest, 'toolCallId'>) => {
+      const started = start('exec');
+      execAsync({ ...request, toolCallId: `playground-${Date.now().toString(36)}` })
+        .then((result) => {
+          setCall({ ...started, endedAt: Date.now(), result });
+          const runId = resultRunId(result);
+          if (runId) onRun(runId);
+        })
+        .catch((err: unknown) => setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }));
+    },
+    [start, execAsync, onRun],
+  );
+
+  const wait = useCallback(
+    (runId: string, agentRunId: string) => {
+      setWaitingFor((s) => new Set(s).add(runId));
+      const started = start('wait', runId);
+      onRun(runId);
+      waitAsync({ agentRunId, runId })
+        .then((result) => setCall({ ...started, endedAt: Date.now(), result }))
+        .catch((err: unknown) => setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }))
+        .finally(() =>
+          setWaitingFor((s) => {
+            const next = new Set(s);
+            next.delete(runId);
+            return next;
+          }),
+        );
+    },
+    [start, waitAsync, onRun],
+  );
+
+  const abort = useCallback(
+    (run: Run) => {
+      abortAsync({ runId: run.runId })
+        .then(({ aborted }) => setActionError(aborted ? undefined : `run ${run.runId} was no longer abortable (it settled or expired)`))
+        .catch((err: unknown) => setActionError(errorMessage(err)));
+    },
+    [abortAsync],
+  );
+
+  const dismissActionError = useCallback(() => setActionError(undefined), []);
+  const running = call !== undefined && call.tool === 'exec' && !call.result && !call.error;
+  const calls: CellCalls = { running, waitingFor, dismissActionError, exec, wait, abort };
+  if (call) calls.call = call;
+  if (actionError !== undefined) calls.actionError = actionError;
+  return calls;
+}

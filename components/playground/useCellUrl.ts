@@ -1,0 +1,28 @@
+'use client';
+// The page's URL as state: the cell and run a visit starts with, and the writes that keep the URL reproducing them.
+import { useCallback, useMemo, useState } from 'react';
+import { cellUrl, readCellUrl } from './cellUrl.ts';
+import type { CellUrlChange, CellUrlState } from './cellUrl.ts';
+import type { SharedCell } from '../editor/index.ts';
+
+export interface CellUrl {
+  /** The URL's state when the page loaded (read once: later writes come from the page itself). */
+  initial: CellUrlState;
+  /** Puts the cell in the hash, so a reload or a copied address reproduces it. */
+  writeCell(cell: SharedCell): void;
+  /** Names the shown run in `?run=` (undefined removes it). */
+  writeRun(runId: string | undefined): void;
+  /** A link that reproduces `cell` (without the shown run). */
+  shareUrl(cell: SharedCell): string;
+}
+
+export function useCellUrl(): CellUrl {
+  // The page renders in the browser only (PlaygroundLoader), but a server render must not throw either.
+  const [initial] = useState<CellUrlState>(() => (typeof window === 'undefined' ? {} : readCellUrl(window.location.href)));
+  // replaceState, not pushState: every keystroke rewrites the hash, and Back should leave the page, not undo typing.
+  const replace = useCallback((change: CellUrlChange) => window.history.replaceState(null, '', cellUrl(window.location.href, change)), []);
+  const writeCell = useCallback((cell: SharedCell) => replace({ kind: 'cell', cell }), [replace]);
+  const writeRun = useCallback((runId: string | undefined) => replace({ kind: 'run', runId }), [replace]);
+  const shareUrl = useCallback((cell: SharedCell) => cellUrl(window.location.href, { kind: 'share', cell }), []);
+  return useMemo(() => ({ initial, writeCell, writeRun, shareUrl }), [initial, writeCell, writeRun, shareUrl]);
+}
