@@ -9,7 +9,7 @@ import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
 import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
 import type { CodeModeOutput } from '../../runs/types.ts';
 import type { Continuation, Leg, LegOutcome } from '../types.ts';
-import { until } from '../conformance.ts';
+import { until } from '../../testing.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
 import { heapWatch } from './heap-watch.ts';
 
@@ -127,7 +127,7 @@ describe('warm workers', () => {
     await value(start(ex, 'return 1'));
     expect(ex.poolStats().idle).toBe(1);
     // the TTL timer retires it; a loaded machine only takes longer to get there
-    while (ex.poolStats().idle > 0) await new Promise((r) => setTimeout(r, 10));
+    await until(() => ex.poolStats().idle === 0);
     expect(ex.poolStats()).toMatchObject({ idle: 0, retired: 1 });
     expect(ex.stats().workers).toBe(0);
   });
