@@ -1,6 +1,5 @@
 // The server test kit: a real Gateway over a test config, CodeModeResult narrowing that shows the actual result, and polling instead of sleeps.
-import { onTestFinished } from 'vitest';
-import { getCurrentTest } from 'vitest/suite';
+import { onTestFinished, TestRunner } from 'vitest';
 import type { CodeModeOptions, GatewayConfig } from './config/types.ts';
 import type { CodeModeErrorCode } from './errors.ts';
 import type { Executor } from './executors/types.ts';
@@ -45,7 +44,7 @@ export async function testGateway(opts: TestGatewayOptions = {}): Promise<Gatewa
   sources.tools.push(...(opts.tools ?? []));
   sources.plugins.push(...(opts.plugins ?? []));
   const gw = new Gateway(config, sources, { ...opts.gateway, executors: opts.executor ? { [opts.executor.kind]: opts.executor } : {} });
-  if (getCurrentTest()) onTestFinished(() => gw.close());
+  if (TestRunner.getCurrentTest()) onTestFinished(() => gw.close());
   return gw;
 }
 
