@@ -5,7 +5,7 @@ import type { CodeModeOptions } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { Continuation, Executor, LegOutcome } from '../executors/types.ts';
-import { expectCompleted, expectWaiting, testGateway } from '../testing.ts';
+import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SUSPENDED_RUNS } from './runs.ts';
 
@@ -232,7 +232,9 @@ describe('approvals across parking', () => {
       expect(first).toMatchObject({ status: 'waiting', reason: 'yield' });
       if (first.status !== 'waiting') return;
       const waiting = gw.wait(t.agentRunId, { runId: first.runId });
-      // decide well past the wait's 400 ms budget: the pause keeps the call in flight
+      await until(() => gw.approvals().length > 0);
+      // decide well past the wait's 400 ms budget: the pause keeps the call in flight. The time passing is the
+      // case under test, not a guess at when something happened, so it stays a fixed wait (after the approval is up).
       await new Promise((r) => setTimeout(r, 900));
       const [approval] = gw.approvals();
       expect(approval?.tool).toBe('exec');
