@@ -67,7 +67,7 @@ describe('until', () => {
     expect(ready).toBe(true);
   });
 
-  it('on a condition that never holds: rejects once the timeout passes', async () => {
-    await expect(until(() => false, 50)).rejects.toThrow('condition not reached in time');
+  it('on a condition that never holds: rejects once the timeout passes, naming what it waited for', async () => {
+    await expect(until(() => false, { timeoutMs: 50, what: 'the moon' })).rejects.toThrow('timed out after 50 ms waiting for the moon');
   });
 });

@@ -76,11 +76,18 @@ export const UNTIL_TIMEOUT_MS = 10_000;
 /** How often `until` checks: often enough not to slow a test, rarely enough not to load the machine. */
 const UNTIL_POLL_MS = 20;
 
+export interface UntilOptions {
+  /** Give up after this long (default UNTIL_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** What the test waits for, as the failure names it ("the demo server to reconnect"). */
+  what?: string;
+}
+
 /** Polls `cond` until it holds (no timing assert: a slow machine only waits longer, up to `timeoutMs`). */
-export async function until(cond: () => boolean, timeoutMs = UNTIL_TIMEOUT_MS): Promise<void> {
+export async function until(cond: () => boolean, { timeoutMs = UNTIL_TIMEOUT_MS, what = 'the condition' }: UntilOptions = {}): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, UNTIL_POLL_MS));
   }
 }

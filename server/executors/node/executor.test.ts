@@ -270,14 +270,14 @@ describe('memory budget', () => {
     const d = start(ex, 'await new Promise((r) => setTimeout(r, 60_000));\nfor (;;) {}', { holdTimers: true });
     const [timer] = await d.firstRequests;
     // the inspector reaches the worker, and the guest is parked on its timer: polls go by, no reading
-    await until(() => watch!.counts().attached === 1, 60_000);
+    await until(() => watch!.counts().attached === 1, { timeoutMs: 60_000 });
     const parked = watch!.counts();
     await until(() => watch!.counts().polls >= parked.polls + 5);
     expect(watch!.counts().probes).toBe(parked.probes);
     // the reply wakes the guest into a loop: readings resume
     d.leg.deliver([{ id: timer!.id, ok: true }]);
     // roomy: a full run may leave this fork busy for seconds (the previous test fills a heap)
-    await until(() => watch!.counts().probes > parked.probes, 60_000);
+    await until(() => watch!.counts().probes > parked.probes, { timeoutMs: 60_000 });
     d.leg.abort();
     expect((await d.leg.done).kind).toBe('failed');
   }, 150_000);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
-import { expectCompleted } from '../../testing.ts';
+import { expectCompleted, until } from '../../testing.ts';
 import { REPO_ROOT, testConfig } from '../testing.ts';
 import { createEdgeState, createInnerContext } from '../../trpc/context.ts';
 import { OPERATOR } from '../../trpc/testing.ts';
@@ -20,7 +20,6 @@ import {
   SLOW_START_DELAY_MS,
   SLOW_START_SERVER_SCRIPT,
   slowStartServer,
-  waitFor,
 } from './testing.ts';
 
 async function run(gateway: Gateway, agentRunId: string, code: string): Promise<CodeModeResult> {
@@ -33,13 +32,13 @@ describe('MCP through the Gateway with the shipped config', () => {
 
   beforeAll(async () => {
     gateway = await createGateway({ configPath: join(REPO_ROOT, 'codemode.config.json') });
-    await waitFor('the demo MCP server to connect', () => gateway.mcpServers()[0]?.state === 'connected');
+    await until(() => gateway.mcpServers()[0]?.state === 'connected', { what: 'the demo MCP server to connect' });
     agentRunId = gateway.prepareTurn({}).agentRunId;
   });
 
   afterAll(async () => {
     await gateway?.close();
-    await waitFor('the demo server process to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, { what: 'the demo server process to exit', timeoutMs: 5_000 });
   });
 
   it('on MCP.demo.echo({ text }): the cell gets the native MCP result', async () => {
@@ -108,7 +107,7 @@ describe('MCP through the Gateway with the shipped config', () => {
     const caught = expectCompleted(await run(gateway, agentRunId, code)).value as { code: string; message: string };
     expect(caught.code).toBe('mcp_connection_lost');
     expect(caught.message).toContain('MCP server "demo", tool "crash"');
-    await waitFor('the demo server to reconnect', () => gateway.mcpServers()[0]?.state === 'connected');
+    await until(() => gateway.mcpServers()[0]?.state === 'connected', { what: 'the demo server to reconnect' });
     const value = expectCompleted(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "again" })')).value;
     expect(value).toEqual({ content: [{ type: 'text', text: 'again' }] });
   });
@@ -131,7 +130,7 @@ describe('MCP faults through the Gateway', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await waitFor('MCP server processes to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length + childProcessesRunning(FAULTY_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(DEMO_SERVER_SCRIPT).length + childProcessesRunning(FAULTY_SERVER_SCRIPT).length === 0, { what: 'MCP server processes to exit', timeoutMs: 5_000 });
   });
 
   it('on a server whose command does not exist: failed with the reason, calls reject with it, and the gateway keeps serving', async () => {
@@ -175,7 +174,7 @@ describe('MCP faults through the Gateway', () => {
   it('on a server that crashed and may not reconnect: its tools stay, and a call gives a clear catchable error', async () => {
     const crash = 'try { await MCP.demo_2.crash({}) } catch (e) { return e.code }';
     expect(expectCompleted(await run(gateway, agentRunId, crash)).value).toBe('mcp_connection_lost');
-    await waitFor('demo-2 to be failed', () => gateway.mcpServers().find((s) => s.name === 'demo-2')?.state === 'failed');
+    await until(() => gateway.mcpServers().find((s) => s.name === 'demo-2')?.state === 'failed', { what: 'demo-2 to be failed' });
     const turn = gateway.prepareTurn({});
     const code = 'try { await MCP.demo_2.echo({ text: "x" }); return "no error" } catch (e) { return { code: e.code, message: e.message } }';
     const value = expectCompleted(await run(gateway, turn.agentRunId, code)).value as { code: string; message: string };
@@ -201,7 +200,7 @@ describe('MCP readiness at turn start', () => {
     } finally {
       await gateway.close();
     }
-    await waitFor('the slow server process to exit', () => childProcessesRunning(SLOW_START_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(SLOW_START_SERVER_SCRIPT).length === 0, { what: 'the slow server process to exit', timeoutMs: 5_000 });
   });
 
   it('on the API catalog and surface right after start: they wait for the first attempt too', async () => {
