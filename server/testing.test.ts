@@ -1,9 +1,9 @@
-// The server test kit itself: when testGateway closes a Gateway, what the expect helpers say on a mismatch, and until's give-up.
+// The server test kit itself: when testGateway closes a Gateway, runReaches, what the expect helpers say on a mismatch, and until's give-up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuickJsExecutor } from './executors/quickjs/executor.ts';
 import type { Gateway } from './gateway.ts';
 import type { CodeModeResult } from './runs/types.ts';
-import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from './testing.ts';
+import { expectCompleted, expectFailed, expectWaiting, runReaches, testGateway, until } from './testing.ts';
 
 const telemetry = { executor: 'quickjs' as const, durationMs: 0, budgetUsedMs: 0, counters: { search: 0, describe: 0, call: 0 }, nestedCalls: 0, outputBytes: 0 };
 const COMPLETED: CodeModeResult = { status: 'completed', value: 1, telemetry };
@@ -38,6 +38,19 @@ describe('testGateway', () => {
     expect(() => madeInTest?.prepareTurn({})).toThrow(/shutting down/);
     const t = shared.prepareTurn({});
     expect(expectCompleted(await shared.exec(t.agentRunId, { code: 'return 1' })).value).toBe(1);
+  });
+
+  it('runReaches: resolves for a run already in the state, and on the event that brings a run there', async () => {
+    const t = shared.prepareTurn({});
+    const parked = expectWaiting(await shared.exec(t.agentRunId, { code: 'await yield_control("park"); return 1' }));
+    await runReaches(shared, parked.runId, 'waiting');
+    let reached = false;
+    const completed = runReaches(shared, parked.runId, 'completed').then(() => (reached = true));
+    await Promise.resolve();
+    expect(reached).toBe(false);
+    expectCompleted(await shared.wait(t.agentRunId, { runId: parked.runId }));
+    await completed;
+    expect(reached).toBe(true);
   });
 });
 

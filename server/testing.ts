@@ -1,10 +1,10 @@
-// The server test kit: a real Gateway over a test config, CodeModeResult narrowing that shows the actual result, and polling instead of sleeps.
+// The server test kit: a real Gateway over a test config, waiting on a run's state, CodeModeResult narrowing that shows the actual result, and polling instead of sleeps.
 import { onTestFinished, TestRunner } from 'vitest';
 import type { CodeModeOptions, GatewayConfig } from './config/types.ts';
 import type { CodeModeErrorCode } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { Gateway, type GatewayOptions } from './gateway.ts';
-import type { CodeModeResult } from './runs/types.ts';
+import type { CodeModeResult, RunState } from './runs/types.ts';
 import type { CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import { testCodeModeOptions, testConfig } from './tools/testing.ts';
@@ -46,6 +46,19 @@ export async function testGateway(opts: TestGatewayOptions = {}): Promise<Gatewa
   const gw = new Gateway(config, sources, { ...opts.gateway, executors: opts.executor ? { [opts.executor.kind]: opts.executor } : {} });
   if (TestRunner.getCurrentTest()) onTestFinished(() => gw.close());
   return gw;
+}
+
+/** Resolves once run `runId` is in `state`: checked now and at every Gateway event, so no test sleeps or polls. */
+export function runReaches(gw: Gateway, runId: string, state: RunState): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (gw.run(runId)?.state !== state) return;
+      unsubscribe();
+      resolve();
+    };
+    const unsubscribe = gw.subscribe(check);
+    check();
+  });
 }
 
 type Completed = Extract<CodeModeResult, { status: 'completed' }>;

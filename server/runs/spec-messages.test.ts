@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
-import { expectFailed, expectWaiting, testGateway } from '../testing.ts';
+import { expectFailed, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SUSPENDED_RUNS, MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './runs.ts';
-import { runReaches } from './testing.ts';
 
 const PARK = 'await yield_control("park"); return 1';
 

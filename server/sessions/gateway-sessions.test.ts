@@ -8,9 +8,8 @@ import type { CodeModeOptions } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { MSG_UNAVAILABLE } from '../runs/runs.ts';
-import { expectCompleted, expectWaiting, testGateway } from '../testing.ts';
+import { expectCompleted, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { TranscriptEntry } from './types.ts';
-import { runReaches } from '../runs/testing.ts';
 
 let executor: QuickJsExecutor;
 let dir: string;
