@@ -7,16 +7,12 @@ import { createGateway, type Gateway } from './gateway.ts';
 import { loadConfigFile } from './config/load.ts';
 import { REPO_ROOT } from './tools/testing.ts';
 import type { CodeModeResult } from './runs/types.ts';
+import { expectCompleted, expectFailed, expectWaiting } from './testing.ts';
 import type { ClientToolSpec } from './gateway-types.ts';
 
 const clientTools: ClientToolSpec[] = [
   { name: 'confirm_with_user', description: 'Ask the user a yes/no question.', inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } },
 ];
-
-function expectStatus<S extends CodeModeResult['status']>(r: CodeModeResult, status: S): Extract<CodeModeResult, { status: S }> {
-  if (r.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(r)}`);
-  return r as Extract<CodeModeResult, { status: S }>;
-}
 
 describe('spec E2E plan', () => {
   let gw: Gateway;
@@ -64,11 +60,10 @@ describe('spec E2E plan', () => {
   it('step 7: bare globals with normalized, reserved and colliding names match the quick index', async () => {
     const turn = gw.prepareTurn({ clientTools });
     const quickIndex = turn.surface.tools[0]!.description;
-    const r = expectStatus(
+    const r = expectCompleted(
       await gw.exec(agentRunId, {
         code: 'const names = (await catalog.all()).map((h) => [h.name, h.callableName]);\nconst w = await weather_lookup({ city: "Paris" });\nconst code = await tool_2fa({ secret: "JBSWY3DPEHPK3PXP", atMs: 0 });\nreturn { names, city: w.city, digits: code.code.length }',
       }),
-      'completed',
     );
     const v = r.value as { names: Array<[string, string]>; city: string; digits: number };
     const byName = new Map(v.names);
@@ -82,22 +77,21 @@ describe('spec E2E plan', () => {
   });
 
   it('step 8: search, describe and call core, plugin and client handles without exact ids', async () => {
-    const first = expectStatus(
+    const first = expectWaiting(
       await gw.exec(agentRunId, {
         code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst r = await read({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst asked = c({ question: "go?" });\nawait yield_control("ask the user");\nconst answer = await asked;\nreturn { d, read: r.path, client: c.callableName, answer }',
       }),
-      'waiting',
     );
     expect(first.pendingToolCalls).toEqual([expect.objectContaining({ tool: 'confirm_with_user', state: 'awaiting_client' })]);
     const view = gw.run(first.runId)!;
     gw.answerClientCall({ runId: first.runId, callId: view.clientCalls[0]!.callId, result: { yes: true } });
-    const done = expectStatus(await gw.wait(agentRunId, { runId: first.runId }), 'completed');
+    const done = expectCompleted(await gw.wait(agentRunId, { runId: first.runId }));
     expect(done.value).toMatchObject({ d: { callableName: 'weather_lookup', source: 'bundled_plugin' }, read: 'README.md', client: 'confirm_with_user', answer: { yes: true } });
     expect(JSON.stringify(done)).not.toMatch(/\bt_[0-9a-f]{16}\b/);
   });
 
   it('step 9: API.list("mcp") and API.read("mcp/<server>.d.ts") describe visible MCP tools without a bridge call', async () => {
-    const r = expectStatus(await gw.exec(agentRunId, { code: 'return { list: API.list("mcp"), decl: API.read("mcp/demo.d.ts") }' }), 'completed');
+    const r = expectCompleted(await gw.exec(agentRunId, { code: 'return { list: API.list("mcp"), decl: API.read("mcp/demo.d.ts") }' }));
     const v = r.value as { list: string[]; decl: string };
     expect(v.list).toEqual(expect.arrayContaining(['mcp/index.d.ts', 'mcp/demo.d.ts']));
     expect(v.decl).toMatch(/echo\(/);
@@ -105,11 +99,10 @@ describe('spec E2E plan', () => {
   });
 
   it('step 10: MCP namespace calls work and MCP entries are absent from catalog.search and catalog.all', async () => {
-    const r = expectStatus(
+    const r = expectCompleted(
       await gw.exec(agentRunId, {
         code: 'const e = await MCP.demo.echo({ text: "hi" });\nconst api = await MCP.demo.$api();\nconst all = (await catalog.all()).map((h) => h.callableName);\nconst found = (await catalog.search("echo text back")).map((h) => h.callableName);\nreturn { e, tools: api.tools.map((t) => t.name), all, found }',
       }),
-      'completed',
     );
     const v = r.value as { e: { content: Array<{ type: string; text: string }> }; tools: string[]; all: string[]; found: string[] };
     expect(v.e.content[0]).toMatchObject({ type: 'text' });
@@ -123,40 +116,38 @@ describe('spec E2E plan', () => {
     const research = gw.prepareTurn({ agentId: 'research' });
     const view = gw.catalog({ agentId: 'research' });
     expect(view.tools.find((t) => t.name === 'exec')?.deniedBy).toBeTruthy();
-    const r = expectStatus(
+    const r = expectCompleted(
       await gw.exec(research.agentRunId, {
         code: 'const guesses = [typeof exec, typeof globalThis["exec"], typeof weather_lookup];\nconst all = (await catalog.all()).map((h) => h.name);\nreturn { guesses, all }',
       }),
-      'completed',
     );
     expect(r.value).toEqual({ guesses: ['undefined', 'undefined', 'undefined'], all: expect.not.arrayContaining(['exec', 'weather.lookup']) });
   });
 
   it('steps 12-14: a nested call resolving after exec returns waiting; wait restores the VM, delivers it, and output after restore reaches the answer', async () => {
-    const first = expectStatus(
+    const first = expectWaiting(
       await gw.exec(deadlineRunId, { code: 'console.log("before");\nconst s = await MCP.demo.slow({ ms: 2500 });\nconsole.log("after restore");\nreturn { slow: s.content[0].text }' }),
-      'waiting',
     );
     expect(first.pendingToolCalls?.[0]?.tool).toBe('MCP.demo.slow');
     let r: CodeModeResult = first;
     while (r.status === 'waiting') r = await gw.wait(deadlineRunId, { runId: first.runId });
-    const done = expectStatus(r, 'completed');
+    const done = expectCompleted(r);
     expect(done.output?.map((o) => o.text)).toContain('after restore');
     expect((done.value as { slow: string }).slow).toBeTruthy();
   });
 
   it('step 15: timeout, abort and snapshot expiry clean up runtime state', async () => {
-    expect(expectStatus(await gw.exec(deadlineRunId, { code: 'while (true) {}' }), 'failed').code).toBe('timeout');
-    const w = expectStatus(await gw.exec(agentRunId, { code: 'await yield_control("park")' }), 'waiting');
+    expect(expectFailed(await gw.exec(deadlineRunId, { code: 'while (true) {}' })).code).toBe('timeout');
+    const w = expectWaiting(await gw.exec(agentRunId, { code: 'await yield_control("park")' }));
     gw.abortRun(w.runId);
     expect(gw.run(w.runId)?.state).toBe('aborted');
-    expect(expectStatus(await gw.wait(agentRunId, { runId: w.runId }), 'failed').code).toBe('invalid_input');
+    expect(expectFailed(await gw.wait(agentRunId, { runId: w.runId })).code).toBe('invalid_input');
     expect(gw.runsManager.suspendedSlots).toBe(0);
   });
 
   it('step 16: the exported trajectory shows nested calls under the parent code-mode call', async () => {
-    const first = expectStatus(await gw.exec(agentRunId, { code: 'const a = await weather_lookup({ city: "Kyiv" });\nconst slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn a.city' }), 'waiting');
-    expectStatus(await gw.wait(agentRunId, { runId: first.runId }), 'completed');
+    const first = expectWaiting(await gw.exec(agentRunId, { code: 'const a = await weather_lookup({ city: "Kyiv" });\nconst slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn a.city' }));
+    expectCompleted(await gw.wait(agentRunId, { runId: first.runId }));
     const traj = gw.trajectory(first.runId)!;
     expect(traj.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
     expect(traj.calls[0]!.nested.map((n) => [n.tool, n.status])).toEqual([

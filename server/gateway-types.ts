@@ -1,6 +1,6 @@
 // The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
-import type { JsonSchema, ToolSource } from './tools/types.ts';
+import type { JsonSchema } from './tools/types.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';

@@ -5,7 +5,8 @@ import { QuickJsExecutor } from './executors/quickjs/executor.ts';
 import { loadToolSources } from './tools/registry.ts';
 import { testConfig } from './tools/testing.ts';
 import type { BeforeToolCallEvent, CodeModePlugin } from './tools/plugins.ts';
-import { probeTools, until } from './executors/conformance.ts';
+import { probeTools } from './executors/conformance.ts';
+import { expectCompleted, expectWaiting, testGateway, until } from './testing.ts';
 
 let executor: QuickJsExecutor;
 beforeAll(async () => {
@@ -15,12 +16,9 @@ beforeAll(async () => {
 afterAll(() => executor.close());
 
 async function gatewayWith(plugin: CodeModePlugin, configOverrides: Parameters<typeof testConfig>[0] = {}) {
-  const config = testConfig({ plugins: { bundled: ['weather'], external: [] }, ...configOverrides });
-  const sources = await loadToolSources(config);
   const probes = probeTools();
-  sources.tools.push(...probes.tools);
-  sources.plugins.push(plugin);
-  return { gw: new Gateway(config, sources, { executors: { quickjs: executor } }), probes };
+  const gw = await testGateway({ executor, config: { plugins: { bundled: ['weather'], external: [] }, ...configOverrides }, tools: probes.tools, plugins: [plugin] });
+  return { gw, probes };
 }
 
 describe('outer exec hooks', () => {
@@ -111,8 +109,7 @@ describe('typecheck', () => {
 
 describe('views', () => {
   it('on a plugin that throws at load: the catalog reports it by name and the gateway serves', async () => {
-    const config = testConfig({ plugins: { bundled: [], external: [{ id: 'broken', path: 'demo/plugins/broken' }] } });
-    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+    const gw = await testGateway({ executor, config: { plugins: { bundled: [], external: [{ id: 'broken', path: 'demo/plugins/broken' }] } } });
     try {
       expect(gw.catalog({}).pluginErrors).toEqual([expect.objectContaining({ plugin: 'broken' })]);
       const t = gw.prepareTurn({});
@@ -135,8 +132,7 @@ describe('views', () => {
   });
 
   it('on code mode disabled for an agent: exec refuses with invalid_input', async () => {
-    const config = testConfig({ agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main', tools: { codeMode: { enabled: false } } }] } });
-    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+    const gw = await testGateway({ executor, config: { agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main', tools: { codeMode: { enabled: false } } }] } } });
     try {
       const t = gw.prepareTurn({});
       expect(t.surface.codeMode).toBe(false);
@@ -216,11 +212,9 @@ describe('client tools of a live turn', () => {
     try {
       const ask = { name: 'ask_user', description: 'ask', inputSchema: { type: 'object' } };
       const t = gw.prepareTurn({ clientTools: [ask] });
-      const saved = await gw.exec(t.agentRunId, { code: 'return (await results.save({ keep: 1 })).ref' });
-      if (saved.status !== 'completed') throw new Error(JSON.stringify(saved));
+      const saved = expectCompleted(await gw.exec(t.agentRunId, { code: 'return (await results.save({ keep: 1 })).ref' }));
       // parks on purpose (no deadline to outlast): the client call stays pending while the run waits
-      const parked = await gw.exec(t.agentRunId, { code: 'const asked = ask_user({});\nawait yield_control("ask the user");\nreturn [await asked, typeof pick_color]' });
-      if (parked.status !== 'waiting') throw new Error(JSON.stringify(parked));
+      const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'const asked = ask_user({});\nawait yield_control("ask the user");\nreturn [await asked, typeof pick_color]' }));
       const info = gw.updateClientTools(t.agentRunId, [ask, { name: 'pick_color', description: 'pick', inputSchema: { type: 'object' } }]);
       expect(info.agentRunId).toBe(t.agentRunId);
       expect(gw.catalog({ clientTools: [ask, { name: 'pick_color', description: 'pick', inputSchema: { type: 'object' } }] }).tools.map((x) => x.name)).toContain('pick_color');
@@ -246,8 +240,7 @@ describe('client tools of a live turn', () => {
 
 describe('idle turns', () => {
   it('on a turn unused past the idle limit: it is ended, unless it still has a waiting run', async () => {
-    const config = testConfig({ plugins: { bundled: [], external: [] } });
-    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor }, turnIdleMs: 300 });
+    const gw = await testGateway({ executor, gateway: { turnIdleMs: 300 } });
     try {
       // busy is last used before idle, so the sweep that ends idle has passed busy's idle limit too
       const busy = gw.prepareTurn({});

@@ -1,5 +1,6 @@
 // executionMode scheduling: sequential calls serialize against everything, parallel calls overlap.
 import { describe, expect, it } from 'vitest';
+import { until } from '../testing.ts';
 import { CallScheduler } from './scheduler.ts';
 
 function deferred() {
@@ -40,10 +41,11 @@ describe('CallScheduler', () => {
     const p2 = s.schedule('parallel', async () => {
       order.push('p2 start');
     });
-    await new Promise((r) => setTimeout(r, 5));
+    // until() checks again only after a macrotask, so every call the scheduler let start has started by then
+    await until(() => order.includes('p1 start'));
     expect(order).toEqual(['p1 start']);
     gate.resolve();
-    await new Promise((r) => setTimeout(r, 5));
+    await until(() => order.includes('seq start'));
     expect(order).toEqual(['p1 start', 'p1 end', 'seq start']);
     seqGate.resolve();
     await Promise.all([p1, seq, p2]);

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
-import { completed, createExecutor, gatewayWith } from '../guest/testing.ts';
+import { createExecutor, gatewayWith } from '../guest/testing.ts';
+import { expectCompleted } from '../testing.ts';
 import type { ToolDefinition, ToolSource } from '../tools/types.ts';
 
 /** A tool named like a control, with a marker word so catalog.search would find it if it were cataloged. */
@@ -50,7 +51,7 @@ describe('spec "The catalog omits code-mode control tools (exec, wait, tool_sear
   const everyName = [...HOST_IMPOSTORS.map(([source, name]) => [source, name] as const), ...CLIENT_IMPOSTORS.map((name) => ['client', name] as const)];
 
   it.each(everyName)('on a %s tool named %s: no guest global, not in catalog.search or catalog.all', async (_source, name) => {
-    const r = completed(
+    const r = expectCompleted(
       await gw.exec(agentRunId, {
         code: `const found = await catalog.search("zqxcontrol");
 const all = await catalog.all();
@@ -71,13 +72,13 @@ return { type: typeof globalThis[${JSON.stringify(name)}], searched: found.map((
   });
 
   it('on an MCP tool named wait: no global `wait`, and it stays callable as MCP.timer.wait (a namespaced name is not a control)', async () => {
-    const r = completed(await gw.exec(agentRunId, { code: 'return { type: typeof wait, mcp: typeof MCP.timer.wait, out: await MCP.timer.wait({}) }' }));
+    const r = expectCompleted(await gw.exec(agentRunId, { code: 'return { type: typeof wait, mcp: typeof MCP.timer.wait, out: await MCP.timer.wait({}) }' }));
     expect(r.value).toEqual({ type: 'undefined', mcp: 'function', out: { from: 'mcp' } });
     expect(gw.catalog(request).tools.find((t) => t.source === 'mcp' && t.name === 'wait')).toMatchObject({ control: false, mcpPath: 'MCP.timer.wait' });
   });
 
   it('on the shell exec tool: it stays cataloged as the exec(...) global (spec "cataloged like any other tool")', async () => {
-    const r = completed(await gw.exec(agentRunId, { code: 'return { type: typeof exec, listed: (await catalog.all()).some((h) => h.name === "exec") }' }));
+    const r = expectCompleted(await gw.exec(agentRunId, { code: 'return { type: typeof exec, listed: (await catalog.all()).some((h) => h.name === "exec") }' }));
     expect(r.value).toEqual({ type: 'function', listed: true });
   });
 
@@ -85,7 +86,7 @@ return { type: typeof globalThis[${JSON.stringify(name)}], searched: found.map((
     const gw2 = await gatewayWith(executor, [impostor('tool-call', 'external_plugin', 'dash')]);
     try {
       const t = gw2.prepareTurn({ sessionId: 'control-names-normalized' });
-      const r = completed(await gw2.exec(t.agentRunId, { code: 'const h = (await catalog.all()).find((x) => x.name === "tool-call"); return { callable: h.callableName, control: typeof tool_call }' }));
+      const r = expectCompleted(await gw2.exec(t.agentRunId, { code: 'const h = (await catalog.all()).find((x) => x.name === "tool-call"); return { callable: h.callableName, control: typeof tool_call }' }));
       const value = r.value as { callable: string; control: string };
       expect(value.control).toBe('undefined');
       expect(value.callable).not.toBe('tool_call');

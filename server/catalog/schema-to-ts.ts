@@ -1,4 +1,5 @@
 // The one JSON Schema -> TypeScript generator: quick index, declarations, API.read files, typecheck and Monaco all use it.
+// long: one recursive renderer (render -> object, array, union, $ref -> render) sharing one context, its limits and its alias registry.
 //
 // It renders a schema as a TypeScript type expression, bounded in depth and width so a huge or hostile
 // schema still yields a short, readable type. Local `$ref`s are inlined by name; a recursive `$ref`

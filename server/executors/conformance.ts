@@ -4,14 +4,14 @@
 // (snapshot bytes vs an estimate of retained bytes, out-of-memory behaviour) are explicit hooks.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
-import { Gateway } from '../gateway.ts';
+import type { Gateway } from '../gateway.ts';
 import type { CodeModeResult } from '../runs/types.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import { testCodeModeOptions } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { ToolError } from '../errors.ts';
 import type { Executor } from './types.ts';
 import { MAX_SUSPENDED_RUNS } from '../runs/runs.ts';
+import { expectCompleted as completed, expectFailed as failed, expectWaiting as waiting, testGateway, until } from '../testing.ts';
 
 export interface ExecutorTestOptions {
   /** Guest code run before the prelude: a cell that keeps the raw host primitive, as a fully subverted prelude would. */
@@ -52,15 +52,6 @@ export function probeTools() {
   return { tools: [make('probe', 'parallel'), make('probe_seq', 'sequential')], log, counts };
 }
 
-/** Polls `cond` (no timing assert: a slow machine only waits longer, up to `timeoutMs`). */
-export async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export function executorConformance(opts: ConformanceOptions): void {
   describe(`executor conformance: ${opts.kind}`, () => {
     let executor: Executor;
@@ -81,14 +72,13 @@ export function executorConformance(opts: ConformanceOptions): void {
       });
 
     async function gateway(o: Partial<CodeModeOptions> = {}, ex: Executor = executor): Promise<Gateway> {
-      const config = testConfig({
-        tools: { codeMode: codeMode(o) },
-        plugins: { bundled: ['llm-task', 'weather', 'notes', 'guard'], external: [] },
-      });
-      const sources = await loadToolSources(config);
       probes = probeTools();
-      sources.tools.push(...probes.tools);
-      return new Gateway(config, sources, { executors: { [opts.kind]: ex } });
+      return testGateway({
+        executor: ex,
+        codeMode: codeMode(o),
+        config: { plugins: { bundled: ['llm-task', 'weather', 'notes', 'guard'], external: [] } },
+        tools: probes.tools,
+      });
     }
 
     function turn(g: Gateway = gw, req: Parameters<Gateway['prepareTurn']>[0] = {}) {
@@ -99,21 +89,6 @@ export function executorConformance(opts: ConformanceOptions): void {
 
     async function run(code: string, g: Gateway = gw, t = turn(g)) {
       return g.exec(t.agentRunId, { code });
-    }
-
-    function completed(r: CodeModeResult) {
-      if (r.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(r)}`);
-      return r;
-    }
-
-    function waiting(r: CodeModeResult) {
-      if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
-      return r;
-    }
-
-    function failed(r: CodeModeResult) {
-      if (r.status !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(r)}`);
-      return r;
     }
 
     beforeAll(async () => {

@@ -5,10 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
 import { CODE_MODE_ERROR_CODES } from '../errors.ts';
-import { Gateway } from '../gateway.ts';
+import type { Gateway } from '../gateway.ts';
 import type { CodeModeResult } from '../runs/types.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import { testGateway } from '../testing.ts';
 import { NodeExecutor } from './node/executor.ts';
 import { QuickJsExecutor } from './quickjs/executor.ts';
 import type { Executor } from './types.ts';
@@ -104,12 +103,8 @@ function cellWith(script: unknown[]): string {
   return `/*SCRIPT${JSON.stringify(script)}SCRIPT*/ return 1`;
 }
 
-async function gatewayFor(executor: Executor, kind: 'quickjs' | 'node', o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
-  const config = testConfig({
-    tools: { codeMode: testCodeModeOptions({ executor: kind, timeoutMs: 2_000, maxPendingToolCalls: 4, ...o }) },
-    plugins: { bundled: ['weather'], external: [] },
-  });
-  return new Gateway(config, await loadToolSources(config), { executors: { [kind]: executor } });
+async function gatewayFor(executor: Executor, o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
+  return testGateway({ executor, codeMode: { timeoutMs: 2_000, maxPendingToolCalls: 4, ...o }, config: { plugins: { bundled: ['weather'], external: [] } } });
 }
 
 /** The invariants after any case: a result (no throw), a spec code and a message when failed, nothing held. */
@@ -138,7 +133,7 @@ describe.each([
   beforeAll(async () => {
     executor = make();
     await executor.ready?.();
-    gw = await gatewayFor(executor, kind);
+    gw = await gatewayFor(executor);
   });
 
   afterAll(async () => {
@@ -210,7 +205,7 @@ describe('protocol fuzz: random guest payloads through the raw host primitive (Q
   beforeAll(async () => {
     executor = new QuickJsExecutor({ workers: 1, preludePrefix: 'globalThis.__cm_raw = globalThis.__cm_sync;' });
     await executor.ready();
-    gw = await gatewayFor(executor, 'quickjs');
+    gw = await gatewayFor(executor);
   });
 
   afterAll(async () => {

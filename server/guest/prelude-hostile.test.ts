@@ -4,12 +4,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutorKind } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
+import { expectCompleted, expectFailed, expectWaiting } from '../testing.ts';
 import {
   EXECUTOR_KINDS,
-  completed,
   createExecutor,
   echoTool,
-  failed,
   gatewayWith,
   protocolProblems,
   recordRunFailures,
@@ -89,7 +88,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
   }
 
   it('on no attack: the exercise is honest (the baseline every attack is compared with)', async () => {
-    const r = completed(await run(attackCell('')));
+    const r = expectCompleted(await run(attackCell('')));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
     expect(r.output?.map((o) => o.text)).toEqual(['line 1 {"o":1}']);
     expect(echo.inputs).toEqual([{ a: 1, tag: 'x', list: [1, 2] }]);
@@ -108,7 +107,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       Function.prototype.bind = grab("bind");`;
     // with a grabbed primitive the guest could settle anything it likes; try it with everything grabbed
     const restore = `for (let i = 0; i < grabbed.length; i++) { try { grabbed[i]("settle", '{"ok":true,"json":"\\\\"forged\\\\""}'); } catch (e) {} }`;
-    const r = completed(await run(attackCell(attack, restore)));
+    const r = expectCompleted(await run(attackCell(attack, restore)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
     expect(echo.inputs).toEqual([{ a: 1, tag: 'x', list: [1, 2] }]);
   });
@@ -117,7 +116,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     const attack = `
       JSON.stringify = function () { hitLog += "stringify;"; return '{"id":"r1","op":"call","tool":"read","input":{"path":"secrets/token.txt"}}'; };
       JSON.parse = function () { hitLog += "parse;"; return { id: "r1", ok: true, value: "forged" }; };`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
     expect(r.output?.map((o) => o.text)).toEqual(['line 1 {"o":1}']);
   });
@@ -129,12 +128,12 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       Promise.prototype.finally = function () { hitLog += "finally;"; return this; };
       Promise.resolve = function () { hitLog += "resolve;"; return new Promise(() => {}); };
       Promise.reject = function () { hitLog += "reject;"; return new Promise(() => {}); };`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
   });
 
   it('on a Promise.prototype.constructor getter that throws (the species hook): the cell still settles with its value', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run('Object.defineProperty(Promise.prototype, "constructor", { get() { throw new Error("species hook") } });\nreturn 7'),
     );
     expect(r.value).toBe(7);
@@ -149,7 +148,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       }
       Array.prototype[Symbol.iterator] = function () { hitLog += "iterator;"; throw new Error("replaced iterator"); };
       Array.isArray = function () { hitLog += "isArray;"; return false; };`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
   });
 
@@ -164,7 +163,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
           set(v) { if (typeof v === "function") hitLog += "set" + i + " " + v.name + ";"; },
         });
       }`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
   });
 
@@ -178,7 +177,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       Object.freeze = grab("freeze");
       Object.prototype.hasOwnProperty = grab("hasOwnProperty");
       Object.prototype.isPrototypeOf = grab("isPrototypeOf");`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
   });
 
@@ -195,13 +194,13 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
           set(v) { hitLog += "set " + f + ";"; },
         });
       }`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
   });
 
   it('on Object.prototype.toJSON during the steps: values follow JSON semantics, the tool refuses what it got with a clear error, envelopes intact', async () => {
     const attack = 'Object.prototype.toJSON = function () { return { forged: true }; };';
-    const r = completed(await run(attackCell(attack, 'delete Object.prototype.toJSON;')));
+    const r = expectCompleted(await run(attackCell(attack, 'delete Object.prototype.toJSON;')));
     expect(r.value).toEqual({
       ...HONEST,
       call: { error: 'invalid_input', message: expect.stringContaining('"forged" is not a known field') },
@@ -213,7 +212,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
   });
 
   it('on Object.prototype.toJSON = () => null before a tool call and a store (the reported crash): well-formed requests, the tool refuses null', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'Object.prototype.toJSON = () => null;\nlet called;\ntry { await echo({ a: 1 }); called = "called"; } catch (e) { called = [e.code, e.message]; }\nawait store("k", { v: 1 });\nconst loaded = await load("k");\ndelete Object.prototype.toJSON;\nreturn { called, loaded }',
       ),
@@ -226,10 +225,9 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     const t = gw.prepareTurn({});
     turns.push(t.agentRunId);
     // the yield takes the first of 4 slots and parks the run; 3 sleeps fill the rest; the echoes queue in the guest
-    const parked = await gw.exec(t.agentRunId, {
+    const parked = expectWaiting(await gw.exec(t.agentRunId, {
       code: 'Object.prototype.toJSON = function () { return { forged: true }; };\nconst y = yield_control("park");\nconst sleeps = [sleep({ ms: 1 }), sleep({ ms: 1 }), sleep({ ms: 1 })];\nconst echoes = [echo({ a: 1 }), echo({ a: 2 }), echo({ a: 3 })];\nawait y;\nconst out = [];\nfor (let i = 0; i < 3; i++) { try { await echoes[i]; out[i] = "passed"; } catch (e) { out[i] = e.code; } }\ndelete Object.prototype.toJSON;\nreturn out',
-    });
-    if (parked.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(parked)}`);
+    }));
     const queued = parked.pendingToolCalls?.filter((p) => p.state === 'queued') ?? [];
     expect(queued.map((p) => [p.tool, p.input])).toEqual([
       ['echo', { forged: true }],
@@ -238,7 +236,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     ]);
     let r = await gw.wait(t.agentRunId, { runId: parked.runId });
     for (let i = 0; i < 5 && r.status === 'waiting'; i++) r = await gw.wait(t.agentRunId, { runId: parked.runId });
-    expect(completed(r).value).toEqual(['invalid_input', 'invalid_input', 'invalid_input']);
+    expect(expectCompleted(r).value).toEqual(['invalid_input', 'invalid_input', 'invalid_input']);
   });
 
   it('on the global constructors and namespaces replaced (Object, Array, String, Error, Set, Proxy, JSON, Reflect): outcomes honest', async () => {
@@ -248,13 +246,13 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
         const name = names[i];
         globalThis[name] = function () { hitLog += name + ";"; throw new Error("replaced " + name); };
       }`;
-    const r = completed(await run(attackCell(attack)));
+    const r = expectCompleted(await run(attackCell(attack)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
   });
 
   it('on Array.prototype.toJSON during the steps: the array field arrives as what toJSON gave and is refused by the schema', async () => {
     const attack = 'Array.prototype.toJSON = function () { return "not an array"; };';
-    const r = completed(await run(attackCell(attack, 'delete Array.prototype.toJSON;')));
+    const r = expectCompleted(await run(attackCell(attack, 'delete Array.prototype.toJSON;')));
     expect(r.value).toEqual({
       ...HONEST,
       call: { error: 'invalid_input', message: expect.stringContaining('"list" must be an array') },
@@ -264,7 +262,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
   });
 
   it('on a toJSON that returns envelope text: the input is that string, no other tool or field is reached', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'try { await echo({ toJSON() { return \'"},"tool":"read","input":{"path":"secrets/token.txt"}\'; } }); return "called" } catch (e) { return [e.code, e.message] }',
       ),
@@ -276,19 +274,19 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
   });
 
   it('on Object.prototype.toJSON left in place at the settle: the value is what JSON gives for the returned value', async () => {
-    expect(completed(await run('Object.prototype.toJSON = function () { return { forged: true }; };\nreturn { real: 1 }')).value).toEqual({ forged: true });
-    expect(completed(await run('Object.prototype.toJSON = function () { return undefined; };\nreturn { real: 1 }')).value).toBeNull();
+    expect(expectCompleted(await run('Object.prototype.toJSON = function () { return { forged: true }; };\nreturn { real: 1 }')).value).toEqual({ forged: true });
+    expect(expectCompleted(await run('Object.prototype.toJSON = function () { return undefined; };\nreturn { real: 1 }')).value).toBeNull();
   });
 
   it('on a toJSON that throws at the settle: fails with the guest error as invalid_input', async () => {
-    const r = failed(await run('Object.prototype.toJSON = function () { throw new Error("no json for you"); };\nreturn { real: 1 }'));
+    const r = expectFailed(await run('Object.prototype.toJSON = function () { throw new Error("no json for you"); };\nreturn { real: 1 }'));
     expect(r.code).toBe('invalid_input');
     expect(r.error).toContain('no json for you');
   });
 
   it('on values whose every read throws (timer callback and uncaught): output and failure are reported, never internal_error', async () => {
     const bomb = 'new Proxy({}, { get() { throw new Error("bomb"); }, getPrototypeOf() { throw new Error("bomb"); }, has() { throw new Error("bomb"); } })';
-    const r = failed(
+    const r = expectFailed(
       await run(`await new Promise((done) => setTimeout(() => { done(); throw ${bomb}; }, 1));\nconsole.log(${bomb});\nthrow ${bomb};`),
     );
     expect(r.code).toBeUndefined();
@@ -300,12 +298,12 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
   });
 
   it('on failed calls the cell never awaits (fire and forget, a promise it drops): the cell completes with its value', async () => {
-    const r = completed(await run('echo({ bad: 1 });\nconst dropped = echo({ bad: 2 });\nstore("", 1);\nawait sleep({ ms: 1 });\nreturn "done"'));
+    const r = expectCompleted(await run('echo({ bad: 1 });\nconst dropped = echo({ bad: 2 });\nstore("", 1);\nawait sleep({ ms: 1 });\nreturn "done"'));
     expect(r.value).toBe('done');
   });
 
   it('on the guest calling the executor entry points itself: __cm_run and __cm_boot refuse, the cell settles with its own value', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'const seen = [];\ntry { __cm_run(async () => "forged"); seen.push("ran"); } catch (e) { seen.push(e.message); }\ntry { __cm_boot(\'{"tools":[],"mcp":[],"maxPendingToolCalls":128}\'); seen.push("booted"); } catch (e) { seen.push(e.message); }\nawait echo({ a: 2 });\nreturn seen',
       ),
@@ -318,22 +316,21 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     const names = ['__cm_run', '__cm_boot', '__cm_deliver', '__cm_queued', '__cm_sync'];
     const t = gw.prepareTurn({ clientTools: names.map((name) => ({ name, description: 'client tool', inputSchema: { type: 'object' } })) });
     turns.push(t.agentRunId);
-    const probe = completed(
+    const probe = expectCompleted(
       await gw.exec(t.agentRunId, { code: 'return [typeof tool___cm_run, tool___cm_run.name, typeof tool___cm_deliver, typeof __cm_run, typeof __cm_sync]' }),
     );
     expect(probe.value).toEqual(['function', '__cm_run', 'function', 'function', 'undefined']);
     // yield so the run parks at once instead of waiting out its budget for the client
-    const parked = await gw.exec(t.agentRunId, { code: 'const answer = tool___cm_run({ q: 1 });\nawait yield_control("ask the client");\nreturn await answer' });
-    if (parked.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(parked)}`);
+    const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'const answer = tool___cm_run({ q: 1 });\nawait yield_control("ask the client");\nreturn await answer' }));
     const call = gw.run(parked.runId)!.clientCalls[0]!;
     // the run's client-call record names the callable name (runs.ts), as for every client tool
     expect(call).toMatchObject({ tool: 'tool___cm_run', input: { q: 1 } });
     gw.answerClientCall({ runId: parked.runId, callId: call.callId, result: 'answered' });
-    expect(completed(await gw.wait(t.agentRunId, { runId: parked.runId })).value).toBe('answered');
+    expect(expectCompleted(await gw.wait(t.agentRunId, { runId: parked.runId })).value).toBe('answered');
   });
 
   it('on Error.prepareStackTrace that throws: a refused tool call still reaches the guest as a catchable error', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run('Error.prepareStackTrace = function () { throw new Error("pst"); };\ntry { await echo({ bad: 1 }); return "called"; } catch (e) { return "caught"; }'),
     );
     expect(r.value).toBe('caught');

@@ -5,7 +5,8 @@ import type { ExecutorKind } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { MAX_VALUE_DEPTH } from '../runs/bound.ts';
-import { EXECUTOR_KINDS, completed, createExecutor, echoTool, failed, gatewayWith } from './testing.ts';
+import { expectCompleted, expectFailed } from '../testing.ts';
+import { EXECUTOR_KINDS, createExecutor, echoTool, gatewayWith } from './testing.ts';
 
 /** Guest source for `depth` nested arrays around 0 (the prelude's MAX_VALUE_DEPTH equals the host's, see bound.test.ts). */
 const nestedArrays = (depth: number) => `(() => { let v = 0; for (let i = 0; i < ${depth}; i++) v = [v]; return v; })()`;
@@ -41,7 +42,7 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   }
 
   it('on repeated references ([a, a], { x: a, y: a }): the final value, a tool input and a stored value all cross', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'const a = { n: 1 };\nconst list = [a, a];\nawait store("twice", { x: a, y: a });\nconst e = await echo({ list: [list, list] });\nreturn { list, both: { x: a, y: a }, echoed: e.got, stored: await load("twice") }',
       ),
@@ -55,21 +56,21 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   });
 
   it('on a cycle in the final value: fails with invalid_input naming the circular reference', async () => {
-    const r = failed(await run('const a = { n: 1 };\na.self = { back: a };\nreturn a'));
+    const r = expectFailed(await run('const a = { n: 1 };\na.self = { back: a };\nreturn a'));
     expect(r.code).toBe('invalid_input');
     expect(r.error).toMatch(/the final value contains a circular reference/);
   });
 
   it('on a cycle and a repeated reference deeper than the path scan (40 levels): the cycle is caught, the repeat crosses', async () => {
     const deep = 'let top = {};\nlet v = top;\nconst chain = [];\nfor (let i = 0; i < 40; i++) { v.next = {}; v = v.next; chain.push(v); }\n';
-    const repeated = completed(await run(`${deep}const shared = { s: 1 };\nv.a = shared;\nv.b = [shared, shared];\nreturn JSON.stringify(top).length`));
+    const repeated = expectCompleted(await run(`${deep}const shared = { s: 1 };\nv.a = shared;\nv.b = [shared, shared];\nreturn JSON.stringify(top).length`));
     expect(repeated.value).toBeGreaterThan(0);
-    const cyclic = failed(await run(`${deep}v.back = chain[35];\nreturn top`));
+    const cyclic = expectFailed(await run(`${deep}v.back = chain[35];\nreturn top`));
     expect(cyclic.error).toMatch(/the final value contains a circular reference/);
   });
 
   it('on a cycle in a tool input, a store() value or a results.save value: the guest catches invalid_input naming which', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'const a = [];\na.push(a);\nconst out = [];\nfor (const f of [() => echo({ list: a }), () => store("k", a), () => results.save(a)]) {\n  try { await f(); out.push("sent"); } catch (e) { out.push([e.code, e.message]); }\n}\nreturn out',
       ),
@@ -83,7 +84,7 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   });
 
   it('on 30k small rows (about 0.4 MB): the final value and results.save complete within the budget', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'const rows = [];\nfor (let i = 0; i < 30000; i++) rows.push({ id: i });\nconst saved = await results.save(rows);\nconst back = await results.load(saved.ref);\nreturn { count: back.length, last: back[29999], rows }',
       ),
@@ -96,22 +97,22 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   });
 
   it(`on a final value nested exactly MAX_VALUE_DEPTH (${MAX_VALUE_DEPTH}) levels: completes with it`, async () => {
-    const r = completed(await run(`return ${nestedArrays(MAX_VALUE_DEPTH)}`));
+    const r = expectCompleted(await run(`return ${nestedArrays(MAX_VALUE_DEPTH)}`));
     let depth = 0;
     for (let v: unknown = r.value; Array.isArray(v); v = v[0]) depth++;
     expect(depth).toBe(MAX_VALUE_DEPTH);
   });
 
   it('on values nested deeper than MAX_VALUE_DEPTH: the final value fails, a tool input is refused, both saying how deep', async () => {
-    const r = failed(await run(`return ${nestedArrays(MAX_VALUE_DEPTH + 1)}`));
+    const r = expectFailed(await run(`return ${nestedArrays(MAX_VALUE_DEPTH + 1)}`));
     expect(r.code).toBe('invalid_input');
     expect(r.error).toMatch(/the final value is nested more than 1000 levels deep; flatten it/);
-    const caught = completed(await run(`try { await echo({ list: ${nestedArrays(MAX_VALUE_DEPTH + 5)} }); return "sent" } catch (e) { return [e.code, e.message] }`));
+    const caught = expectCompleted(await run(`try { await echo({ list: ${nestedArrays(MAX_VALUE_DEPTH + 5)} }); return "sent" } catch (e) { return [e.code, e.message] }`));
     expect(caught.value).toEqual(['invalid_input', expect.stringMatching(/^the input of echo\(\) is nested more than 1000 levels deep/)]);
   });
 
   it('on an extra __proto__, constructor or prototype field in a tool input: refused by additionalProperties: false', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'const out = [];\nfor (const input of [JSON.parse(\'{"a":1,"__proto__":{"x":1}}\'), { a: 1, constructor: 1 }, { a: 1, prototype: {} }]) {\n  try { await echo(input); out.push("passed"); } catch (e) { out.push(e.message); }\n}\nreturn out',
       ),
@@ -125,7 +126,7 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   });
 
   it('on a store() value or a results.save value with no JSON form (a function): refused instead of deleting or saving nothing', async () => {
-    const r = completed(
+    const r = expectCompleted(
       await run(
         'await store("kept", 1);\nconst out = [];\nfor (const f of [() => store("kept", () => 1), () => results.save(() => 1)]) {\n  try { await f(); out.push("sent"); } catch (e) { out.push([e.code, e.message]); }\n}\nout.push(await load("kept"));\nreturn out',
       ),
@@ -138,6 +139,6 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   });
 
   it('on BigInt values: cross as strings, as before', async () => {
-    expect(completed(await run('return { big: 12345678901234567890n, list: [1n] }')).value).toEqual({ big: '12345678901234567890', list: ['1'] });
+    expect(expectCompleted(await run('return { big: 12345678901234567890n, list: [1n] }')).value).toEqual({ big: '12345678901234567890', list: ['1'] });
   });
 });

@@ -1,4 +1,5 @@
 // The guest controller: defines every guest global on top of two host primitives. Shared by all executors.
+// long: the VM evaluates it as one plain script before the cell (a guest has no modules), so splitting it would need a build step to join it again.
 //
 // This file is evaluated as a plain script inside the guest (QuickJS VM or node:vm context) before the
 // cell. The cell may then replace any builtin of its realm (Function.prototype.call, JSON, Promise's

@@ -4,10 +4,8 @@ import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { NodeExecutor } from '../executors/node/executor.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { Executor, Leg, LegHandlers, LegOutcome } from '../executors/types.ts';
-import { Gateway } from '../gateway.ts';
-import type { CodeModeResult } from '../runs/types.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import type { Gateway } from '../gateway.ts';
+import { testGateway } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { withInputValidation } from '../tools/validate.ts';
 
@@ -132,22 +130,7 @@ export function echoTool(): { tool: ToolDefinition; inputs: unknown[] } {
   return { tool, inputs };
 }
 
-/** A Gateway on `executor` with the core tools plus `extra`. */
+/** A Gateway on `executor` with the core tools plus `extra` (see testGateway: closed after the test that made it). */
 export async function gatewayWith(executor: Executor, extra: ToolDefinition[], o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
-  const config = testConfig({
-    tools: { codeMode: testCodeModeOptions({ executor: executor.kind, timeoutMs: 5_000, memoryLimitBytes: 64 * 1024 * 1024, maxPendingToolCalls: 4, ...o }) },
-  });
-  const sources = await loadToolSources(config);
-  sources.tools.push(...extra);
-  return new Gateway(config, sources, { executors: { [executor.kind]: executor } });
-}
-
-export function completed(r: CodeModeResult): Extract<CodeModeResult, { status: 'completed' }> {
-  if (r.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(r)}`);
-  return r;
-}
-
-export function failed(r: CodeModeResult): Extract<CodeModeResult, { status: 'failed' }> {
-  if (r.status !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(r)}`);
-  return r;
+  return testGateway({ executor, tools: extra, codeMode: { timeoutMs: 5_000, memoryLimitBytes: 64 * 1024 * 1024, maxPendingToolCalls: 4, ...o } });
 }

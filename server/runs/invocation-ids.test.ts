@@ -2,14 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
-import { completed, createExecutor, gatewayWith } from '../guest/testing.ts';
+import { createExecutor, gatewayWith } from '../guest/testing.ts';
+import { expectCompleted, expectWaiting } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
-import type { CodeModeResult } from './types.ts';
-
-function waiting(r: CodeModeResult): Extract<CodeModeResult, { status: 'waiting' }> {
-  if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
-  return r;
-}
 
 describe('spec "Nested invocation ids include the cell\'s replay identity, so a provider can reuse a tool-call id in a later assistant response without colliding with earlier activity"', () => {
   let executor: Executor;
@@ -40,8 +35,8 @@ describe('spec "Nested invocation ids include the cell\'s replay identity, so a 
   it('on two execs with the same toolCallId in one agent run: their nested invocation ids differ', async () => {
     const t = gw.prepareTurn({ sessionId: 'invocation-ids-reuse' });
     const code = 'return [(await probe({})).invocationId, (await probe({})).invocationId]';
-    const first = completed(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_reused' }));
-    const second = completed(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_reused' }));
+    const first = expectCompleted(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_reused' }));
+    const second = expectCompleted(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_reused' }));
     const a = first.value as string[];
     const b = second.value as string[];
     expect(a).toHaveLength(2);
@@ -58,12 +53,12 @@ describe('spec "Nested invocation ids include the cell\'s replay identity, so a 
   it('on a waiting run: wait keeps the ids of the calls made before it, and later calls share their prefix', async () => {
     const t = gw.prepareTurn({ sessionId: 'invocation-ids-wait' });
     seen.length = 0;
-    const first = waiting(
+    const first = expectWaiting(
       await gw.exec(t.agentRunId, { code: 'const a = (await probe({})).invocationId;\nawait yield_control("checkpoint");\nconst b = (await probe({})).invocationId;\nreturn [a, b]' }, { toolCallId: 'call_wait' }),
     );
     const before = gw.trajectory(first.runId)?.calls[0]?.nested.map((n) => n.invocationId) ?? [];
     expect(before[0]).toBe(seen[0]);
-    const done = completed(await gw.wait(t.agentRunId, { runId: first.runId }));
+    const done = expectCompleted(await gw.wait(t.agentRunId, { runId: first.runId }));
     const [a, b] = done.value as [string, string];
     expect(a).toBe(seen[0]);
     expect(gw.trajectory(first.runId)?.calls[0]?.nested.map((n) => n.invocationId)).toEqual(before);

@@ -2,11 +2,10 @@
 // worker crashes, provenance and trajectories (QuickJS executor through a real Gateway).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
-import { Gateway } from '../gateway.ts';
+import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { Continuation, Executor, LegOutcome } from '../executors/types.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SUSPENDED_RUNS } from './runs.ts';
 
@@ -23,13 +22,7 @@ afterAll(async () => {
 
 /** The default budget unless a test is about the budget: runs that must wait park with yield_control(). */
 async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
-  const config = testConfig({
-    tools: {
-      codeMode: testCodeModeOptions({ memoryLimitBytes: 32 * 1024 * 1024, ...o }),
-    },
-    plugins: { bundled: ['weather'], external: [] },
-  });
-  return new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
+  return testGateway({ executor, codeMode: { memoryLimitBytes: 32 * 1024 * 1024, ...o }, config: { plugins: { bundled: ['weather'], external: [] } } });
 }
 
 const status = (r: CodeModeResult) => r.status;
@@ -48,8 +41,7 @@ describe('suspended-run cap', () => {
       const over = await gw.exec(t.agentRunId, { code: park });
       expect(over).toMatchObject({ status: 'failed', code: 'runtime_unavailable' });
       expect(over.status === 'failed' && over.error).toMatch(/^too many suspended code mode runs/);
-      const first = parked[0];
-      if (first?.status !== 'waiting') throw new Error('expected waiting');
+      const first = expectWaiting(parked[0]!);
       gw.abortRun(first.runId);
       expect(status(await gw.exec(t.agentRunId, { code: park }))).toBe('waiting');
     } finally {
@@ -65,8 +57,7 @@ describe('scoping', () => {
     try {
       const a = gw.prepareTurn({ sessionId: 's1' });
       const b = gw.prepareTurn({ sessionId: 's1' });
-      const w = await gw.exec(a.agentRunId, { code: 'await yield_control("park"); return 1' });
-      if (w.status !== 'waiting') throw new Error('expected waiting');
+      const w = expectWaiting(await gw.exec(a.agentRunId, { code: 'await yield_control("park"); return 1' }));
       expect(await gw.wait(b.agentRunId, { runId: w.runId })).toMatchObject({
         status: 'failed',
         code: 'invalid_input',
@@ -116,8 +107,7 @@ describe('worker crash', () => {
   it('on a worker that dies mid-run: the run fails with internal_error and the pool replaces the worker', async () => {
     const own = new QuickJsExecutor({ workers: 1 });
     await own.ready();
-    const config = testConfig();
-    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: own } });
+    const gw = await testGateway({ executor: own });
     try {
       const t = gw.prepareTurn({});
       const pool = (own as unknown as { pool: { workerIds(): number[]; retire(id: number): Promise<void> } }).pool;
@@ -167,12 +157,10 @@ describe('leg start-up limit', () => {
       leaks: () => [],
       close: async () => undefined,
     };
-    const config = testConfig();
-    const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: stuck }, legStartLimitMs: 50 });
+    const gw = await testGateway({ executor: stuck, gateway: { legStartLimitMs: 50 } });
     try {
       const t = gw.prepareTurn({});
-      const first = await gw.exec(t.agentRunId, { code: 'return 1' });
-      if (first.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(first)}`);
+      const first = expectWaiting(await gw.exec(t.agentRunId, { code: 'return 1' }));
       expect(gw.runsManager.suspendedSlots).toBe(1);
       const r = await gw.wait(t.agentRunId, { runId: first.runId });
       expect(resumes).toBe(1);
@@ -224,8 +212,7 @@ describe('network-content provenance', () => {
       expect(clean.telemetry.networkContent).toBeUndefined();
       const b = await gw.exec(t.agentRunId, { code: 'return await load("top")' });
       expect(b).toMatchObject({ status: 'completed', telemetry: { networkContent: true } });
-      const saved = await gw.exec(t.agentRunId, { code: 'const r = await web_fetch({ url: (await web_search({ query: "quickjs" })).results[0].url });\nreturn (await results.save(r.title)).ref' });
-      if (saved.status !== 'completed') throw new Error(JSON.stringify(saved));
+      const saved = expectCompleted(await gw.exec(t.agentRunId, { code: 'const r = await web_fetch({ url: (await web_search({ query: "quickjs" })).results[0].url });\nreturn (await results.save(r.title)).ref' }));
       const c = await gw.exec(t.agentRunId, { code: `return await results.load(${JSON.stringify(saved.value)})` });
       expect(c).toMatchObject({ status: 'completed', telemetry: { networkContent: true } });
     } finally {
@@ -245,7 +232,9 @@ describe('approvals across parking', () => {
       expect(first).toMatchObject({ status: 'waiting', reason: 'yield' });
       if (first.status !== 'waiting') return;
       const waiting = gw.wait(t.agentRunId, { runId: first.runId });
-      // decide well past the wait's 400 ms budget: the pause keeps the call in flight
+      await until(() => gw.approvals().length > 0);
+      // decide well past the wait's 400 ms budget: the pause keeps the call in flight. The time passing is the
+      // case under test, not a guess at when something happened, so it stays a fixed wait (after the approval is up).
       await new Promise((r) => setTimeout(r, 900));
       const [approval] = gw.approvals();
       expect(approval?.tool).toBe('exec');
@@ -275,8 +264,7 @@ describe('source in history', () => {
     const gw = await gateway();
     try {
       const t = gw.prepareTurn({});
-      const r = await gw.exec(t.agentRunId, { code: 'const apiKey = "sk-live-abcdefghijklmnop1234";\nconst n = Math.max(1, 2);\nreturn n' });
-      if (r.status !== 'completed') throw new Error(JSON.stringify(r));
+      const r = expectCompleted(await gw.exec(t.agentRunId, { code: 'const apiKey = "sk-live-abcdefghijklmnop1234";\nconst n = Math.max(1, 2);\nreturn n' }));
       const code = gw.trajectory(r.telemetry.runId!)!.code;
       expect(code).not.toContain('sk-live-abcdefghijklmnop1234');
       expect(code).toContain('const n = Math.max(1, 2);');
@@ -294,8 +282,7 @@ describe('events and trajectory', () => {
       const events: string[] = [];
       gw.subscribe((e) => events.push(e.type));
       const t = gw.prepareTurn({});
-      const w = await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = sleep({ ms: 20 });\nawait yield_control("park");\nreturn [a.city, (await b).sleptMs >= 20]' });
-      if (w.status !== 'waiting') throw new Error('expected waiting');
+      const w = expectWaiting(await gw.exec(t.agentRunId, { code: 'const a = await weather_lookup({ city: "Oslo" });\nconst b = sleep({ ms: 20 });\nawait yield_control("park");\nreturn [a.city, (await b).sleptMs >= 20]' }));
       const done = await gw.wait(t.agentRunId, { runId: w.runId });
       expect(done).toMatchObject({ status: 'completed', value: ['Oslo', true] });
       expect(events).toContain('run.started');

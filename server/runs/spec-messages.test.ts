@@ -1,18 +1,15 @@
 // Every message the spec quotes, emitted through the real Gateway: each starts with the spec's sentence, period included.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
-import { Gateway } from '../gateway.ts';
+import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import { expectFailed, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SUSPENDED_RUNS, MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './runs.ts';
-import { runReaches } from './testing.ts';
 
 const PARK = 'await yield_control("park"); return 1';
 
 let executor: QuickJsExecutor;
-const gateways: Gateway[] = [];
 
 beforeAll(async () => {
   executor = new QuickJsExecutor({ workers: 2 });
@@ -20,20 +17,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const gw of gateways) await gw.close();
   await executor.close();
 });
 
+/** Made inside a test (every row emits from one): closed when that test finishes. */
 async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
-  const config = testConfig({ tools: { codeMode: testCodeModeOptions({ memoryLimitBytes: 32 * 1024 * 1024, ...o }) } });
-  const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
-  gateways.push(gw);
-  return gw;
-}
-
-function waitingRunId(r: CodeModeResult): string {
-  if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
-  return r.runId;
+  return testGateway({ executor, codeMode: { memoryLimitBytes: 32 * 1024 * 1024, ...o } });
 }
 
 /** One row per message the spec quotes: its exact text, the code it comes with, and how the Gateway is made to emit it. */
@@ -69,7 +58,7 @@ const SPEC_MESSAGES: SpecMessage[] = [
     async emit() {
       const gw = await gateway();
       const t = gw.prepareTurn({ sessionId: 'msg-settled' });
-      const runId = waitingRunId(await gw.exec(t.agentRunId, { code: PARK }));
+      const runId = expectWaiting(await gw.exec(t.agentRunId, { code: PARK })).runId;
       expect((await gw.wait(t.agentRunId, { runId })).status).toBe('completed');
       return gw.wait(t.agentRunId, { runId });
     },
@@ -82,7 +71,7 @@ const SPEC_MESSAGES: SpecMessage[] = [
     async emit() {
       const gw = await gateway({ snapshotTtlSeconds: 1 });
       const t = gw.prepareTurn({ sessionId: 'msg-expired' });
-      const runId = waitingRunId(await gw.exec(t.agentRunId, { code: PARK }));
+      const runId = expectWaiting(await gw.exec(t.agentRunId, { code: PARK })).runId;
       await runReaches(gw, runId, 'expired');
       return gw.wait(t.agentRunId, { runId });
     },
@@ -96,7 +85,7 @@ const SPEC_MESSAGES: SpecMessage[] = [
       const gw = await gateway();
       const owner = gw.prepareTurn({ sessionId: 'msg-owner' });
       const other = gw.prepareTurn({ sessionId: 'msg-other' });
-      const runId = waitingRunId(await gw.exec(owner.agentRunId, { code: PARK }));
+      const runId = expectWaiting(await gw.exec(owner.agentRunId, { code: PARK })).runId;
       return gw.wait(other.agentRunId, { runId });
     },
   },
@@ -121,8 +110,7 @@ describe('every message the spec quotes starts with the spec\'s exact sentence, 
   });
 
   it.each(SPEC_MESSAGES.map((row) => [row.where, row] as const))('on %s: the failed result starts with the spec sentence', async (_where, row) => {
-    const r = await row.emit();
-    if (r.status !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(r)}`);
+    const r = expectFailed(await row.emit());
     expect(r.code).toBe(row.code);
     expect(r.error.startsWith(row.spec), `"${r.error}" should start with "${row.spec}"`).toBe(true);
     // guidance may follow the sentence, never replace its period

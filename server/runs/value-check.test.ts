@@ -1,9 +1,7 @@
 // The host checks a completed cell's value JSON from the worker before it parses or keeps it.
 import { describe, expect, it } from 'vitest';
 import type { Executor, Leg, LegOutcome } from '../executors/types.ts';
-import { Gateway } from '../gateway.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import { testGateway } from '../testing.ts';
 import { MAX_VALUE_DEPTH } from './bound.ts';
 
 /** An executor whose every leg completes at once with `valueJson`: a worker that skipped the guest controller's checks. */
@@ -27,8 +25,7 @@ function completingWith(valueJson: string): Executor {
 }
 
 async function execWith(valueJson: string) {
-  const config = testConfig({ tools: { codeMode: testCodeModeOptions({ executor: 'quickjs' }) } });
-  const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: completingWith(valueJson) } });
+  const gw = await testGateway({ executor: completingWith(valueJson) });
   try {
     const t = gw.prepareTurn({});
     return { result: await gw.exec(t.agentRunId, { code: 'return 1' }), slots: gw.runsManager.suspendedSlots };

@@ -3,28 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
-import { Gateway } from '../gateway.ts';
+import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { MSG_UNAVAILABLE } from '../runs/runs.ts';
-import type { CodeModeResult, RunEvent } from '../runs/types.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
+import type { RunEvent } from '../runs/types.ts';
+import { expectCompleted, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { TranscriptEntry } from './types.ts';
-import { runReaches } from '../runs/testing.ts';
 
 let executor: QuickJsExecutor;
 let dir: string;
-const gateways: Gateway[] = [];
 
 beforeAll(async () => {
   executor = new QuickJsExecutor({ workers: 1 });
   await executor.ready();
   dir = mkdtempSync(join(tmpdir(), 'codemode-sessions-'));
-});
-afterEach(async () => {
-  for (const gw of gateways.splice(0)) await gw.close();
 });
 afterAll(async () => {
   await executor.close();
@@ -36,29 +30,20 @@ const freshDb = () => join(dir, `s${++dbCounter}.db`);
 
 /**
  * The default budget: cells that must wait park with yield_control(), so none depends on how fast a loaded
- * machine runs it. The agent "tight" has a small budget, for the cell that is about the timeout.
+ * machine runs it. The agent "tight" has a small budget, for the cell that is about the timeout. Each gateway
+ * is closed when the test that made it finishes.
  */
 async function gateway(path: string = ':memory:', o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
-  const config = testConfig({
-    tools: { codeMode: testCodeModeOptions(o) },
-    agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }, { id: 'tight', tools: { codeMode: { timeoutMs: 300 } } }] },
-    sessions: { path },
+  return testGateway({
+    executor,
+    codeMode: o,
+    config: { agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }, { id: 'tight', tools: { codeMode: { timeoutMs: 300 } } }] }, sessions: { path } },
   });
-  const gw = new Gateway(config, await loadToolSources(config), { executors: { quickjs: executor } });
-  gateways.push(gw);
-  return gw;
-}
-
-function waiting(r: CodeModeResult): Extract<CodeModeResult, { status: 'waiting' }> {
-  if (r.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(r)}`);
-  return r;
 }
 
 async function load(gw: Gateway, sessionId: string, key: string): Promise<unknown> {
   const t = gw.prepareTurn({ sessionId });
-  const r = await gw.exec(t.agentRunId, { code: `return await load(${JSON.stringify(key)})` });
-  if (r.status !== 'completed') throw new Error(`load failed: ${JSON.stringify(r)}`);
-  return r.value;
+  return expectCompleted(await gw.exec(t.agentRunId, { code: `return await load(${JSON.stringify(key)})` })).value;
 }
 
 describe('commit only on completed', () => {
@@ -82,11 +67,11 @@ describe('commit only on completed', () => {
     const tight = gw.prepareTurn({ sessionId: 'discard', agentId: 'tight' });
     expect(await gw.exec(tight.agentRunId, { code: 'await store("timeout", 1); while (true) {}' })).toMatchObject({ status: 'failed', code: 'timeout' });
 
-    const aborted = waiting(await gw.exec(t.agentRunId, { code: 'await store("aborted", 1); await yield_control("park"); return 1' }));
+    const aborted = expectWaiting(await gw.exec(t.agentRunId, { code: 'await store("aborted", 1); await yield_control("park"); return 1' }));
     expect(gw.abortRun(aborted.runId)).toBe(true);
     expect(await gw.wait(t.agentRunId, { runId: aborted.runId })).toMatchObject({ status: 'failed', code: 'invalid_input' });
 
-    const expired = waiting(await gw.exec(t.agentRunId, { code: 'await store("expired", 1); await yield_control("park"); return 1' }));
+    const expired = expectWaiting(await gw.exec(t.agentRunId, { code: 'await store("expired", 1); await yield_control("park"); return 1' }));
     await runReaches(gw, expired.runId, 'expired');
     expect(await gw.wait(t.agentRunId, { runId: expired.runId })).toMatchObject({ status: 'failed', error: MSG_UNAVAILABLE });
 
@@ -98,7 +83,7 @@ describe('commit only on completed', () => {
   it('on a cell completed by wait: the writes made before and after suspension commit together', async () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'resumed' });
-    const w = waiting(await gw.exec(t.agentRunId, { code: 'await store("before", 1); await yield_control("park"); await store("after", 2); return 3' }));
+    const w = expectWaiting(await gw.exec(t.agentRunId, { code: 'await store("before", 1); await yield_control("park"); await store("after", 2); return 3' }));
     expect(gw.sessionStore('resumed')).toEqual([]);
     expect(await gw.wait(t.agentRunId, { runId: w.runId })).toMatchObject({ status: 'completed', value: 3 });
     expect(gw.sessionStore('resumed').map((e) => e.key)).toEqual(['before', 'after']);
@@ -119,9 +104,8 @@ describe('append failure on commit', () => {
     other.exec("CREATE TRIGGER fail_store BEFORE INSERT ON entries WHEN NEW.type = 'code-mode-store' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;");
     other.close();
 
-    const r = await gw.exec(t.agentRunId, { code: 'await store("k", "second"); await store("extra", 1); return 2' });
+    const r = expectCompleted(await gw.exec(t.agentRunId, { code: 'await store("k", "second"); await store("extra", 1); return 2' }));
     expect(r).toMatchObject({ status: 'completed', value: 2 });
-    if (r.status !== 'completed') throw new Error('unreachable');
     expect(r.warnings?.join('\n')).toMatch(/store\(\) writes were not committed: .*disk full \(simulated\)/);
     expect(await gw.exec(t.agentRunId, { code: 'return [await load("k"), await load("extra")]' })).toMatchObject({ value: ['first', null] });
     expect(gw.sessionStore('faulty')).toEqual([{ key: 'k', json: '"first"', networkContent: false }]);
@@ -134,7 +118,7 @@ describe('restart persistence', () => {
     const first = await gateway(path);
     const t1 = first.prepareTurn({ sessionId: 'durable' });
     expect(await first.exec(t1.agentRunId, { code: 'await store("kept", { n: 42 }); return 1' })).toMatchObject({ status: 'completed' });
-    const parked = waiting(await first.exec(t1.agentRunId, { code: 'await store("parked", 1); await yield_control("park"); return 2' }));
+    const parked = expectWaiting(await first.exec(t1.agentRunId, { code: 'await store("parked", 1); await yield_control("park"); return 2' }));
     const transcriptBefore = first.transcript('durable');
     await first.close();
 
@@ -177,7 +161,7 @@ describe('control calls in the transcript', () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'history' });
     const code = 'const API_TOKEN = "hunter2-literal";\nconst n = computeLen(API_TOKEN);\nconst slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn n;\nfunction computeLen(s) { return s.length }';
-    const w = waiting(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_exec_1' }));
+    const w = expectWaiting(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_exec_1' }));
     const done = await gw.wait(t.agentRunId, { runId: w.runId }, { toolCallId: 'call_wait_1' });
     expect(done).toMatchObject({ status: 'completed', value: 'hunter2-literal'.length });
 
@@ -228,7 +212,7 @@ describe('control calls in the transcript', () => {
   it('on a nested call dispatched by a wait: its row names the wait as parent', async () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'second-leg' });
-    const w = waiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 1 }); await yield_control("park"); return await sleep({ ms: 1 })' }, { toolCallId: 'x1' }));
+    const w = expectWaiting(await gw.exec(t.agentRunId, { code: 'await sleep({ ms: 1 }); await yield_control("park"); return await sleep({ ms: 1 })' }, { toolCallId: 'x1' }));
     expect(await gw.wait(t.agentRunId, { runId: w.runId }, { toolCallId: 'x2' })).toMatchObject({ status: 'completed' });
     const rows = gw.transcript('second-leg').flatMap((e) => (e.type === 'nested-activity' ? [e.payload] : []));
     expect(rows.map((r) => [r.parentCallId, r.parentToolCallId])).toEqual([
@@ -241,8 +225,8 @@ describe('control calls in the transcript', () => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'interleaved' });
     const cell = (tag: string) => `await sleep({ ms: 1 }); await yield_control("park"); await sleep({ ms: 1 }); return "${tag}"`;
-    const a = waiting(await gw.exec(t.agentRunId, { code: cell('a') }, { toolCallId: 'a_exec' }));
-    const b = waiting(await gw.exec(t.agentRunId, { code: cell('b') }, { toolCallId: 'b_exec' }));
+    const a = expectWaiting(await gw.exec(t.agentRunId, { code: cell('a') }, { toolCallId: 'a_exec' }));
+    const b = expectWaiting(await gw.exec(t.agentRunId, { code: cell('b') }, { toolCallId: 'b_exec' }));
     expect(await gw.wait(t.agentRunId, { runId: b.runId }, { toolCallId: 'b_wait' })).toMatchObject({ status: 'completed', value: 'b' });
     expect(await gw.wait(t.agentRunId, { runId: a.runId }, { toolCallId: 'a_wait' })).toMatchObject({ status: 'completed', value: 'a' });
     const rows = gw.transcript('interleaved').flatMap((e) => (e.type === 'nested-activity' && e.payload.tool === 'sleep' ? [e.payload] : []));

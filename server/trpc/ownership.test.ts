@@ -7,6 +7,7 @@ import { createGateway } from '../gateway.ts';
 import type { McpToolSource } from '../tools/mcp/manager.ts';
 import { Ownership } from '../access/ownership.ts';
 import type { GatewayApi } from '../gateway-types.ts';
+import { expectWaiting } from '../testing.ts';
 import { createEdgeState } from './context.ts';
 import { callerFor, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
@@ -29,12 +30,11 @@ afterAll(async () => {
 async function waitingRunOfA() {
   const ask = { name: 'ask_user', description: 'ask', inputSchema: { type: 'object' } };
   const turn = await a.turns.prepare({ clientTools: [ask] });
-  const result = await a.exec({
+  const result = expectWaiting(await a.exec({
     agentRunId: turn.agentRunId,
     turnToken: turn.turnToken,
     input: { code: 'const answer = ask_user({});\nawait yield_control("wait for the answer");\nreturn await answer' },
-  });
-  if (result.status !== 'waiting') throw new Error(`expected waiting, got ${JSON.stringify(result)}`);
+  }));
   return { turn, runId: result.runId };
 }
 
@@ -144,12 +144,11 @@ describe('a run without an owner record', () => {
 describe('approvals of another client', () => {
   it('B neither lists nor decides A approval; A lists and decides it with its token', async () => {
     const turn = await a.turns.prepare({});
-    const first = await a.exec({
+    const first = expectWaiting(await a.exec({
       agentRunId: turn.agentRunId,
       turnToken: turn.turnToken,
       input: { code: 'const pending = exec({ command: "echo", args: ["decided"] });\nawait yield_control("let the owner decide");\nreturn (await pending).stdout.trim()' },
-    });
-    if (first.status !== 'waiting') throw new Error(JSON.stringify(first));
+    }));
     const approval = await vi.waitFor(async () => {
       const [found] = await a.approvals.list({ turnTokens: [turn.turnToken] });
       if (!found) throw new Error('no approval yet');

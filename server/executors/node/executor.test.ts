@@ -9,7 +9,7 @@ import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
 import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
 import type { CodeModeOutput } from '../../runs/types.ts';
 import type { Continuation, Leg, LegOutcome } from '../types.ts';
-import { until } from '../conformance.ts';
+import { until } from '../../testing.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
 import { heapWatch, inspectedThreadId } from './heap-watch.ts';
 
@@ -127,7 +127,7 @@ describe('warm workers', () => {
     await value(start(ex, 'return 1'));
     expect(ex.poolStats().idle).toBe(1);
     // the TTL timer retires it; a loaded machine only takes longer to get there
-    while (ex.poolStats().idle > 0) await new Promise((r) => setTimeout(r, 10));
+    await until(() => ex.poolStats().idle === 0);
     expect(ex.poolStats()).toMatchObject({ idle: 0, retired: 1 });
     expect(ex.stats().workers).toBe(0);
   });
@@ -270,14 +270,14 @@ describe('memory budget', () => {
     const d = start(ex, 'await new Promise((r) => setTimeout(r, 60_000));\nfor (;;) {}', { holdTimers: true });
     const [timer] = await d.firstRequests;
     // the inspector reaches the worker, and the guest is parked on its timer: polls go by, no reading
-    await until(() => watch!.counts().attached === 1, 60_000);
+    await until(() => watch!.counts().attached === 1, { timeoutMs: 60_000 });
     const parked = watch!.counts();
     await until(() => watch!.counts().polls >= parked.polls + 5);
     expect(watch!.counts().probes).toBe(parked.probes);
     // the reply wakes the guest into a loop: readings resume
     d.leg.deliver([{ id: timer!.id, ok: true }]);
     // roomy: a full run may leave this fork busy for seconds (the previous test fills a heap)
-    await until(() => watch!.counts().probes > parked.probes, 60_000);
+    await until(() => watch!.counts().probes > parked.probes, { timeoutMs: 60_000 });
     d.leg.abort();
     expect((await d.leg.done).kind).toBe('failed');
   }, 150_000);
@@ -289,7 +289,7 @@ describe('memory budget', () => {
       const ex = executor({ heapWatch: watch });
       const d = start(ex, 'await new Promise((r) => setTimeout(r, 0));\nfor (;;) {}', { timeoutMs: 60_000 });
       await d.firstRequests;
-      await until(() => watch.counts().attached >= 1, 60_000);
+      await until(() => watch.counts().attached >= 1, { timeoutMs: 60_000 });
       const attachedBefore = watch.counts().attached;
       d.leg.abort();
       expect((await failure(d)).code).toBe('aborted');

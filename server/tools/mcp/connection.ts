@@ -1,4 +1,5 @@
 // One MCP server connection: connect in the background, list its tools, reconnect with backoff, call tools.
+// long: one connection's state machine; the generation guard that makes reconnects race-free needs every transition in one place.
 //
 // Lifecycle: `connecting` (an attempt is in flight) -> `connected`; a failed attempt or a close goes to
 // `disconnected` with a retry timer, and after `maxConnectAttempts` consecutive failures to `failed`

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
+import { expectCompleted, until } from '../../testing.ts';
 import { REPO_ROOT, testConfig } from '../testing.ts';
 import { createEdgeState, createInnerContext } from '../../trpc/context.ts';
 import { OPERATOR } from '../../trpc/testing.ts';
@@ -19,16 +20,10 @@ import {
   SLOW_START_DELAY_MS,
   SLOW_START_SERVER_SCRIPT,
   slowStartServer,
-  waitFor,
 } from './testing.ts';
 
 async function run(gateway: Gateway, agentRunId: string, code: string): Promise<CodeModeResult> {
   return gateway.exec(agentRunId, { code });
-}
-
-function completedValue(result: CodeModeResult): unknown {
-  if (result.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(result)}`);
-  return result.value;
 }
 
 describe('MCP through the Gateway with the shipped config', () => {
@@ -37,27 +32,27 @@ describe('MCP through the Gateway with the shipped config', () => {
 
   beforeAll(async () => {
     gateway = await createGateway({ configPath: join(REPO_ROOT, 'codemode.config.json') });
-    await waitFor('the demo MCP server to connect', () => gateway.mcpServers()[0]?.state === 'connected');
+    await until(() => gateway.mcpServers()[0]?.state === 'connected', { what: 'the demo MCP server to connect' });
     agentRunId = gateway.prepareTurn({}).agentRunId;
   });
 
   afterAll(async () => {
     await gateway?.close();
-    await waitFor('the demo server process to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, { what: 'the demo server process to exit', timeoutMs: 5_000 });
   });
 
   it('on MCP.demo.echo({ text }): the cell gets the native MCP result', async () => {
-    const value = completedValue(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "hi" })'));
+    const value = expectCompleted(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "hi" })')).value;
     expect(value).toEqual({ content: [{ type: 'text', text: 'hi' }] });
   });
 
   it('on a tool with an output schema: structuredContent reaches the cell', async () => {
-    const value = completedValue(await run(gateway, agentRunId, 'const r = await MCP.demo.add({ a: 2, b: 3 }); return r.structuredContent.sum'));
+    const value = expectCompleted(await run(gateway, agentRunId, 'const r = await MCP.demo.add({ a: 2, b: 3 }); return r.structuredContent.sum')).value;
     expect(value).toBe(5);
   });
 
   it('on MCP.demo.$api(): lists every tool with its callable name, exact name and schemas', async () => {
-    const value = completedValue(await run(gateway, agentRunId, 'return await MCP.demo.$api()')) as {
+    const value = expectCompleted(await run(gateway, agentRunId, 'return await MCP.demo.$api()')).value as {
       tools: Array<{ callableName: string; name: string; inputSchema: { properties?: Record<string, unknown> }; outputSchema?: unknown }>;
     };
     const byName = new Map(value.tools.map((t) => [t.name, t]));
@@ -69,7 +64,7 @@ describe('MCP through the Gateway with the shipped config', () => {
 
   it('on API.list("mcp") and API.read("mcp/demo.d.ts"): declarations without any bridge or tool call', async () => {
     const result = await run(gateway, agentRunId, 'return { paths: API.list("mcp"), index: API.read("mcp/index.d.ts"), demo: API.read("mcp/demo.d.ts") }');
-    const value = completedValue(result) as { paths: string[]; index: string; demo: string };
+    const value = expectCompleted(result).value as { paths: string[]; index: string; demo: string };
     expect(value.paths).toEqual(['mcp/demo.d.ts', 'mcp/index.d.ts']);
     expect(value.index).toContain('demo: McpServer_demo');
     expect(value.demo).toMatch(/echo\(input: \{[\s\S]*text: string;/);
@@ -84,7 +79,7 @@ describe('MCP through the Gateway with the shipped config', () => {
       const all = await catalog.all();
       const found = [...(await catalog.search("echo")), ...(await catalog.search("demo user lookup")), ...(await catalog.search("add numbers"))];
       return { all: all.map((h) => [h.source, h.name]), found: found.map((h) => [h.source, h.name]) };`;
-    const value = completedValue(await run(gateway, agentRunId, code)) as { all: string[][]; found: string[][] };
+    const value = expectCompleted(await run(gateway, agentRunId, code)).value as { all: string[][]; found: string[][] };
     expect(value.all.length).toBeGreaterThan(0);
     const mcpNames = new Set(['echo', 'add', 'lookup-user', 'slow', 'crash']);
     for (const [source, name] of [...value.all, ...value.found]) {
@@ -95,7 +90,7 @@ describe('MCP through the Gateway with the shipped config', () => {
 
   it('on the hyphenated tool name: escaped to lookup_user the same way in every turn, the raw name is no member', async () => {
     const code = 'return { raw: typeof MCP.demo["lookup-user"], escaped: typeof MCP.demo.lookup_user, r: await MCP.demo.lookup_user({ id: "u2" }) }';
-    const value = completedValue(await run(gateway, agentRunId, code)) as { raw: string; escaped: string; r: { structuredContent: { name: string } } };
+    const value = expectCompleted(await run(gateway, agentRunId, code)).value as { raw: string; escaped: string; r: { structuredContent: { name: string } } };
     expect(value).toMatchObject({ raw: 'undefined', escaped: 'function' });
     expect(value.r.structuredContent.name).toBe('Grace Hopper');
     const paths = (id: string) => gateway.catalog({}).tools.filter((t) => t.name === id).map((t) => t.mcpPath);
@@ -109,11 +104,11 @@ describe('MCP through the Gateway with the shipped config', () => {
 
   it('on a crash mid-call: the cell catches a clear error, the server reconnects and a later cell calls it again', async () => {
     const code = 'try { await MCP.demo.crash({}); return "no error" } catch (e) { return { code: e.code, message: e.message } }';
-    const caught = completedValue(await run(gateway, agentRunId, code)) as { code: string; message: string };
+    const caught = expectCompleted(await run(gateway, agentRunId, code)).value as { code: string; message: string };
     expect(caught.code).toBe('mcp_connection_lost');
     expect(caught.message).toContain('MCP server "demo", tool "crash"');
-    await waitFor('the demo server to reconnect', () => gateway.mcpServers()[0]?.state === 'connected');
-    const value = completedValue(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "again" })'));
+    await until(() => gateway.mcpServers()[0]?.state === 'connected', { what: 'the demo server to reconnect' });
+    const value = expectCompleted(await run(gateway, agentRunId, 'return await MCP.demo.echo({ text: "again" })')).value;
     expect(value).toEqual({ content: [{ type: 'text', text: 'again' }] });
   });
 });
@@ -135,20 +130,20 @@ describe('MCP faults through the Gateway', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await waitFor('MCP server processes to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length + childProcessesRunning(FAULTY_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(DEMO_SERVER_SCRIPT).length + childProcessesRunning(FAULTY_SERVER_SCRIPT).length === 0, { what: 'MCP server processes to exit', timeoutMs: 5_000 });
   });
 
   it('on a server whose command does not exist: failed with the reason, calls reject with it, and the gateway keeps serving', async () => {
     const down = gateway.mcpServers().find((s) => s.name === 'down');
     expect(down).toMatchObject({ state: 'failed', toolCount: 0 });
     expect(down?.error).toContain('ENOENT');
-    const value = completedValue(
+    const value = expectCompleted(
       await run(
         gateway,
         agentRunId,
         'let down; try { await MCP.down.anything({}) } catch (e) { down = e.code + ": " + e.message }\nreturn { down, other: (await MCP.demo_2.echo({ text: "up" })).content[0].text }',
       ),
-    ) as { down: string; other: string };
+    ).value as { down: string; other: string };
     expect(value.down).toMatch(/^mcp_unavailable: MCP server "down" is unavailable \(failed: .*ENOENT/);
     expect(value.other).toBe('up');
   });
@@ -163,7 +158,7 @@ describe('MCP faults through the Gateway', () => {
       let caught;
       try { await MCP.faulty.bad_content({}) } catch (e) { caught = { code: e.code, message: e.message } }
       return { caught, ok: await MCP.faulty.ok({}) };`;
-    const value = completedValue(await run(gateway, agentRunId, code)) as { caught: { code: string; message: string }; ok: unknown };
+    const value = expectCompleted(await run(gateway, agentRunId, code)).value as { caught: { code: string; message: string }; ok: unknown };
     expect(value.caught.code).toBe('mcp_malformed_result');
     expect(value.caught.message).toContain('MCP server "faulty", tool "bad-content"');
     expect(value.ok).toEqual({ content: [{ type: 'text', text: 'ok' }] });
@@ -173,16 +168,16 @@ describe('MCP faults through the Gateway', () => {
     const failed = await run(gateway, agentRunId, 'return await MCP.faulty.bad_structured({})');
     expect(failed.status).toBe('failed');
     if (failed.status === 'failed') expect(failed.error).toContain('malformed result');
-    expect(completedValue(await run(gateway, agentRunId, 'return 1 + 1'))).toBe(2);
+    expect(expectCompleted(await run(gateway, agentRunId, 'return 1 + 1')).value).toBe(2);
   });
 
   it('on a server that crashed and may not reconnect: its tools stay, and a call gives a clear catchable error', async () => {
     const crash = 'try { await MCP.demo_2.crash({}) } catch (e) { return e.code }';
-    expect(completedValue(await run(gateway, agentRunId, crash))).toBe('mcp_connection_lost');
-    await waitFor('demo-2 to be failed', () => gateway.mcpServers().find((s) => s.name === 'demo-2')?.state === 'failed');
+    expect(expectCompleted(await run(gateway, agentRunId, crash)).value).toBe('mcp_connection_lost');
+    await until(() => gateway.mcpServers().find((s) => s.name === 'demo-2')?.state === 'failed', { what: 'demo-2 to be failed' });
     const turn = gateway.prepareTurn({});
     const code = 'try { await MCP.demo_2.echo({ text: "x" }); return "no error" } catch (e) { return { code: e.code, message: e.message } }';
-    const value = completedValue(await run(gateway, turn.agentRunId, code)) as { code: string; message: string };
+    const value = expectCompleted(await run(gateway, turn.agentRunId, code)).value as { code: string; message: string };
     expect(value.code).toBe('mcp_unavailable');
     expect(value.message).toContain('MCP server "demo-2", tool "echo"');
     expect(value.message).toContain('mcp.servers.demo-2');
@@ -205,7 +200,7 @@ describe('MCP readiness at turn start', () => {
     } finally {
       await gateway.close();
     }
-    await waitFor('the slow server process to exit', () => childProcessesRunning(SLOW_START_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(SLOW_START_SERVER_SCRIPT).length === 0, { what: 'the slow server process to exit', timeoutMs: 5_000 });
   });
 
   it('on the API catalog and surface right after start: they wait for the first attempt too', async () => {

@@ -11,7 +11,8 @@ import { REPO_ROOT } from '../testing.ts';
 import type { ToolDefinition } from '../types.ts';
 import { MCP_FAULT_CODES } from './faults.ts';
 import { McpManager, type McpManagerOptions } from './manager.ts';
-import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, slowStartServer, waitFor } from './testing.ts';
+import { until } from '../../testing.ts';
+import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, slowStartServer } from './testing.ts';
 
 const managers: McpManager[] = [];
 afterEach(async () => {
@@ -104,7 +105,7 @@ describe('McpManager with the demo stdio server', () => {
     const m = manager({ demo: demoServer() }, { maxConnectAttempts: 1 });
     await m.settled();
     await failure(tool(m, 'crash').execute({}, ctx()));
-    await waitFor('state failed', () => m.views()[0]?.state === 'failed');
+    await until(() => m.views()[0]?.state === 'failed', { what: 'state failed' });
     expect(m.tools().length).toBe(5);
     const err = await failure(tool(m, 'echo').execute({ text: 'x' }, ctx()));
     expect(err.code).toBe(MCP_FAULT_CODES.unavailable);
@@ -116,7 +117,7 @@ describe('McpManager with the demo stdio server', () => {
     const m = manager({ demo: demoServer() }, { maxConnectAttempts: 1 });
     await m.settled();
     await failure(tool(m, 'crash').execute({}, ctx()));
-    await waitFor('state failed', () => m.views()[0]?.state === 'failed');
+    await until(() => m.views()[0]?.state === 'failed', { what: 'state failed' });
     expect(m.reconnect('demo')).toBe(true);
     expect(m.reconnect('nope')).toBe(false);
     await m.settled();
@@ -140,7 +141,7 @@ describe('McpManager with the demo stdio server', () => {
     await m.settled();
     expect(childProcessesRunning(DEMO_SERVER_SCRIPT).length).toBe(2);
     await m.close();
-    await waitFor('server processes to exit', () => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, 5_000);
+    await until(() => childProcessesRunning(DEMO_SERVER_SCRIPT).length === 0, { what: 'server processes to exit', timeoutMs: 5_000 });
     expect(m.views().every((v) => v.state === 'disconnected')).toBe(true);
   });
 });
@@ -179,7 +180,7 @@ describe('McpManager readiness (what turn preparation awaits)', () => {
     const m = manager({ demo: demoServer() }, { reconnectBaseDelayMs: 60_000 });
     await m.settled();
     await tool(m, 'crash').execute({}, ctx()).catch(() => undefined);
-    await waitFor('the crash to be seen', () => m.views()[0]?.state !== 'connected');
+    await until(() => m.views()[0]?.state !== 'connected', { what: 'the crash to be seen' });
     await m.ready();
     expect(m.views()[0]?.state).toBe('disconnected');
   });

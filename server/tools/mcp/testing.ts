@@ -34,15 +34,6 @@ export const FAST_MCP_OPTIONS: McpManagerOptions = {
   callTimeoutMs: 10_000,
 };
 
-/** Poll until `check` is true; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Command lines of this process's live children that run `script` (no zombies). */
 export function childProcessesRunning(script: string): string[] {
   let out = '';

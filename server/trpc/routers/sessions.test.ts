@@ -1,5 +1,6 @@
 // Sessions router through createCaller against a real Gateway: branching and compacting a session, and their refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCompleted } from '../../testing.ts';
 import { openRouterHarness, rejection, type RouterCaller } from '../testing.ts';
 import type { GatewayApi, TranscriptEntry } from '../../gateway-types.ts';
 import { MAX_SUMMARY_LENGTH } from '../schemas.ts';
@@ -21,9 +22,7 @@ async function freshTurn(sessionId?: string) {
 }
 
 async function completed(agentRunId: string, code: string, toolCallId?: string): Promise<unknown> {
-  const result = await caller.exec({ agentRunId, input: { code }, ...(toolCallId ? { toolCallId } : {}) });
-  if (result.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(result)}`);
-  return result.value;
+  return expectCompleted(await caller.exec({ agentRunId, input: { code }, ...(toolCallId ? { toolCallId } : {}) })).value;
 }
 
 function resultEntry(branch: TranscriptEntry[], toolCallId: string): TranscriptEntry {

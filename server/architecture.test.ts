@@ -1,0 +1,397 @@
+// The architecture check: imports between server/ folders follow one layer order with no cycles, and no source file grows past LINE_LIMIT without a reason.
+//
+// Pure Node: it reads the files and takes import specifiers with regular expressions (`import ... from`,
+// `export ... from`, `import '...'`, `import('...')`), so it needs no compiler and runs in a second.
+// Type-only imports count: a type is as much a dependency of its reader as a value is.
+// Test code is not walked (`*.test.ts`, `testing.ts`, `*.testing.ts`, `fixtures/`, the hostile cells): a
+// test may reach anywhere it needs to.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, posix, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The layers of server/, top to bottom. A file may import from its own layer's units or any layer below it,
+ * never from a layer above (the issue 11 arrows: trpc -> gateway -> runs -> executors -> guest, tools below
+ * catalog). Units of one layer are peers: they may import each other as long as no cycle forms. A unit is
+ * a top-level folder (`runs/`) or a file at the root of server/ (`gateway.ts`); a new one fails the check
+ * until it is placed here.
+ */
+const LAYERS: readonly Layer[] = [
+  { units: ['main.ts', 'cli/'], why: 'process entry points: the server start-up and the codemode command line; nothing imports them' },
+  { units: ['http/'], why: 'the HTTP edge: request checks, then tRPC and Next' },
+  { units: ['trpc/'], why: 'the API procedures: thin routers over the Gateway facade' },
+  {
+    units: ['gateway.ts', 'gateway-types.ts', 'gateway/'],
+    why: 'the Gateway: composes everything below and is the one facade the edge talks to (gateway-types.ts is its API; gateway/ holds its parts: turns, exec/wait, executors, the transcript recorder)',
+  },
+  { units: ['surface/'], why: 'what the model sees (exec/wait definitions, quick index); built by the Gateway per turn' },
+  { units: ['runs/'], why: 'the run record: lifecycle, budgets, parking, events, trajectory; drives executors and the bridge' },
+  { units: ['executors/'], why: 'where a cell runs (QuickJS with snapshots, node:vm); speaks the bridge protocol to the guest' },
+  {
+    units: ['bridge/', 'guest/'],
+    why: 'the two sides of one protocol: the host half (messages, their checks, nested-call dispatch) and the guest prelude',
+  },
+  { units: ['source/', 'catalog/'], why: 'cell preparation (checks, transform, typecheck) and the catalog (names, declarations, search)' },
+  { units: ['tools/'], why: 'tool definitions and sources: core tools, plugins, policy, MCP connections (below catalog)' },
+  {
+    units: ['sessions/', 'results/', 'access/', 'offload/', 'hostile/'],
+    why: 'leaves: the session store and transcript, saved results, tokens and ownership, warm worker threads, the hostile corpus',
+  },
+  { units: ['config/'], why: 'the config schema, its defaults and activation: read by every layer above' },
+  { units: ['errors.ts', 'error-codes.mjs'], why: 'typed errors and the error codes every layer may raise' },
+];
+
+/** The API edge: it reaches the core only through the Gateway, so from below the Gateway it imports types only. */
+const EDGE_UNITS = new Set(['http/', 'trpc/']);
+/** What the edge may import values from besides the Gateway: shared leaves with no run logic. */
+const EDGE_VALUE_UNITS = new Set(['access/', 'config/', 'errors.ts', 'error-codes.mjs']);
+
+/** A file longer than this says why in its header comment, or is split. */
+const LINE_LIMIT = 400;
+/** The phrase a long file's header comment carries, followed by why it stays one file. */
+const LONG_FILE_MARKER = 'long:';
+
+/**
+ * Imports that break a rule today, each with the issue 11 item that removes it. The check fails on any
+ * violation not listed here, and on any entry here that no longer breaks a rule: delete it once its item lands.
+ */
+const PENDING: readonly PendingImport[] = [
+  { from: 'server/bridge/protocol.ts', to: 'server/runs/types.ts', item: 'item 4: CodeModeOutput moves to bridge/protocol.ts' },
+  { from: 'server/bridge/protocol-check.d.mts', to: 'server/runs/types.ts', item: 'item 4: CodeModeOutput moves to bridge/protocol.ts' },
+  { from: 'server/executors/types.ts', to: 'server/runs/types.ts', item: 'item 4: CodeModeOutput moves to bridge/protocol.ts' },
+  { from: 'server/executors/conformance.ts', to: 'server/gateway.ts', item: 'item 4: executors/conformance.ts becomes a *.testing.ts helper' },
+  { from: 'server/executors/conformance.ts', to: 'server/runs/runs.ts', item: 'item 4: executors/conformance.ts becomes a *.testing.ts helper' },
+  { from: 'server/executors/conformance.ts', to: 'server/runs/types.ts', item: 'item 4: executors/conformance.ts becomes a *.testing.ts helper' },
+  { from: 'server/executors/conformance.ts', to: 'server/testing.ts', item: 'item 4: executors/conformance.ts becomes a *.testing.ts helper' },
+  { from: 'server/executors/conformance.ts', to: 'server/tools/testing.ts', item: 'item 4: executors/conformance.ts becomes a *.testing.ts helper' },
+  {
+    from: 'server/surface/surface.ts',
+    to: 'server/gateway-types.ts',
+    item: 'no item of issue 11: ModelTool and SurfaceView belong in surface/ (gateway-types.ts would re-export them)',
+  },
+  {
+    from: 'server/config/load.ts',
+    to: 'server/tools/core/shell-grammar.ts',
+    item: 'no item of issue 11: the shell grammar both config validation and the shell tool read belongs in a leaf (config/ or its own)',
+  },
+];
+
+/** Files over LINE_LIMIT today without a reason line, each with the issue 11 item that shortens it. Same rules as PENDING. */
+const PENDING_LONG: readonly PendingLongFile[] = [
+  { file: 'server/runs/runs.ts', item: 'item 3: split by concept' },
+  { file: 'server/executors/conformance.ts', item: 'item 4: becomes a *.testing.ts helper (test code is not counted)' },
+];
+
+// ---- the check ---------------------------------------------------------------------------------------
+
+interface Layer {
+  units: readonly string[];
+  why: string;
+}
+
+/** One import: repo-relative posix paths of the importing file and of the file its specifier names. */
+interface ImportEdge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: string;
+}
+
+interface PendingImport {
+  from: string;
+  to: string;
+  item: string;
+}
+
+interface PendingLongFile {
+  file: string;
+  item: string;
+}
+
+const SOURCE_FILE = /\.(ts|tsx|mts|mjs|js)$/;
+
+/** Test code, which the check does not walk (tests and their kits may import anything). */
+function isTestCode(path: string): boolean {
+  const name = posix.basename(path);
+  return (
+    /\.test\.[a-z]+$/.test(name) || name === 'testing.ts' || name.endsWith('.testing.ts') || path.split('/').includes('fixtures') || path.startsWith('server/hostile/cells/')
+  );
+}
+
+/** Repo-relative posix paths of the non-test source files under `dir`. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .map((p) => posix.join(dir, p.split(sep).join('/')))
+    .filter((p) => SOURCE_FILE.test(p) && !isTestCode(p) && statSync(join(REPO_ROOT, p)).isFile());
+}
+
+// Line-anchored, so prose and code inside strings (a cell, a message) are not taken for imports.
+const STATIC_IMPORT = /^[ \t]*(import|export)(\s+type)?\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm;
+const SIDE_EFFECT_IMPORT = /^[ \t]*import\s*['"]([^'"]+)['"]/gm;
+const DYNAMIC_IMPORT = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The relative imports of `file` (whose text is `text`), resolved to repo-relative paths; package imports are skipped. */
+function parseImports(file: string, text: string): ImportEdge[] {
+  const found: Array<{ spec: string; typeOnly: boolean }> = [];
+  for (const m of text.matchAll(STATIC_IMPORT)) found.push({ spec: m[3]!, typeOnly: Boolean(m[2]) });
+  for (const m of text.matchAll(SIDE_EFFECT_IMPORT)) found.push({ spec: m[1]!, typeOnly: false });
+  for (const m of text.matchAll(DYNAMIC_IMPORT)) found.push({ spec: m[1]!, typeOnly: false });
+  return found.filter((f) => f.spec.startsWith('.')).map((f) => ({ from: file, to: posix.normalize(posix.join(posix.dirname(file), f.spec)), typeOnly: f.typeOnly }));
+}
+
+/** `runs/` for server/runs/..., `gateway.ts` for server/gateway.ts, undefined outside server/. */
+function unitOf(path: string): string | undefined {
+  if (!path.startsWith('server/')) return undefined;
+  const rest = path.slice('server/'.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest : rest.slice(0, slash + 1);
+}
+
+/** Every rule an edge breaks against `layers`, in the words the failure message uses. */
+function checkImports(edges: readonly ImportEdge[], layers: readonly Layer[]): Violation[] {
+  const rank = new Map<string, number>();
+  layers.forEach((layer, i) => layer.units.forEach((u) => rank.set(u, i)));
+  const gatewayRank = rank.get('gateway.ts') ?? -1;
+  const placeOf = (unit: string) => `${unit} (layer ${rank.get(unit)! + 1}: ${layers[rank.get(unit)!]!.why.split(':')[0]})`;
+  const violations: Violation[] = [];
+  for (const edge of edges) {
+    const from = unitOf(edge.from);
+    const to = unitOf(edge.to);
+    if (from === undefined) continue;
+    if (to === undefined) {
+      violations.push({ ...edge, rule: 'server/ imports nothing outside server/ by path (UI code, scripts): use a package or move the code' });
+      continue;
+    }
+    if (isTestCode(edge.to)) {
+      violations.push({ ...edge, rule: 'production code imports a test kit: move what it needs into production code, or make the importer test code' });
+      continue;
+    }
+    if (from === to) continue;
+    const missing = [from, to].filter((u) => !rank.has(u));
+    if (missing.length > 0) {
+      violations.push({ ...edge, rule: `${missing.join(' and ')} has no layer: add it to LAYERS in server/architecture.test.ts` });
+      continue;
+    }
+    if (rank.get(from)! > rank.get(to)!) {
+      violations.push({ ...edge, rule: `against the arrows: ${placeOf(from)} imports from above it, ${placeOf(to)}` });
+      continue;
+    }
+    if (EDGE_UNITS.has(from) && !edge.typeOnly && !EDGE_UNITS.has(to) && !EDGE_VALUE_UNITS.has(to) && rank.get(to)! > gatewayRank) {
+      violations.push({ ...edge, rule: `the API edge reaches past the Gateway: ${from} may import only types from ${to}; get the value from the Gateway` });
+    }
+  }
+  return violations;
+}
+
+/** Cycles between units (each as its units in order, first repeated last, with one import per hop), found by Tarjan's SCCs. */
+function unitCycles(edges: readonly ImportEdge[]): string[] {
+  const graph = new Map<string, Map<string, ImportEdge>>();
+  for (const edge of edges) {
+    const from = unitOf(edge.from);
+    const to = unitOf(edge.to);
+    if (from === undefined || to === undefined || from === to) continue;
+    if (!graph.has(from)) graph.set(from, new Map());
+    if (!graph.get(from)!.has(to)) graph.get(from)!.set(to, edge);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (u: string) => {
+    index.set(u, index.size);
+    low.set(u, index.get(u)!);
+    stack.push(u);
+    onStack.add(u);
+    for (const v of graph.get(u)?.keys() ?? []) {
+      if (!index.has(v)) {
+        visit(v);
+        low.set(u, Math.min(low.get(u)!, low.get(v)!));
+      } else if (onStack.has(v)) low.set(u, Math.min(low.get(u)!, index.get(v)!));
+    }
+    if (low.get(u) !== index.get(u)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== u);
+    if (component.length > 1) components.push(component);
+  };
+  for (const u of [...graph.keys()].sort()) if (!index.has(u)) visit(u);
+  // one concrete cycle per component: walk from its first unit, staying inside it, until a unit repeats
+  return components.map((component) => {
+    const inside = new Set(component);
+    const path = [component.sort()[0]!];
+    while (path.indexOf(path.at(-1)!) === path.length - 1) {
+      const next = [...(graph.get(path.at(-1)!)?.keys() ?? [])].filter((v) => inside.has(v)).sort()[0]!;
+      path.push(next);
+    }
+    const loop = path.slice(path.indexOf(path.at(-1)!));
+    const hops = loop.slice(1).map((to, i) => {
+      const edge = graph.get(loop[i]!)!.get(to)!;
+      return `${edge.from} imports ${edge.to}`;
+    });
+    return `cycle ${loop.join(' -> ')}: ${hops.join('; ')}`;
+  });
+}
+
+/** The header comment of a source file: its leading comment and blank lines (after a 'use client' directive). */
+function headerComment(text: string): string {
+  const header: string[] = [];
+  let inBlock = false;
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (inBlock) {
+      header.push(t);
+      if (t.includes('*/')) inBlock = false;
+    } else if (t.startsWith('//') || t === '' || /^['"]use (client|server)['"];?$/.test(t)) header.push(t);
+    else if (t.startsWith('/*')) {
+      header.push(t);
+      inBlock = !t.includes('*/');
+    } else break;
+  }
+  return header.join('\n');
+}
+
+/** Lines of `text` (a final newline does not start another line). */
+function lineCount(text: string): number {
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+/** A file over the limit whose header comment does not say why. */
+function isUnexplainedLongFile(text: string): boolean {
+  return lineCount(text) > LINE_LIMIT && !headerComment(text).includes(LONG_FILE_MARKER);
+}
+
+const describeViolation = (v: Violation) => `${v.from} imports ${v.to}: ${v.rule}`;
+
+// ---- the tree --------------------------------------------------------------------------------------
+
+describe('architecture of server/', () => {
+  const edges = sourceFiles('server').flatMap((file) => parseImports(file, readFileSync(join(REPO_ROOT, file), 'utf8')));
+  const isPending = (e: { from: string; to: string }) => PENDING.some((p) => p.from === e.from && p.to === e.to);
+
+  it('finds the imports it checks (a broken walk would pass everything)', () => {
+    expect(edges.length).toBeGreaterThan(200);
+    expect(edges).toContainEqual({ from: 'server/main.ts', to: 'server/gateway.ts', typeOnly: false });
+  });
+
+  it('on every import between folders: it follows the layer order, or is listed in PENDING with the item that removes it', () => {
+    const unexpected = checkImports(edges, LAYERS).filter((v) => !isPending(v));
+    expect(unexpected.map(describeViolation), 'imports that break a rule (see LAYERS at the top of server/architecture.test.ts)').toEqual([]);
+  });
+
+  it('on every PENDING entry: the import still exists and still breaks a rule (delete entries whose item has landed)', () => {
+    const violations = checkImports(edges, LAYERS);
+    const stale = PENDING.filter((p) => !violations.some((v) => v.from === p.from && v.to === p.to));
+    expect(stale.map((p) => `${p.from} -> ${p.to} (${p.item})`), 'PENDING entries that no longer break a rule').toEqual([]);
+  });
+
+  it('on the folder graph without the PENDING imports: has no cycle', () => {
+    expect(unitCycles(edges.filter((e) => !isPending(e)))).toEqual([]);
+  });
+
+  it('on every unit of the tree: it has a place in LAYERS, and every unit of LAYERS exists', () => {
+    const units = new Set(sourceFiles('server').map((f) => unitOf(f)!));
+    const placed = LAYERS.flatMap((l) => l.units);
+    expect([...units].filter((u) => !placed.includes(u)).sort(), 'units without a layer').toEqual([]);
+    expect(placed.filter((u) => !units.has(u)), 'layer units that do not exist').toEqual([]);
+  });
+});
+
+describe(`source files over ${LINE_LIMIT} lines`, () => {
+  const files = [...sourceFiles('server'), ...sourceFiles('components')];
+  const long = files.filter((f) => isUnexplainedLongFile(readFileSync(join(REPO_ROOT, f), 'utf8')));
+
+  it(`on every file under server/ and components/: at most ${LINE_LIMIT} lines, or a "${LONG_FILE_MARKER} <why>" line in its header comment, or PENDING_LONG`, () => {
+    const unexpected = long.filter((f) => !PENDING_LONG.some((p) => p.file === f));
+    expect(unexpected, `split the file, or say in its header why it stays one file ("// ${LONG_FILE_MARKER} ...")`).toEqual([]);
+  });
+
+  it('on every PENDING_LONG entry: the file is still long and unexplained (delete entries whose item has landed)', () => {
+    expect(PENDING_LONG.filter((p) => !long.includes(p.file)).map((p) => `${p.file} (${p.item})`)).toEqual([]);
+  });
+});
+
+// ---- the check itself -------------------------------------------------------------------------------
+
+describe('the check itself', () => {
+  const layers: Layer[] = [
+    { units: ['top/'], why: 'top: imports anything below' },
+    { units: ['left/', 'right/'], why: 'peers: may import each other without a cycle' },
+    { units: ['gateway.ts'], why: 'gateway: the facade' },
+    { units: ['bottom/'], why: 'bottom: imports nothing above' },
+  ];
+  const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
+
+  it('on an import from a lower layer into a higher one: reports both files and the rule, type-only imports too', () => {
+    expect(checkImports([edge('server/top/a.ts', 'server/bottom/b.ts'), edge('server/bottom/b.ts', 'server/top/a.ts', true)], layers)).toEqual([
+      { from: 'server/bottom/b.ts', to: 'server/top/a.ts', typeOnly: true, rule: 'against the arrows: bottom/ (layer 4: bottom) imports from above it, top/ (layer 1: top)' },
+    ]);
+  });
+
+  it('on a folder no layer names: reports it by name', () => {
+    expect(checkImports([edge('server/top/a.ts', 'server/stray/x.ts')], layers).map((v) => v.rule)).toEqual([
+      'stray/ has no layer: add it to LAYERS in server/architecture.test.ts',
+    ]);
+  });
+
+  it('on production code importing a test kit or a file outside server/: reports each', () => {
+    const rules = checkImports([edge('server/top/a.ts', 'server/bottom/testing.ts'), edge('server/top/a.ts', 'components/api.ts', true)], layers).map((v) => v.rule);
+    expect(rules).toEqual([expect.stringMatching(/^production code imports a test kit/), expect.stringMatching(/^server\/ imports nothing outside server\//)]);
+  });
+
+  it('on peers that import each other: no arrow is broken, and the cycle is reported with one import per hop', () => {
+    const peers = [edge('server/left/a.ts', 'server/right/b.ts'), edge('server/right/c.ts', 'server/left/d.ts'), edge('server/left/a.ts', 'server/bottom/e.ts')];
+    expect(checkImports(peers, layers)).toEqual([]);
+    expect(unitCycles(peers)).toEqual(['cycle left/ -> right/ -> left/: server/left/a.ts imports server/right/b.ts; server/right/c.ts imports server/left/d.ts']);
+    expect(unitCycles(peers.slice(0, 1))).toEqual([]);
+  });
+
+  it('on the API edge importing a value from below the Gateway: reports it; a type, or a value from the Gateway, passes', () => {
+    const edgeLayers: Layer[] = [{ units: ['trpc/'], why: 'the edge' }, ...layers];
+    const found = checkImports([edge('server/trpc/r.ts', 'server/bottom/m.ts'), edge('server/trpc/r.ts', 'server/bottom/t.ts', true), edge('server/trpc/r.ts', 'server/gateway.ts')], edgeLayers);
+    expect(found.map((v) => [v.to, v.rule])).toEqual([['server/bottom/m.ts', expect.stringMatching(/^the API edge reaches past the Gateway/)]]);
+  });
+
+  it('on source text: takes static, re-exported, side-effect and dynamic imports, marks type-only ones, and skips packages and prose', () => {
+    const text = [
+      "import { a, type B } from './a.ts';",
+      'import type {',
+      '  C,',
+      "} from '../runs/types.ts';",
+      "export { d } from './d.ts';",
+      "export type { E } from './e.ts';",
+      "import './side.ts';",
+      "const m = await import('../executors/x.ts');",
+      "import { z } from 'zod';",
+      "const prose = 'say import x from this';",
+    ].join('\n');
+    expect(parseImports('server/bridge/p.ts', text)).toEqual([
+      { from: 'server/bridge/p.ts', to: 'server/bridge/a.ts', typeOnly: false },
+      { from: 'server/bridge/p.ts', to: 'server/runs/types.ts', typeOnly: true },
+      { from: 'server/bridge/p.ts', to: 'server/bridge/d.ts', typeOnly: false },
+      { from: 'server/bridge/p.ts', to: 'server/bridge/e.ts', typeOnly: true },
+      { from: 'server/bridge/p.ts', to: 'server/bridge/side.ts', typeOnly: false },
+      { from: 'server/bridge/p.ts', to: 'server/executors/x.ts', typeOnly: false },
+    ]);
+  });
+
+  it(`on a file over ${LINE_LIMIT} lines: unexplained unless its header comment has the marker; a marker below the header does not count`, () => {
+    const body = 'const x = 1;\n'.repeat(LINE_LIMIT);
+    expect(isUnexplainedLongFile(`// owns x\n${body}`)).toBe(true);
+    expect(isUnexplainedLongFile(`'use client';\n// owns x\n// ${LONG_FILE_MARKER} one state machine\n${body}`)).toBe(false);
+    expect(isUnexplainedLongFile(`// owns x\n${body}// ${LONG_FILE_MARKER} hidden\n`)).toBe(true);
+    expect(isUnexplainedLongFile(`// owns x\n${'const x = 1;\n'.repeat(LINE_LIMIT - 1)}`)).toBe(false);
+  });
+});
