@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { axisTicks, buildTree, layoutTimeline, orphanCalls } from './layout.ts';
 import type { ControlCallRecord, NestedCallRecord } from '../../server/runs/types.ts';
 
-const exec: ControlCallRecord = { callId: 'c1', tool: 'exec', startedAt: 0, endedAt: 1000, status: 'waiting' };
-const wait: ControlCallRecord = { callId: 'c2', tool: 'wait', startedAt: 3000, endedAt: 4000, status: 'completed' };
+const exec: ControlCallRecord = { callId: 'c1', toolCallId: 'tc1', tool: 'exec', startedAt: 0, endedAt: 1000, status: 'waiting' };
+const wait: ControlCallRecord = { callId: 'c2', toolCallId: 'tc2', tool: 'wait', startedAt: 3000, endedAt: 4000, status: 'completed' };
 
 function nested(id: string, parent: string, start: number, end?: number, tool = 'sleep'): NestedCallRecord {
   return {
@@ -48,7 +48,7 @@ describe('layoutTimeline', () => {
     expect(s1 && s2 && s1.leftPct + s1.widthPct <= s2.leftPct).toBe(true);
   });
   it('on a call still running: its bar reaches now and is marked open', () => {
-    const layout = layoutTimeline([{ callId: 'c1', tool: 'exec', startedAt: 0 }], [nested('a', 'c1', 100)], 1000);
+    const layout = layoutTimeline([{ callId: 'c1', toolCallId: 'tc1', tool: 'exec', startedAt: 0 }], [nested('a', 'c1', 100)], 1000);
     expect(layout.end).toBe(1000);
     expect(layout.rows[1]?.open).toBe(true);
     expect(layout.rows[1]?.leftPct).toBeCloseTo(10);

@@ -102,11 +102,8 @@ export interface NestedCallRecord {
 /** One model-level exec or wait call of a run. */
 export interface ControlCallRecord {
   callId: string;
-  /**
-   * The model's tool-call id of this exec or wait call (the Gateway makes one up when the caller gave none).
-   * Every call the RunManager opens sets it; optional in the type only until the page's test fixtures carry it.
-   */
-  toolCallId?: string;
+  /** The model's tool-call id of this exec or wait call (the Gateway makes one up when the caller gave none). */
+  toolCallId: string;
   tool: 'exec' | 'wait';
   startedAt: number;
   endedAt?: number;
