@@ -13,6 +13,7 @@ import { InvalidInputError, ToolError } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import type { BridgeReply, BridgeRequest } from './protocol.ts';
 import type { CallScheduler } from './scheduler.ts';
+import { describeRequest, resolveCallTarget } from './describe.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
@@ -51,34 +52,6 @@ export interface DispatchContext {
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
 }
 
-/** The catalog entry a call names; undefined when it names nothing of this run's projection. */
-export function resolveCallTarget(catalog: Catalog, req: Extract<BridgeRequest, { op: 'call' }>): CatalogEntry | undefined {
-  if (req.mcp) return catalog.mcp.get(req.mcp[0])?.get(req.mcp[1]);
-  return req.tool === undefined ? undefined : catalog.byCallable.get(req.tool);
-}
-
-/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). */
-export function requestLabel(req: BridgeRequest): string {
-  switch (req.op) {
-    case 'call':
-      return req.mcp ? `MCP.${req.mcp[0]}.${req.mcp[1]}` : (req.tool ?? '?');
-    case 'search':
-      return 'catalog.search';
-    case 'all':
-      return 'catalog.all';
-    case 'describe':
-      return req.mcpServer !== undefined ? `MCP.${req.mcpServer}.$api` : `${req.tool ?? '?'}.describe`;
-    case 'timer':
-      return 'setTimeout';
-    case 'store':
-      return req.action === 'set' ? 'store' : 'load';
-    case 'results':
-      return `results.${req.action}`;
-    case 'yield':
-      return 'yield_control';
-  }
-}
-
 function isPlainObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -102,12 +75,12 @@ function errorReply(id: string, err: unknown): BridgeReply {
 async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<unknown> {
   // hooks and approvals see the input before the tool validates it: they may rely on one object
   if (!isPlainObject(req.input)) {
-    const name = requestLabel(req);
+    const name = describeRequest(req, ctx.catalog).label;
     throw new InvalidInputError(`${name}: "input" must be one object, got ${describeType(req.input)}; call it as ${name}({ ...input })`);
   }
   const entry = resolveCallTarget(ctx.catalog, req);
   if (!entry) {
-    const label = requestLabel(req);
+    const label = describeRequest(req, ctx.catalog).label;
     throw new ToolError(
       req.mcp
         ? `${label} is not an MCP tool of this run; API.read("mcp/index.d.ts") lists the servers and tools`

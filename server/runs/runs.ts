@@ -17,7 +17,8 @@ import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, GuestBootConfig } from '../bridge/protocol.ts';
-import { dispatchRequest, requestLabel, resolveCallTarget, type NestedCallHooks } from '../bridge/dispatcher.ts';
+import { dispatchRequest, type NestedCallHooks } from '../bridge/dispatcher.ts';
+import { describeRequest } from '../bridge/describe.ts';
 import type { CallScheduler } from '../bridge/scheduler.ts';
 import type { Continuation, Executor, Leg, LegOutcome } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
@@ -535,14 +536,14 @@ export class RunManager {
     run.guestInFlight++;
     const n = ++run.nestedCount;
     const invocationId = `${run.cellId}:${n}`;
-    const kind = this.kindOf(run, req);
+    const { label, kind } = describeRequest(req, run.catalog);
     if (kind === 'search') run.counters.search++;
     else if (kind === 'describe') run.counters.describe++;
     else if (kind === 'tool' || kind === 'mcp' || kind === 'client') run.counters.call++;
     const record: NestedCallRecord = {
       invocationId,
       requestId: req.id,
-      tool: requestLabel(req),
+      tool: label,
       kind,
       inputBytes: Buffer.byteLength(JSON.stringify(req), 'utf8'),
       startedAt: Date.now(),
@@ -645,29 +646,6 @@ export class RunManager {
     } else {
       run.wake?.();
       this.touch(run);
-    }
-  }
-
-  private kindOf(run: Run, req: BridgeRequest): NestedCallRecord['kind'] {
-    switch (req.op) {
-      case 'call': {
-        if (req.mcp) return 'mcp';
-        const entry = resolveCallTarget(run.catalog, req);
-        return entry && !entry.tool.execute ? 'client' : 'tool';
-      }
-      case 'search':
-      case 'all':
-        return 'search';
-      case 'describe':
-        return 'describe';
-      case 'timer':
-        return 'timer';
-      case 'store':
-        return 'store';
-      case 'results':
-        return 'results';
-      case 'yield':
-        return 'yield';
     }
   }
 
@@ -806,10 +784,11 @@ export class RunManager {
           : status === 'awaiting_client'
             ? 'awaiting_client'
             : 'running';
-      out.push({ id: r.req.id, tool: r.record.tool, input: inputOf(r.req), startedAt: r.record.startedAt, state });
+      out.push({ id: r.req.id, tool: r.record.tool, input: describeRequest(r.req, run.catalog).input, startedAt: r.record.startedAt, state });
     }
     for (const q of run.queued) {
-      out.push({ id: q.id, tool: requestLabel(q), input: inputOf(q), startedAt: run.updatedAt, state: 'queued' });
+      const { label, input } = describeRequest(q, run.catalog);
+      out.push({ id: q.id, tool: label, input, startedAt: run.updatedAt, state: 'queued' });
     }
     return out;
   }
@@ -988,24 +967,5 @@ export class RunManager {
       nested: [...run.requests.values()].map((r) => ({ ...r.record })),
       ...(run.lastResult ? { lastResult: run.lastResult } : {}),
     };
-  }
-}
-
-function inputOf(req: BridgeRequest): unknown {
-  switch (req.op) {
-    case 'call':
-      return req.input;
-    case 'timer':
-      return { ms: req.ms };
-    case 'search':
-      return { query: req.query, limit: req.limit };
-    case 'store':
-      return { key: req.key };
-    case 'results':
-      return { action: req.action, ref: req.ref };
-    case 'describe':
-      return { tool: req.tool ?? req.mcpServer };
-    default:
-      return {};
   }
 }

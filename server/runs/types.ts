@@ -1,6 +1,7 @@
 // exec/wait inputs and results exactly as the spec's tool surface types them.
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ExecutorKind } from '../config/types.ts';
+import type { NestedCallKind } from '../bridge/describe.ts';
 
 export interface CodeModeExecInput {
   code?: string;
@@ -88,7 +89,7 @@ export interface NestedCallRecord {
   requestId: string;
   /** Callable name used in the guest (`sleep`, `MCP.demo.echo`) or a bridge op (`catalog.search`, `setTimeout`, `store`). */
   tool: string;
-  kind: 'tool' | 'mcp' | 'client' | 'search' | 'describe' | 'timer' | 'store' | 'results' | 'yield';
+  kind: NestedCallKind;
   inputBytes: number;
   outputBytes?: number;
   startedAt: number;
