@@ -1,13 +1,16 @@
-// A run's nested calls: checking a frontier of guest requests against what the run already knows,
-// opening each call's trajectory record, the dispatch context a call runs with, recording a reply, and
-// handing settled replies back to the guest. The RunManager decides when; this module keeps the records.
-import type { DispatchContext } from '../bridge/dispatcher.ts';
+// A run's nested calls: a frontier of guest requests is checked against what the run already knows,
+// each request gets its trajectory record and is dispatched on the Gateway with the run's scope, and
+// each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
+// owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
+import { dispatchRequest, type DispatchContext } from '../bridge/dispatcher.ts';
 import { describeRequest } from '../bridge/describe.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
+import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
-import type { HostRequest, Run } from './run.ts';
-import type { NestedCallRecord } from './types.ts';
+import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
+import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
+import type { NestedCallRecord, RunEvent } from './types.ts';
 
 /** What only the run can check about a frontier: fresh unique ids, the in-flight cap, cancels of its own ids. */
 export function checkFrontier(run: Run, requests: BridgeRequest[], cancels: string[]): string | undefined {
@@ -60,6 +63,55 @@ export interface NestedCallEnv {
   approvals: ApprovalRequester;
   /** The run changed in a way the board shows. */
   touch(run: Run): void;
+  emit(event: RunEvent): void;
+  /** End the run from a host event: a protocol violation or an unexpected host error. */
+  failRun(run: Run, code: CodeModeErrorCode, error: string): void;
+  /** The run's first request takes a slot of the process-wide cap; false when none was free (the run failed). */
+  claimSlot(run: Run): boolean;
+}
+
+/** One synchronous frontier from the live leg `live`: checked whole, then each request dispatched, then the guest's cancels. */
+export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[], env: NestedCallEnv): void {
+  if (run.live !== live || run.released) return;
+  const violation = checkFrontier(run, requests, cancels);
+  if (violation) {
+    env.failRun(run, 'invalid_input', malformedFrontierMessage(violation));
+    return;
+  }
+  if (requests.length > 0 && !env.claimSlot(run)) return;
+  try {
+    for (const req of requests) dispatch(run, req, live.call.callId, env);
+    // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
+    for (const id of cancels) run.requests.get(id)?.cancel?.();
+  } catch (err) {
+    env.failRun(run, 'internal_error', hostFaultMessage("dispatch this cell's requests", err));
+  }
+}
+
+function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: NestedCallEnv): void {
+  const host = openNestedCall(run, req, parentCallId);
+  env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  if (req.op === 'yield') return answerYield(run, host);
+  const dispatched = dispatchRequest(dispatchContext(run, host, env), req, host.record.invocationId);
+  host.cancel = dispatched.cancel;
+  void dispatched.reply
+    .then((reply) => onReply(run, host, reply, dispatched.outputBytes?.(), env))
+    .catch((err: unknown) => env.failRun(run, 'internal_error', hostFaultMessage('deliver a reply to this cell', err)));
+}
+
+/** A nested request settled: record it, then deliver it into the live VM or keep it for the next wait. */
+function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: number | undefined, env: NestedCallEnv): void {
+  recordReply(run, host, reply, outputBytes);
+  env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  if (run.released || isTerminal(run.state)) return;
+  if (run.live && !run.live.parkRequested) {
+    host.delivered = true;
+    run.guestInFlight--;
+    run.live.leg.deliver([reply]);
+  } else {
+    run.wake?.();
+    env.touch(run);
+  }
 }
 
 /** The context one nested call of `run` is dispatched with: the run's projection, turn, stores, signal and hooks. */

@@ -184,6 +184,38 @@ export class Run {
     if (this.live?.opened) this.live.leg.setDeadline(budget.deadlineAt);
   }
 
+  /**
+   * Watch the live leg just started: when its budget is spent the leg is asked to park (a busy guest is
+   * interrupted by the worker instead: timeout); when its VM is not ready within `startLimitMs`, `onStartTimeout`.
+   */
+  watchLive(live: LiveLeg, startLimitMs: number, onStartTimeout: () => void): void {
+    if (this.approvalsPending > 0) this.syncBudget();
+    live.budget.whenExpired(() => {
+      if (this.live === live && !live.parkRequested) {
+        live.parkRequested = true;
+        live.leg.park();
+      }
+    });
+    if (live.opened) return;
+    live.startTimer = setTimeout(() => {
+      if (this.live === live && !live.opened) onStartTimeout();
+    }, startLimitMs);
+    live.startTimer.unref();
+  }
+
+  /** Start the waiting run's snapshot TTL: past it, the run's signal aborts and `onExpire` releases it. */
+  armTtl(onExpire: () => void): void {
+    this.clearTtl();
+    const ttlMs = this.turn.options.snapshotTtlSeconds * 1000;
+    this.expiresAt = Date.now() + ttlMs;
+    this.ttlTimer = setTimeout(() => {
+      if (this.state !== 'waiting') return;
+      this.abort.abort();
+      onExpire();
+    }, ttlMs);
+    this.ttlTimer.unref();
+  }
+
   clearTtl(): void {
     if (this.ttlTimer) clearTimeout(this.ttlTimer);
     this.ttlTimer = undefined;

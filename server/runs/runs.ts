@@ -9,34 +9,30 @@
 //
 // Everything a worker reports was built by the guest: requests arrive checked (protocol-check.mjs),
 // and what only the run can know (ids it already has, cancels of ids it never saw, the in-flight cap)
-// is checked here. A violation fails that run with invalid_input; nothing guest-controlled can throw
-// out of a handler, and every way a run ends releases its slot exactly once (leaks() checks it).
+// is checked in nested.ts. A violation fails that run with invalid_input; nothing guest-controlled can
+// throw out of a handler, and every way a run ends releases its slot exactly once (leaks() checks it).
 // A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
-import type { CodeModeOptions } from '../config/types.ts';
+//
+// This file holds the manager: the run map, slots, history, the public API, release, abort and expiry.
+// The run record is run.ts; nested calls nested.ts; how a leg's outcome settles the run settle.ts;
+// result shaping results.ts; board and trajectory views trajectory.ts; model-facing text messages.ts.
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
-import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
-import { dispatchRequest } from '../bridge/dispatcher.ts';
-import type { Leg, LegOutcome } from '../executors/types.ts';
+import type { BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ExecutionBudget } from './budget.ts';
-import { parseValueJson } from './bound.ts';
-import { answerYield, checkFrontier, dispatchContext, hasDeliverable, openNestedCall, recordReply, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
-import { boundCompletedValue, completedResult, describeUncaught, failedResult, waitingResult } from './results.ts';
-import { isTerminal, legLimits, Run, type HostRequest, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
-import { snapshotRecord, trajectory, view } from './trajectory.ts';
-import type { CodeModeOutput, CodeModeResult, ControlCallRecord, NestedCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
+import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION, tooManyRunsMessage } from './messages.ts';
+import { hasDeliverable, onRequests, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
+import { failedResult, waitingResult } from './results.ts';
+import { isTerminal, legLimits, Run, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
+import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
+import { trajectory, view } from './trajectory.ts';
+import type { CodeModeOutput, CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
 
 export type { StartCell, TurnScope } from './run.ts';
 
 /** Spec: "OpenClaw caps the number of concurrently suspended runs per process (64)". */
 export const MAX_SUSPENDED_RUNS = 64;
 
-export const MSG_UNAVAILABLE = 'code mode run is unavailable or expired.';
-export const MSG_WRONG_SESSION = 'code mode run belongs to a different session.';
-export const MSG_WRONG_RUN = 'code mode run belongs to a different agent run.';
-export const MSG_ALREADY_RESUMING = 'a wait is already in flight for this code mode run; wait for it to return.';
-/** Spec 02, word for word (its period included); what to do follows it, in the emitted message only. */
-export const MSG_TOO_MANY = 'too many suspended code mode runs.';
 
 /**
  * How long a leg's VM may take to get ready (worker start, VM creation, snapshot decode and restore)
@@ -72,13 +68,22 @@ export class RunManager {
   private closed = false;
   private readonly legStartLimitMs: number;
   private readonly nestedEnv: NestedCallEnv;
+  private readonly settleEnv: SettleEnv;
 
   constructor(
     private readonly deps: RunManagerDeps,
     opts: RunManagerOptions = {},
   ) {
     this.legStartLimitMs = opts.legStartLimitMs ?? LEG_START_LIMIT_MS;
-    this.nestedEnv = { sessions: deps.sessions, approvals: deps.approvals, touch: (run) => this.touch(run) };
+    this.nestedEnv = {
+      sessions: deps.sessions,
+      approvals: deps.approvals,
+      touch: (run) => this.touch(run),
+      emit: (event) => this.emit(event),
+      failRun: (run, code, error) => this.failRun(run, code, error),
+      claimSlot: (run) => this.claimSlot(run),
+    };
+    this.settleEnv = { sessions: deps.sessions, release: (run, state) => this.release(run, state), armTtl: (run) => this.armTtl(run) };
   }
 
   get suspendedSlots(): number {
@@ -222,7 +227,7 @@ export class RunManager {
 
   private handlers(run: Run, live: LiveLeg) {
     return {
-      onRequests: (requests: BridgeRequest[], cancels: string[]) => this.onRequests(run, live, requests, cancels),
+      onRequests: (requests: BridgeRequest[], cancels: string[]) => onRequests(run, live, requests, cancels, this.nestedEnv),
       onOutput: (lines: CodeModeOutput[]) => {
         live.output.push(...lines);
       },
@@ -236,8 +241,7 @@ export class RunManager {
   private legNotStarted(run: Run, live: LiveLeg, err: unknown): CodeModeResult {
     live.budget.stop();
     run.live = undefined;
-    const error = `the ${run.executorKind} executor could not run the cell: ${err instanceof Error ? err.message : String(err)}. Run it again; if it keeps failing, check the gateway log.`;
-    return this.finishCall(run, live.call, this.settleFailed(run, live, 'runtime_unavailable', error, 0));
+    return this.finishCall(run, live.call, settleFailed(run, live, 'runtime_unavailable', legNotStartedMessage(run.executorKind, err), 0, this.settleEnv));
   }
 
   /**
@@ -258,155 +262,36 @@ export class RunManager {
   }
 
   private async driveLeg(run: Run, live: LiveLeg): Promise<CodeModeResult> {
-    if (run.approvalsPending > 0) run.syncBudget();
-    live.budget.whenExpired(() => {
-      // budget spent: a busy guest is interrupted by the worker (timeout); an idle one is parked
-      if (run.live === live && !live.parkRequested) {
-        live.parkRequested = true;
-        live.leg.park();
-      }
-    });
-    if (!live.opened) {
-      live.startTimer = setTimeout(() => {
-        if (run.live !== live || live.opened) return;
-        this.failRun(
-          run,
-          'runtime_unavailable',
-          `the ${run.executorKind} executor did not get the cell's VM ready within ${this.legStartLimitMs} ms (worker start, VM creation or snapshot restore); the machine may be overloaded. Run the cell again, or check the gateway log.`,
-        );
-      }, this.legStartLimitMs);
-      live.startTimer.unref();
-    }
+    run.watchLive(live, this.legStartLimitMs, () => this.failRun(run, 'runtime_unavailable', legStartTimeoutMessage(run.executorKind, this.legStartLimitMs)));
     const outcome = await live.leg.done;
     if (live.startTimer) clearTimeout(live.startTimer);
     live.budget.stop();
     run.live = undefined;
     const dropped = live.droppedBytes + outcome.droppedBytes;
     try {
-      return this.settleLeg(run, live, outcome, dropped);
+      return this.finishCall(run, live.call, settleLeg(run, live, outcome, dropped, this.settleEnv));
     } catch (err) {
       // a settle path that throws on guest data must still release the run (and its slot) exactly once
-      const error = `the host could not finish this run (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`;
-      return this.finishCall(run, live.call, this.settleFailed(run, live, 'internal_error', error, dropped));
+      return this.finishCall(run, live.call, settleFailed(run, live, 'internal_error', hostFaultMessage('finish this run', err), dropped, this.settleEnv));
     }
   }
 
-  private settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped: number): CodeModeResult {
-    if (run.hostFailure && run.state !== 'aborted') {
-      return this.finishCall(run, live.call, this.settleFailed(run, live, run.hostFailure.code, run.hostFailure.error, dropped));
+  /** A run's first host request takes a slot of the process-wide cap; with none free the run fails. */
+  private claimSlot(run: Run): boolean {
+    if (run.holdsSlot) return true;
+    if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
+      this.failRun(run, 'runtime_unavailable', tooManyRunsMessage(MAX_SUSPENDED_RUNS));
+      return false;
     }
-    switch (outcome.kind) {
-      case 'completed':
-        return this.finishCall(run, live.call, this.settleCompleted(run, live, outcome.valueJson, dropped));
-      case 'failed': {
-        const err = outcome.code ? outcome.error : describeUncaught(outcome.error, outcome.stack);
-        return this.finishCall(run, live.call, this.settleFailed(run, live, outcome.code, err, dropped));
-      }
-      case 'parked':
-        return this.finishCall(run, live.call, this.park(run, live, outcome, dropped));
-    }
-  }
-
-  private onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[]): void {
-    if (run.live !== live || run.released) return;
-    const violation = checkFrontier(run, requests, cancels);
-    if (violation) {
-      this.failRun(
-        run,
-        'invalid_input',
-        `the cell sent the code mode bridge a malformed message (${violation}). This happens when a cell replaces builtins the runtime relies on or calls internal __cm_ functions; leave them intact and run the cell again.`,
-      );
-      return;
-    }
-    if (requests.length > 0 && !run.holdsSlot) {
-      if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
-        this.failRun(
-          run,
-          'runtime_unavailable',
-          `${MSG_TOO_MANY} The process holds at most ${MAX_SUSPENDED_RUNS}; wait on or abort a waiting run, then run this cell again.`,
-        );
-        return;
-      }
-      run.holdsSlot = true;
-      this.slotsInUse++;
-    }
-    try {
-      for (const req of requests) this.dispatch(run, req, live.call.callId);
-      // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
-      for (const id of cancels) run.requests.get(id)?.cancel?.();
-    } catch (err) {
-      this.failRun(run, 'internal_error', `the host could not dispatch this cell's requests (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`);
-    }
-  }
-
-  private dispatch(run: Run, req: BridgeRequest, parentCallId: string): void {
-    const host = openNestedCall(run, req, parentCallId);
-    this.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
-    if (req.op === 'yield') return answerYield(run, host);
-    const dispatched = dispatchRequest(dispatchContext(run, host, this.nestedEnv), req, host.record.invocationId);
-    host.cancel = dispatched.cancel;
-    void dispatched.reply
-      .then((reply) => this.onReply(run, host, reply, dispatched.outputBytes?.()))
-      .catch((err: unknown) =>
-        this.failRun(run, 'internal_error', `the host could not deliver a reply to this cell (${err instanceof Error ? err.message : String(err)}); the run was released. Run the cell again.`),
-      );
-  }
-
-  /** A nested request settled: record it, then deliver it into the live VM or keep it for the next wait. */
-  private onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: number | undefined): void {
-    recordReply(run, host, reply, outputBytes);
-    this.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
-    if (run.released || isTerminal(run.state)) return;
-    if (run.live && !run.live.parkRequested) {
-      host.delivered = true;
-      run.guestInFlight--;
-      run.live.leg.deliver([reply]);
-    } else {
-      run.wake?.();
-      this.touch(run);
-    }
+    run.holdsSlot = true;
+    this.slotsInUse++;
+    return true;
   }
 
   private deliverPending(run: Run): void {
     const replies = takeDeliverable(run);
     run.yieldRequestId = undefined;
     if (replies.length > 0) run.live?.leg.deliver(replies);
-  }
-
-  // ---- outcomes --------------------------------------------------------------------------------
-
-  private settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number): CodeModeResult {
-    const parsed = parseValueJson(valueJson);
-    if (!parsed.ok) return this.settleFailed(run, live, 'invalid_input', parsed.error, dropped);
-    const { value, truncated, warnings } = boundCompletedValue(run, parsed);
-    if (run.storeBuffer.size > 0) {
-      try {
-        this.deps.sessions.forTurn(run.turn).commit(run.turn.sessionId, run.runId, run.storeBuffer);
-      } catch (err) {
-        warnings.push(`store() writes were not committed: ${(err as Error).message}`);
-      }
-    }
-    this.release(run, 'completed');
-    return completedResult(run, live, value, warnings, dropped, truncated);
-  }
-
-  private settleFailed(run: Run, live: LiveLeg, code: CodeModeErrorCode | undefined, error: string, dropped: number): CodeModeResult {
-    this.release(run, run.state === 'aborted' ? 'aborted' : 'failed');
-    return failedResult(run, code, error, live.output, dropped, live.budget, live);
-  }
-
-  private park(run: Run, live: LiveLeg, outcome: Extract<LegOutcome, { kind: 'parked' }>, dropped: number): CodeModeResult {
-    if (run.state === 'aborted' || run.abort.signal.aborted) {
-      return failedResult(run, 'aborted', 'code mode run was aborted', live.output, dropped, live.budget, live);
-    }
-    run.continuation = outcome.continuation;
-    run.queued = outcome.queued;
-    run.state = 'waiting';
-    run.reason = run.yieldRequestId ? 'yield' : 'pending_tools';
-    const snapshot = snapshotRecord(outcome, live, run.reason);
-    if (snapshot) run.snapshots.push(snapshot);
-    this.armTtl(run);
-    return waitingResult(run, live.output, dropped, live.budget, live);
   }
 
   // ---- bookkeeping -----------------------------------------------------------------------------
@@ -465,16 +350,10 @@ export class RunManager {
   }
 
   private armTtl(run: Run): void {
-    run.clearTtl();
-    const ttlMs = run.turn.options.snapshotTtlSeconds * 1000;
-    run.expiresAt = Date.now() + ttlMs;
-    run.ttlTimer = setTimeout(() => {
-      if (run.state !== 'waiting') return;
-      run.abort.abort();
+    run.armTtl(() => {
       this.release(run, 'expired');
       this.touch(run);
-    }, ttlMs);
-    run.ttlTimer.unref();
+    });
   }
 
   private find(runId: string): Run | undefined {

@@ -6,7 +6,8 @@ import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { CodeModeResult } from './types.ts';
-import { MAX_SUSPENDED_RUNS, MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './runs.ts';
+import { MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './messages.ts';
+import { MAX_SUSPENDED_RUNS } from './runs.ts';
 import { runReaches } from './testing.ts';
 
 const PARK = 'await yield_control("park"); return 1';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
-import { MSG_UNAVAILABLE } from '../runs/runs.ts';
+import { MSG_UNAVAILABLE } from '../runs/messages.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
