@@ -2,7 +2,7 @@
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
-import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
+import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
 import { checkWorkerMessage } from '../bridge/protocol-check.mjs';
 import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
 

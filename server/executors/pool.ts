@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ExecutorKind } from '../config/types.ts';
 import type { HostToWorker } from '../bridge/protocol.ts';
+import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import type { Leg, LegHandlers, LegOutcome } from './types.ts';
 import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from './leg-messages.ts';
 
@@ -281,7 +282,7 @@ export class WorkerPool {
         if (state.ended) return;
         send({ t: 'release', legId });
         // a worker busy in guest code sees the abort flag at its next interrupt check
-        this.finish(state, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted', droppedBytes: 0 });
+        this.finish(state, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
       },
     });
   }

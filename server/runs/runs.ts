@@ -19,6 +19,7 @@
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
+import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
 import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION, tooManyRunsMessage } from './messages.ts';
 import { hasDeliverable, onRequests, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
@@ -139,7 +140,7 @@ export class RunManager {
       run.idleBudget = undefined;
       if (!woke || run.abort.signal.aborted) {
         budget.stop();
-        if (run.abort.signal.aborted) return this.finishCall(run, call, failedResult(run, 'aborted', 'code mode run was aborted', [], 0, budget));
+        if (run.abort.signal.aborted) return this.finishCall(run, call, failedResult(run, 'aborted', RUN_ABORTED_MESSAGE, [], 0, budget));
         run.state = 'waiting';
         this.armTtl(run);
         return this.finishCall(run, call, waitingResult(run, [], 0, budget, undefined));
@@ -342,7 +343,7 @@ export class RunManager {
     if (live) {
       live.leg.abort();
     } else {
-      run.lastResult = failedResult(run, 'aborted', `code mode run was aborted: ${reason}`, [], 0, new ExecutionBudget(0));
+      run.lastResult = failedResult(run, 'aborted', `${RUN_ABORTED_MESSAGE}: ${reason}`, [], 0, new ExecutionBudget(0));
     }
     run.wake?.();
     this.release(run, 'aborted');

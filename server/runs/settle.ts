@@ -4,6 +4,7 @@
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { LegOutcome } from '../executors/types.ts';
 import type { SessionStore } from '../sessions/store.ts';
+import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { parseValueJson } from './bound.ts';
 import { boundCompletedValue, completedResult, describeUncaught, failedResult, waitingResult } from './results.ts';
 import type { LiveLeg, Run } from './run.ts';
@@ -58,7 +59,7 @@ export function settleFailed(run: Run, live: LiveLeg, code: CodeModeErrorCode | 
 function park(run: Run, live: LiveLeg, outcome: Extract<LegOutcome, { kind: 'parked' }>, dropped: number, env: SettleEnv): CodeModeResult {
   // an abort already released the run
   if (run.state === 'aborted' || run.abort.signal.aborted) {
-    return failedResult(run, 'aborted', 'code mode run was aborted', live.output, dropped, live.budget, live);
+    return failedResult(run, 'aborted', RUN_ABORTED_MESSAGE, live.output, dropped, live.budget, live);
   }
   run.continuation = outcome.continuation;
   run.queued = outcome.queued;

@@ -11,6 +11,7 @@
 // Trusted execution, not a security boundary (spec: security boundary).
 import { freemem, totalmem } from 'node:os';
 import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
+import { RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import type { Continuation, Executor, Leg, LegHandlers, LegOutcome, ResumeRequest, StartRequest } from '../types.ts';
 import { HEAP_HEADROOM_MB, heapWatch, type HeapWatch } from './heap-watch.ts';
 import { failedLeg, NodeWorker } from './node-worker.ts';
@@ -208,7 +209,7 @@ export class NodeExecutor implements Executor {
     this.idle = [];
     const all = [...this.workers.values()];
     this.workers.clear();
-    await Promise.all(all.map((w) => w.terminate({ code: 'aborted', error: 'code mode run was aborted: the node executor was closed' })));
+    await Promise.all(all.map((w) => w.terminate({ code: 'aborted', error: `${RUN_ABORTED_MESSAGE}: the node executor was closed` })));
   }
 
   // ---- worker lifecycle ------------------------------------------------------------------------
