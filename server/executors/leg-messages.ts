@@ -21,6 +21,17 @@ export function routeWorkerMessage(raw: unknown): RoutedMessage {
   return msg.t === 'ready' ? { kind: 'ready' } : { kind: 'leg', legId: msg.legId, msg };
 }
 
+/** A Leg that has already failed (no worker was involved): the executor could not open it. */
+export function failedLeg(code: CodeModeErrorCode, error: string): Leg {
+  return {
+    done: Promise.resolve({ kind: 'failed', code, error, droppedBytes: 0 }),
+    deliver() {},
+    park() {},
+    setDeadline() {},
+    abort() {},
+  };
+}
+
 /** The outcome of a leg whose worker sent a message that failed its check. */
 export function malformedOutcome(error: string): LegOutcome {
   return {

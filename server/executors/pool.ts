@@ -13,7 +13,7 @@ import type { ExecutorKind } from '../config/types.ts';
 import type { HostToWorker } from '../bridge/protocol.ts';
 import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import type { Leg, LegHandlers, LegOutcome } from './types.ts';
-import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from './leg-messages.ts';
+import { failedLeg, handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from './leg-messages.ts';
 
 /**
  * A guest that has computed this long without yielding holds its worker thread: new cells go
@@ -254,13 +254,10 @@ export class WorkerPool {
   openLeg(handlers: LegHandlers, budgetMs: number, first: (legId: string, control: SharedArrayBuffer) => HostToWorker, transfer: ArrayBuffer[] = []): Leg {
     const legId = `leg${++legCounter}`;
     const { sab, control } = legControl(budgetMs);
+    const pw = this.closed ? undefined : this.pick();
+    if (!pw) return failedLeg('runtime_unavailable', `the ${this.opts.kind} executor is not running; check the gateway log`);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
-    const pw = this.closed ? undefined : this.pick();
-    if (!pw) {
-      resolve({ kind: 'failed', code: 'runtime_unavailable', error: `the ${this.opts.kind} executor is not running; check the gateway log`, droppedBytes: 0 });
-      return { done, deliver() {}, park() {}, setDeadline() {}, abort() {} };
-    }
     if (pw.idleTimer) clearTimeout(pw.idleTimer);
     pw.idleTimer = undefined;
     if (pw.extra) pw.worker.ref();

@@ -14,7 +14,8 @@ import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
 import { RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import type { Continuation, Executor, Leg, LegHandlers, LegOutcome, ResumeRequest, StartRequest } from '../types.ts';
 import { HEAP_HEADROOM_MB, heapWatch, type HeapWatch } from './heap-watch.ts';
-import { failedLeg, NodeWorker } from './node-worker.ts';
+import { failedLeg } from '../leg-messages.ts';
+import { NodeWorker } from './node-worker.ts';
 
 /** Spec (Node runtime): "Node keeps up to four idle workers warm". */
 export const DEFAULT_MAX_IDLE_WORKERS = 4;

@@ -48,17 +48,6 @@ interface ActiveLeg {
 
 let legCounter = 0;
 
-/** A Leg that has already failed (no worker was involved). */
-export function failedLeg(code: CodeModeErrorCode, error: string): Leg {
-  return {
-    done: Promise.resolve({ kind: 'failed', code, error, droppedBytes: 0 }),
-    deliver() {},
-    park() {},
-    setDeadline() {},
-    abort() {},
-  };
-}
-
 export class NodeWorker {
   readonly id: number;
   readonly key: string;
