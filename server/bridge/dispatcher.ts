@@ -19,6 +19,7 @@ import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
 import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
 import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage, describeType } from '../sessions/store-value.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -52,10 +53,6 @@ export interface DispatchContext {
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
 }
 
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** JSON round-trip: what crosses the bridge is plain data, detached from the host object. */
 export function toBridgeValue(value: unknown): unknown {
   if (value === undefined) return null;
@@ -74,7 +71,7 @@ function errorReply(id: string, err: unknown): BridgeReply {
 /** Run one nested tool call through hooks, approval, scheduling and the tool (or the client). */
 async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<unknown> {
   // hooks and approvals see the input before the tool validates it: they may rely on one object
-  if (!isPlainObject(req.input)) {
+  if (!isRecord(req.input)) {
     const name = describeRequest(req, ctx.catalog).label;
     throw new InvalidInputError(`${name}: "input" must be one object, got ${describeType(req.input)}; call it as ${name}({ ...input })`);
   }
