@@ -49,7 +49,7 @@ export class LegFailure extends Error {
 export function runWorker(engine) {
   const legs = new Map();
   // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
-  // while a guest computes (server/executors/pool.ts), and the Node heap watch reads a worker's heap
+  // while a guest computes (server/executors/quickjs/pool.ts), and the Node heap watch reads a worker's heap
   // only then (server/executors/node/heap-watch.ts)
   const busySince = workerData?.busySince instanceof SharedArrayBuffer ? new Float64Array(workerData.busySince) : null;
   const computing = (fn) => {
