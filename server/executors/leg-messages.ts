@@ -84,18 +84,14 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes };
     case 'parked': {
       // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live context (Node)
-      const kindOk = executor === 'node' ? msg.continuationId !== undefined && !msg.snapshot : msg.snapshot !== undefined && msg.continuationId === undefined;
-      if (!kindOk) return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
-      const continuation: Continuation = {
-        executor,
-        snapshot: msg.snapshot,
-        rawBytes: msg.rawBytes,
-        storedBytes: msg.storedBytes,
-        continuationId: msg.continuationId,
-        workerId: msg.continuationId ? workerId : undefined,
-        retainedBytesEstimate: msg.retainedBytesEstimate,
-        settled: msg.settled,
-      };
+      let continuation: Continuation;
+      if (executor === 'node' && msg.continuationId !== undefined && !msg.snapshot) {
+        continuation = { executor, continuationId: msg.continuationId, workerId, retainedBytesEstimate: msg.retainedBytesEstimate, settled: msg.settled };
+      } else if (executor === 'quickjs' && msg.snapshot !== undefined && msg.continuationId === undefined) {
+        continuation = { executor, snapshot: msg.snapshot, rawBytes: msg.rawBytes, storedBytes: msg.storedBytes, settled: msg.settled };
+      } else {
+        return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
+      }
       return { kind: 'parked', continuation, queued: msg.queued, takeMs: msg.takeMs, droppedBytes: msg.droppedBytes };
     }
     default:

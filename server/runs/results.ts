@@ -22,12 +22,14 @@ export function telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | und
   const call = live?.call ?? run.calls[run.calls.length - 1];
   const last = run.snapshots[run.snapshots.length - 1];
   const restoreMs = live?.opened?.restoreMs;
+  const parked = run.continuation;
+  const snapshotHeld = parked?.executor === 'quickjs' ? parked : undefined;
   const snapshot =
     run.executorKind === 'quickjs' && (restoreMs !== undefined || (run.state === 'waiting' && last))
       ? {
           // parked now: this suspension's snapshot; resumed: the snapshot it restored from
-          rawBytes: run.continuation?.rawBytes ?? live?.opened?.rawBytes ?? 0,
-          storedBytes: run.continuation?.storedBytes ?? last?.storedBytes ?? 0,
+          rawBytes: snapshotHeld?.rawBytes ?? live?.opened?.rawBytes ?? 0,
+          storedBytes: snapshotHeld?.storedBytes ?? last?.storedBytes ?? 0,
           ...(run.state === 'waiting' && last ? { takeMs: last.takeMs } : {}),
           ...(restoreMs !== undefined ? { restoreMs } : {}),
         }
@@ -41,9 +43,7 @@ export function telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | und
     counters: { ...run.counters },
     nestedCalls: run.nestedCount,
     ...(snapshot ? { snapshot } : {}),
-    ...(run.executorKind === 'node' && run.continuation?.retainedBytesEstimate !== undefined
-      ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
-      : {}),
+    ...(parked?.executor === 'node' && parked.retainedBytesEstimate !== undefined ? { retainedBytesEstimate: parked.retainedBytesEstimate } : {}),
     ...(live?.opened ? { startMs: Math.round(live.opened.startMs) } : {}),
     ...(live?.opened?.restoreMs !== undefined ? { restoreMs: Math.round(live.opened.restoreMs * 10) / 10 } : {}),
     outputBytes,

@@ -54,7 +54,9 @@ export function view(run: Run): RunView {
     pendingToolCalls: run.state === 'waiting' || run.state === 'running' ? pendingCalls(run) : [],
     clientCalls: [...run.clientCalls.values()].map((c) => ({ callId: c.callId, tool: c.tool, input: c.input })),
     snapshots: [...run.snapshots],
-    ...(run.continuation?.retainedBytesEstimate !== undefined ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate } : {}),
+    ...(run.continuation?.executor === 'node' && run.continuation.retainedBytesEstimate !== undefined
+      ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
+      : {}),
     calls: run.calls.map((c) => ({ ...c })),
     nested: [...run.requests.values()].map((r) => ({ ...r.record })),
     ...(run.lastResult ? { lastResult: run.lastResult } : {}),
@@ -79,6 +81,6 @@ export function snapshotRecord(
   reason: SnapshotRecord['reason'],
 ): SnapshotRecord | undefined {
   const snap = outcome.continuation;
-  if (snap.storedBytes === undefined || snap.rawBytes === undefined) return undefined;
+  if (snap.executor !== 'quickjs' || snap.storedBytes === undefined || snap.rawBytes === undefined) return undefined;
   return { at: Date.now(), rawBytes: snap.rawBytes, storedBytes: snap.storedBytes, takeMs: outcome.takeMs ?? 0, restoreMs: live.opened?.restoreMs, reason };
 }

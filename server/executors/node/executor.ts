@@ -138,8 +138,8 @@ export class NodeExecutor implements Executor {
   }
 
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg {
-    const id = continuation.continuationId;
-    const worker = continuation.workerId !== undefined ? this.workers.get(continuation.workerId) : undefined;
+    const id = continuation.executor === 'node' ? continuation.continuationId : undefined;
+    const worker = continuation.executor === 'node' ? this.workers.get(continuation.workerId) : undefined;
     if (!id || !worker || worker.state !== 'parked' || worker.continuationId !== id) {
       return failedLeg('invalid_input', 'code mode run is unavailable or expired.');
     }
@@ -163,7 +163,8 @@ export class NodeExecutor implements Executor {
   }
 
   release(continuation: Continuation): void {
-    const worker = continuation.workerId !== undefined ? this.workers.get(continuation.workerId) : undefined;
+    if (continuation.executor !== 'node') return;
+    const worker = this.workers.get(continuation.workerId);
     // a continuation a resumed leg already took is not this worker's any more
     if (!worker || worker.state !== 'parked' || worker.continuationId !== continuation.continuationId) return;
     // released means expired, aborted or shut down: the cell did not succeed, so its worker goes too
@@ -260,7 +261,8 @@ export class NodeExecutor implements Executor {
         return this.makeIdle(worker);
       case 'parked':
         worker.state = 'parked';
-        worker.continuationId = outcome.continuation.continuationId;
+        // a node leg parks only with a live context (leg-messages.ts refuses any other kind)
+        worker.continuationId = outcome.continuation.executor === 'node' ? outcome.continuation.continuationId : undefined;
         return;
       case 'failed':
         return this.retire(worker);

@@ -75,8 +75,8 @@ export class QuickJsExecutor implements Executor {
   }
 
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg {
+    if (continuation.executor !== 'quickjs') throw new Error(`the quickjs executor cannot resume a ${continuation.executor} continuation`);
     const snapshot = continuation.snapshot;
-    if (!snapshot) throw new Error('QuickJS continuation without a snapshot');
     // the run keeps its snapshot until the resumed leg ends, so send a copy
     const copy = snapshot.slice();
     return this.pool.openLeg(
