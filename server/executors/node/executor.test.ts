@@ -9,7 +9,7 @@ import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
 import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
 import type { CodeModeOutput } from '../../runs/types.ts';
 import type { Continuation, Leg, LegOutcome, NodeContinuation } from '../types.ts';
-import { until } from '../conformance.ts';
+import { until } from '../conformance.testing.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
 import { heapWatch } from './heap-watch.ts';
 

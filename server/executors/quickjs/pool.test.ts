@@ -3,7 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LegOutcome } from '../types.ts';
-import { until } from '../conformance.ts';
+import { until } from '../conformance.testing.ts';
 import { QuickJsExecutor } from './executor.ts';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };

@@ -2,6 +2,7 @@
 //
 // Everything both executors must do the same is asserted here; the documented differences
 // (snapshot bytes vs an estimate of retained bytes, out-of-memory behaviour) are explicit hooks.
+// A test helper (*.testing.ts): it drives a real Gateway, which sits above the executors, so only tests import it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { Gateway } from '../gateway.ts';
