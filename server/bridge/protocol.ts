@@ -12,7 +12,12 @@
 // interrupt handler sees them even while guest code never yields. Every worker-to-host message carries guest-controlled
 // data and is checked (protocol-check.mjs) before the host reads it; a malformed one fails its run.
 
-import type { CodeModeOutput } from '../runs/types.ts';
+/** One line of a cell's output (console.* and the output helpers), as a worker relays it and a result carries it. */
+export interface CodeModeOutput {
+  /** console method or helper that produced it */
+  kind: 'log' | 'info' | 'warn' | 'error' | 'debug' | 'text' | 'json';
+  text: string;
+}
 
 /** One request the guest made. `id` is guest-visible and stable across wait. */
 export type BridgeRequest =

@@ -4,8 +4,7 @@
 // cannot start) surface as a failed outcome with `runtime_unavailable` or `internal_error`.
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { BridgeReply, BridgeRequest, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
-import type { CodeModeOutput } from '../runs/types.ts';
+import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
 
 /** Executor-owned state of a suspended cell: one kind per executor, told apart by `executor`. */
 export type Continuation = QuickJsContinuation | NodeContinuation;

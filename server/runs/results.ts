@@ -6,7 +6,8 @@ import { boundValue } from './bound.ts';
 import type { ExecutionBudget } from './budget.ts';
 import type { LiveLeg, Run } from './run.ts';
 import { pendingCalls } from './trajectory.ts';
-import type { CodeModeOutput, CodeModeResult, CodeModeTelemetry } from './types.ts';
+import type { CodeModeOutput } from '../bridge/protocol.ts';
+import type { CodeModeResult, CodeModeTelemetry } from './types.ts';
 
 /** The output lines a result carries, with a closing note when the worker dropped some past maxOutputBytes. */
 export function outputField(output: CodeModeOutput[], dropped: number, run: Run): { output?: CodeModeOutput[] } {

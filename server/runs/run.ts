@@ -4,14 +4,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
-import type { BridgeReply, BridgeRequest, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
+import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
 import type { CallScheduler } from '../bridge/scheduler.ts';
 import type { Continuation, Executor, Leg } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
 import type { ExecutionBudget } from './budget.ts';
-import type { CodeModeOutput, CodeModeResult, ControlCallRecord, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
+import type { CodeModeResult, ControlCallRecord, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
 /** States a run never leaves: it is off the run map and holds nothing. */
 const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['completed', 'failed', 'expired', 'aborted']);

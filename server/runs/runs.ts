@@ -17,7 +17,7 @@
 // The run record is run.ts; nested calls nested.ts; how a leg's outcome settles the run settle.ts;
 // result shaping results.ts; board and trajectory views trajectory.ts; model-facing text messages.ts.
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
-import type { BridgeRequest } from '../bridge/protocol.ts';
+import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
@@ -27,7 +27,7 @@ import { failedResult, waitingResult } from './results.ts';
 import { isTerminal, legLimits, Run, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
 import { trajectory, view } from './trajectory.ts';
-import type { CodeModeOutput, CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
+import type { CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
 
 export type { StartCell, TurnScope } from './run.ts';
 

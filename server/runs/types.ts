@@ -2,6 +2,7 @@
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { NestedCallKind } from '../bridge/describe.ts';
+import type { CodeModeOutput } from '../bridge/protocol.ts';
 
 export interface CodeModeExecInput {
   code?: string;
@@ -13,12 +14,6 @@ export interface CodeModeExecInput {
 
 export interface CodeModeWaitInput {
   runId: string;
-}
-
-export interface CodeModeOutput {
-  /** console method or helper that produced it */
-  kind: 'log' | 'info' | 'warn' | 'error' | 'debug' | 'text' | 'json';
-  text: string;
 }
 
 export interface CodeModePendingToolCall {
