@@ -1,4 +1,5 @@
 // The executor conformance suite: one Vitest suite, run once per executor, through a real Gateway.
+// One file on purpose (over 400 lines): one suite per contract, so both executors are held to the same cases.
 //
 // Everything both executors must do the same is asserted here; the documented differences
 // (snapshot bytes vs an estimate of retained bytes, out-of-memory behaviour) are explicit hooks.

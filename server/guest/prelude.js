@@ -1,4 +1,5 @@
 // The guest controller: defines every guest global on top of two host primitives. Shared by all executors.
+// One file on purpose (over 400 lines): it is evaluated as one script inside the guest, which has no modules.
 //
 // This file is evaluated as a plain script inside the guest (QuickJS VM or node:vm context) before the
 // cell. The cell may then replace any builtin of its realm (Function.prototype.call, JSON, Promise's
