@@ -5,7 +5,7 @@ import { QuickJsExecutor } from './executors/quickjs/executor.ts';
 import { loadToolSources } from './tools/registry.ts';
 import { testConfig } from './tools/testing.ts';
 import type { BeforeToolCallEvent, CodeModePlugin } from './tools/plugins.ts';
-import { probeTools } from './executors/conformance.ts';
+import { probeTools } from './executors/conformance.testing.ts';
 import { expectCompleted, expectWaiting, testGateway, until } from './testing.ts';
 
 let executor: QuickJsExecutor;

@@ -13,11 +13,13 @@ import { InvalidInputError, ToolError } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import type { BridgeReply, BridgeRequest } from './protocol.ts';
 import type { CallScheduler } from './scheduler.ts';
+import { describeRequest, resolveCallTarget } from './describe.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
 import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
 import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage, describeType } from '../sessions/store-value.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -51,38 +53,6 @@ export interface DispatchContext {
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
 }
 
-/** The catalog entry a call names; undefined when it names nothing of this run's projection. */
-export function resolveCallTarget(catalog: Catalog, req: Extract<BridgeRequest, { op: 'call' }>): CatalogEntry | undefined {
-  if (req.mcp) return catalog.mcp.get(req.mcp[0])?.get(req.mcp[1]);
-  return req.tool === undefined ? undefined : catalog.byCallable.get(req.tool);
-}
-
-/** Guest-visible name of a request's target (`sleep`, `MCP.demo.echo`, `catalog.search`). */
-export function requestLabel(req: BridgeRequest): string {
-  switch (req.op) {
-    case 'call':
-      return req.mcp ? `MCP.${req.mcp[0]}.${req.mcp[1]}` : (req.tool ?? '?');
-    case 'search':
-      return 'catalog.search';
-    case 'all':
-      return 'catalog.all';
-    case 'describe':
-      return req.mcpServer !== undefined ? `MCP.${req.mcpServer}.$api` : `${req.tool ?? '?'}.describe`;
-    case 'timer':
-      return 'setTimeout';
-    case 'store':
-      return req.action === 'set' ? 'store' : 'load';
-    case 'results':
-      return `results.${req.action}`;
-    case 'yield':
-      return 'yield_control';
-  }
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** JSON round-trip: what crosses the bridge is plain data, detached from the host object. */
 export function toBridgeValue(value: unknown): unknown {
   if (value === undefined) return null;
@@ -101,13 +71,13 @@ function errorReply(id: string, err: unknown): BridgeReply {
 /** Run one nested tool call through hooks, approval, scheduling and the tool (or the client). */
 async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<unknown> {
   // hooks and approvals see the input before the tool validates it: they may rely on one object
-  if (!isPlainObject(req.input)) {
-    const name = requestLabel(req);
+  if (!isRecord(req.input)) {
+    const name = describeRequest(req, ctx.catalog).label;
     throw new InvalidInputError(`${name}: "input" must be one object, got ${describeType(req.input)}; call it as ${name}({ ...input })`);
   }
   const entry = resolveCallTarget(ctx.catalog, req);
   if (!entry) {
-    const label = requestLabel(req);
+    const label = describeRequest(req, ctx.catalog).label;
     throw new ToolError(
       req.mcp
         ? `${label} is not an MCP tool of this run; API.read("mcp/index.d.ts") lists the servers and tools`

@@ -1,6 +1,5 @@
 // Types for protocol-check.mjs (plain JS so worker threads load it as is).
-import type { BridgeRequest, SettledOutcome, WorkerToHost } from './protocol.ts';
-import type { CodeModeOutput } from '../runs/types.ts';
+import type { BridgeRequest, CodeModeOutput, SettledOutcome, WorkerToHost } from './protocol.ts';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -12,6 +12,7 @@
 
 /** The prelude numbers its requests `r1`, `r2`, ...; anything longer than this is not an id it made. */
 import { CODE_MODE_ERROR_CODES } from '../error-codes.mjs';
+import { isRecord } from '../util/is-record.mjs';
 export const MAX_REQUEST_ID_CHARS = 64;
 /** Tool, MCP server and store key names, result refs: far above any real name, small enough to log. */
 export const MAX_NAME_CHARS = 1024;
@@ -28,7 +29,6 @@ const GUEST_SETTLE_CODES = new Set(['invalid_input']);
 
 const bad = (error) => ({ ok: false, error });
 const good = (value) => ({ ok: true, value });
-const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v) => typeof v === 'string';
 const isName = (v) => isString(v) && v.length > 0 && v.length <= MAX_NAME_CHARS;
 const clip = (s) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS) : s);
@@ -70,7 +70,7 @@ export function checkBridgeRequest(v) {
 
 /** `jsonText` checks the JSON texts a request carries (a stored or saved value). */
 function checkRequest(v, jsonText) {
-  if (!isObject(v)) return bad(`a bridge request must be an object, got ${describe(v)}`);
+  if (!isRecord(v)) return bad(`a bridge request must be an object, got ${describe(v)}`);
   const { id, op } = v;
   if (!isString(id) || id.length === 0 || id.length > MAX_REQUEST_ID_CHARS) {
     return bad(`a bridge request id must be a string of 1 to ${MAX_REQUEST_ID_CHARS} characters, got ${describe(id)}`);
@@ -145,7 +145,7 @@ export function checkSettledOutcome(v) {
 }
 
 function checkOutcome(v, jsonText) {
-  if (!isObject(v)) return bad(`the cell's outcome must be an object, got ${describe(v)}`);
+  if (!isRecord(v)) return bad(`the cell's outcome must be an object, got ${describe(v)}`);
   if (v.ok === true) {
     const json = jsonText(v.json, "the cell's value");
     return json.ok ? good({ ok: true, json: v.json }) : json;
@@ -166,7 +166,7 @@ function checkOutcome(v, jsonText) {
 
 /** One output line from console.* / text / json. */
 export function checkOutputLine(v) {
-  if (!isObject(v)) return bad(`an output line must be an object, got ${describe(v)}`);
+  if (!isRecord(v)) return bad(`an output line must be an object, got ${describe(v)}`);
   if (!OUTPUT_KINDS.has(v.kind)) return bad(`an output line's kind must be one of ${[...OUTPUT_KINDS].join(', ')}`);
   if (!isString(v.text)) return bad(`an output line's text must be a string, got ${describe(v.text)}`);
   return good({ kind: v.kind, text: v.text });
@@ -194,7 +194,7 @@ const hostRequestCheck = (v) => checkRequest(v, checkJsonString);
  * a leg, so the host fails that leg; a message that names none is dropped.
  */
 export function checkWorkerMessage(m) {
-  if (!isObject(m)) return bad(`a worker message must be an object, got ${describe(m)}`);
+  if (!isRecord(m)) return bad(`a worker message must be an object, got ${describe(m)}`);
   if (m.t === 'ready') return isString(m.engine) ? good({ t: 'ready', engine: m.engine }) : bad('a ready message must name its engine');
   const legId = isString(m.legId) && m.legId.length > 0 && m.legId.length <= MAX_NAME_CHARS ? m.legId : undefined;
   if (!legId) return bad(`a worker message (${isString(m.t) ? m.t.slice(0, 32) : describe(m.t)}) must name its leg`);

@@ -8,11 +8,16 @@
 //   host  -> worker  deliver               settled replies, in settle order
 //   host  -> worker  park                  the budget ran out (or the guest yielded): checkpoint now
 //   worker -> host   settled | parked | failed   exactly one, ends the leg
-// The deadline and abort flag live in a SharedArrayBuffer so the worker's interrupt handler sees
-// them even while guest code never yields. Every worker-to-host message carries guest-controlled
+// The deadline and abort flag live in a SharedArrayBuffer (its slots: leg-control.mjs) so the worker's
+// interrupt handler sees them even while guest code never yields. Every worker-to-host message carries guest-controlled
 // data and is checked (protocol-check.mjs) before the host reads it; a malformed one fails its run.
 
-import type { CodeModeOutput } from '../runs/types.ts';
+/** One line of a cell's output (console.* and the output helpers), as a worker relays it and a result carries it. */
+export interface CodeModeOutput {
+  /** console method or helper that produced it */
+  kind: 'log' | 'info' | 'warn' | 'error' | 'debug' | 'text' | 'json';
+  text: string;
+}
 
 /** One request the guest made. `id` is guest-visible and stable across wait. */
 export type BridgeRequest =
@@ -45,13 +50,6 @@ export interface LegLimits {
   /** Enforced again in the worker: the guest controller's own count lives in hostile memory. */
   maxPendingToolCalls: number;
 }
-
-/** Index of each slot in the leg's shared control array (Float64Array). */
-export const CONTROL_DEADLINE = 0;
-export const CONTROL_ABORT = 1;
-/** The budget (ms) the leg's guest gets once its VM is ready; the worker sets the deadline from it when it opens the leg. */
-export const CONTROL_BUDGET = 2;
-export const CONTROL_SLOTS = 3;
 
 export type HostToWorker =
   | {

@@ -13,6 +13,7 @@ import {
   projectNames,
 } from './names.ts';
 import { declarationFor, docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /** A tool list the catalog cannot be built from; `field` names the offending input (`tools[3].owner`). */
 export class CatalogInputError extends Error {
@@ -349,14 +350,14 @@ export function guestCatalogView(catalog: Catalog): { tools: GuestToolMeta[]; mc
 
 function validateTool(tool: unknown, i: number): void {
   const at = `tools[${i}]`;
-  if (!isObject(tool)) throw new CatalogInputError(at, 'must be a tool definition object with name, description, inputSchema and source');
+  if (!isRecord(tool)) throw new CatalogInputError(at, 'must be a tool definition object with name, description, inputSchema and source');
   const label = typeof tool.name === 'string' ? `${at} ("${tool.name}")` : at;
   if (typeof tool.name !== 'string' || tool.name === '') throw new CatalogInputError(`${at}.name`, 'must be a non-empty string: the exact tool name');
   if (typeof tool.description !== 'string') throw new CatalogInputError(`${label}.description`, 'must be a string (use "" when the tool has none)');
-  if (!isObject(tool.inputSchema)) {
+  if (!isRecord(tool.inputSchema)) {
     throw new CatalogInputError(`${label}.inputSchema`, 'must be a JSON Schema object, e.g. { "type": "object", "properties": {} }');
   }
-  if (tool.outputSchema !== undefined && !isObject(tool.outputSchema)) {
+  if (tool.outputSchema !== undefined && !isRecord(tool.outputSchema)) {
     throw new CatalogInputError(`${label}.outputSchema`, 'must be a JSON Schema object, or omitted when the output is unknown');
   }
   if (typeof tool.source !== 'string' || !(TOOL_SOURCE_ORDER as readonly string[]).includes(tool.source)) {
@@ -379,8 +380,4 @@ function mustGet<V>(map: Map<string, V>, key: string): V {
 
 function sortedMap(map: Map<string, string>): Map<string, string> {
   return new Map([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-function isObject(value: unknown): value is { [key: string]: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

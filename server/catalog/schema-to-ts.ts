@@ -5,6 +5,7 @@
 // schema still yields a short, readable type. Local `$ref`s are inlined by name; a recursive `$ref`
 // becomes a named type alias when the caller collects aliases (declarations), else `unknown`.
 import type { JsonSchema } from '../tools/types.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /** Nesting of objects/arrays rendered before falling back to `{ [key: string]: unknown }` / `unknown[]`: deep enough for real tool schemas, short enough to read. */
 export const DEFAULT_SCHEMA_MAX_DEPTH = 6;
@@ -163,7 +164,7 @@ export function renderSchemaType(schema: unknown, opts?: SchemaToTsOptions & { a
   const limits = limitsOf(opts);
   const indent = opts?.indent ?? '';
   const aliases = opts?.aliases;
-  if (!aliases || !isObject(schema)) {
+  if (!aliases || !isRecord(schema)) {
     // The root is being expanded already: a `#` reference inside it is a cycle.
     return render(schema, { limits, root: schema, stack: ['#'], discovered: false }, 0, indent).text;
   }
@@ -179,7 +180,7 @@ export function renderSchemaType(schema: unknown, opts?: SchemaToTsOptions & { a
       const bodyCtx: Ctx = { limits, root: schema, stack: [pointer], aliases, discovered: false };
       const target = resolvePointer(schema, pointer);
       const body = render(target, bodyCtx, 0, '');
-      const description = isObject(target) && typeof target.description === 'string' ? target.description : undefined;
+      const description = isRecord(target) && typeof target.description === 'string' ? target.description : undefined;
       bodies.push({ name: aliases.nameFor(schema, pointer), text: body.text, ...(description === undefined ? {} : { description }) });
       discovered = bodyCtx.discovered;
     }
@@ -193,7 +194,7 @@ export function renderSchemaType(schema: unknown, opts?: SchemaToTsOptions & { a
 function render(schema: unknown, ctx: Ctx, depth: number, indent: string): Rendered {
   if (schema === true || schema === undefined) return UNKNOWN;
   if (schema === false) return { text: 'never', kind: 'primary' };
-  if (!isObject(schema)) return UNKNOWN;
+  if (!isRecord(schema)) return UNKNOWN;
   const core = renderCore(schema, ctx, depth, indent);
   if (schema.nullable === true && core.text !== 'unknown' && core.text !== 'null') {
     return union([core, { text: 'null', kind: 'primary' }], ctx);
@@ -223,9 +224,9 @@ function renderCore(schema: JsonSchema, ctx: Ctx, depth: number, indent: string)
 function hasStructure(schema: JsonSchema): boolean {
   return (
     schema.type !== undefined ||
-    isObject(schema.properties) ||
+    isRecord(schema.properties) ||
     schema.additionalProperties !== undefined ||
-    isObject(schema.patternProperties) ||
+    isRecord(schema.patternProperties) ||
     schema.items !== undefined ||
     Array.isArray(schema.prefixItems)
   );
@@ -238,7 +239,7 @@ function renderByType(schema: JsonSchema, ctx: Ctx, depth: number, indent: strin
     return members.length === 0 ? UNKNOWN : union(members, ctx);
   }
   if (typeof type === 'string') return renderType(type, schema, ctx, depth, indent);
-  if (isObject(schema.properties) || schema.additionalProperties !== undefined || isObject(schema.patternProperties)) {
+  if (isRecord(schema.properties) || schema.additionalProperties !== undefined || isRecord(schema.patternProperties)) {
     return renderObject(schema, ctx, depth, indent);
   }
   if (schema.items !== undefined || Array.isArray(schema.prefixItems)) return renderArray(schema, ctx, depth, indent);
@@ -270,7 +271,7 @@ function renderRef(ref: string, ctx: Ctx, depth: number, indent: string): Render
   const target = resolvePointer(ctx.root, ref);
   if (target === undefined) return UNKNOWN;
   const aliases = ctx.aliases;
-  if (aliases && isObject(ctx.root)) {
+  if (aliases && isRecord(ctx.root)) {
     const recursive = aliases.recursiveKeys(ctx.root);
     if (recursive.has(ref)) return { text: aliases.nameFor(ctx.root, ref), kind: 'primary' };
     if (ctx.stack.includes(ref)) {
@@ -313,16 +314,16 @@ function renderUnionOf(members: unknown[], ctx: Ctx, depth: number, indent: stri
 }
 
 function renderObject(schema: JsonSchema, ctx: Ctx, depth: number, indent: string): Rendered {
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isRecord(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   const names = Object.keys(properties);
   for (const r of required) if (!(r in properties)) names.push(r);
 
   const extra = schema.additionalProperties;
-  const patterns = isObject(schema.patternProperties) ? Object.values(schema.patternProperties) : [];
+  const patterns = isRecord(schema.patternProperties) ? Object.values(schema.patternProperties) : [];
   // An object schema that says nothing about its keys admits any; `properties: {}` alone means "no fields".
-  const unspecified = !isObject(schema.properties) && names.length === 0 && extra === undefined;
-  const open = extra === true || isObject(extra) || patterns.length > 0 || unspecified;
+  const unspecified = !isRecord(schema.properties) && names.length === 0 && extra === undefined;
+  const open = extra === true || isRecord(extra) || patterns.length > 0 || unspecified;
   if (names.length === 0 && !open) return { text: '{}', kind: 'primary' };
   // One-line renderings say `object`: the same meaning for a reader, a fraction of the width.
   if (depth >= ctx.limits.maxDepth) return { text: ctx.limits.compact ? 'object' : '{ [key: string]: unknown }', kind: 'primary' };
@@ -347,8 +348,8 @@ function renderObject(schema: JsonSchema, ctx: Ctx, depth: number, indent: strin
   if (hidden > 0 || open) {
     let valueType = 'unknown';
     // An index signature must admit every declared property's type, so it is only precise without declared properties.
-    if (names.length === 0 && (isObject(extra) || patterns.length > 0)) {
-      const sources = [...(isObject(extra) ? [extra] : []), ...patterns];
+    if (names.length === 0 && (isRecord(extra) || patterns.length > 0)) {
+      const sources = [...(isRecord(extra) ? [extra] : []), ...patterns];
       valueType = union(
         sources.map((s) => render(s, ctx, depth + 1, inner)),
         ctx,
@@ -418,7 +419,7 @@ function literal(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'number';
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const entries = Object.entries(value).map(([k, v]) => `${propertyKey(k)}: ${literal(v)}`);
     return entries.length === 0 ? '{}' : `{ ${entries.join('; ')} }`;
   }
@@ -441,7 +442,7 @@ export function propertyKey(name: string): string {
 }
 
 function propertyDoc(schema: unknown): string {
-  if (!isObject(schema)) return '';
+  if (!isRecord(schema)) return '';
   const lines: string[] = [];
   if (typeof schema.description === 'string' && schema.description.trim() !== '') lines.push(schema.description.trim());
   if ('default' in schema) {
@@ -474,7 +475,7 @@ function resolvePointer(root: unknown, ref: string): unknown {
       return undefined;
     }
     if (Array.isArray(node)) node = node[Number(segment)];
-    else if (isObject(node)) node = Object.prototype.hasOwnProperty.call(node, segment) ? node[segment] : undefined;
+    else if (isRecord(node)) node = Object.prototype.hasOwnProperty.call(node, segment) ? node[segment] : undefined;
     else return undefined;
     if (node === undefined) return undefined;
   }
@@ -499,7 +500,7 @@ function aliasBaseName(pointer: string): string {
  */
 export function acceptsEmptyObject(schema: unknown, root: unknown = schema, seen: Set<string> = new Set()): boolean {
   if (schema === undefined || schema === true) return true;
-  if (!isObject(schema)) return false;
+  if (!isRecord(schema)) return false;
   if (typeof schema.$ref === 'string') {
     if (seen.has(schema.$ref)) return true;
     seen.add(schema.$ref);
@@ -509,8 +510,8 @@ export function acceptsEmptyObject(schema: unknown, root: unknown = schema, seen
   const type = schema.type;
   if (typeof type === 'string' && type !== 'object') return false;
   if (Array.isArray(type) && !type.includes('object')) return false;
-  if ('const' in schema) return isObject(schema.const) && Object.keys(schema.const).length === 0;
-  if (Array.isArray(schema.enum)) return schema.enum.some((v) => isObject(v) && Object.keys(v).length === 0);
+  if ('const' in schema) return isRecord(schema.const) && Object.keys(schema.const).length === 0;
+  if (Array.isArray(schema.enum)) return schema.enum.some((v) => isRecord(v) && Object.keys(v).length === 0);
   if (Array.isArray(schema.required) && schema.required.length > 0) return false;
   if (typeof schema.minProperties === 'number' && schema.minProperties > 0) return false;
   if (Array.isArray(schema.allOf) && !schema.allOf.every((s) => acceptsEmptyObject(s, root, seen))) return false;
@@ -558,8 +559,4 @@ export function declarationFor(callableName: string, inputSchema: JsonSchema, ou
 /** `(input: T) -> Out` on one line, for the quick index. */
 export function compactSignature(inputSchema: JsonSchema, outputSchema: JsonSchema | undefined, opts?: Omit<SchemaToTsOptions, 'compact' | 'indent'>): SignatureParts {
   return signatureParts(inputSchema, outputSchema, { ...opts, compact: true });
-}
-
-function isObject(value: unknown): value is { [key: string]: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,7 +2,7 @@
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, HostToWorker, WorkerToHost } from '../bridge/protocol.ts';
-import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/protocol.ts';
+import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
 import { checkWorkerMessage } from '../bridge/protocol-check.mjs';
 import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
 
@@ -19,6 +19,17 @@ export function routeWorkerMessage(raw: unknown): RoutedMessage {
   if (!checked.ok) return checked.legId !== undefined ? { kind: 'malformed', legId: checked.legId, error: checked.error } : { kind: 'stray', error: checked.error };
   const msg = checked.value;
   return msg.t === 'ready' ? { kind: 'ready' } : { kind: 'leg', legId: msg.legId, msg };
+}
+
+/** A Leg that has already failed (no worker was involved): the executor could not open it. */
+export function failedLeg(code: CodeModeErrorCode, error: string): Leg {
+  return {
+    done: Promise.resolve({ kind: 'failed', code, error, droppedBytes: 0 }),
+    deliver() {},
+    park() {},
+    setDeadline() {},
+    abort() {},
+  };
 }
 
 /** The outcome of a leg whose worker sent a message that failed its check. */
@@ -73,18 +84,14 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes };
     case 'parked': {
       // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live context (Node)
-      const kindOk = executor === 'node' ? msg.continuationId !== undefined && !msg.snapshot : msg.snapshot !== undefined && msg.continuationId === undefined;
-      if (!kindOk) return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
-      const continuation: Continuation = {
-        executor,
-        snapshot: msg.snapshot,
-        rawBytes: msg.rawBytes,
-        storedBytes: msg.storedBytes,
-        continuationId: msg.continuationId,
-        workerId: msg.continuationId ? workerId : undefined,
-        retainedBytesEstimate: msg.retainedBytesEstimate,
-        settled: msg.settled,
-      };
+      let continuation: Continuation;
+      if (executor === 'node' && msg.continuationId !== undefined && !msg.snapshot) {
+        continuation = { executor, continuationId: msg.continuationId, workerId, retainedBytesEstimate: msg.retainedBytesEstimate, settled: msg.settled };
+      } else if (executor === 'quickjs' && msg.snapshot !== undefined && msg.continuationId === undefined) {
+        continuation = { executor, snapshot: msg.snapshot, rawBytes: msg.rawBytes, storedBytes: msg.storedBytes, settled: msg.settled };
+      } else {
+        return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
+      }
       return { kind: 'parked', continuation, queued: msg.queued, takeMs: msg.takeMs, droppedBytes: msg.droppedBytes };
     }
     default:

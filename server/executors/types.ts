@@ -4,19 +4,28 @@
 // cannot start) surface as a failed outcome with `runtime_unavailable` or `internal_error`.
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { BridgeReply, BridgeRequest, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
-import type { CodeModeOutput } from '../runs/types.ts';
+import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
 
-/** Executor-owned state of a suspended cell. */
-export interface Continuation {
-  executor: ExecutorKind;
-  /** QuickJS: the encoded snapshot (host-only, never leaves the server). */
-  snapshot?: Uint8Array;
+/** Executor-owned state of a suspended cell: one kind per executor, told apart by `executor`. */
+export type Continuation = QuickJsContinuation | NodeContinuation;
+
+/** A parked QuickJS cell: its VM as an encoded snapshot the run holds (host-only, never leaves the server). */
+export interface QuickJsContinuation {
+  executor: 'quickjs';
+  snapshot: Uint8Array;
+  /** The VM memory the snapshot encodes, and the encoded (stored) size; the worker reports both. */
   rawBytes?: number;
   storedBytes?: number;
-  /** Node: the live context kept in `workerId`. */
-  continuationId?: string;
-  workerId?: number;
+  /** The cell had settled with un-awaited work pending; its outcome resumes with it. */
+  settled?: SettledOutcome;
+}
+
+/** A parked Node cell: its live context, kept in worker `workerId` under `continuationId`. */
+export interface NodeContinuation {
+  executor: 'node';
+  continuationId: string;
+  workerId: number;
+  /** What the live context is estimated to retain (an estimate, labelled so). */
   retainedBytesEstimate?: number;
   /** The cell had settled with un-awaited work pending; its outcome resumes with it. */
   settled?: SettledOutcome;

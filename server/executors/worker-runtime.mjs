@@ -19,6 +19,7 @@ import {
   checkSettledOutcome,
   parseGuestJson,
 } from '../bridge/protocol-check.mjs';
+import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-control.mjs';
 
 /**
  * Guest code gets at least this long per entry, so a queue of VMs on one worker cannot starve a late
@@ -26,10 +27,6 @@ import {
  * 64 cells starting at once on two cores. A CPU-bound cell may overrun its deadline by at most this.
  */
 export const MIN_SLICE_MS = 100;
-
-const CONTROL_DEADLINE = 0;
-const CONTROL_ABORT = 1;
-const CONTROL_BUDGET = 2;
 
 /** What a cell that broke the bridge protocol is told: the usual cause, and what to do. */
 function protocolFault(what) {
@@ -52,7 +49,7 @@ export class LegFailure extends Error {
 export function runWorker(engine) {
   const legs = new Map();
   // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
-  // while a guest computes (server/executors/pool.ts), and the Node heap watch reads a worker's heap
+  // while a guest computes (server/executors/quickjs/pool.ts), and the Node heap watch reads a worker's heap
   // only then (server/executors/node/heap-watch.ts)
   const busySince = workerData?.busySince instanceof SharedArrayBuffer ? new Float64Array(workerData.busySince) : null;
   const computing = (fn) => {

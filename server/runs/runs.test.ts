@@ -1,6 +1,7 @@
 // Run lifecycle beyond the executor conformance suite: the suspended-run cap, scoping, snapshot cap,
 // worker crashes, provenance and trajectories (QuickJS executor through a real Gateway).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
@@ -107,21 +108,30 @@ describe('worker crash', () => {
   it('on a worker that dies mid-run: the run fails with internal_error and the pool replaces the worker', async () => {
     const own = new QuickJsExecutor({ workers: 1 });
     await own.ready();
+    expect(own.poolStats()).toMatchObject({ workers: 1, spawned: 1 });
     const gw = await testGateway({ executor: own });
+    // the one worker is the thread the cell's start message is posted to
+    const cellWorkers = new Set<Worker>();
+    const post = Worker.prototype.postMessage;
+    const spy = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+      cellWorkers.add(this);
+      return post.apply(this, args);
+    });
     try {
       const t = gw.prepareTurn({});
-      const pool = (own as unknown as { pool: { workerIds(): number[]; retire(id: number): Promise<void> } }).pool;
-      const [before] = pool.workerIds();
-      // retire the worker once the cell is surely on it: its sleep has reached the host
+      // stop the worker once the cell is surely on it: its sleep has reached the host
       const sleeping = new Promise<void>((resolve) => gw.subscribe((e) => e.type === 'nested.started' && resolve()));
       const pending = gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
       await sleeping;
-      await pool.retire(before!);
+      expect(cellWorkers.size).toBe(1);
+      spy.mockRestore();
+      await [...cellWorkers][0]!.terminate();
       const r = await pending;
       expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
-      expect(pool.workerIds()).not.toContain(before);
+      expect(own.poolStats()).toMatchObject({ workers: 1, spawned: 2 });
       expect(await gw.exec(t.agentRunId, { code: 'return "replacement works"' })).toMatchObject({ status: 'completed', value: 'replacement works' });
     } finally {
+      spy.mockRestore();
       await gw.close();
       await own.close();
     }

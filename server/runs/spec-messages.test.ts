@@ -5,7 +5,8 @@ import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { expectFailed, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
-import { MAX_SUSPENDED_RUNS, MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './runs.ts';
+import { MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './messages.ts';
+import { MAX_SUSPENDED_RUNS } from './runs.ts';
 
 const PARK = 'await yield_control("park"); return 1';
 

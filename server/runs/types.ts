@@ -1,6 +1,8 @@
 // exec/wait inputs and results exactly as the spec's tool surface types them.
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ExecutorKind } from '../config/types.ts';
+import type { NestedCallKind } from '../bridge/describe.ts';
+import type { CodeModeOutput } from '../bridge/protocol.ts';
 
 export interface CodeModeExecInput {
   code?: string;
@@ -12,12 +14,6 @@ export interface CodeModeExecInput {
 
 export interface CodeModeWaitInput {
   runId: string;
-}
-
-export interface CodeModeOutput {
-  /** console method or helper that produced it */
-  kind: 'log' | 'info' | 'warn' | 'error' | 'debug' | 'text' | 'json';
-  text: string;
 }
 
 export interface CodeModePendingToolCall {
@@ -88,7 +84,7 @@ export interface NestedCallRecord {
   requestId: string;
   /** Callable name used in the guest (`sleep`, `MCP.demo.echo`) or a bridge op (`catalog.search`, `setTimeout`, `store`). */
   tool: string;
-  kind: 'tool' | 'mcp' | 'client' | 'search' | 'describe' | 'timer' | 'store' | 'results' | 'yield';
+  kind: NestedCallKind;
   inputBytes: number;
   outputBytes?: number;
   startedAt: number;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
-import { MSG_UNAVAILABLE } from '../runs/runs.ts';
+import { MSG_UNAVAILABLE } from '../runs/messages.ts';
 import type { RunEvent } from '../runs/types.ts';
 import { expectCompleted, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { TranscriptEntry } from './types.ts';

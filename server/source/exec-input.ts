@@ -1,5 +1,6 @@
 // exec input validation: the code/command alias rules, language, typecheck and restartSafe (spec: tool surface, exec Rules).
 import { InvalidInputError } from '../errors.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 export type CellLanguage = 'javascript' | 'typescript';
 
@@ -26,10 +27,6 @@ const ALIASES = ['code', 'command'] as const;
 type Alias = (typeof ALIASES)[number];
 
 type AliasState = { kind: 'absent' } | { kind: 'blank' } | { kind: 'text'; text: string } | { kind: 'invalid'; got: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';

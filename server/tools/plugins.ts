@@ -7,6 +7,7 @@
 // (fail closed): a policy hook that cannot decide must not let the call through.
 import type { GatewayConfig } from '../config/types.ts';
 import type { ToolDefinition, ToolSource } from './types.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 export interface PluginContext {
   /** The plugin's own id (bundled id or `plugins.external[].id`). */
@@ -48,10 +49,6 @@ export interface BeforeToolCallOutcome {
   blocked?: { plugin: string; reason: string };
   /** The input to run the tool with (rewritten by hooks, or the original). */
   input: unknown;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export async function runBeforeToolCallHooks(

@@ -12,6 +12,7 @@ import { createCoreTools } from './core/index.ts';
 import type { CodeModePlugin, PluginContext } from './plugins.ts';
 import type { ToolDefinition, ToolSource } from './types.ts';
 import { withInputValidation } from './validate.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /** The file an external plugin folder must hold. */
 export const PLUGIN_ENTRY_FILE = 'index.mjs';
@@ -27,10 +28,6 @@ export interface LoadedToolSources {
   /** Plugins that loaded, in load order (bundled, then external), with `tools` resolved to an array. Hooks run in this order. */
   plugins: CodeModePlugin[];
   pluginErrors: PluginError[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeError(error: unknown): string {

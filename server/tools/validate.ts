@@ -12,6 +12,7 @@
 // resolve to something inherited from Object.prototype.
 import { ToolError } from '../errors.ts';
 import type { JsonSchema, ToolContext, ToolDefinition } from './types.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /** Error code a schema mismatch carries into the guest (same word as the exec error code, for one vocabulary). */
 export const INVALID_TOOL_INPUT_CODE = 'invalid_input';
@@ -20,10 +21,6 @@ export interface SchemaIssue {
   /** Dotted / indexed field path (`limit`, `args[2]`, `filter.city`); empty for the input itself. */
   field: string;
   message: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function typeOf(value: unknown): string {

@@ -1,6 +1,6 @@
 // The executor conformance suite, run against the Node executor, with its documented differences asserted.
 import { expect } from 'vitest';
-import { executorConformance } from '../conformance.ts';
+import { executorConformance } from '../conformance.testing.ts';
 import { NodeExecutor } from './executor.ts';
 
 executorConformance({

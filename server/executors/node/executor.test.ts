@@ -5,10 +5,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
+import type { BridgeRequest, CodeModeOutput, LegLimits } from '../../bridge/protocol.ts';
 import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
-import type { CodeModeOutput } from '../../runs/types.ts';
-import type { Continuation, Leg, LegOutcome } from '../types.ts';
+import type { Continuation, Leg, LegOutcome, NodeContinuation } from '../types.ts';
 import { until } from '../../testing.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
 import { heapWatch, inspectedThreadId } from './heap-watch.ts';
@@ -85,12 +84,12 @@ async function failure(d: Drive): Promise<Extract<LegOutcome, { kind: 'failed' }
 }
 
 /** Start a cell that waits on a held timer, and park it. */
-async function parked(ex: NodeExecutor, body: string): Promise<{ continuation: Continuation; timer: BridgeRequest; output: CodeModeOutput[] }> {
+async function parked(ex: NodeExecutor, body: string): Promise<{ continuation: NodeContinuation; timer: BridgeRequest; output: CodeModeOutput[] }> {
   const d = start(ex, body, { holdTimers: true });
   const [timer] = await d.firstRequests;
   d.leg.park();
   const o = await d.leg.done;
-  if (o.kind !== 'parked' || !timer) throw new Error(`expected parked, got ${JSON.stringify(o)}`);
+  if (o.kind !== 'parked' || !timer || o.continuation.executor !== 'node') throw new Error(`expected a parked node leg, got ${JSON.stringify(o)}`);
   return { continuation: o.continuation, timer, output: d.output };
 }
 
@@ -204,7 +203,7 @@ describe('live continuation', () => {
       'console.log("once");\nconst obj = {};\nglobalThis.kept = obj;\nlet n = 1;\nawait new Promise((r) => setTimeout(r, 10));\nn += 1;\nreturn { n, same: globalThis.kept === obj }',
     );
     expect(p.continuation).toMatchObject({ executor: 'node', workerId: expect.any(Number), continuationId: expect.any(String) });
-    expect(p.continuation.snapshot).toBeUndefined();
+    expect(p.continuation).not.toHaveProperty('snapshot');
     expect(p.output.map((o) => o.text)).toEqual(['once']);
     expect(ex.poolStats()).toMatchObject({ parked: 1, spawned: 1 });
 
@@ -223,7 +222,7 @@ describe('live continuation', () => {
     const [second] = await r.firstRequests;
     r.leg.park();
     const o = await r.leg.done;
-    if (o.kind !== 'parked' || !second) throw new Error(`expected parked, got ${JSON.stringify(o)}`);
+    if (o.kind !== 'parked' || !second || o.continuation.executor !== 'node') throw new Error(`expected a parked node leg, got ${JSON.stringify(o)}`);
     expect(o.continuation.workerId).toBe(p.continuation.workerId);
     expect(o.continuation.continuationId).not.toBe(p.continuation.continuationId);
     // the consumed continuation no longer resumes; the new one does

@@ -11,9 +11,11 @@
 // Trusted execution, not a security boundary (spec: security boundary).
 import { freemem, totalmem } from 'node:os';
 import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
+import { RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import type { Continuation, Executor, Leg, LegHandlers, LegOutcome, ResumeRequest, StartRequest } from '../types.ts';
 import { HEAP_HEADROOM_MB, heapWatch, type HeapWatch } from './heap-watch.ts';
-import { failedLeg, NodeWorker } from './node-worker.ts';
+import { failedLeg } from '../leg-messages.ts';
+import { NodeWorker } from './node-worker.ts';
 
 /** Spec (Node runtime): "Node keeps up to four idle workers warm". */
 export const DEFAULT_MAX_IDLE_WORKERS = 4;
@@ -136,8 +138,8 @@ export class NodeExecutor implements Executor {
   }
 
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg {
-    const id = continuation.continuationId;
-    const worker = continuation.workerId !== undefined ? this.workers.get(continuation.workerId) : undefined;
+    const id = continuation.executor === 'node' ? continuation.continuationId : undefined;
+    const worker = continuation.executor === 'node' ? this.workers.get(continuation.workerId) : undefined;
     if (!id || !worker || worker.state !== 'parked' || worker.continuationId !== id) {
       return failedLeg('invalid_input', 'code mode run is unavailable or expired.');
     }
@@ -161,7 +163,8 @@ export class NodeExecutor implements Executor {
   }
 
   release(continuation: Continuation): void {
-    const worker = continuation.workerId !== undefined ? this.workers.get(continuation.workerId) : undefined;
+    if (continuation.executor !== 'node') return;
+    const worker = this.workers.get(continuation.workerId);
     // a continuation a resumed leg already took is not this worker's any more
     if (!worker || worker.state !== 'parked' || worker.continuationId !== continuation.continuationId) return;
     // released means expired, aborted or shut down: the cell did not succeed, so its worker goes too
@@ -208,7 +211,7 @@ export class NodeExecutor implements Executor {
     this.idle = [];
     const all = [...this.workers.values()];
     this.workers.clear();
-    await Promise.all(all.map((w) => w.terminate({ code: 'aborted', error: 'code mode run was aborted: the node executor was closed' })));
+    await Promise.all(all.map((w) => w.terminate({ code: 'aborted', error: `${RUN_ABORTED_MESSAGE}: the node executor was closed` })));
   }
 
   // ---- worker lifecycle ------------------------------------------------------------------------
@@ -258,7 +261,8 @@ export class NodeExecutor implements Executor {
         return this.makeIdle(worker);
       case 'parked':
         worker.state = 'parked';
-        worker.continuationId = outcome.continuation.continuationId;
+        // a node leg parks only with a live context (leg-messages.ts refuses any other kind)
+        worker.continuationId = outcome.continuation.executor === 'node' ? outcome.continuation.continuationId : undefined;
         return;
       case 'failed':
         return this.retire(worker);

@@ -9,7 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../../errors.ts';
 import type { HostToWorker } from '../../bridge/protocol.ts';
-import { CONTROL_DEADLINE } from '../../bridge/protocol.ts';
+import { CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
 import type { HeapWatch } from './heap-watch.ts';
 import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
@@ -47,17 +47,6 @@ interface ActiveLeg {
 }
 
 let legCounter = 0;
-
-/** A Leg that has already failed (no worker was involved). */
-export function failedLeg(code: CodeModeErrorCode, error: string): Leg {
-  return {
-    done: Promise.resolve({ kind: 'failed', code, error, droppedBytes: 0 }),
-    deliver() {},
-    park() {},
-    setDeadline() {},
-    abort() {},
-  };
-}
 
 export class NodeWorker {
   readonly id: number;
@@ -175,7 +164,7 @@ export class NodeWorker {
       abort: () => {
         if (leg.ended) return;
         // a guest busy in a loop would only see the flag at its next entry: stop the thread instead
-        this.finish(leg, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted', droppedBytes: 0 });
+        this.finish(leg, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
         void this.terminate();
       },
     });
@@ -193,7 +182,7 @@ export class NodeWorker {
     if (this.leg && failWith) this.finish(this.leg, { kind: 'failed', ...failWith, droppedBytes: 0 });
     if (!this.alive) return;
     this.state = 'dead';
-    if (this.leg) this.finish(this.leg, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted: its worker was stopped', droppedBytes: 0 });
+    if (this.leg) this.finish(this.leg, { kind: 'failed', code: 'aborted', error: `${RUN_ABORTED_MESSAGE}: its worker was stopped`, droppedBytes: 0 });
     await this.stopThread();
   }
 

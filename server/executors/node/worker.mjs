@@ -13,10 +13,8 @@ import { readFileSync } from 'node:fs';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
+import { CONTROL_ABORT, CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { runWorker, LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
-
-const CONTROL_DEADLINE = 0;
-const CONTROL_ABORT = 1;
 
 const prelude = new vm.Script(readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8'), { filename: 'prelude.js' });
 // One entry into a context never runs longer than this, even while an approval pauses the budget
@@ -88,7 +86,7 @@ let nextContinuation = 0;
 
 function classify(err, leg) {
   if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-    if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', 'code mode run was aborted');
+    if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', RUN_ABORTED_MESSAGE);
     return new LegFailure('timeout', 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait');
   }
   return null;
@@ -96,7 +94,7 @@ function classify(err, leg) {
 
 /** How long the next entry into the guest may run: the leg's remaining budget, at least its slice floor. */
 function sliceMs(leg) {
-  if (leg.control[CONTROL_ABORT] !== 0) throw new LegFailure('aborted', 'code mode run was aborted');
+  if (leg.control[CONTROL_ABORT] !== 0) throw new LegFailure('aborted', RUN_ABORTED_MESSAGE);
   const now = Date.now();
   const ms = Math.max(leg.control[CONTROL_DEADLINE] - now, leg.sliceFloor - now, 1);
   return Math.ceil(Number.isFinite(ms) ? Math.min(ms, maxSliceMs) : maxSliceMs);

@@ -1,6 +1,6 @@
 // The executor conformance suite, run against the QuickJS executor.
 import { expect } from 'vitest';
-import { executorConformance } from '../conformance.ts';
+import { executorConformance } from '../conformance.testing.ts';
 import { QuickJsExecutor } from './executor.ts';
 
 executorConformance({

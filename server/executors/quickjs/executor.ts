@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
-import { WorkerPool, type PoolStats } from '../pool.ts';
+import { WorkerPool, type PoolStats } from './pool.ts';
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
 export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024;
@@ -75,8 +75,8 @@ export class QuickJsExecutor implements Executor {
   }
 
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg {
+    if (continuation.executor !== 'quickjs') throw new Error(`the quickjs executor cannot resume a ${continuation.executor} continuation`);
     const snapshot = continuation.snapshot;
-    if (!snapshot) throw new Error('QuickJS continuation without a snapshot');
     // the run keeps its snapshot until the resumed leg ends, so send a copy
     const copy = snapshot.slice();
     return this.pool.openLeg(

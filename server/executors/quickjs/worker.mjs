@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
+import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { runWorker, LegFailure } from '../worker-runtime.mjs';
 import { encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
 
@@ -53,7 +54,7 @@ function hostSync(vm, leg) {
 function classify(err, leg) {
   const message = err && typeof err.message === 'string' ? err.message : String(err);
   if (message.includes('interrupted')) {
-    if (leg.control[1] !== 0) return new LegFailure('aborted', 'code mode run was aborted');
+    if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', RUN_ABORTED_MESSAGE);
     return new LegFailure('timeout', 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait');
   }
   if (message.includes('out of memory')) {

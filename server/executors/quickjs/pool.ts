@@ -1,6 +1,7 @@
-// Worker supervision shared by the executors: an elastic pool of worker threads running one worker
-// entry, legs routed by id, crash isolation (a dead worker fails its legs with internal_error and is
-// replaced), and a check of every worker message before the host reads it.
+// The QuickJS executor's worker supervision: an elastic pool of worker threads running one worker
+// entry, many legs per worker routed by id, crash isolation (a dead worker fails its legs with
+// internal_error and is replaced), and a check of every worker message before the host reads it.
+// (The Node executor supervises one leg per worker itself: node/node-worker.ts.)
 //
 // The guest never runs on the Gateway's event loop. Each leg carries a SharedArrayBuffer control
 // block (deadline, abort flag) the worker's interrupt handler reads, so the host can stop a guest
@@ -9,10 +10,11 @@
 // starts an extra one (up to maxExtraWorkers), so CPU-bound cells cannot starve other cells. Extra
 // workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
 import { Worker } from 'node:worker_threads';
-import type { ExecutorKind } from '../config/types.ts';
-import type { HostToWorker } from '../bridge/protocol.ts';
-import type { Leg, LegHandlers, LegOutcome } from './types.ts';
-import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from './leg-messages.ts';
+import type { ExecutorKind } from '../../config/types.ts';
+import type { HostToWorker } from '../../bridge/protocol.ts';
+import { RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
+import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
+import { failedLeg, handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
 
 /**
  * A guest that has computed this long without yielding holds its worker thread: new cells go
@@ -111,11 +113,6 @@ export class WorkerPool {
   computingWorkers(): number {
     const now = Date.now();
     return this.workers.filter((w) => !w.dead && this.taken(w, now)).length;
-  }
-
-  /** Ids of the live workers (supervision tests and diagnostics). */
-  workerIds(): number[] {
-    return this.workers.filter((w) => !w.dead).map((w) => w.id);
   }
 
   /** Wait until every worker has warmed up (the Gateway awaits it at start; tests and the benchmark too). */
@@ -253,13 +250,10 @@ export class WorkerPool {
   openLeg(handlers: LegHandlers, budgetMs: number, first: (legId: string, control: SharedArrayBuffer) => HostToWorker, transfer: ArrayBuffer[] = []): Leg {
     const legId = `leg${++legCounter}`;
     const { sab, control } = legControl(budgetMs);
+    const pw = this.closed ? undefined : this.pick();
+    if (!pw) return failedLeg('runtime_unavailable', `the ${this.opts.kind} executor is not running; check the gateway log`);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
-    const pw = this.closed ? undefined : this.pick();
-    if (!pw) {
-      resolve({ kind: 'failed', code: 'runtime_unavailable', error: `the ${this.opts.kind} executor is not running; check the gateway log`, droppedBytes: 0 });
-      return { done, deliver() {}, park() {}, setDeadline() {}, abort() {} };
-    }
     if (pw.idleTimer) clearTimeout(pw.idleTimer);
     pw.idleTimer = undefined;
     if (pw.extra) pw.worker.ref();
@@ -281,15 +275,9 @@ export class WorkerPool {
         if (state.ended) return;
         send({ t: 'release', legId });
         // a worker busy in guest code sees the abort flag at its next interrupt check
-        this.finish(state, { kind: 'failed', code: 'aborted', error: 'code mode run was aborted', droppedBytes: 0 });
+        this.finish(state, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
       },
     });
-  }
-
-  /** Terminate and replace one worker (used when a worker must be retired). */
-  async retire(workerId: number): Promise<void> {
-    const pw = this.workers.find((w) => w.id === workerId);
-    if (pw) await pw.worker.terminate();
   }
 
   async close(): Promise<void> {

@@ -2,9 +2,9 @@
 // workers, up to the cap, and extras retire once idle.
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LegOutcome } from './types.ts';
-import { until } from '../testing.ts';
-import { QuickJsExecutor } from './quickjs/executor.ts';
+import type { LegOutcome } from '../types.ts';
+import { until } from '../../testing.ts';
+import { QuickJsExecutor } from './executor.ts';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
 const limits = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 4096, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };

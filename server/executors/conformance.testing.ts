@@ -1,7 +1,9 @@
 // The executor conformance suite: one Vitest suite, run once per executor, through a real Gateway.
+// One file on purpose (over 400 lines): one suite per contract, so both executors are held to the same cases.
 //
 // Everything both executors must do the same is asserted here; the documented differences
 // (snapshot bytes vs an estimate of retained bytes, out-of-memory behaviour) are explicit hooks.
+// A test helper (*.testing.ts): it drives a real Gateway, which sits above the executors, so only tests import it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';

@@ -1,0 +1,209 @@
+// A run's nested calls: a frontier of guest requests is checked against what the run already knows,
+// each request gets its trajectory record and is dispatched on the Gateway with the run's scope, and
+// each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
+// owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
+import { dispatchRequest, type DispatchContext } from '../bridge/dispatcher.ts';
+import { describeRequest } from '../bridge/describe.ts';
+import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
+import type { SessionStore } from '../sessions/store.ts';
+import type { CodeModeErrorCode } from '../errors.ts';
+import type { ToolContext } from '../tools/types.ts';
+import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
+import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
+import type { NestedCallRecord, RunEvent } from './types.ts';
+
+/** What only the run can check about a frontier: fresh unique ids, the in-flight cap, cancels of its own ids. */
+export function checkFrontier(run: Run, requests: BridgeRequest[], cancels: string[]): string | undefined {
+  const cap = run.turn.options.maxPendingToolCalls;
+  if (run.guestInFlight + requests.length > cap) {
+    return `${run.guestInFlight + requests.length} requests in flight, over maxPendingToolCalls ${cap}`;
+  }
+  const fresh = new Set<string>();
+  for (const req of requests) {
+    if (run.requests.has(req.id) || fresh.has(req.id)) return `request id ${req.id} was already used by this run`;
+    fresh.add(req.id);
+  }
+  for (const id of cancels) {
+    if (!run.requests.has(id) && !fresh.has(id)) return `cancel of request id ${id.slice(0, 64)}, which this run never sent`;
+  }
+  return undefined;
+}
+
+/** Count a checked request in flight and open its trajectory record under the exec/wait call `parentCallId`. */
+export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: string): HostRequest {
+  run.guestInFlight++;
+  const n = ++run.nestedCount;
+  const { label, kind } = describeRequest(req, run.catalog);
+  if (kind === 'search') run.counters.search++;
+  else if (kind === 'describe') run.counters.describe++;
+  else if (kind === 'tool' || kind === 'mcp' || kind === 'client') run.counters.call++;
+  const record: NestedCallRecord = {
+    invocationId: `${run.cellId}:${n}`,
+    requestId: req.id,
+    tool: label,
+    kind,
+    inputBytes: Buffer.byteLength(JSON.stringify(req), 'utf8'),
+    startedAt: Date.now(),
+    status: 'running',
+    parentCallId,
+  };
+  const host: HostRequest = { req, record, delivered: false };
+  run.requests.set(req.id, host);
+  return host;
+}
+
+/** Asks a person to approve one nested call; resolves when they decide (or the run's signal aborts). */
+export interface ApprovalRequester {
+  request(view: { runId: string; tool: string; input: unknown; code: string }, signal: AbortSignal): Promise<{ approved: boolean; reason?: string }>;
+}
+
+/** What a nested call needs from the run manager: its stores and approvals, and its budget and board hooks. */
+export interface NestedCallEnv {
+  sessions: SessionStore;
+  approvals: ApprovalRequester;
+  /** The run changed in a way the board shows. */
+  touch(run: Run): void;
+  emit(event: RunEvent): void;
+  /** End the run from a host event: a protocol violation or an unexpected host error. */
+  failRun(run: Run, code: CodeModeErrorCode, error: string): void;
+  /** The run's first request takes a slot of the process-wide cap; false when none was free (the run failed). */
+  claimSlot(run: Run): boolean;
+}
+
+/** One synchronous frontier from the live leg `live`: checked whole, then each request dispatched, then the guest's cancels. */
+export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[], env: NestedCallEnv): void {
+  if (run.live !== live || run.released) return;
+  const violation = checkFrontier(run, requests, cancels);
+  if (violation) {
+    env.failRun(run, 'invalid_input', malformedFrontierMessage(violation));
+    return;
+  }
+  if (requests.length > 0 && !env.claimSlot(run)) return;
+  try {
+    for (const req of requests) dispatch(run, req, live.call.callId, env);
+    // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
+    for (const id of cancels) run.requests.get(id)?.cancel?.();
+  } catch (err) {
+    env.failRun(run, 'internal_error', hostFaultMessage("dispatch this cell's requests", err));
+  }
+}
+
+function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: NestedCallEnv): void {
+  const host = openNestedCall(run, req, parentCallId);
+  env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  if (req.op === 'yield') return answerYield(run, host);
+  const dispatched = dispatchRequest(dispatchContext(run, host, env), req, host.record.invocationId);
+  host.cancel = dispatched.cancel;
+  void dispatched.reply
+    .then((reply) => onReply(run, host, reply, dispatched.outputBytes?.(), env))
+    .catch((err: unknown) => env.failRun(run, 'internal_error', hostFaultMessage('deliver a reply to this cell', err)));
+}
+
+/** A nested request settled: record it, then deliver it into the live VM or keep it for the next wait. */
+function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: number | undefined, env: NestedCallEnv): void {
+  recordReply(run, host, reply, outputBytes);
+  env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  if (run.released || isTerminal(run.state)) return;
+  if (run.live && !run.live.parkRequested) {
+    host.delivered = true;
+    run.guestInFlight--;
+    run.live.leg.deliver([reply]);
+  } else {
+    run.wake?.();
+    env.touch(run);
+  }
+}
+
+/** The context one nested call of `run` is dispatched with: the run's projection, turn, stores, signal and hooks. */
+export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv): DispatchContext {
+  const turn = run.turn;
+  return {
+    catalog: run.catalog,
+    options: turn.options,
+    scheduler: turn.scheduler,
+    results: turn.results,
+    // the turn's own view: its projection is built at its first read and sees only its own commits
+    sessions: env.sessions.forTurn(turn),
+    sessionId: turn.sessionId,
+    storeBuffer: run.storeBuffer,
+    restartSafe: run.cell.restartSafe,
+    signal: run.abort.signal,
+    toolContext: (invId): ToolContext => ({
+      agentId: turn.agentId,
+      agentRunId: turn.agentRunId,
+      sessionId: turn.sessionId,
+      signal: run.abort.signal,
+      invocationId: invId,
+      workspaceDir: turn.workspaceDir,
+    }),
+    hooks: {
+      beforeToolCall: (entry, input, invId) => turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId }),
+      requestApproval: async (entry, input) => {
+        run.approvalsPending++;
+        run.syncBudget();
+        try {
+          return await env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
+        } finally {
+          run.approvalsPending--;
+          run.syncBudget();
+        }
+      },
+      callClient: (entry, input, requestId) =>
+        new Promise((resolve, reject) => {
+          run.clientCalls.set(requestId, { callId: requestId, tool: entry.callableName, input, resolve, reject });
+          env.touch(run);
+        }),
+    },
+    markNetworkContent: () => {
+      run.networkContent = true;
+    },
+    hasNetworkContent: () => run.networkContent,
+    onStatus: (_id, status) => {
+      host.record.status = status;
+      // the board shows calls waiting on a person; a plain start is already a nested.started event
+      // (a full run view per call would make a cell's cost grow with its number of calls)
+      if (status !== 'running') env.touch(run);
+    },
+  };
+}
+
+/** The guest yielded: the run answers it itself (delivered by the next wait) and parks the live leg now. */
+export function answerYield(run: Run, host: HostRequest): void {
+  run.yieldRequestId = host.req.id;
+  host.settled = { id: host.req.id, ok: true, value: null };
+  host.record.status = 'ok';
+  host.record.endedAt = Date.now();
+  if (run.live && !run.live.parkRequested) {
+    run.live.parkRequested = true;
+    run.live.leg.park();
+  }
+}
+
+/** A nested request settled: its record ends (canceled when the run was aborted) and its client call is done. */
+export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: number | undefined): void {
+  const { req, record } = host;
+  host.settled = reply;
+  record.endedAt = Date.now();
+  record.outputBytes = outputBytes;
+  record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
+  if (!reply.ok) record.errorCode = reply.code;
+  run.clientCalls.delete(req.id);
+}
+
+export function hasDeliverable(run: Run): boolean {
+  for (const r of run.requests.values()) if (r.settled && !r.delivered) return true;
+  return false;
+}
+
+/** Every reply that settled and was not delivered yet, marked delivered (the caller hands them to the guest). */
+export function takeDeliverable(run: Run): BridgeReply[] {
+  const replies: BridgeReply[] = [];
+  for (const r of run.requests.values()) {
+    if (r.settled && !r.delivered) {
+      r.delivered = true;
+      run.guestInFlight--;
+      replies.push(r.settled);
+    }
+  }
+  return replies;
+}

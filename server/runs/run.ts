@@ -1,0 +1,260 @@
+// The run record: one cell's state across its exec/wait legs (what the RunManager drives, what result
+// shaping and the trajectory views read), and the facts about run states every side tests.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Catalog, CatalogEntry } from '../catalog/types.ts';
+import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
+import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
+import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
+import type { CallScheduler } from '../bridge/scheduler.ts';
+import type { Continuation, Executor, Leg } from '../executors/types.ts';
+import type { ResultsStore } from '../results/store.ts';
+import type { StoredValue } from '../sessions/store.ts';
+import { redactSource } from '../source/redact.ts';
+import type { ExecutionBudget } from './budget.ts';
+import type { CodeModeResult, ControlCallRecord, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
+
+/** States a run never leaves: it is off the run map and holds nothing. */
+const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['completed', 'failed', 'expired', 'aborted']);
+
+/** Whether a run in `state` has ended (completed, failed, expired or aborted); running and waiting have not. */
+export function isTerminal(state: RunState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+/** The scope one agent turn gives its cells: catalog, limits, stores, scheduler, abort. */
+export interface TurnScope {
+  agentRunId: string;
+  sessionId: string;
+  agentId: string;
+  workspaceDir: string;
+  options: CodeModeOptions;
+  catalog: Catalog;
+  boot: GuestBootConfig;
+  files: Record<string, string>;
+  scheduler: CallScheduler;
+  results: ResultsStore;
+  abort: AbortController;
+  /** before_tool_call hooks of the loaded plugins. */
+  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
+}
+
+export interface StartCell {
+  body: string;
+  code: string;
+  language: 'javascript' | 'typescript';
+  executor: Executor;
+  restartSafe: boolean;
+  /** The model's tool-call id of the exec that starts the cell: on its call record and part of the cell identity. */
+  toolCallId: string;
+}
+
+export interface HostRequest {
+  req: BridgeRequest;
+  record: NestedCallRecord;
+  settled?: BridgeReply;
+  delivered: boolean;
+  cancel?: () => void;
+}
+
+export interface LiveLeg {
+  leg: Leg;
+  budget: ExecutionBudget;
+  call: ControlCallRecord;
+  output: CodeModeOutput[];
+  droppedBytes: number;
+  parkRequested: boolean;
+  /** When the leg was asked for (epoch ms): start-up time runs from here to `opened`. */
+  requestedAt: number;
+  /**
+   * Set when the worker reported the VM ready (its budget started then): the host's start-up time
+   * (worker start and queueing count too), and for a resume its restore time and the snapshot's raw bytes.
+   */
+  opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
+  startTimer?: ReturnType<typeof setTimeout>;
+}
+
+export interface ClientCall {
+  callId: string;
+  tool: string;
+  input: unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+export class Run {
+  readonly runId = `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  state: RunState = 'running';
+  reason?: 'pending_tools' | 'yield';
+  readonly createdAt = Date.now();
+  updatedAt = Date.now();
+  expiresAt?: number;
+  continuation?: Continuation;
+  live?: LiveLeg;
+  readonly requests = new Map<string, HostRequest>();
+  /** Requests the guest sent whose replies it has not received. */
+  guestInFlight = 0;
+  queued: BridgeRequest[] = [];
+  yieldRequestId?: string;
+  readonly storeBuffer = new Map<string, StoredValue>();
+  networkContent = false;
+  holdsSlot = false;
+  /** Set once the run is off the map and its slot, continuation and calls are released. */
+  released = false;
+  /** Why the host ended the live leg (no slot, a protocol violation, a VM that never got ready): wins over the leg's outcome. */
+  hostFailure?: { code: CodeModeErrorCode; error: string };
+  approvalsPending = 0;
+  readonly clientCalls = new Map<string, ClientCall>();
+  readonly calls: ControlCallRecord[] = [];
+  readonly snapshots: SnapshotRecord[] = [];
+  readonly abort = new AbortController();
+  readonly cellId: string;
+  /** The cell's source as history, the board and approvals show it: credentials masked. */
+  readonly displayCode: string;
+  /**
+   * The projection finalized when the cell started: bridge calls and every resume use it, so a turn
+   * that later appends client tools changes what new cells see, never a running or parked one.
+   */
+  readonly catalog: Catalog;
+  readonly files: Record<string, string>;
+  nestedCount = 0;
+  counters = { search: 0, describe: 0, call: 0 };
+  lastResult?: CodeModeResult;
+  ttlTimer?: NodeJS.Timeout;
+  /** Wakes a wait that is parked with nothing to deliver. */
+  wake?: () => void;
+  /** The budget of such a wait (approval pauses apply to it too). */
+  idleBudget?: ExecutionBudget;
+
+  constructor(
+    readonly turn: TurnScope,
+    readonly cell: StartCell,
+  ) {
+    // The cell's replay identity, the prefix of its nested invocation ids: agent run, the model's
+    // tool-call id and this run. The runId is in it because a provider may reuse a tool-call id in a
+    // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
+    // the same Run, so a waiting run keeps its ids.
+    this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
+    this.displayCode = redactSource(cell.code);
+    this.catalog = turn.catalog;
+    this.files = turn.files;
+  }
+
+  get executorKind(): ExecutorKind {
+    return this.cell.executor.kind;
+  }
+
+  /** Open the live leg of an exec/wait call (its `leg` is set by the executor right after). */
+  openLive(budget: ExecutionBudget, call: ControlCallRecord): LiveLeg {
+    const live: LiveLeg = {
+      leg: undefined as unknown as Leg,
+      budget,
+      call,
+      output: [],
+      droppedBytes: 0,
+      parkRequested: false,
+      requestedAt: Date.now(),
+    };
+    this.live = live;
+    return live;
+  }
+
+  /** The live leg's VM is ready: its start-up time is known, and its budget starts now. */
+  markOpened(info: { restoreMs?: number; rawBytes?: number }): void {
+    const live = this.live;
+    if (!live || live.opened) return;
+    live.opened = { startMs: Date.now() - live.requestedAt, ...info };
+    if (live.startTimer) clearTimeout(live.startTimer);
+    live.startTimer = undefined;
+    live.budget.unhold('opening');
+    live.leg.setDeadline(live.budget.deadlineAt);
+  }
+
+  /** The budget a leg's guest gets once its VM is ready: what is left, or none while an approval pauses it. */
+  legBudgetMs(budget: ExecutionBudget): number {
+    return this.approvalsPending > 0 ? Infinity : budget.remainingMs;
+  }
+
+  /** Keep the current call's budget (a live leg's, or a wait's before it restores) in step with approval pauses. */
+  syncBudget(): void {
+    const budget = this.live?.budget ?? this.idleBudget;
+    if (!budget) return;
+    if (this.approvalsPending > 0) budget.hold('approval');
+    else budget.unhold('approval');
+    // before the VM is ready the worker starts the deadline itself; the host sets it when the leg opens
+    if (this.live?.opened) this.live.leg.setDeadline(budget.deadlineAt);
+  }
+
+  /**
+   * Watch the live leg just started: when its budget is spent the leg is asked to park (a busy guest is
+   * interrupted by the worker instead: timeout); when its VM is not ready within `startLimitMs`, `onStartTimeout`.
+   */
+  watchLive(live: LiveLeg, startLimitMs: number, onStartTimeout: () => void): void {
+    if (this.approvalsPending > 0) this.syncBudget();
+    live.budget.whenExpired(() => {
+      if (this.live === live && !live.parkRequested) {
+        live.parkRequested = true;
+        live.leg.park();
+      }
+    });
+    if (live.opened) return;
+    live.startTimer = setTimeout(() => {
+      if (this.live === live && !live.opened) onStartTimeout();
+    }, startLimitMs);
+    live.startTimer.unref();
+  }
+
+  /** Start the waiting run's snapshot TTL: past it, the run's signal aborts and `onExpire` releases it. */
+  armTtl(onExpire: () => void): void {
+    this.clearTtl();
+    const ttlMs = this.turn.options.snapshotTtlSeconds * 1000;
+    this.expiresAt = Date.now() + ttlMs;
+    this.ttlTimer = setTimeout(() => {
+      if (this.state !== 'waiting') return;
+      this.abort.abort();
+      onExpire();
+    }, ttlMs);
+    this.ttlTimer.unref();
+  }
+
+  clearTtl(): void {
+    if (this.ttlTimer) clearTimeout(this.ttlTimer);
+    this.ttlTimer = undefined;
+    this.expiresAt = undefined;
+  }
+
+  /** Answer a pending client-tool call; throws InvalidInputError when there is none by that id. */
+  answerClientCall(callId: string, answer: { result?: unknown; error?: string }): void {
+    const pending = this.clientCalls.get(callId);
+    if (!pending) {
+      throw new InvalidInputError(`no pending client tool call "${callId}" in run ${this.runId}; it was already answered or never existed`);
+    }
+    this.clientCalls.delete(callId);
+    if (answer.error !== undefined) pending.reject(Object.assign(new Error(String(answer.error)), { code: 'client_error' }));
+    else pending.resolve(answer.result === undefined ? null : answer.result);
+  }
+
+  /** Broken invariants of this run: `mapped` when it is on the run map (live), else it has ended. */
+  leaks(mapped: boolean): string[] {
+    const out: string[] = [];
+    if (mapped) {
+      if (this.released) out.push(`run ${this.runId} was released but is still mapped`);
+      if (isTerminal(this.state)) out.push(`run ${this.runId} is ${this.state} but still mapped`);
+      if (this.state === 'waiting' && !this.continuation && !this.wake) out.push(`run ${this.runId} is waiting without a continuation`);
+    } else {
+      if (this.holdsSlot) out.push(`ended run ${this.runId} still holds a slot`);
+      if (this.continuation) out.push(`ended run ${this.runId} still holds its continuation`);
+      if (this.clientCalls.size > 0) out.push(`ended run ${this.runId} still has client calls`);
+    }
+    return out;
+  }
+}
+
+/** The limits a leg's worker enforces, from the turn's resolved options. */
+export function legLimits(o: CodeModeOptions): LegLimits {
+  return {
+    memoryLimitBytes: o.memoryLimitBytes,
+    maxOutputBytes: o.maxOutputBytes,
+    maxSnapshotBytes: o.maxSnapshotBytes,
+    maxPendingToolCalls: o.maxPendingToolCalls,
+  };
+}

@@ -1,0 +1,86 @@
+// The trajectory views of a run: its board view, its pending calls and the trajectory export (control
+// calls with their nested calls, counters, snapshots). Projections of the run record; nothing here
+// changes a run.
+import { describeRequest } from '../bridge/describe.ts';
+import type { LegOutcome } from '../executors/types.ts';
+import type { LiveLeg, Run } from './run.ts';
+import type { CodeModePendingToolCall, RunView, SnapshotRecord, TrajectoryExport } from './types.ts';
+
+/** Identity and source of a run, shared by the board view and the trajectory export. */
+export function header(run: Run) {
+  return {
+    runId: run.runId,
+    agentRunId: run.turn.agentRunId,
+    sessionId: run.turn.sessionId,
+    agentId: run.turn.agentId,
+    executor: run.executorKind,
+    language: run.cell.language,
+    code: run.displayCode,
+  };
+}
+
+/** What the run still waits on: requests not yet delivered into the guest (yield excluded), then its queue. */
+export function pendingCalls(run: Run): CodeModePendingToolCall[] {
+  const out: CodeModePendingToolCall[] = [];
+  for (const r of run.requests.values()) {
+    if (r.req.op === 'yield' || r.delivered) continue;
+    const status = r.record.status;
+    const state: CodeModePendingToolCall['state'] = r.settled
+      ? 'settled'
+      : status === 'awaiting_approval'
+        ? 'awaiting_approval'
+        : status === 'awaiting_client'
+          ? 'awaiting_client'
+          : 'running';
+    out.push({ id: r.req.id, tool: r.record.tool, input: describeRequest(r.req, run.catalog).input, startedAt: r.record.startedAt, state });
+  }
+  for (const q of run.queued) {
+    const { label, input } = describeRequest(q, run.catalog);
+    out.push({ id: q.id, tool: label, input, startedAt: run.updatedAt, state: 'queued' });
+  }
+  return out;
+}
+
+/** The runs board's view of a run (copies: a view never aliases the live record). */
+export function view(run: Run): RunView {
+  return {
+    ...header(run),
+    state: run.state,
+    ...(run.state === 'waiting' && run.reason ? { reason: run.reason } : {}),
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    ...(run.expiresAt ? { expiresAt: run.expiresAt } : {}),
+    maxSnapshotBytes: run.turn.options.maxSnapshotBytes,
+    pendingToolCalls: run.state === 'waiting' || run.state === 'running' ? pendingCalls(run) : [],
+    clientCalls: [...run.clientCalls.values()].map((c) => ({ callId: c.callId, tool: c.tool, input: c.input })),
+    snapshots: [...run.snapshots],
+    ...(run.continuation?.executor === 'node' && run.continuation.retainedBytesEstimate !== undefined
+      ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
+      : {}),
+    calls: run.calls.map((c) => ({ ...c })),
+    nested: [...run.requests.values()].map((r) => ({ ...r.record })),
+    ...(run.lastResult ? { lastResult: run.lastResult } : {}),
+  };
+}
+
+/** The trajectory export: each exec/wait call with the nested calls it dispatched. */
+export function trajectory(run: Run): TrajectoryExport {
+  const nested = [...run.requests.values()].map((r) => r.record);
+  return {
+    ...header(run),
+    calls: run.calls.map((c) => ({ ...c, nested: nested.filter((n) => n.parentCallId === c.callId) })),
+    counters: { ...run.counters },
+    snapshots: [...run.snapshots],
+  };
+}
+
+/** The snapshot chart's record of one suspension (QuickJS: a continuation that holds a snapshot), else undefined. */
+export function snapshotRecord(
+  outcome: Extract<LegOutcome, { kind: 'parked' }>,
+  live: LiveLeg,
+  reason: SnapshotRecord['reason'],
+): SnapshotRecord | undefined {
+  const snap = outcome.continuation;
+  if (snap.executor !== 'quickjs' || snap.storedBytes === undefined || snap.rawBytes === undefined) return undefined;
+  return { at: Date.now(), rawBytes: snap.rawBytes, storedBytes: snap.storedBytes, takeMs: outcome.takeMs ?? 0, restoreMs: live.opened?.restoreMs, reason };
+}
