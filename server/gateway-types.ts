@@ -5,8 +5,10 @@ import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { CatalogView } from './catalog/view.ts';
+import type { SurfaceView } from './surface/surface.ts';
 
 export type { CatalogToolView, CatalogView } from './catalog/view.ts';
+export type { ModelTool, SurfaceView } from './surface/surface.ts';
 export type { McpServerView } from './tools/mcp/types.ts';
 
 export type {
@@ -22,12 +24,6 @@ export type {
   TranscriptEntry,
 } from './sessions/types.ts';
 
-/** A tool as a model would be given it (name, description, JSON Schema input). */
-export interface ModelTool {
-  name: string;
-  description: string;
-  inputSchema: JsonSchema;
-}
 
 /** A client tool a turn brings (no implementation: the client answers its calls). */
 export interface ClientToolSpec {
@@ -37,15 +33,6 @@ export interface ClientToolSpec {
   outputSchema?: JsonSchema;
 }
 
-export interface SurfaceView {
-  codeMode: boolean;
-  /** Why code mode is or is not active (which precedence level decided). */
-  reason: string;
-  tools: ModelTool[];
-  /** The exec description including its quick index (code mode only). */
-  execDescription?: string;
-  options: CodeModeOptions;
-}
 
 export interface TurnInfo {
   agentRunId: string;

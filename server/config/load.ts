@@ -14,7 +14,7 @@ import {
   type ConfigProblem,
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
-import { hasShellGrammar, missingGrammarReason } from '../tools/core/shell-grammar.ts';
+import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import { clampNotes, codeModeOverridesSchema, codeModeSchema, resolveServerOptions, serverOptionsSchema } from './schema.ts';
 
 /** Looked up in the working directory when neither --config nor CODEMODE_CONFIG names a file. */

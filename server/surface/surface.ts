@@ -5,9 +5,26 @@
 // else lives in the hidden catalog. Tool Search control tools are hidden, and so is the shell `exec` tool:
 // its name belongs to the code-mode exec, and guest code calls it as `exec(...)` instead.
 import type { CodeModeOptions } from '../config/types.ts';
-import type { ModelTool, SurfaceView } from '../gateway-types.ts';
 import type { JsonSchema, ToolDefinition } from '../tools/types.ts';
 import { CATALOG_CONTROL_NAMES } from '../catalog/names.ts';
+
+/** A tool as a model would be given it (name, description, JSON Schema input). */
+export interface ModelTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** What a model sees for a turn: code mode on or off, why, and its tools. */
+export interface SurfaceView {
+  codeMode: boolean;
+  /** Why code mode is or is not active (which precedence level decided). */
+  reason: string;
+  tools: ModelTool[];
+  /** The exec description including its quick index (code mode only). */
+  execDescription?: string;
+  options: CodeModeOptions;
+}
 
 export const EXEC_TOOL_NAME = 'exec';
 export const WAIT_TOOL_NAME = 'wait';

@@ -2,7 +2,7 @@
 //
 // Why it is safe enough for a demo: execFile with `shell: false` means no pipes, globs,
 // variables or substitutions; the command must be an exact allow-list entry with an
-// argument grammar (shell-grammar.ts) that reads argv as the command's getopt_long would,
+// argument grammar (config/shell-grammar.ts) that reads argv as the command's getopt_long would,
 // so every file it opens (an operand, `-fFILE`, `-uf FILE` clusters, `--file=FILE`, the
 // word after `--reference`) is found and must be a workspace-relative spelling that stays
 // inside the workspace (no absolute paths, no "..", no links leading out); any flag the
@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { ConfigError, ToolError } from '../../errors.ts';
 import type { GatewayConfig } from '../../config/types.ts';
 import type { ToolDefinition } from '../types.ts';
-import { classifyArgs, hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
+import { classifyArgs, hasShellGrammar, missingGrammarReason } from '../../config/shell-grammar.ts';
 import { isConfinedSpelling, isInside, outsideWorkspace } from './workspace-path.ts';
 
 /** More arguments than this is a script, not a command. */

@@ -1,6 +1,6 @@
 // The shell argument grammar as a pure function: getopt_long spellings, and the refusals that must never reach a spawn.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SHELL_ALLOW } from '../../config/load.ts';
+import { DEFAULT_SHELL_ALLOW } from './load.ts';
 import { classifyArgs, COMMAND_GRAMMARS, hasShellGrammar } from './shell-grammar.ts';
 
 const paths = (command: string, args: string[]) => {
