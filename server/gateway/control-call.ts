@@ -15,6 +15,7 @@ import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts
 import type { ExecutorSet } from './executors.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
 import type { Turn } from './turns.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 export interface ControlCallDeps {
   recorder: TranscriptRecorder;
@@ -183,6 +184,3 @@ function oversizeSource(input: unknown, maxSourceBytes: number): { field: 'code'
   return undefined;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -21,6 +21,7 @@ import type {
   ToolCallPayload,
   ToolResultPayload,
 } from '../sessions/types.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 // The transcript's own copies of the run's unions (sessions/ imports nothing from runs/) must stay equal to them.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -41,9 +42,6 @@ export function newToolCallId(): string {
   return `call_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function bounded(text: string): string {
   return text.length > MAX_ACTIVITY_LABEL_CHARS ? `${text.slice(0, MAX_ACTIVITY_LABEL_CHARS - 1)}…` : text;
