@@ -65,6 +65,11 @@ export interface TurnRequest {
   sessionId?: string;
   clientTools?: ClientToolSpec[];
   disableTools?: boolean;
+  /**
+   * No model reads this turn's results (a script, a scheduled job, `codemode run --headless`). Its cells are
+   * not interactive: no automatic references for oversized values, no results.* or store/load.
+   */
+  headless?: boolean;
 }
 
 export interface ExecOptions {

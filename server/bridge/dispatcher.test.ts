@@ -34,6 +34,7 @@ function context(over: Partial<DispatchContext> = {}): DispatchContext {
     sessionId: 's',
     storeBuffer: new Map(),
     restartSafe: false,
+    headless: false,
     signal: new AbortController().signal,
     toolContext: () => testContext(),
     hooks: {

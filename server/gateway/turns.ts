@@ -117,6 +117,7 @@ export class TurnRegistry {
       ...this.guestCatalog(eff.catalog, options),
       scheduler: new CallScheduler(),
       results: new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes)),
+      headless: req.headless === true,
       abort: new AbortController(),
       beforeToolCall: async (entry, input, ctx) => {
         const out = await runBeforeToolCallHooks(plugins, {

@@ -127,6 +127,7 @@ export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv)
     sessionId: turn.sessionId,
     storeBuffer: run.storeBuffer,
     restartSafe: run.cell.restartSafe,
+    headless: turn.headless,
     signal: run.abort.signal,
     toolContext: (invId): ToolContext => ({
       agentId: turn.agentId,

@@ -33,6 +33,11 @@ export interface TurnScope {
   files: Record<string, string>;
   scheduler: CallScheduler;
   results: ResultsStore;
+  /**
+   * No model reads this turn's results (a script, a scheduled job, `codemode run --headless`): its cells are
+   * not interactive, so they get no automatic references and no results or session store.
+   */
+  headless: boolean;
   abort: AbortController;
   /** before_tool_call hooks of the loaded plugins. */
   beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
@@ -137,6 +142,17 @@ export class Run {
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
     this.files = turn.files;
+  }
+
+  /**
+   * Why the cell is not interactive, if it is not: a restartSafe cell (replayed from the transcript after a
+   * restart, so it must not depend on process-local references) or a headless turn's cell (no model reads
+   * its result). Such cells allocate no automatic references and have no results or session store.
+   */
+  get nonInteractive(): 'restartSafe' | 'headless' | undefined {
+    if (this.cell.restartSafe) return 'restartSafe';
+    if (this.turn.headless) return 'headless';
+    return undefined;
   }
 
   get executorKind(): ExecutorKind {
