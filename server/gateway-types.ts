@@ -112,7 +112,10 @@ export interface GatewayApi {
   endTurn(agentRunId: string): void;
   /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
   turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
-  /** Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. */
+  /**
+   * Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. Adding tools
+   * keeps the turn's saved results; removing or redefining one clears them, for cells already started too.
+   */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;

@@ -121,7 +121,8 @@ export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv)
     catalog: run.catalog,
     options: turn.options,
     scheduler: turn.scheduler,
-    results: turn.results,
+    // the store the cell captured when it started, never the turn's current one
+    results: run.results,
     // the turn's own view: its projection is built at its first read and sees only its own commits
     sessions: env.sessions.forTurn(turn),
     sessionId: turn.sessionId,

@@ -1,7 +1,7 @@
 // Result shaping: a run's exec/wait results (completed, failed, waiting), their output and telemetry,
 // built from the run record. Nothing here releases, commits or emits (runs.ts does that first); the one
-// write is an interactive cell's completed value over maxOutputBytes, saved whole to the turn's results
-// for results.load.
+// write is an interactive cell's completed value over maxOutputBytes, saved whole to the results store the
+// cell captured, for results.load.
 import type { CodeModeErrorCode } from '../errors.ts';
 import { boundValue } from './bound.ts';
 import type { ExecutionBudget } from './budget.ts';
@@ -56,7 +56,7 @@ export function telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | und
 
 /**
  * A completed value bounded to maxOutputBytes: over it, a preview, and for an interactive cell the whole value
- * saved to the turn's results, when it fits there (the warning says how to load it, or why
+ * saved to the results store the cell captured, when it fits there (the warning says how to load it, or why
  * it was not retained). Spec 02: "only eligible interactive cells request this capture ... Headless and
  * restart-safe execution do not allocate automatic references": theirs stays a preview, and the warning says why.
  */
@@ -72,7 +72,7 @@ export function boundCompletedValue(run: Run, parsed: { json: string; value: unk
       return undefined;
     }
     try {
-      return run.turn.results.save(json, run.networkContent).ref;
+      return run.results.save(json, run.networkContent).ref;
     } catch (err) {
       warnings.push(`the full value was not retained: ${(err as Error).message}`);
       return undefined;

@@ -32,6 +32,10 @@ export interface TurnScope {
   boot: GuestBootConfig;
   files: Record<string, string>;
   scheduler: CallScheduler;
+  /**
+   * The turn's saved results: replaced (the old one cleared) when the turn's client tools are restricted
+   * or replaced; each cell keeps the one it captured when it started (Run.results).
+   */
   results: ResultsStore;
   /**
    * No model reads this turn's results (a script, a scheduled job, `codemode run --headless`): its cells are
@@ -121,6 +125,11 @@ export class Run {
    */
   readonly catalog: Catalog;
   readonly files: Record<string, string>;
+  /**
+   * The turn's result store as it was when the cell started (spec 02: "Each cell captures that store before
+   * execution"): a later restriction clears it for this cell too, and the cell never adopts the replacement.
+   */
+  readonly results: ResultsStore;
   nestedCount = 0;
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
@@ -142,6 +151,7 @@ export class Run {
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
     this.files = turn.files;
+    this.results = turn.results;
   }
 
   /**
