@@ -85,6 +85,17 @@ describe('dispatchRequest', () => {
     expect(await reply({ id: 'r7', op: 'store', action: 'set', key: 'k', json: '1' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input' });
   });
 
+  it('on a headless cell: calls any tool, refuses store and results ops; the refused ops leave the results store as it was', async () => {
+    const ctx = context({ headless: true });
+    const { ref } = ctx.results.save('1', false);
+    expect(await reply({ id: 'h1', op: 'call', tool: 'read', input: { path: 'notes.md' } }, ctx)).not.toMatchObject({ code: 'invalid_input' });
+    expect(await reply({ id: 'h2', op: 'store', action: 'get', key: 'k' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input', error: expect.stringContaining('headless') });
+    for (const [id, action] of [['h3', 'save'], ['h4', 'load'], ['h5', 'delete']] as const) {
+      expect(await reply({ id, op: 'results', action, ref, json: '2' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input', error: expect.stringContaining('headless') });
+    }
+    expect(ctx.results.size).toBe(1);
+  });
+
   it('on a hook block or an approval denial: replies with a coded error naming the reason', async () => {
     const blocked = context({ hooks: { ...context().hooks, beforeToolCall: async (_e, input) => ({ blocked: 'no reading today', input }) } });
     expect(await reply({ id: 'r8', op: 'call', tool: 'read', input: {} }, blocked)).toMatchObject({ ok: false, code: 'blocked', error: expect.stringContaining('no reading today') });
