@@ -52,6 +52,11 @@ export interface TurnRequest {
   sessionId?: string;
   clientTools?: ClientToolSpec[];
   disableTools?: boolean;
+  /**
+   * No model reads this turn's results (a script, a scheduled job, `codemode run --headless`). Its cells are
+   * not interactive: no automatic references for oversized values, no results.* or store/load.
+   */
+  headless?: boolean;
 }
 
 export interface ExecOptions {
@@ -94,7 +99,10 @@ export interface GatewayApi {
   endTurn(agentRunId: string): void;
   /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
   turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
-  /** Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. */
+  /**
+   * Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. Adding tools
+   * keeps the turn's saved results; removing or redefining one clears them, for cells already started too.
+   */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;

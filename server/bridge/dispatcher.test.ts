@@ -34,6 +34,7 @@ function context(over: Partial<DispatchContext> = {}): DispatchContext {
     sessionId: 's',
     storeBuffer: new Map(),
     restartSafe: false,
+    headless: false,
     signal: new AbortController().signal,
     toolContext: () => testContext(),
     hooks: {
@@ -82,6 +83,17 @@ describe('dispatchRequest', () => {
     const ctx = context({ restartSafe: true });
     expect(await reply({ id: 'r6', op: 'call', tool: 'read', input: {} }, ctx)).toMatchObject({ ok: false, code: 'invalid_input' });
     expect(await reply({ id: 'r7', op: 'store', action: 'set', key: 'k', json: '1' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input' });
+  });
+
+  it('on a headless cell: calls any tool, refuses store and results ops; the refused ops leave the results store as it was', async () => {
+    const ctx = context({ headless: true });
+    const { ref } = ctx.results.save('1', false);
+    expect(await reply({ id: 'h1', op: 'call', tool: 'read', input: { path: 'notes.md' } }, ctx)).not.toMatchObject({ code: 'invalid_input' });
+    expect(await reply({ id: 'h2', op: 'store', action: 'get', key: 'k' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input', error: expect.stringContaining('headless') });
+    for (const [id, action] of [['h3', 'save'], ['h4', 'load'], ['h5', 'delete']] as const) {
+      expect(await reply({ id, op: 'results', action, ref, json: '2' }, ctx)).toMatchObject({ ok: false, code: 'invalid_input', error: expect.stringContaining('headless') });
+    }
+    expect(ctx.results.size).toBe(1);
   });
 
   it('on a hook block or an approval denial: replies with a coded error naming the reason', async () => {

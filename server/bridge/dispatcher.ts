@@ -40,8 +40,10 @@ export interface DispatchContext {
   sessionId: string;
   /** This cell's buffered writes (committed only if it completes). */
   storeBuffer: Map<string, StoredValue>;
-  /** Store ops are unavailable in restartSafe execution. */
+  /** restartSafe cells call only replay-safe tools; they have no results or session store (nonInteractiveStore). */
   restartSafe: boolean;
+  /** A headless turn's cell: no results or session store either. */
+  headless: boolean;
   signal: AbortSignal;
   toolContext(invocationId: string): ToolContext;
   hooks: NestedCallHooks;
@@ -172,6 +174,17 @@ function parseStored(key: string, json: string): unknown {
   }
 }
 
+/**
+ * Refuses `what` (store/load or results.*) in a cell that is not interactive. Spec 02: "Store operations are
+ * unavailable in headless or restartSafe execution"; results.* follow the same rule (docs/decisions.md): a
+ * restartSafe cell may be replayed after a restart, where no process-local reference survives, and a headless
+ * turn has no reply for references to live in.
+ */
+function assertInteractive(ctx: DispatchContext, what: string, instead: string): void {
+  const mode = ctx.restartSafe ? 'restartSafe' : ctx.headless ? 'headless' : undefined;
+  if (mode) throw new ToolError(`${what} are unavailable in ${mode} execution; ${instead}`, 'invalid_input');
+}
+
 /** Dispatch one checked guest request. Never rejects and never throws: every failure is an error reply. */
 export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
   const canceler: { cancel?: () => void } = {};
@@ -202,7 +215,7 @@ export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invoca
         return null;
       }
       case 'store': {
-        if (ctx.restartSafe) throw new ToolError('store/load are unavailable in restartSafe execution', 'invalid_input');
+        assertInteractive(ctx, 'store/load', 'pass the values the cell needs in its source, and return what it computed');
         const key = req.key;
         if (req.action === 'set') {
           if (req.json === undefined) {
@@ -222,6 +235,7 @@ export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invoca
         return parseStored(key, v.json);
       }
       case 'results': {
+        assertInteractive(ctx, 'results.save/load/delete', 'return the value itself (a value over maxOutputBytes comes back as a preview)');
         if (req.action === 'save') {
           const canonical = canonicalJson(req.json ?? 'null');
           if (!canonical.ok) throw new InvalidInputError(`results.save: ${canonical.reason}; save plain JSON data`);

@@ -94,6 +94,14 @@ describe.concurrent('codemode run', () => {
     expect(code).toBe(1);
   });
 
+  it('on --headless: the turn is headless, so results.save is refused (without the flag it works)', async () => {
+    const file = cellFile('try { await results.save(1); return "saved" } catch (e) { return e.code + ": " + e.message }');
+    const headless = await cli(['run', file, '--config', roomy, '--headless']);
+    expect(JSON.parse(headless.lines.at(-1)!)).toMatchObject({ status: 'completed', value: expect.stringMatching(/^invalid_input: results.save\/load\/delete are unavailable in headless execution/) });
+    const interactive = await cli(['run', file, '--config', roomy]);
+    expect(JSON.parse(interactive.lines.at(-1)!)).toMatchObject({ status: 'completed', value: 'saved' });
+  });
+
   it('on a .ts file: runs it as TypeScript', async () => {
     const file = cellFile('const n: number = 41;\nn + 1', '.ts');
     const { lines } = await cli(['run', file, '--config', roomy]);

@@ -12,10 +12,11 @@ const USAGE = `usage:
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
   codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
-                    [--typecheck] [--approve]
+                    [--typecheck] [--approve] [--headless]
       runs each file as a cell of one turn, in order; calls wait until each settles and prints every
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
+      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
 common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
 
 export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
@@ -38,6 +39,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
         executor: { type: 'string' },
         typecheck: { type: 'boolean' },
         approve: { type: 'boolean' },
+        headless: { type: 'boolean' },
         json: { type: 'boolean' },
         'disable-tools': { type: 'boolean' },
       },
@@ -93,6 +95,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       ...(values.model ? { model: values.model } : {}),
       ...(values['disable-tools'] ? { disableTools: true } : {}),
       ...(values.session ? { sessionId: values.session } : {}),
+      ...(values.headless ? { headless: true } : {}),
     };
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);

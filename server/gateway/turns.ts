@@ -20,6 +20,7 @@ import type { McpServerView } from '../tools/mcp/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import { applyToolPolicy, hasEmptyAllowlist } from '../tools/policy.ts';
 import type { ToolDefinition } from '../tools/types.ts';
+import { isRecord } from '../util/is-record.mjs';
 
 /**
  * Turns with no exec or wait for this long, and no live run, are ended (their catalog and saved
@@ -116,7 +117,8 @@ export class TurnRegistry {
       options,
       ...this.guestCatalog(eff.catalog, options),
       scheduler: new CallScheduler(),
-      results: new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes)),
+      results: newResultsStore(options),
+      headless: req.headless === true,
       abort: new AbortController(),
       beforeToolCall: async (entry, input, ctx) => {
         const out = await runBeforeToolCallHooks(plugins, {
@@ -132,14 +134,19 @@ export class TurnRegistry {
         return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
       },
     };
+    // spec 02: "the admitted run's abort clear[s] saved data", whoever aborts it
+    scope.abort.signal.addEventListener('abort', () => scope.results.clear('turn_ended'), { once: true });
     this.turns.set(agentRunId, { info, scope, catalog: eff.catalog, request: { ...req, sessionId }, lastUsedAt: Date.now() });
     return info;
   }
 
   /**
-   * Replace the client tools of a live turn. New cells see the new catalog; running and parked
-   * cells keep the projection they started with, and the turn's runs and saved results stay
-   * (spec: client tool additions do not close the owner).
+   * Replace the client tools of a live turn. New cells see the new catalog; running and parked cells keep
+   * the projection they started with (spec: client tool additions do not close the owner). Saved results
+   * (spec 02): "Appended client tools preserve the same result-store lifetime, including for cells already
+   * parked in wait"; any other change (a tool removed or redefined) restricts or replaces the catalog, which
+   * clears saved data: the turn's store is cleared and new cells get a fresh one, while cells that started
+   * before keep the cleared store they captured ("stale cells cannot adopt a replacement store").
    */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo {
     const turn = this.turns.get(agentRunId);
@@ -147,6 +154,10 @@ export class TurnRegistry {
     turn.lastUsedAt = Date.now();
     const request: TurnRequest = { ...turn.request, clientTools };
     const eff = this.effective(request);
+    if (!isAppend(turn.request.clientTools ?? [], clientTools)) {
+      turn.scope.results.clear('catalog_restricted');
+      turn.scope.results = newResultsStore(turn.scope.options);
+    }
     turn.request = request;
     turn.catalog = eff.catalog;
     turn.info = { ...turn.info, surface: eff.surface };
@@ -171,8 +182,8 @@ export class TurnRegistry {
     if (!turn) return;
     this.deps.runs.abortTurn(agentRunId);
     this.deps.ownership.endTurn(agentRunId);
+    // aborting the turn clears its saved results (the listener set in prepare)
     turn.scope.abort.abort();
-    turn.scope.results.clear();
     this.turns.delete(agentRunId);
   }
 
@@ -214,4 +225,25 @@ export class TurnRegistry {
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
     this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
+}
+
+/** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
+function newResultsStore(options: CodeModeOptions): ResultsStore {
+  return new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes));
+}
+
+/**
+ * Whether `next` only appends to `previous`: every earlier client tool is still there, defined exactly as
+ * before (a changed schema or description is a replacement; a missing one a restriction). Order is free.
+ */
+export function isAppend(previous: readonly ClientToolSpec[], next: readonly ClientToolSpec[]): boolean {
+  const kept = new Map(next.map((t) => [t.name, toolKey(t)]));
+  return previous.every((t) => kept.get(t.name) === toolKey(t));
+}
+
+/** A client tool's definition as one string, object keys sorted: a client that resends it in another key order has not changed it. */
+function toolKey(t: ClientToolSpec): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sorted) : isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
+  return JSON.stringify(sorted({ description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null }));
 }

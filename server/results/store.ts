@@ -2,11 +2,24 @@
 //
 // Spec: at most 64 entries and min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes; capacity
 // errors keep existing entries; loads return detached copies and carry network-content provenance.
+// A store is cleared once, for good: the turn ended or was aborted, or its catalog was restricted or
+// replaced. Cells hold the store they captured when they started, so a cleared store stays cleared for
+// them (they cannot adopt the turn's next one) and says why when they use it.
 import { randomBytes } from 'node:crypto';
 import { ToolError } from '../errors.ts';
 
 /** Spec: "The store admits at most 64 entries". */
 export const MAX_RESULT_ENTRIES = 64;
+
+/** Why a store was cleared: each says so to a cell that still holds it. */
+export type ResultsClearReason = 'turn_ended' | 'catalog_restricted';
+
+const CLEARED_MESSAGES: Record<ResultsClearReason, string> = {
+  turn_ended: 'this turn has ended; saved results expired with it',
+  catalog_restricted:
+    "saved results were cleared when this turn's client tools were restricted or replaced, and this cell started before that; " +
+    'references never outlive a permission change - return the data instead, or recompute it in a new cell',
+};
 
 interface Entry {
   json: string;
@@ -17,7 +30,7 @@ interface Entry {
 export class ResultsStore {
   private readonly entries = new Map<string, Entry>();
   private usedBytes = 0;
-  private closed = false;
+  private cleared?: ResultsClearReason;
 
   constructor(readonly maxBytes: number) {}
 
@@ -62,14 +75,19 @@ export class ResultsStore {
     return true;
   }
 
-  /** Catalog teardown or the turn's end: every reference expires. */
-  clear(): void {
+  /** Whether the store was cleared (and why): it then refuses every save and load. */
+  get clearedBy(): ResultsClearReason | undefined {
+    return this.cleared;
+  }
+
+  /** Every reference expires and the store refuses later use; the first reason is the one cells hear. */
+  clear(reason: ResultsClearReason): void {
     this.entries.clear();
     this.usedBytes = 0;
-    this.closed = true;
+    this.cleared ??= reason;
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new ToolError('this turn has ended; saved results expired with it', 'expired');
+    if (this.cleared) throw new ToolError(CLEARED_MESSAGES[this.cleared], 'expired');
   }
 }

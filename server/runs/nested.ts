@@ -121,12 +121,14 @@ export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv)
     catalog: run.catalog,
     options: turn.options,
     scheduler: turn.scheduler,
-    results: turn.results,
+    // the store the cell captured when it started, never the turn's current one
+    results: run.results,
     // the turn's own view: its projection is built at its first read and sees only its own commits
     sessions: env.sessions.forTurn(turn),
     sessionId: turn.sessionId,
     storeBuffer: run.storeBuffer,
     restartSafe: run.cell.restartSafe,
+    headless: turn.headless,
     signal: run.abort.signal,
     toolContext: (invId): ToolContext => ({
       agentId: turn.agentId,

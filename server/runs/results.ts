@@ -1,6 +1,7 @@
 // Result shaping: a run's exec/wait results (completed, failed, waiting), their output and telemetry,
 // built from the run record. Nothing here releases, commits or emits (runs.ts does that first); the one
-// write is a completed value over maxOutputBytes, saved whole to the turn's results for results.load.
+// write is an interactive cell's completed value over maxOutputBytes, saved whole to the results store the
+// cell captured, for results.load.
 import type { CodeModeErrorCode } from '../errors.ts';
 import { boundValue } from './bound.ts';
 import type { ExecutionBudget } from './budget.ts';
@@ -54,15 +55,24 @@ export function telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | und
 }
 
 /**
- * A completed value bounded to maxOutputBytes: over it, a preview, and the whole value saved to the
- * turn's results when it fits there (the warning says how to load it, or why it was not retained).
+ * A completed value bounded to maxOutputBytes: over it, a preview, and for an interactive cell the whole value
+ * saved to the results store the cell captured, when it fits there (the warning says how to load it, or why
+ * it was not retained). Spec 02: "only eligible interactive cells request this capture ... Headless and
+ * restart-safe execution do not allocate automatic references": theirs stays a preview, and the warning says why.
  */
 export function boundCompletedValue(run: Run, parsed: { json: string; value: unknown }): { value: unknown; truncated: boolean; warnings: string[] } {
   const warnings: string[] = [];
   const max = run.turn.options.maxOutputBytes;
+  const nonInteractive = run.nonInteractive;
   const bounded = boundValue(parsed, max, (json) => {
+    if (nonInteractive) {
+      warnings.push(
+        `the full value was not retained: ${nonInteractive} cells get no automatic references; return a smaller value (select the fields you need) to see all of it`,
+      );
+      return undefined;
+    }
     try {
-      return run.turn.results.save(json, run.networkContent).ref;
+      return run.results.save(json, run.networkContent).ref;
     } catch (err) {
       warnings.push(`the full value was not retained: ${(err as Error).message}`);
       return undefined;
@@ -106,7 +116,12 @@ export function failedResult(
   };
 }
 
-/** A waiting result for a run that is parked now, with what it still waits on. */
+/**
+ * A waiting result for a run that is parked now, with what it still waits on. Every one is marked replay-safe
+ * (spec 01: "Suspended results are marked replay-safe so restart recovery can reconstruct an interrupted turn
+ * from its transcript instead of restoring the process-local snapshot"): the mark is about the result, which
+ * records no effect of its own, not about the cell, so it does not depend on restartSafe.
+ */
 export function waitingResult(run: Run, output: CodeModeOutput[], dropped: number, budget: ExecutionBudget, live: LiveLeg | undefined): CodeModeResult {
   return {
     status: 'waiting',
@@ -115,7 +130,7 @@ export function waitingResult(run: Run, output: CodeModeOutput[], dropped: numbe
     pendingToolCalls: pendingCalls(run),
     ...outputField(output, dropped, run),
     telemetry: telemetry(run, budget, live, dropped, false),
-    ...(run.cell.restartSafe ? { replaySafe: true } : {}),
+    replaySafe: true,
   };
 }
 

@@ -32,7 +32,16 @@ export interface TurnScope {
   boot: GuestBootConfig;
   files: Record<string, string>;
   scheduler: CallScheduler;
+  /**
+   * The turn's saved results: replaced (the old one cleared) when the turn's client tools are restricted
+   * or replaced; each cell keeps the one it captured when it started (Run.results).
+   */
   results: ResultsStore;
+  /**
+   * No model reads this turn's results (a script, a scheduled job, `codemode run --headless`): its cells are
+   * not interactive, so they get no automatic references and no results or session store.
+   */
+  headless: boolean;
   abort: AbortController;
   /** before_tool_call hooks of the loaded plugins. */
   beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
@@ -116,6 +125,11 @@ export class Run {
    */
   readonly catalog: Catalog;
   readonly files: Record<string, string>;
+  /**
+   * The turn's result store as it was when the cell started (spec 02: "Each cell captures that store before
+   * execution"): a later restriction clears it for this cell too, and the cell never adopts the replacement.
+   */
+  readonly results: ResultsStore;
   nestedCount = 0;
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
@@ -137,6 +151,18 @@ export class Run {
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
     this.files = turn.files;
+    this.results = turn.results;
+  }
+
+  /**
+   * Why the cell is not interactive, if it is not: a restartSafe cell (replayed from the transcript after a
+   * restart, so it must not depend on process-local references) or a headless turn's cell (no model reads
+   * its result). Such cells allocate no automatic references and have no results or session store.
+   */
+  get nonInteractive(): 'restartSafe' | 'headless' | undefined {
+    if (this.cell.restartSafe) return 'restartSafe';
+    if (this.turn.headless) return 'headless';
+    return undefined;
   }
 
   get executorKind(): ExecutorKind {

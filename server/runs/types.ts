@@ -59,6 +59,7 @@ export type CodeModeResult =
       pendingToolCalls?: CodeModePendingToolCall[];
       output?: CodeModeOutput[];
       telemetry: CodeModeTelemetry;
+      /** Set on every waiting result the Gateway makes (spec 01: "Suspended results are marked replay-safe"). */
       replaySafe?: boolean;
     }
   | { status: 'failed'; error: string; code?: CodeModeErrorCode; output?: CodeModeOutput[]; telemetry: CodeModeTelemetry };

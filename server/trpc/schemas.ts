@@ -39,6 +39,7 @@ export const turnRequestSchema = z.strictObject({
   sessionId: z.string().max(MAX_ID_LENGTH).optional(),
   clientTools: z.array(clientToolSpecSchema).optional(),
   disableTools: z.boolean().optional(),
+  headless: z.boolean().optional(),
 });
 
 /** turns.prepare: joining an existing session id needs that session's token. */

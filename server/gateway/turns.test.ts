@@ -1,0 +1,162 @@
+// Saved-data lifetime of a turn through the Gateway: client-tool appends keep the result store, restriction and replacement clear it, parked cells keep the store they captured, the turn's abort clears it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ownership } from '../access/ownership.ts';
+import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
+import type { Gateway } from '../gateway.ts';
+import type { ClientToolSpec } from '../gateway-types.ts';
+import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
+import { testConfig } from '../tools/testing.ts';
+import { isAppend, TurnRegistry } from './turns.ts';
+
+let executor: QuickJsExecutor;
+let gw: Gateway;
+
+beforeAll(async () => {
+  executor = new QuickJsExecutor({ workers: 1 });
+  await executor.ready();
+  gw = await testGateway({ executor, codeMode: { maxOutputBytes: 1024 } });
+});
+
+afterAll(async () => {
+  await gw.close();
+  await executor.close();
+});
+
+const ask: ClientToolSpec = { name: 'ask_user', description: 'ask the user', inputSchema: { type: 'object' } };
+const pick: ClientToolSpec = { name: 'pick_color', description: 'pick a color', inputSchema: { type: 'object' } };
+
+/** A cell that reports what results.* does for it instead of failing: `{ ok, value }` or `{ ok: false, code, error }`. */
+const attempt = (expr: string) => `(async () => { try { return { ok: true, value: await ${expr} } } catch (e) { return { ok: false, code: e.code, error: e.message } } })()`;
+
+async function saveRef(agentRunId: string, value: unknown): Promise<string> {
+  return expectCompleted(await gw.exec(agentRunId, { code: `return (await results.save(${JSON.stringify(value)})).ref` })).value as string;
+}
+
+/** Answer the one client-tool call of a parked run (once the Gateway has handed it to the client). */
+async function answer(runId: string, result: unknown): Promise<void> {
+  await until(() => gw.run(runId)?.clientCalls.length === 1, { what: `run ${runId}'s client-tool call` });
+  gw.answerClientCall({ runId, callId: gw.run(runId)!.clientCalls[0]!.callId, result });
+}
+
+async function loadIn(agentRunId: string, ref: string) {
+  return expectCompleted(await gw.exec(agentRunId, { code: `return await ${attempt(`results.load(${JSON.stringify(ref)})`)}` })).value;
+}
+
+describe('spec 02: "Appended client tools preserve the same result-store lifetime, including for cells already parked in wait"', () => {
+  it('on an update that adds a tool: new cells and a cell parked before it load the earlier reference, and share what either saves', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask] });
+    const before = await saveRef(t.agentRunId, { kept: 1 });
+    // parks at once (yield_control); the references to try reach it as its client tool's answer
+    const parked = expectWaiting(
+      await gw.exec(t.agentRunId, {
+        code: `const asked = ask_user({});\nawait yield_control("ask");\nconst refs = await asked;\nconst out = [];\nfor (const r of refs) out.push(await ${attempt('results.load(r)')});\nout.push(await ${attempt('results.save({ later: true })')});\nreturn out`,
+      }),
+    );
+    gw.updateClientTools(t.agentRunId, [pick, ask]);
+    expect(await loadIn(t.agentRunId, before)).toEqual({ ok: true, value: { kept: 1 } });
+    const after = await saveRef(t.agentRunId, { appended: 2 });
+    await answer(parked.runId, [before, after]);
+    const out = expectCompleted(await gw.wait(t.agentRunId, { runId: parked.runId })).value as Array<{ ok: boolean; value: unknown }>;
+    expect(out.slice(0, 2)).toEqual([
+      { ok: true, value: { kept: 1 } },
+      { ok: true, value: { appended: 2 } },
+    ]);
+    // what the parked cell saved lives in the same store: a new cell loads it
+    const laterRef = (out[2]!.value as { ref: string }).ref;
+    expect(await loadIn(t.agentRunId, laterRef)).toEqual({ ok: true, value: { later: true } });
+  });
+
+  it('on the same tools sent again, in another order and key order: nothing is restricted, the reference stays', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask, pick] });
+    const ref = await saveRef(t.agentRunId, 'same');
+    gw.updateClientTools(t.agentRunId, [{ inputSchema: { type: 'object' }, description: 'pick a color', name: 'pick_color' }, ask]);
+    expect(await loadIn(t.agentRunId, ref)).toEqual({ ok: true, value: 'same' });
+  });
+});
+
+describe('spec 02: "Catalog teardown, replacement, restriction, and the admitted run\'s abort clear saved data"', () => {
+  it('on an update that removes a client tool (restriction): the earlier reference is gone for new cells, which get a fresh store', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask, pick] });
+    const ref = await saveRef(t.agentRunId, { secret: 1 });
+    gw.updateClientTools(t.agentRunId, [ask]);
+    expect(await loadIn(t.agentRunId, ref)).toMatchObject({ ok: false, code: 'not_found' });
+    const fresh = await saveRef(t.agentRunId, { fresh: 2 });
+    expect(await loadIn(t.agentRunId, fresh)).toEqual({ ok: true, value: { fresh: 2 } });
+  });
+
+  it('on an update that redefines a client tool under the same name (replacement): the earlier reference is gone', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask] });
+    const ref = await saveRef(t.agentRunId, 'old');
+    gw.updateClientTools(t.agentRunId, [{ ...ask, inputSchema: { type: 'object', properties: { question: { type: 'string' } } } }]);
+    expect(await loadIn(t.agentRunId, ref)).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
+  it('on the admitted run\'s abort (the turn\'s abort signal, which turns.end fires): its saved data is cleared', () => {
+    const registry = new TurnRegistry({
+      config: testConfig(),
+      tools: [],
+      plugins: [],
+      mcpServers: () => [],
+      ownership: new Ownership(() => false),
+      runs: { abortTurn: () => undefined, list: () => [] },
+    });
+    try {
+      const aborted = registry.prepare({});
+      const scope = registry.use(aborted.agentRunId)!.scope;
+      const { ref } = scope.results.save('1', false);
+      scope.abort.abort();
+      expect(() => scope.results.load(ref)).toThrow(/this turn has ended; saved results expired with it/);
+      expect(scope.results.size).toBe(0);
+
+      const ended = registry.prepare({});
+      const endedScope = registry.use(ended.agentRunId)!.scope;
+      endedScope.results.save('2', false);
+      registry.end(ended.agentRunId);
+      expect(endedScope.results.clearedBy).toBe('turn_ended');
+      expect(endedScope.results.size).toBe(0);
+    } finally {
+      registry.close();
+    }
+  });
+});
+
+describe('spec 02: "Each cell captures that store before execution, so stale cells cannot adopt a replacement store or retain references after a permission change"', () => {
+  it('on a restriction while a cell is parked: the cell keeps its cleared store, so it loads neither the old nor the new reference and saves nothing', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask, pick] });
+    const old = await saveRef(t.agentRunId, { before: 1 });
+    const parked = expectWaiting(
+      await gw.exec(t.agentRunId, {
+        code: `const asked = ask_user({});\nawait yield_control("ask");\nconst refs = await asked;\nconst out = [];\nfor (const r of refs) out.push(await ${attempt('results.load(r)')});\nout.push(await ${attempt('results.save({ after: true })')});\nreturn out`,
+      }),
+    );
+    gw.updateClientTools(t.agentRunId, [ask]);
+    const replacement = await saveRef(t.agentRunId, { replacement: 2 });
+    await answer(parked.runId, [old, replacement]);
+    const out = expectCompleted(await gw.wait(t.agentRunId, { runId: parked.runId })).value as unknown[];
+    const cleared = { ok: false, code: 'expired', error: expect.stringMatching(/^saved results were cleared when this turn's client tools were restricted or replaced, and this cell started before that/) };
+    expect(out).toEqual([cleared, cleared, cleared]);
+    // the stale cell touched nothing of the replacement store: a new cell still loads its reference
+    expect(await loadIn(t.agentRunId, replacement)).toEqual({ ok: true, value: { replacement: 2 } });
+  });
+
+  it('on a restriction while a cell is parked: its oversized final value gets no ref, and the warning says the store was cleared', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask, pick] });
+    const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'const asked = ask_user({});\nawait yield_control("ask");\nawait asked;\nreturn "x".repeat(5000)' }));
+    gw.updateClientTools(t.agentRunId, []);
+    await answer(parked.runId, null);
+    const done = expectCompleted(await gw.wait(t.agentRunId, { runId: parked.runId }));
+    expect(done.value).toMatchObject({ truncated: true, bytes: 5002 });
+    expect(done.value).not.toHaveProperty('ref');
+    expect(done.warnings).toContainEqual(expect.stringMatching(/^the full value was not retained: saved results were cleared when this turn's client tools were restricted/));
+  });
+});
+
+describe('isAppend', () => {
+  it('on added tools in any order: an append; on a removed or redefined tool: not one', () => {
+    expect(isAppend([ask], [pick, ask])).toBe(true);
+    expect(isAppend([], [ask])).toBe(true);
+    expect(isAppend([ask, pick], [ask])).toBe(false);
+    expect(isAppend([ask], [{ ...ask, description: 'ask someone else' }])).toBe(false);
+    expect(isAppend([ask], [{ ...ask, outputSchema: { type: 'string' } }])).toBe(false);
+  });
+});
