@@ -123,7 +123,11 @@ export function attachLeg(leg: LegState, pw: PoolWorker): void {
 /** Post to the leg's worker; what the worker counts (replies delivered, a park asked) is counted here too. */
 export function postToWorker(leg: LegState, msg: HostToWorker): void {
   if (!leg.worker || leg.worker.dead) return;
-  if (msg.t === 'deliver') leg.inFlight -= msg.replies.length;
+  if (msg.t === 'deliver') {
+    leg.inFlight -= msg.replies.length;
+    // a VM that declined while busy is in a new state once it has replies: it may be asked again
+    if (!leg.pinnedOverLimit) leg.declined = false;
+  }
   if (msg.t === 'park') leg.parkSent = true;
   leg.worker.worker.postMessage(msg);
 }
