@@ -79,6 +79,41 @@ describe('worker-pool pressure parking (one worker, one live VM per worker, no e
     expect(gw.runsManager.leaks()).toEqual([]);
   });
 
+  it('on cells moved more than once (two awaited calls each): both calls keep their ids, in order, and output from every worker stay reaches the result', async () => {
+    const gate = gatedTool();
+    const gw = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 60_000 } });
+    const t = gw.prepareTurn({ sessionId: 'pressure-twice' });
+    const twice = (k: string) =>
+      `console.log("before ${k}");\nconst a = await gate({ key: "${k}1" });\nconsole.log("between ${k}");\nconst b = await gate({ key: "${k}2" });\nconsole.log("after ${k}");\nreturn [a.key, b.key];`;
+    const parksBefore = executor.poolStats().pressureParks;
+    const x = gw.exec(t.agentRunId, { code: twice('x') }, { toolCallId: 'call_x' });
+    const y = gw.exec(t.agentRunId, { code: twice('y') }, { toolCallId: 'call_y' });
+    await until(() => gate.waiting.has('x1') && gate.waiting.has('y1'), { what: 'both first calls' });
+    gate.reply('x1');
+    gate.reply('y1');
+    await until(() => gate.waiting.has('x2') && gate.waiting.has('y2'), { what: 'both second calls' });
+    gate.reply('y2');
+    gate.reply('x2');
+    const [rx, ry] = [expectCompleted(await x), expectCompleted(await y)];
+    expect([rx.value, ry.value]).toEqual([
+      ['x1', 'x2'],
+      ['y1', 'y2'],
+    ]);
+    expect(rx.output?.map((l) => l.text)).toEqual(['before x', 'between x', 'after x']);
+    expect(ry.output?.map((l) => l.text)).toEqual(['before y', 'between y', 'after y']);
+    for (const k of ['x', 'y']) {
+      const runId = gw.runsManager.list().find((r) => r.code.includes(`"before ${k}"`))?.runId ?? '';
+      const nested = gw.trajectory(runId)?.calls[0]?.nested ?? [];
+      const ids = nested.map((n) => n.invocationId);
+      expect(ids).toEqual([`${k}1`, `${k}2`].map((key) => gate.calls.find((c) => c.key === key)?.invocationId));
+      expect(ids.map((id) => id.split(':')[1])).toEqual(['1', '2']);
+    }
+    // one place for two cells that each wait twice: at least three moves
+    expect(executor.poolStats().pressureParks - parksBefore).toBeGreaterThanOrEqual(3);
+    expect(gate.calls.map((c) => c.key).sort()).toEqual(['x1', 'x2', 'y1', 'y2']);
+    expect(executor.leaks()).toEqual([]);
+  });
+
   it('on a pressure checkpoint: the run trajectory and board show a snapshot record marked pressure, with its sizes and restore time', async () => {
     const gate = gatedTool();
     const gw = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 60_000 } });
