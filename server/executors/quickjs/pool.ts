@@ -6,9 +6,9 @@
 // The guest never runs on the Gateway's event loop. Each leg carries a SharedArrayBuffer control
 // block (deadline, abort flag) the worker's interrupt handler reads, so the host can stop a guest
 // that never yields. Each worker also publishes since when its guest has been computing: a worker
-// whose guest has run longer than BUSY_AFTER_MS is taken, and when every worker is taken the pool
-// starts an extra one (up to maxExtraWorkers), so CPU-bound cells cannot starve other cells. Extra
-// workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
+// whose guest has run longer than BUSY_AFTER_MS is taken, and when every worker is taken (or full,
+// below) the pool starts an extra one (up to maxExtraWorkers), so CPU-bound cells cannot starve other
+// cells. Extra workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
 //
 // Pool pressure (spec 01: "worker-pool pressure checkpoints it"): a worker holds at most
 // maxLiveVmsPerWorker live VMs. A leg that finds no worker with a free place, at the extra-worker cap,
@@ -33,7 +33,7 @@ import { attachLeg, checkpointOutcome, countCheckpointing, mayBecomeMovable, new
  */
 export const BUSY_AFTER_MS = 50;
 /**
- * Extra workers beyond the base size while every worker is taken. Each is a thread with its own V8
+ * Extra workers beyond the base size while every worker is taken or full. Each is a thread with its own V8
  * isolate (about 10 MiB) that takes a core only while its guest computes: four lets that many
  * CPU-bound cells run beside the base workers without starving a trivial one, and past that more
  * threads on a small machine only share the same cores thinner (each cell's budget still ends it).
