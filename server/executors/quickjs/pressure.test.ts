@@ -139,6 +139,29 @@ describe('worker-pool pressure parking (one worker, one live VM per worker, no e
     expect(pressure?.restoreMs).toBeGreaterThan(0);
   });
 
+  it('on a wait moved by pressure: its result telemetry reports the snapshot it restored from, not the pressure checkpoint', async () => {
+    const gate = gatedTool();
+    const gw = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 60_000 } });
+    const t = gw.prepareTurn({ sessionId: 'pressure-wait-telemetry' });
+    // small at the yield, large (random doubles) when pressure moves it during the wait
+    const code = 'await yield_control("checkpoint");\nconst big = Array.from({ length: 100000 }, () => Math.random());\nawait gate({ key: "grown" });\nreturn big.length;';
+    const parked = expectWaiting(await gw.exec(t.agentRunId, { code }, { toolCallId: 'call_grow' }));
+    const yielded = gw.trajectory(parked.runId)?.snapshots[0];
+    expect(yielded?.reason).toBe('yield');
+    const resumed = gw.wait(t.agentRunId, { runId: parked.runId }, { toolCallId: 'call_grow_wait' });
+    await until(() => gate.waiting.has('grown'), { what: 'the resumed cell to call the gate' });
+    const other = gw.exec(t.agentRunId, { code: cell('other') }, { toolCallId: 'call_other_cell' });
+    await until(() => gate.waiting.has('other'), { what: 'the other cell to call the gate' });
+    gate.reply('grown');
+    const done = expectCompleted(await resumed);
+    expect(done.value).toBe(100000);
+    const pressure = gw.trajectory(parked.runId)?.snapshots.find((r) => r.reason === 'pressure');
+    expect(pressure?.storedBytes).toBeGreaterThan(yielded?.storedBytes ?? Infinity);
+    expect(done.telemetry.snapshot?.storedBytes).toBe(yielded?.storedBytes);
+    gate.reply('other');
+    expectCompleted(await other);
+  });
+
   it('on a budget that ends while the cell is pressure-parked: waits with that checkpoint, and wait completes it without replaying its tool', async () => {
     const gate = gatedTool();
     const gw = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 300 } });
