@@ -246,11 +246,12 @@ export function checkWorkerMessage(m) {
         droppedBytes: m.droppedBytes,
       });
     }
-    case 'parked': {
+    case 'parked':
+    case 'pressure-parked': {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
       const queued = checkList(m.queued, hostRequestCheck, 'queued requests');
       if (!queued.ok) return fail(queued.error);
-      const out = { t: 'parked', legId, droppedBytes: m.droppedBytes, queued: queued.value };
+      const out = { t: m.t, legId, droppedBytes: m.droppedBytes, queued: queued.value };
       if (m.settled !== undefined) {
         const s = checkOutcome(m.settled, checkJsonString);
         if (!s.ok) return fail(s.error);
@@ -274,8 +275,13 @@ export function checkWorkerMessage(m) {
         if (!isDuration(m.takeMs)) return fail('takeMs must be a duration');
         out.takeMs = m.takeMs;
       }
+      // a pressure checkpoint is always a snapshot the host keeps (a live context cannot move workers)
+      if (m.t === 'pressure-parked' && out.snapshot === undefined) return fail('a pressure-parked leg must carry a snapshot');
       return good(out);
     }
+    case 'pressure-declined':
+      if (m.storedBytes !== undefined && !isCount(m.storedBytes)) return fail('storedBytes must be a count');
+      return good({ t: 'pressure-declined', legId, ...(m.storedBytes !== undefined ? { storedBytes: m.storedBytes } : {}) });
     default:
       return fail(`unknown worker message type ${JSON.stringify(String(m.t).slice(0, 32))}`);
   }

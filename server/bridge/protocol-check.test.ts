@@ -116,6 +116,23 @@ describe('checkWorkerMessage', () => {
     const r = checkWorkerMessage({ t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [{ id: 'r9', op: 'all' }], snapshot, rawBytes: 4, storedBytes: 2, junk: 1 });
     expect(r).toEqual({ ok: true, value: { t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [{ id: 'r9', op: 'all' }], snapshot, rawBytes: 4, storedBytes: 2 } });
   });
+
+  it('on a pressure checkpoint: accepts one with a snapshot, refuses one with only a live continuation (it cannot move workers)', () => {
+    const snapshot = new Uint8Array([1, 2]);
+    const r = checkWorkerMessage({ t: 'pressure-parked', legId: 'leg1', droppedBytes: 0, queued: [], snapshot, rawBytes: 4, storedBytes: 2 });
+    expect(r).toEqual({ ok: true, value: { t: 'pressure-parked', legId: 'leg1', droppedBytes: 0, queued: [], snapshot, rawBytes: 4, storedBytes: 2 } });
+    expect(checkWorkerMessage({ t: 'pressure-parked', legId: 'leg1', droppedBytes: 0, queued: [], continuationId: 'c1' })).toMatchObject({
+      ok: false,
+      legId: 'leg1',
+      error: expect.stringMatching(/must carry a snapshot/),
+    });
+  });
+
+  it('on a declined pressure checkpoint: keeps the stored size it was over, refuses one that is not a count', () => {
+    expect(checkWorkerMessage({ t: 'pressure-declined', legId: 'leg1', storedBytes: 9 })).toEqual({ ok: true, value: { t: 'pressure-declined', legId: 'leg1', storedBytes: 9 } });
+    expect(checkWorkerMessage({ t: 'pressure-declined', legId: 'leg1' })).toEqual({ ok: true, value: { t: 'pressure-declined', legId: 'leg1' } });
+    expect(checkWorkerMessage({ t: 'pressure-declined', legId: 'leg1', storedBytes: -1 })).toMatchObject({ ok: false, legId: 'leg1' });
+  });
 });
 
 describe('parseGuestJson', () => {

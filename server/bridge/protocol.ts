@@ -8,6 +8,12 @@
 //   host  -> worker  deliver               settled replies, in settle order
 //   host  -> worker  park                  the budget ran out (or the guest yielded): checkpoint now
 //   worker -> host   settled | parked | failed   exactly one, ends the leg
+// Pool pressure (QuickJS): the host may move a leg whose VM waits on host work off its worker and back
+// within the same leg (spec 01: "Pressure parking can remain internal to the same call"):
+//   host  -> worker  pressure-park         checkpoint this VM if it only waits on the host
+//   worker -> host   pressure-parked       its checkpoint (this worker no longer runs the leg), or
+//                    pressure-declined     it stays (busy, or its snapshot is over maxSnapshotBytes)
+//   host  -> worker  resume                the checkpoint, on any worker, when its replies arrive
 // The deadline and abort flag live in a SharedArrayBuffer (its slots: leg-control.mjs) so the worker's
 // interrupt handler sees them even while guest code never yields. Every worker-to-host message carries guest-controlled
 // data and is checked (protocol-check.mjs) before the host reads it; a malformed one fails its run.
@@ -72,6 +78,8 @@ export type HostToWorker =
       /** Requests the guest sent that have not been delivered yet. */
       inFlight: number;
       settled?: SettledOutcome;
+      /** Output bytes the leg already used before a pressure checkpoint (maxOutputBytes is per leg, not per worker stay). */
+      outputBytes?: number;
     }
   | {
       t: 'continue';
@@ -85,6 +93,7 @@ export type HostToWorker =
     }
   | { t: 'deliver'; legId: string; replies: BridgeReply[] }
   | { t: 'park'; legId: string }
+  | { t: 'pressure-park'; legId: string }
   | { t: 'release'; legId: string; continuationId?: string };
 
 /** The cell's own outcome, reported by the guest controller when its function settles. */
@@ -112,4 +121,8 @@ export type WorkerToHost =
   | { t: 'opened'; legId: string; restoreMs?: number; rawBytes?: number }
   | { t: 'settled'; legId: string; ok: true; valueJson: string; droppedBytes: number }
   | { t: 'settled'; legId: string; ok: false; error: string; code?: string; stack?: string; droppedBytes: number }
-  | ({ t: 'parked'; legId: string; droppedBytes: number } & ParkedInfo);
+  | ({ t: 'parked'; legId: string; droppedBytes: number } & ParkedInfo)
+  /** A pressure checkpoint: the leg goes on, off this worker (QuickJS: always a snapshot). */
+  | ({ t: 'pressure-parked'; legId: string; droppedBytes: number } & ParkedInfo)
+  /** The leg stays on this worker: it was not only waiting on the host, or its snapshot (`storedBytes`) is over maxSnapshotBytes. */
+  | { t: 'pressure-declined'; legId: string; storedBytes?: number };

@@ -49,7 +49,17 @@ export interface LegHandlers {
    * restore time and the snapshot's raw bytes (QuickJS).
    */
   onOpened?(info: { restoreMs?: number; rawBytes?: number }): void;
+  /**
+   * Pool pressure moved the VM inside this leg (executors with `pressureParking`): checkpointed off its
+   * worker to free it for a cell queued there, or restored on a worker when its replies arrived. The
+   * leg goes on either way; the run only records it (its trajectory shows pressure checkpoints).
+   */
+  onPressure?(event: PressureEvent): void;
 }
+
+export type PressureEvent =
+  | { phase: 'parked'; rawBytes?: number; storedBytes?: number; takeMs?: number }
+  | { phase: 'resumed'; restoreMs?: number };
 
 export interface Leg {
   readonly done: Promise<LegOutcome>;
@@ -86,6 +96,12 @@ export interface ResumeRequest extends LegBudget {
 
 export interface Executor {
   readonly kind: ExecutorKind;
+  /**
+   * Whether a leg whose VM only waits on the host may be checkpointed to free its worker for a queued
+   * cell and resumed on any worker within the same leg (spec 01: "worker-pool pressure checkpoints
+   * it"). QuickJS: yes (a snapshot moves). Node: no (a live context cannot leave its worker).
+   */
+  readonly pressureParking: boolean;
   start(req: StartRequest, handlers: LegHandlers): Leg;
   resume(continuation: Continuation, req: ResumeRequest, handlers: LegHandlers): Leg;
   /** Drop a continuation that will never resume (expiry, abort, shutdown). */

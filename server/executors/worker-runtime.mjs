@@ -73,7 +73,8 @@ export function runWorker(engine) {
       frontier: [],
       cancels: [],
       output: [],
-      outputBytes: 0,
+      // a leg resumed after a pressure checkpoint keeps counting where it stopped (the cap is per leg)
+      outputBytes: Number.isFinite(msg.outputBytes) && msg.outputBytes > 0 ? msg.outputBytes : 0,
       droppedBytes: 0,
       inFlight: msg.inFlight ?? 0,
       // a cell can settle while un-awaited work is still pending; that outcome survives parking
@@ -267,19 +268,25 @@ export function runWorker(engine) {
     afterEntry(leg);
   }
 
-  async function park(leg) {
+  // `pressure`: the pool needs this worker (pool.ts). Only a VM just waiting on the host whose snapshot
+  // fits maxSnapshotBytes moves; any other stays and runs on (declined): pressure never fails a cell.
+  async function park(leg, pressure = false) {
     if (leg.ended) return;
+    if (pressure && (leg.parkRequested || leg.inFlight <= 0 || leg.fault || leg.overflow || !engine.pressureParking)) {
+      return post({ t: 'pressure-declined', legId: leg.id });
+    }
     try {
       // an engine may measure asynchronously (Node measures its context's memory); parking runs guest
       // code (the queued inputs' toJSON), so the thread counts as computing until the engine is done
       if (busySince) busySince[0] = Date.now();
       let parked;
       try {
-        parked = await leg.vm.park(leg);
+        parked = await leg.vm.park(leg, { pressure });
       } finally {
         if (busySince) busySince[0] = 0;
       }
-      const { queuedJson, ...info } = parked;
+      if (parked.overLimit) return post({ t: 'pressure-declined', legId: leg.id, storedBytes: parked.storedBytes });
+      const { queuedJson, overLimit: _overLimit, ...info } = parked;
       // the queue is guest memory, serialized by the guest controller: check it like any request
       const parsed = parseGuestJson(queuedJson, 'the queued requests');
       const queued = [];
@@ -291,7 +298,7 @@ export function runWorker(engine) {
       }
       if (leg.settled) info.settled = leg.settled;
       const transfer = info.snapshot ? [info.snapshot.buffer] : [];
-      end(leg, { t: 'parked', ...info, queued }, transfer);
+      end(leg, { t: pressure ? 'pressure-parked' : 'parked', ...info, queued }, transfer);
     } catch (err) {
       fail(leg, classify(leg, err));
     }
@@ -351,11 +358,15 @@ export function runWorker(engine) {
             }
           });
         }
-        case 'park': {
+        case 'park':
+        case 'pressure-park': {
           const leg = legs.get(msg.legId);
           if (!leg) return;
           await leg.opened;
           if (leg.ended) return;
+          // messages run in order: replies sent before a pressure-park were delivered, so a VM still
+          // waiting now has nothing to compute until the host answers it
+          if (msg.t === 'pressure-park') return park(leg, true);
           leg.parkRequested = true;
           return park(leg);
         }

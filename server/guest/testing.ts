@@ -50,6 +50,7 @@ export function recordingExecutor(inner: Executor): { executor: Executor; log: P
   };
   const executor: Executor = {
     kind: inner.kind,
+    pressureParking: inner.pressureParking,
     start: (req, handlers) => track(inner.start(req, wrap(handlers))),
     resume: (continuation, req, handlers) => track(inner.resume(continuation, req, wrap(handlers))),
     release: (continuation) => inner.release(continuation),

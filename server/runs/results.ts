@@ -22,7 +22,8 @@ export function outputField(output: CodeModeOutput[], dropped: number, run: Run)
 /** Telemetry of the run's current exec/wait call (`live` when a leg ran, absent when the call never opened one). */
 export function telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | undefined, dropped: number, truncated: boolean): CodeModeTelemetry {
   const call = live?.call ?? run.calls[run.calls.length - 1];
-  const last = run.snapshots[run.snapshots.length - 1];
+  // the run's own suspensions: a pressure checkpoint inside a call is not what it parked or restored from
+  const last = run.snapshots.findLast((s) => s.reason !== 'pressure');
   const restoreMs = live?.opened?.restoreMs;
   const parked = run.continuation;
   const snapshotHeld = parked?.executor === 'quickjs' ? parked : undefined;

@@ -146,6 +146,7 @@ describe('leg start-up limit', () => {
     let resumes = 0;
     const stuck: Executor = {
       kind: 'quickjs',
+      pressureParking: false,
       start: (_req, handlers) => {
         let end!: (o: LegOutcome) => void;
         const done = new Promise<LegOutcome>((r) => (end = r));

@@ -26,7 +26,8 @@ import { hasDeliverable, onRequests, takeDeliverable, type ApprovalRequester, ty
 import { failedResult, waitingResult } from './results.ts';
 import { isTerminal, legLimits, Run, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
-import { trajectory, view } from './trajectory.ts';
+import { recordPressure, trajectory, view } from './trajectory.ts';
+import type { PressureEvent } from '../executors/types.ts';
 import type { CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
 
 export type { StartCell, TurnScope } from './run.ts';
@@ -241,6 +242,12 @@ export class RunManager {
       },
       onOpened: (info: { restoreMs?: number; rawBytes?: number }) => {
         if (run.live === live) run.markOpened(info);
+      },
+      // pool pressure moved the VM inside this call: the board and trajectory show the checkpoint
+      onPressure: (event: PressureEvent) => {
+        if (run.live !== live) return;
+        recordPressure(run, event);
+        this.touch(run);
       },
     };
   }

@@ -114,7 +114,8 @@ export interface SnapshotRecord {
   storedBytes: number;
   takeMs: number;
   restoreMs?: number;
-  reason: 'pending_tools' | 'yield';
+  /** Why the VM was checkpointed: the run waited (pending_tools, yield), or pool pressure moved it inside one exec/wait call (pressure). */
+  reason: 'pending_tools' | 'yield' | 'pressure';
 }
 
 export interface TrajectoryExport {

@@ -15,6 +15,7 @@ function completingWith(valueJson: string): Executor {
   });
   return {
     kind: 'quickjs',
+    pressureParking: false,
     start: leg,
     resume: leg,
     release() {},

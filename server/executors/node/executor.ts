@@ -94,6 +94,8 @@ export function criticalMemoryPressure(): boolean {
 
 export class NodeExecutor implements Executor {
   readonly kind = 'node' as const;
+  /** A suspended Node cell is its live context: it cannot leave its worker, so pool pressure never moves it. */
+  readonly pressureParking = false;
   private readonly entry: URL;
   private readonly maxIdle: number;
   private readonly idleTtlMs: number;

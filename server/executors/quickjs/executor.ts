@@ -16,6 +16,8 @@ export interface QuickJsExecutorOptions {
   maxExtraWorkers?: number;
   /** How long an extra worker stays with no legs before it retires (pool.ts EXTRA_WORKER_IDLE_MS). */
   extraWorkerIdleMs?: number;
+  /** Live VMs per worker before pool pressure moves waiting ones off it (pool.ts DEFAULT_MAX_LIVE_VMS_PER_WORKER). */
+  maxLiveVmsPerWorker?: number;
   maxStackSizeBytes?: number;
   /** The worker entry (tests drive the host with a scripted worker). */
   entry?: URL;
@@ -39,6 +41,8 @@ function quickjsModule(): { module: WebAssembly.Module; hash: Uint8Array } {
 
 export class QuickJsExecutor implements Executor {
   readonly kind = 'quickjs' as const;
+  /** A snapshot resumes on any worker: pool pressure may move a VM that waits on the host (pool.ts). */
+  readonly pressureParking = true;
   private readonly pool: WorkerPool;
 
   constructor(opts: QuickJsExecutorOptions = {}) {
@@ -49,6 +53,7 @@ export class QuickJsExecutor implements Executor {
       size: opts.workers ?? Math.max(1, Math.min(4, availableParallelism())),
       ...(opts.maxExtraWorkers !== undefined ? { maxExtraWorkers: opts.maxExtraWorkers } : {}),
       ...(opts.extraWorkerIdleMs !== undefined ? { extraWorkerIdleMs: opts.extraWorkerIdleMs } : {}),
+      ...(opts.maxLiveVmsPerWorker !== undefined ? { maxLiveVmsPerWorker: opts.maxLiveVmsPerWorker } : {}),
       workerData: {
         maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES,
         wasmModule: wasm.module,

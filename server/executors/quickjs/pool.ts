@@ -6,15 +6,25 @@
 // The guest never runs on the Gateway's event loop. Each leg carries a SharedArrayBuffer control
 // block (deadline, abort flag) the worker's interrupt handler reads, so the host can stop a guest
 // that never yields. Each worker also publishes since when its guest has been computing: a worker
-// whose guest has run longer than BUSY_AFTER_MS is taken, and when every worker is taken the pool
-// starts an extra one (up to maxExtraWorkers), so CPU-bound cells cannot starve other cells. Extra
-// workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
-import { Worker } from 'node:worker_threads';
+// whose guest has run longer than BUSY_AFTER_MS is taken, and when every worker is taken (or full,
+// below) the pool starts an extra one (up to maxExtraWorkers), so CPU-bound cells cannot starve other
+// cells. Extra workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
+//
+// Pool pressure (spec 01: "worker-pool pressure checkpoints it"): a worker holds at most
+// maxLiveVmsPerWorker live VMs. A leg that finds no worker with a free place, at the extra-worker cap,
+// is queued, and a full worker whose guest is not computing is asked to checkpoint one VM that only
+// waits on the host (the least recently active). The snapshot stays in the leg (pressure.ts); a reply
+// queues it again and it resumes on any worker within the same exec/wait call, its requests untouched.
+// A VM whose snapshot is over maxSnapshotBytes is not moved (the worker declines); when no VM can ever
+// move, the queued leg goes to the worker with the fewest VMs, so a queue never stalls. While guests
+// compute, queued legs wait in the pool for the first worker that frees (not behind one thread).
 import type { ExecutorKind } from '../../config/types.ts';
 import type { HostToWorker } from '../../bridge/protocol.ts';
-import { RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
+import { CONTROL_ABORT, CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
-import { failedLeg, handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
+import { failedLeg, handleLegMessage, legControl, malformedOutcome, type RoutedMessage } from '../leg-messages.ts';
+import { startPoolWorker, type PoolWorker } from './pool-worker.ts';
+import { attachLeg, checkpointOutcome, countCheckpointing, mayBecomeMovable, newLegState, onPressureMessage, pickVictim, postToWorker, reopenFromCheckpoint, type LegState, type PressureHost } from './pressure.ts';
 
 /**
  * A guest that has computed this long without yielding holds its worker thread: new cells go
@@ -23,7 +33,7 @@ import { failedLeg, handleLegMessage, legControl, legHandle, legSender, malforme
  */
 export const BUSY_AFTER_MS = 50;
 /**
- * Extra workers beyond the base size while every worker is taken. Each is a thread with its own V8
+ * Extra workers beyond the base size while every worker is taken or full. Each is a thread with its own V8
  * isolate (about 10 MiB) that takes a core only while its guest computes: four lets that many
  * CPU-bound cells run beside the base workers without starving a trivial one, and past that more
  * threads on a small machine only share the same cores thinner (each cell's budget still ends it).
@@ -31,29 +41,13 @@ export const BUSY_AFTER_MS = 50;
 export const DEFAULT_MAX_EXTRA_WORKERS = 4;
 /** An extra worker with no legs for this long is retired: long enough to serve a burst, short enough to give the memory back. */
 export const EXTRA_WORKER_IDLE_MS = 10_000;
-
-interface PoolWorker {
-  id: number;
-  worker: Worker;
-  ready: Promise<void>;
-  legs: Map<string, LegState>;
-  dead: boolean;
-  /** Reported ready (module instantiated, one VM warmed). */
-  warm: boolean;
-  /** Started because every worker was taken; retires when idle. */
-  extra: boolean;
-  /** [0]: epoch ms since the worker's guest has been computing, 0 while it waits (written by the worker). */
-  busySince: Float64Array;
-  idleTimer?: ReturnType<typeof setTimeout>;
-}
-
-interface LegState {
-  id: string;
-  worker: PoolWorker;
-  handlers: LegHandlers;
-  resolve: (o: LegOutcome) => void;
-  ended: boolean;
-}
+/**
+ * Live VMs one worker holds before a new cell makes the pool start an extra worker or, past the cap,
+ * checkpoint a waiting VM (pool pressure). Each live VM keeps its WASM memory (1.4 MiB for a trivial
+ * cell, up to memoryLimitBytes) where its snapshot stores about 160 KiB; 32 per worker lets the
+ * suspended-run cap (64) stay live on two workers, so pressure parking is the exception, not the path.
+ */
+export const DEFAULT_MAX_LIVE_VMS_PER_WORKER = 32;
 
 export interface PoolOptions {
   kind: ExecutorKind;
@@ -62,6 +56,8 @@ export interface PoolOptions {
   maxExtraWorkers?: number;
   /** Default EXTRA_WORKER_IDLE_MS. */
   extraWorkerIdleMs?: number;
+  /** Default DEFAULT_MAX_LIVE_VMS_PER_WORKER; Infinity turns pressure parking off. */
+  maxLiveVmsPerWorker?: number;
   workerData?: Record<string, unknown>;
 }
 
@@ -73,6 +69,11 @@ export interface PoolStats {
   activeLegs: number;
   /** Workers started since the pool was created (base, replacements and extras). */
   spawned: number;
+  /** Legs waiting for a worker place (pool pressure), and legs whose VM is checkpointed off any worker. */
+  queuedLegs: number;
+  pressureParkedLegs: number;
+  /** Pressure checkpoints taken since the pool was created. */
+  pressureParks: number;
 }
 
 let legCounter = 0;
@@ -83,11 +84,20 @@ export class WorkerPool {
   private closed = false;
   private readonly maxExtra: number;
   private readonly extraIdleMs: number;
+  private readonly maxLiveVms: number;
   private spawned = 0;
+  /** Legs waiting for a worker place, oldest first. */
+  private queue: LegState[] = [];
+  /** Legs checkpointed by pressure and not yet queued again. */
+  private readonly parkedByPressure = new Set<LegState>();
+  private pressureParks = 0;
+  private pumping = false;
+  private repump?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly opts: PoolOptions) {
     this.maxExtra = Math.max(0, opts.maxExtraWorkers ?? DEFAULT_MAX_EXTRA_WORKERS);
     this.extraIdleMs = opts.extraWorkerIdleMs ?? EXTRA_WORKER_IDLE_MS;
+    this.maxLiveVms = Math.max(1, opts.maxLiveVmsPerWorker ?? DEFAULT_MAX_LIVE_VMS_PER_WORKER);
     for (let i = 0; i < opts.size; i++) this.workers.push(this.spawn(false));
   }
 
@@ -96,7 +106,7 @@ export class WorkerPool {
   }
 
   activeLegs(): number {
-    return this.workers.reduce((n, w) => n + w.legs.size, 0);
+    return this.workers.reduce((n, w) => n + w.legs.size, 0) + this.queue.length + this.parkedByPressure.size;
   }
 
   stats(): PoolStats {
@@ -106,6 +116,9 @@ export class WorkerPool {
       extraWorkers: this.workers.filter((w) => w.extra).length,
       activeLegs: this.activeLegs(),
       spawned: this.spawned,
+      queuedLegs: this.queue.length,
+      pressureParkedLegs: this.parkedByPressure.size,
+      pressureParks: this.pressureParks,
     };
   }
 
@@ -130,64 +143,41 @@ export class WorkerPool {
         if (w.dead) out.push(`leg ${leg.id} is held by dead worker ${w.id}`);
       }
     }
+    for (const leg of [...this.queue, ...this.parkedByPressure]) if (leg.ended) out.push(`leg ${leg.id} ended but is still queued or pressure-parked`);
     return out;
   }
 
   private spawn(extra: boolean): PoolWorker {
-    const busySince = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
-    const worker = new Worker(this.opts.entry, {
-      workerData: { ...this.opts.workerData, busySince: busySince.buffer },
-      // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which slow every start
-      execArgv: ['--no-warnings'],
-      stdout: false,
-      stderr: false,
-    });
     this.spawned++;
-    let markReady!: () => void;
-    let markFailed!: (e: Error) => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve;
-      markFailed = reject;
+    const pw: PoolWorker = startPoolWorker({
+      id: this.nextWorkerId++,
+      entry: this.opts.entry,
+      workerData: this.opts.workerData,
+      extra,
+      onMessage: (routed) => this.onMessage(pw, routed),
+      onDeath: (reason) => this.onDeath(pw, reason),
     });
-    ready.catch(() => undefined);
-    const pw: PoolWorker = { id: this.nextWorkerId++, worker, ready, legs: new Map(), dead: false, warm: false, extra, busySince };
-    // an idle extra must not keep a finished host process (a CLI command) alive
-    if (extra) worker.unref();
-    worker.on('message', (raw: unknown) => {
-      const routed = routeWorkerMessage(raw);
-      if (routed.kind === 'ready') {
-        pw.warm = true;
-        return markReady();
-      }
-      this.onMessage(pw, routed);
-    });
-    const onDeath = (reason: string) => {
-      if (pw.dead) return;
-      pw.dead = true;
-      if (pw.idleTimer) clearTimeout(pw.idleTimer);
-      markFailed(new Error(reason));
-      for (const leg of [...pw.legs.values()]) {
-        this.finish(leg, {
-          kind: 'failed',
-          code: 'internal_error',
-          error: `the ${this.opts.kind} executor worker stopped (${reason}); the run was released. Run the cell again.`,
-          droppedBytes: 0,
-        });
-      }
-      pw.legs.clear();
-      const idx = this.workers.indexOf(pw);
-      if (idx < 0) return;
-      // a base worker is replaced; an extra one is simply gone
-      if (!this.closed && !pw.extra) this.workers[idx] = this.spawn(false);
-      else this.workers.splice(idx, 1);
-    };
-    worker.on('error', (err) => onDeath(err.message));
-    worker.on('exit', (code) => onDeath(`exit code ${code}`));
     return pw;
   }
 
-  private onMessage(pw: PoolWorker, routed: ReturnType<typeof routeWorkerMessage>): void {
-    // a message naming no leg, or a leg this worker does not run (ended, aborted, or never its own): dropped
+  /** A worker stopped: a base worker is replaced (an extra one is simply gone), and its legs fail. */
+  private onDeath(pw: PoolWorker, reason: string): void {
+    const idx = this.workers.indexOf(pw);
+    if (idx >= 0 && !this.closed && !pw.extra) this.workers[idx] = this.spawn(false);
+    else if (idx >= 0) this.workers.splice(idx, 1);
+    for (const leg of [...pw.legs.values()]) {
+      this.finish(leg, {
+        kind: 'failed',
+        code: 'internal_error',
+        error: `the ${this.opts.kind} executor worker stopped (${reason}); the run was released. Run the cell again.`,
+        droppedBytes: 0,
+      });
+    }
+    pw.legs.clear();
+  }
+
+  private onMessage(pw: PoolWorker, routed: RoutedMessage): void {
+    // a message naming no leg, or a leg this worker does not run (ended, aborted, moved, or never its own): dropped
     if (routed.kind === 'ready' || routed.kind === 'stray') return;
     const leg = pw.legs.get(routed.legId);
     if (!leg || leg.ended) return;
@@ -195,26 +185,60 @@ export class WorkerPool {
       this.finish(leg, malformedOutcome(routed.error));
       return;
     }
+    leg.lastActiveAt = Date.now();
+    if (onPressureMessage(leg, routed.msg, this.pressureHost(pw))) return;
     const outcome = handleLegMessage(routed.msg, leg.handlers, this.opts.kind, pw.id);
     if (outcome) this.finish(leg, outcome);
+    // a VM that just sent requests may now only wait on the host: a queued leg can have its place
+    else if (this.queue.length > 0) this.pump();
+  }
+
+  /** What pressure.ts does to the pool when `pw` reports a pressure message. */
+  private pressureHost(pw: PoolWorker): PressureHost {
+    return {
+      flush: (leg) => {
+        for (const m of leg.backlog.splice(0)) postToWorker(leg, m);
+      },
+      pump: () => this.pump(),
+      left: (leg) => {
+        pw.legs.delete(leg.id);
+        this.left(pw);
+        this.pressureParks++;
+      },
+      requeue: (leg) => this.requeue(leg),
+      finish: (leg, outcome) => this.finish(leg, outcome),
+      hold: (leg) => this.parkedByPressure.add(leg),
+    };
   }
 
   private finish(leg: LegState, outcome: LegOutcome): void {
     if (leg.ended) return;
     leg.ended = true;
+    this.parkedByPressure.delete(leg);
+    this.queue = this.queue.filter((l) => l !== leg);
     const pw = leg.worker;
-    pw.legs.delete(leg.id);
-    if (pw.extra && pw.legs.size === 0 && !pw.dead && !this.closed) {
+    leg.worker = undefined;
+    if (pw) {
+      pw.legs.delete(leg.id);
+      this.left(pw);
+    }
+    leg.resolve({ ...outcome, droppedBytes: outcome.droppedBytes + leg.droppedBytes });
+    this.pump();
+  }
+
+  /** A leg left `pw` (ended or moved): an extra worker with none left starts its idle clock. */
+  private left(pw: PoolWorker): void {
+    if (!pw.extra || pw.legs.size > 0) return;
+    if (!pw.dead && !this.closed) {
       pw.idleTimer = setTimeout(() => void this.retireExtra(pw), this.extraIdleMs);
       pw.idleTimer.unref();
     }
-    if (pw.extra && pw.legs.size === 0) pw.worker.unref();
-    leg.resolve(outcome);
+    pw.worker.unref();
   }
 
   private async retireExtra(pw: PoolWorker): Promise<void> {
     if (pw.legs.size > 0 || pw.dead) return;
-    // out of the pool before it stops: until its 'exit', pick() would still hand this idle worker a cell
+    // out of the pool before it stops: until its 'exit', a placement would still hand this idle worker a cell
     const idx = this.workers.indexOf(pw);
     if (idx >= 0) this.workers.splice(idx, 1);
     await pw.worker.terminate();
@@ -225,63 +249,145 @@ export class WorkerPool {
     return since > 0 && now - since > BUSY_AFTER_MS;
   }
 
-  /** A worker whose guest is not computing, with the fewest legs; an extra one when every worker is taken. */
-  private pick(): PoolWorker | undefined {
+  /**
+   * Where a leg opens now: a worker whose guest is not computing with a free place (the fewest VMs);
+   * else a new extra worker, up to the cap. Undefined: pool pressure (the leg stays queued).
+   */
+  private place(): PoolWorker | undefined {
     const now = Date.now();
     let best: PoolWorker | undefined;
-    let fallback: PoolWorker | undefined;
     for (const w of this.workers) {
-      if (w.dead) continue;
-      if (!fallback || w.legs.size < fallback.legs.size) fallback = w;
-      if (this.taken(w, now)) continue;
+      if (w.dead || this.taken(w, now)) continue;
+      if (w.legs.size >= this.maxLiveVms) continue;
       if (!best || w.legs.size < best.legs.size) best = w;
     }
     if (best) return best;
-    if (this.workers.filter((w) => w.extra).length >= this.maxExtra) return fallback;
-    const extra = this.spawn(true);
-    this.workers.push(extra);
-    return extra;
+    if (this.workers.filter((w) => w.extra).length < this.maxExtra) {
+      const extra = this.spawn(true);
+      this.workers.push(extra);
+      return extra;
+    }
+    return undefined;
+  }
+
+  private fewestLegs(): PoolWorker | undefined {
+    let out: PoolWorker | undefined;
+    for (const w of this.workers) if (!w.dead && (!out || w.legs.size < out.legs.size)) out = w;
+    return out;
   }
 
   /**
-   * Open a leg on a worker and send its first message (built from the leg id and control buffer). The
-   * guest gets `budgetMs` from when the worker reports its VM ready.
+   * Give queued legs places: free ones, else one pressure checkpoint per queued leg. While a VM on a
+   * full worker may still become movable (starting, computing, parking) the queue waits for it: its
+   * next message pumps again, and a timer catches a guest that turns into a long computation. Only when
+   * none can (all over maxSnapshotBytes) does a leg go past the place count, so a queue never stalls.
+   */
+  private pump(): void {
+    if (this.pumping || this.closed) return;
+    this.pumping = true;
+    try {
+      for (;;) {
+        const next = this.queue[0];
+        if (!next) return;
+        const pw = this.place();
+        if (pw) {
+          this.queue.shift();
+          attachLeg(next, pw);
+          continue;
+        }
+        const now = Date.now();
+        const full = this.workers.filter((w) => !w.dead && !this.taken(w, now) && w.legs.size >= this.maxLiveVms);
+        const asked = countCheckpointing(full);
+        if (asked >= this.queue.length) return;
+        const victim = pickVictim(full);
+        if (victim?.worker) {
+          victim.checkpointing = true;
+          victim.worker.worker.postMessage({ t: 'pressure-park', legId: victim.id } satisfies HostToWorker);
+          continue;
+        }
+        if (asked > 0) return;
+        // a computing guest cannot answer a checkpoint now, but will: wait for it rather than queue behind it
+        if (full.length < this.workers.filter((w) => !w.dead).length || mayBecomeMovable(full)) return this.pumpLater();
+        const fallback = this.fewestLegs();
+        if (!fallback) return;
+        this.queue.shift();
+        attachLeg(next, fallback);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Look again once a guest computing now counts as taken (then its worker is not waited for). */
+  private pumpLater(): void {
+    if (this.repump) return;
+    this.repump = setTimeout(() => {
+      this.repump = undefined;
+      this.pump();
+    }, BUSY_AFTER_MS + 1);
+    this.repump.unref();
+  }
+
+  /** A pressure-parked leg got a reply: it waits for a place again, to resume from its checkpoint. */
+  private requeue(leg: LegState): void {
+    this.parkedByPressure.delete(leg);
+    reopenFromCheckpoint(leg);
+    this.queue.push(leg);
+    this.pump();
+  }
+
+  /** A message for the leg's VM: straight to its worker, or kept until it has one (a reply wakes a pressure-parked leg). */
+  private send(leg: LegState, msg: HostToWorker): void {
+    if (leg.ended) return;
+    if (leg.worker && leg.posted && !leg.checkpointing) return postToWorker(leg, msg);
+    leg.backlog.push(msg);
+    if (msg.t === 'deliver' && this.parkedByPressure.has(leg)) this.requeue(leg);
+  }
+
+  /**
+   * Open a leg and send its first message (built from the leg id and control buffer) once it has a
+   * worker. The guest gets `budgetMs` from when the worker reports its VM ready.
    */
   openLeg(handlers: LegHandlers, budgetMs: number, first: (legId: string, control: SharedArrayBuffer) => HostToWorker, transfer: ArrayBuffer[] = []): Leg {
+    if (this.closed || this.workers.length === 0) return failedLeg('runtime_unavailable', `the ${this.opts.kind} executor is not running; check the gateway log`);
     const legId = `leg${++legCounter}`;
     const { sab, control } = legControl(budgetMs);
-    const pw = this.closed ? undefined : this.pick();
-    if (!pw) return failedLeg('runtime_unavailable', `the ${this.opts.kind} executor is not running; check the gateway log`);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
-    if (pw.idleTimer) clearTimeout(pw.idleTimer);
-    pw.idleTimer = undefined;
-    if (pw.extra) pw.worker.ref();
-    const state: LegState = { id: legId, worker: pw, handlers, resolve, ended: false };
-    pw.legs.set(legId, state);
-    const send = legSender({
-      ready: pw.ready,
-      post: (msg, tr) => pw.worker.postMessage(msg, tr ?? []),
-      gone: () => state.ended || pw.dead,
-      first: () => first(legId, sab),
-      transfer,
-    });
-    return legHandle({
-      legId,
+    const leg = newLegState({ id: legId, handlers, resolve, sab, control, first: first(legId, sab), transfer });
+    this.queue.push(leg);
+    this.pump();
+    return {
       done,
-      control,
-      send,
-      abort: () => {
-        if (state.ended) return;
-        send({ t: 'release', legId });
-        // a worker busy in guest code sees the abort flag at its next interrupt check
-        this.finish(state, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
+      deliver: (replies) => {
+        if (replies.length > 0) this.send(leg, { t: 'deliver', legId, replies });
       },
-    });
+      park: () => {
+        if (leg.ended) return;
+        // checkpointed by pressure with nothing to deliver: that checkpoint is the parked continuation
+        if (this.parkedByPressure.has(leg)) return this.finish(leg, checkpointOutcome(leg));
+        this.send(leg, { t: 'park', legId });
+      },
+      setDeadline: (epochMs) => {
+        leg.control[CONTROL_DEADLINE] = epochMs;
+      },
+      abort: () => {
+        leg.control[CONTROL_ABORT] = 1;
+        if (leg.ended) return;
+        if (leg.worker && leg.posted) leg.worker.worker.postMessage({ t: 'release', legId } satisfies HostToWorker);
+        // a worker busy in guest code sees the abort flag at its next interrupt check
+        this.finish(leg, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
+      },
+    };
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.repump) clearTimeout(this.repump);
+    // legs with no worker would never hear from one
+    for (const leg of [...this.queue, ...this.parkedByPressure]) {
+      this.finish(leg, { kind: 'failed', code: 'runtime_unavailable', error: `the ${this.opts.kind} executor was closed; the run was released. Run the cell again.`, droppedBytes: 0 });
+    }
     for (const w of this.workers) if (w.idleTimer) clearTimeout(w.idleTimer);
     await Promise.all(this.workers.map((w) => w.worker.terminate()));
     this.workers = [];

@@ -97,7 +97,8 @@ function wrap(vm, leg, extra) {
         vm.callFunction(fn, vm.undefined, vm.newString(replyJson)).dispose();
       });
     },
-    park() {
+    // `pressure`: a checkpoint the pool asked for; over maxSnapshotBytes the VM stays alive and runs on
+    park(_leg, opts) {
       const queuedJson = vm.withScope(() => {
         const fn = vm.global.getProp('__cm_queued');
         const out = vm.callFunction(fn, vm.undefined);
@@ -108,6 +109,7 @@ function wrap(vm, leg, extra) {
       const snap = vm.snapshot();
       const encoded = encodeSnapshot(snap, moduleHash);
       const takeMs = performance.now() - t0;
+      if (opts?.pressure && encoded.storedBytes > leg.limits.maxSnapshotBytes) return { overLimit: true, storedBytes: encoded.storedBytes };
       this.dispose();
       if (encoded.storedBytes > leg.limits.maxSnapshotBytes) {
         throw new LegFailure(
@@ -133,6 +135,8 @@ function wrap(vm, leg, extra) {
 
 const engine = {
   name: 'quickjs',
+  // a snapshot can resume on any worker, so the pool may move a waiting VM to free this one
+  pressureParking: true,
   async create(leg) {
     const vm = await QuickJS.create(vmOptions(leg));
     vm.newFunction(HOST_SYNC, hostSync(vm, leg)).consume((fn) => vm.setProp(vm.global, HOST_SYNC, fn));

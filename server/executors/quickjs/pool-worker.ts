@@ -1,0 +1,65 @@
+// One worker thread of the QuickJS pool: its start, readiness, the legs it holds, and how it reports messages and death.
+import { Worker } from 'node:worker_threads';
+import { routeWorkerMessage, type RoutedMessage } from '../leg-messages.ts';
+import type { LegState } from './pressure.ts';
+
+export interface PoolWorker {
+  id: number;
+  worker: Worker;
+  ready: Promise<void>;
+  /** The legs whose VM lives on this worker (moved legs leave it). */
+  legs: Map<string, LegState>;
+  dead: boolean;
+  /** Reported ready (module instantiated, one VM warmed). */
+  warm: boolean;
+  /** Started because every worker was taken or full; retires when idle. */
+  extra: boolean;
+  /** [0]: epoch ms since the worker's guest has been computing, 0 while it waits (written by the worker). */
+  busySince: Float64Array;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** Start a worker on `entry`; every message but `ready` goes to `onMessage` (checked), and `onDeath` runs once. */
+export function startPoolWorker(o: {
+  id: number;
+  entry: URL;
+  workerData?: Record<string, unknown>;
+  extra: boolean;
+  onMessage: (routed: RoutedMessage) => void;
+  onDeath: (reason: string) => void;
+}): PoolWorker {
+  const busySince = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
+  const worker = new Worker(o.entry, {
+    workerData: { ...o.workerData, busySince: busySince.buffer },
+    // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which slow every start
+    execArgv: ['--no-warnings'],
+    stdout: false,
+    stderr: false,
+  });
+  let markReady!: () => void;
+  let markFailed!: (e: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    markFailed = reject;
+  });
+  ready.catch(() => undefined);
+  const pw: PoolWorker = { id: o.id, worker, ready, legs: new Map(), dead: false, warm: false, extra: o.extra, busySince };
+  // an idle extra must not keep a finished host process (a CLI command) alive
+  if (o.extra) worker.unref();
+  worker.on('message', (raw: unknown) => {
+    const routed = routeWorkerMessage(raw);
+    if (routed.kind !== 'ready') return o.onMessage(routed);
+    pw.warm = true;
+    markReady();
+  });
+  const onDeath = (reason: string) => {
+    if (pw.dead) return;
+    pw.dead = true;
+    if (pw.idleTimer) clearTimeout(pw.idleTimer);
+    markFailed(new Error(reason));
+    o.onDeath(reason);
+  };
+  worker.on('error', (err) => onDeath(err.message));
+  worker.on('exit', (code) => onDeath(`exit code ${code}`));
+  return pw;
+}
