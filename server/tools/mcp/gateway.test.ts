@@ -165,10 +165,23 @@ describe('MCP faults through the Gateway', () => {
   });
 
   it('on an uncaught malformed result: the exec fails with the message, and the next exec runs', async () => {
-    const failed = await run(gateway, agentRunId, 'return await MCP.faulty.bad_structured({})');
+    const failed = await run(gateway, agentRunId, 'return await MCP.faulty.bad_content({})');
     expect(failed.status).toBe('failed');
     if (failed.status === 'failed') expect(failed.error).toContain('malformed result');
     expect(expectCompleted(await run(gateway, agentRunId, 'return 1 + 1')).value).toBe(2);
+  });
+
+  it('on structuredContent that contradicts the outputSchema (02: "existing runtime input and output validation"): the call fails with invalid_output naming the field; the cell never receives it', async () => {
+    const code = `
+      const caught = [];
+      for (const call of [() => MCP.faulty.bad_structured({}), () => MCP.faulty.no_structured({})]) {
+        try { caught.push({ received: await call() }) } catch (e) { caught.push({ code: e.code, message: e.message }) }
+      }
+      return caught;`;
+    const [bad, missing] = expectCompleted(await run(gateway, agentRunId, code)).value as Array<{ code?: string; message?: string; received?: unknown }>;
+    expect(bad).toEqual({ code: 'invalid_output', message: expect.stringContaining('MCP server "faulty", tool "bad-structured": invalid output') });
+    expect(bad?.message).toContain('structuredContent.sum must be number');
+    expect(missing).toEqual({ code: 'invalid_output', message: expect.stringContaining('did not return structured content') });
   });
 
   it('on a server that crashed and may not reconnect: its tools stay, and a call gives a clear catchable error', async () => {
