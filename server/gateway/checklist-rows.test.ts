@@ -205,3 +205,29 @@ describe('checklist "output and snapshot caps are enforced for completed and sus
     expectFailed(await gw.wait(t.agentRunId, { runId: first.runId }), 'invalid_input');
   });
 });
+
+describe('checklist "Tool Search control tools are hidden from both the model surface and the hidden catalog" (the real core Tool Search tools)', () => {
+  const CONTROLS = ['tool_search', 'tool_describe'];
+
+  it('on code mode off: the registry\'s real tool_search and tool_describe are model-visible (what the active run must hide)', async () => {
+    const gw = await testGateway({ executor, codeMode: { enabled: false } });
+    const names = gw.prepareTurn({}).surface.tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(CONTROLS));
+    expect(gw.catalog({}).tools.filter((t) => CONTROLS.includes(t.name)).map((t) => t.source)).toEqual(['core', 'core']);
+  });
+
+  it('on code mode active: not on the surface, no guest global, not in catalog.search, catalog.all or API.list', async () => {
+    const gw = await testGateway({ executor });
+    const t = gw.prepareTurn({});
+    expect(t.surface.tools.map((tool) => tool.name).filter((n) => CONTROLS.includes(n))).toEqual([]);
+    const code = `
+      const found = (await catalog.search("search the available tools by keyword describe one tool by exact name", 50)).map((h) => h.name);
+      return { globals: [typeof tool_search, typeof tool_describe, typeof globalThis.tool_search], found, all: (await catalog.all()).map((h) => h.name), files: API.list() }`;
+    const v = expectCompleted(await gw.exec(t.agentRunId, { code })).value as { globals: string[]; found: string[]; all: string[]; files: string[] };
+    expect(v.globals).toEqual(['undefined', 'undefined', 'undefined']);
+    expect(v.found.filter((n) => CONTROLS.includes(n))).toEqual([]);
+    expect(v.all).toContain('read');
+    expect(v.all.filter((n) => CONTROLS.includes(n))).toEqual([]);
+    expect(v.files.filter((f) => CONTROLS.some((c) => f.includes(c)))).toEqual([]);
+  });
+});
