@@ -8,12 +8,16 @@ async function surfaceToolNames(page: import('@playwright/test').Page): Promise<
   return page.getByTestId('surface-tool').evaluateAll((els) => els.map((el) => el.getAttribute('data-name') ?? ''));
 }
 
-test('steps 1-3: with code mode disabled, the model-visible tools are the direct tool set, unchanged', async ({ page }, testInfo) => {
+test('steps 1-3: with code mode disabled, the model-visible tools are exactly the direct tool set, unchanged', async ({ page }, testInfo) => {
   await openPlayground(page, `http://127.0.0.1:${E2E_DISABLED_PORT}/`);
   await expect(page.getByTestId('surface-codemode')).toHaveAttribute('data-codemode', 'off');
-  const visible = await surfaceToolNames(page);
-  expect(visible).toEqual(expect.arrayContaining(['read', 'grep', 'web_search', 'sleep', 'image_generate', 'exec']));
-  expect(visible).not.toContain('wait');
+  // every effective tool in catalog order under its exact name (the page's client tool last): nothing hidden, no wait
+  expect(await surfaceToolNames(page)).toEqual([
+    ...['read', 'grep', 'web_search', 'web_fetch', 'sleep', 'image_generate', 'exec', 'tool_search', 'tool_describe'],
+    ...['llm-task', 'weather.lookup', 'notes_append', 'delete', 'catalog', '2fa'],
+    ...['echo', 'add', 'lookup-user', 'slow', 'crash'],
+    'ask_user',
+  ]);
   await panelShot(page, 'surface-panel', 'surface-disabled', testInfo);
 });
 
@@ -60,7 +64,44 @@ test('step 7: normalized, reserved and colliding names are bare globals matching
   expect(value.weather).toBe('object');
 });
 
-test('step 8: catalog search, handle metadata and describe() work for plugin and client tools without ids', async ({ page }) => {
+test('step 7: the reserved-name tools answer through their projected names; a real normalized collision keeps both tools apart', async ({ page }) => {
+  await openPlayground(page);
+  // a client tool spelled exactly like weather.lookup's normalized name: the exact safe name claims the bare global
+  await page.getByTestId('client-tools-toggle').click();
+  const editor = page.getByTestId('client-tools-json');
+  const tools = JSON.parse(await editor.inputValue()) as unknown[];
+  tools.push({ name: 'weather_lookup', description: 'The page asks the user for the weather.', inputSchema: { type: 'object', properties: {} } });
+  await editor.fill(JSON.stringify(tools, null, 2));
+  await page.getByTestId('client-tools-apply').click();
+  await expect(page.locator('[data-testid=catalog-tool][data-name="weather_lookup"]')).toHaveCount(1);
+  const status = await runCell(
+    page,
+    `const byName = Object.fromEntries((await catalog.all()).map((h) => [h.name + '/' + h.source, h.callableName]));
+const del = globalThis[byName['delete/external_plugin']];
+const cat = globalThis[byName['catalog/external_plugin']];
+const weather = globalThis[byName['weather.lookup/bundled_plugin']];
+return {
+  byName,
+  deleted: (await del({ key: 'draft-2' })).deleted,
+  bikes: (await cat({ category: 'bikes' })).products.map((p) => p.sku),
+  code: (await tool_2fa({ secret: 'JBSWY3DPEHPK3PXP', atMs: 0 })).code,
+  pluginWeather: (await weather({ city: 'Oslo' })).city,
+  bareWeather: (await weather_lookup.describe()).source,
+};
+`,
+  );
+  expect(status).toBe('completed');
+  const value = (await resultValue(page)) as { byName: Record<string, string>; deleted: boolean; bikes: string[]; code: string; pluginWeather: string; bareWeather: string };
+  expect(value.byName['delete/external_plugin']).toMatch(/^delete_[0-9a-z]{6}$/);
+  expect(value.byName['catalog/external_plugin']).toMatch(/^catalog_[0-9a-z]{6}$/);
+  expect(value.byName['2fa/external_plugin']).toBe('tool_2fa');
+  expect(value.byName['weather_lookup/client']).toBe('weather_lookup');
+  expect(value.byName['weather.lookup/bundled_plugin']).toMatch(/^weather_lookup_[0-9a-z]{6}$/);
+  expect(value).toMatchObject({ deleted: true, bikes: ['BK-100', 'BK-220'], pluginWeather: 'Oslo', bareWeather: 'client' });
+  expect(value.code).toMatch(/^\d{6}$/);
+});
+
+test('step 8: catalog search, handle metadata and describe() work for core, plugin and client tools without ids', async ({ page }) => {
   await openPlayground(page);
   const status = await runCell(
     page,
@@ -71,12 +112,16 @@ const viaHandle = await handle({ city: 'Lisbon' });
 const all = await catalog.all();
 const client = all.find((h) => h.source === 'client');
 const clientDescribed = await client.describe();
+const readHandle = (await catalog.search('read a text file from the workspace')).find((h) => h.source === 'core' && h.name === 'read');
+const readViaHandle = await readHandle({ path: 'README.md' });
 return {
   names: hits.map((h) => h.callableName),
   meta: { callableName: handle.callableName, name: handle.name, source: handle.source },
   describedKeys: Object.keys(described).sort(),
   handleKeys: Object.keys(handle).sort(),
   client: clientDescribed.callableName,
+  clientDescribed: { source: clientDescribed.source, declaration: clientDescribed.declaration, inputSchema: clientDescribed.inputSchema },
+  core: { callableName: readHandle.callableName, path: readViaHandle.path },
   viaHandle: typeof viaHandle,
   sources: [...new Set(all.map((h) => h.source))],
 };
@@ -89,6 +134,8 @@ return {
     describedKeys: string[];
     handleKeys: string[];
     client: string;
+    clientDescribed: { source: string; declaration: string; inputSchema: { properties?: Record<string, unknown> } };
+    core: { callableName: string; path: string };
     viaHandle: string;
     sources: string[];
   };
@@ -98,6 +145,10 @@ return {
   expect(value.describedKeys).not.toContain('id');
   expect(value.handleKeys).not.toContain('id');
   expect(value.client).toBe('ask_user');
+  expect(value.clientDescribed.source).toBe('client');
+  expect(value.clientDescribed.declaration).toContain('declare function ask_user(');
+  expect(value.clientDescribed.inputSchema.properties).toHaveProperty('question');
+  expect(value.core).toEqual({ callableName: 'read', path: 'README.md' });
   expect(value.viaHandle).toBe('object');
   expect(value.sources).not.toContain('mcp');
 });
@@ -170,4 +221,29 @@ test('steps 12-14 and 16: a nested call resolves after exec waits; wait delivers
   expect(trajectory.runId).toBe(runId);
   expect(trajectory.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
   expect(trajectory.calls[0]?.nested).toEqual([expect.objectContaining({ tool: 'MCP.demo.slow', kind: 'mcp', status: 'ok' })]);
+});
+
+test('step 15: timeout, abort and snapshot expiry clean up runtime state (the board keeps none of them)', async ({ page }) => {
+  await openPlayground(page);
+  // timeout: an infinite loop fails with timeout and never reaches the waiting board
+  expect(await runCell(page, 'for (;;) {}\n')).toBe('failed');
+  await expect(page.getByTestId('result-error-code')).toHaveText('timeout');
+  const loopRunId = await resultRunId(page);
+  await expect(page.locator(`[data-testid=run-row][data-run-id="${loopRunId}"]`)).toHaveAttribute('data-state', 'failed');
+  await expect(waitingRun(page, loopRunId)).toHaveCount(0);
+  // abort: a parked run leaves the board, and a wait on it fails with the spec sentence
+  expect(await runCell(page, 'await yield_control("park");\nreturn "never";\n')).toBe('waiting');
+  const abortedRunId = await resultRunId(page);
+  await waitingRun(page, abortedRunId).getByTestId('abort-button').click();
+  await expect(waitingRun(page, abortedRunId)).toHaveCount(0);
+  await expect(page.locator(`[data-testid=run-row][data-run-id="${abortedRunId}"]`)).toHaveAttribute('data-state', 'aborted');
+  // expiry itself: past its TTL (2 s for this agent) the run expires without anyone acting, and leaves the board
+  await pickAgent(page, 'ephemeral');
+  expect(await runCell(page, 'await yield_control("park");\nreturn "never";\n')).toBe('waiting');
+  const expiringRunId = await resultRunId(page);
+  await expect(page.locator(`[data-testid=run-row][data-run-id="${expiringRunId}"]`)).toHaveAttribute('data-state', 'expired');
+  await expect(waitingRun(page, expiringRunId)).toHaveCount(0);
+  expect(await settle(page, () => page.getByTestId('result-wait').click())).toBe('failed');
+  await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
+  await expect(page.getByTestId('result-error')).toContainText('code mode run is unavailable or expired.');
 });

@@ -7,7 +7,7 @@ import { createGateway, type Gateway } from './gateway.ts';
 import { loadConfigFile } from './config/load.ts';
 import { REPO_ROOT } from './tools/testing.ts';
 import type { CodeModeResult } from './runs/types.ts';
-import { expectCompleted, expectFailed, expectWaiting } from './testing.ts';
+import { expectCompleted, expectFailed, expectWaiting, runReaches } from './testing.ts';
 import type { ClientToolSpec } from './gateway-types.ts';
 
 const clientTools: ClientToolSpec[] = [
@@ -20,14 +20,22 @@ describe('spec E2E plan', () => {
   /** A turn of the agent "deadline" (1.5 s budget), for the steps about the deadline itself. */
   let deadlineRunId: string;
 
-  it('steps 1-3: with code mode disabled, the model-visible tools are unchanged', async () => {
+  it('steps 1-3: with code mode disabled, the model-visible tools are exactly the direct tool set, unchanged', async () => {
     const off = await createGateway({ config: loadConfigFile(join(REPO_ROOT, 'demo/configs/disabled.json')) });
     try {
+      await off.mcpReady(); // the demo server's tools are part of the direct set once it has connected
       const turn = off.prepareTurn({ clientTools });
-      const names = turn.surface.tools.map((t) => t.name);
       expect(turn.surface.codeMode).toBe(false);
-      expect(names).toEqual(expect.arrayContaining(['read', 'web_search', 'sleep', 'image_generate', 'confirm_with_user']));
-      expect(names).not.toContain('wait');
+      // every effective tool, in catalog order, under its exact name: nothing hidden, nothing added (no wait)
+      expect(turn.surface.tools.map((t) => t.name)).toEqual([
+        ...['read', 'grep', 'web_search', 'web_fetch', 'sleep', 'image_generate', 'exec', 'tool_search', 'tool_describe'],
+        ...['llm-task', 'weather.lookup', 'notes_append', 'delete', 'catalog', '2fa'],
+        ...['echo', 'add', 'lookup-user', 'slow', 'crash'],
+        'confirm_with_user',
+      ]);
+      // and each one as its source declares it
+      const declared = new Map(off.catalog({ clientTools }).tools.map((t) => [t.name, t.description]));
+      for (const t of turn.surface.tools) expect(t.description, t.name).toBe(declared.get(t.name));
     } finally {
       await off.close();
     }
@@ -38,6 +46,8 @@ describe('spec E2E plan', () => {
     // how fast a loaded machine runs it), plus an agent with a short budget so a slow call parks
     const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
     config.agents.list.push({ id: 'deadline', tools: { codeMode: { timeoutMs: 1500 } } });
+    // step 15's expiry: the shortest snapshot TTL the config allows
+    config.agents.list.push({ id: 'ephemeral', tools: { codeMode: { snapshotTtlSeconds: 1 } } });
     gw = await createGateway({ config });
     // MCP connects in the background; the plan needs the demo server listed
     await gw.mcpReady();
@@ -76,17 +86,62 @@ describe('spec E2E plan', () => {
     expect(v).toMatchObject({ city: 'Paris', digits: 6 });
   });
 
-  it('step 8: search, describe and call core, plugin and client handles without exact ids', async () => {
+  it('step 7: the reserved-name tools answer through their projected names, and a real normalized collision keeps both tools callable apart', async () => {
+    // a client tool spelled exactly like weather.lookup's normalized name: the exact safe name claims it
+    const colliding: ClientToolSpec = { name: 'weather_lookup', description: 'The page asks the user for the weather.', inputSchema: { type: 'object', properties: {} } };
+    const turn = gw.prepareTurn({ clientTools: [...clientTools, colliding] });
+    const code = `
+      const byName = Object.fromEntries((await catalog.all()).map((h) => [h.name + "/" + h.source, h.callableName]));
+      const del = globalThis[byName["delete/external_plugin"]];
+      const cat = globalThis[byName["catalog/external_plugin"]];
+      const weather = globalThis[byName["weather.lookup/bundled_plugin"]];
+      return {
+        byName,
+        deleted: await del({ key: "draft-1" }),
+        bikes: (await cat({ category: "bikes" })).products.map((p) => p.sku),
+        code: (await tool_2fa({ secret: "JBSWY3DPEHPK3PXP", atMs: 0 })).code,
+        pluginWeather: (await weather({ city: "Oslo" })).city,
+        bareWeather: (await weather_lookup.describe()).source,
+      }`;
+    const v = expectCompleted(await gw.exec(turn.agentRunId, { code })).value as {
+      byName: Record<string, string>;
+      deleted: { deleted: boolean; remaining: string[] };
+      bikes: string[];
+      code: string;
+      pluginWeather: string;
+      bareWeather: string;
+    };
+    expect(v.byName['delete/external_plugin']).toMatch(/^delete_[0-9a-z]{6}$/);
+    expect(v.byName['catalog/external_plugin']).toMatch(/^catalog_[0-9a-z]{6}$/);
+    expect(v.byName['2fa/external_plugin']).toBe('tool_2fa');
+    expect(v.byName['weather_lookup/client']).toBe('weather_lookup');
+    expect(v.byName['weather.lookup/bundled_plugin']).toMatch(/^weather_lookup_[0-9a-z]{6}$/);
+    expect(v.deleted).toEqual({ deleted: true, remaining: expect.not.arrayContaining(['draft-1']) });
+    expect(v.bikes).toEqual(['BK-100', 'BK-220']);
+    expect(v.code).toMatch(/^\d{6}$/);
+    expect(v.pluginWeather).toBe('Oslo');
+    expect(v.bareWeather).toBe('client');
+    const quickIndex = turn.surface.tools[0]!.description;
+    for (const callable of Object.values(v.byName)) expect(quickIndex).toContain(`${callable}(`);
+  });
+
+  it('step 8: search, describe and call core, plugin and client handles without exact ids (a core tool through its handle, describe() on a client tool)', async () => {
     const first = expectWaiting(
       await gw.exec(agentRunId, {
-        code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst r = await read({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst asked = c({ question: "go?" });\nawait yield_control("ask the user");\nconst answer = await asked;\nreturn { d, read: r.path, client: c.callableName, answer }',
+        code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst rh = (await catalog.search("read a text file from the workspace")).find((h) => h.source === "core" && h.name === "read");\nconst r = await rh({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst cd = await c.describe();\nconst asked = c({ question: "go?" });\nawait yield_control("ask the user");\nconst answer = await asked;\nreturn { d, read: r.path, client: c.callableName, cd, answer }',
       }),
     );
     expect(first.pendingToolCalls).toEqual([expect.objectContaining({ tool: 'confirm_with_user', state: 'awaiting_client' })]);
     const view = gw.run(first.runId)!;
     gw.answerClientCall({ runId: first.runId, callId: view.clientCalls[0]!.callId, result: { yes: true } });
     const done = expectCompleted(await gw.wait(agentRunId, { runId: first.runId }));
-    expect(done.value).toMatchObject({ d: { callableName: 'weather_lookup', source: 'bundled_plugin' }, read: 'README.md', client: 'confirm_with_user', answer: { yes: true } });
+    expect(done.value).toMatchObject({
+      d: { callableName: 'weather_lookup', source: 'bundled_plugin' },
+      read: 'README.md',
+      client: 'confirm_with_user',
+      cd: { callableName: 'confirm_with_user', source: 'client', inputSchema: clientTools[0]!.inputSchema, declaration: expect.stringContaining('declare function confirm_with_user(') },
+      answer: { yes: true },
+    });
     expect(JSON.stringify(done)).not.toMatch(/\bt_[0-9a-f]{16}\b/);
   });
 
@@ -143,6 +198,16 @@ describe('spec E2E plan', () => {
     expect(gw.run(w.runId)?.state).toBe('aborted');
     expect(expectFailed(await gw.wait(agentRunId, { runId: w.runId })).code).toBe('invalid_input');
     expect(gw.runsManager.suspendedSlots).toBe(0);
+  });
+
+  it('step 15: snapshot expiry itself: a parked run past its TTL expires, frees its slot, and a wait on it fails with the spec sentence', async () => {
+    const ephemeral = gw.prepareTurn({ agentId: 'ephemeral' }).agentRunId;
+    const parked = expectWaiting(await gw.exec(ephemeral, { code: 'await yield_control("park");\nreturn "never"' }));
+    expect(gw.run(parked.runId)?.state).toBe('waiting');
+    await runReaches(gw, parked.runId, 'expired');
+    expect(gw.runsManager.suspendedSlots).toBe(0);
+    const late = expectFailed(await gw.wait(ephemeral, { runId: parked.runId }), 'invalid_input');
+    expect(late.error).toContain('code mode run is unavailable or expired.');
   });
 
   it('step 16: the exported trajectory shows nested calls under the parent code-mode call', async () => {

@@ -7,6 +7,10 @@
 // (callable name or MCP path), never by id; denied tools are simply not in it. Values the guest
 // stores or saves are parsed and re-serialized by the host, and bounded as the host wrote them.
 // Failures become replies with a `code`, which the guest controller raises as catchable errors.
+// A tool's result is checked against its declared output schema here, on the value as it will cross the
+// bridge, for every source alike (an MCP tool's `structuredContent`), so a cell never receives data that
+// contradicts the declaration it was typed against; client tools' inputs are checked here too, since no
+// execute of theirs runs on the host.
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { CodeModeOptions } from '../config/types.ts';
 import { InvalidInputError, ToolError } from '../errors.ts';
@@ -20,6 +24,7 @@ import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
 import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
 import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage, describeType } from '../sessions/store-value.ts';
 import { isRecord } from '../util/is-record.mjs';
+import { validateToolInput, validateToolOutput } from '../tools/validate.ts';
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -103,6 +108,7 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
   const run = async () => {
     if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');
     if (!entry.tool.execute) {
+      validateToolInput(entry.tool, input);
       ctx.onStatus(req.id, 'awaiting_client');
       return ctx.hooks.callClient(entry, input, req.id);
     }
@@ -110,9 +116,10 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
     return entry.tool.execute(input, ctx.toolContext(invocationId));
   };
   try {
-    const out = await ctx.scheduler.schedule(entry.executionMode, run);
+    const out = toBridgeValue(await ctx.scheduler.schedule(entry.executionMode, run));
     if (entry.tool.networkContent) ctx.markNetworkContent();
-    return toBridgeValue(out);
+    validateToolOutput(describeRequest(req, ctx.catalog).label, entry.tool, out);
+    return out;
   } catch (err) {
     if (entry.tool.networkContent) ctx.markNetworkContent();
     throw err;

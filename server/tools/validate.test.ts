@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors.ts';
 import type { ToolDefinition } from './types.ts';
-import { checkSchema, validateToolInput, withInputValidation } from './validate.ts';
+import { checkSchema, validateToolInput, validateToolOutput, withInputValidation } from './validate.ts';
 
 const schema = {
   type: 'object',
@@ -123,5 +123,37 @@ describe('withInputValidation', () => {
   it('on an already validated tool: returns it unchanged', () => {
     const once = withInputValidation({ name: 't', description: '', source: 'core', inputSchema: schema, execute: async () => 1 });
     expect(withInputValidation(once)).toBe(once);
+  });
+});
+
+describe('validateToolOutput', () => {
+  const outputSchema = { type: 'object', properties: { sum: { type: 'number' }, parts: { type: 'array', items: { type: 'integer' } } }, required: ['sum'] };
+  const failure = (fn: () => void): ToolError => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof ToolError) return err;
+      throw err;
+    }
+    throw new Error('expected a ToolError');
+  };
+
+  it('on a result that contradicts the schema: invalid_output naming the tool, the field and what was expected', () => {
+    const err = failure(() => validateToolOutput('adder', { source: 'core', outputSchema }, { sum: 1, parts: [1, 'two'] }));
+    expect(err.code).toBe('invalid_output');
+    expect(err.message).toContain('adder: invalid output: "parts[1]" must be an integer; got string "two"');
+    expect(failure(() => validateToolOutput('adder', { source: 'core', outputSchema }, 'three')).message).toContain('"output" must be an object');
+  });
+
+  it('on a tool without an output schema: nothing is checked', () => {
+    expect(() => validateToolOutput('free', { source: 'core' }, { anything: [1] })).not.toThrow();
+  });
+
+  it('on an MCP result: structuredContent is checked, an isError result is a value, and a missing structuredContent fails', () => {
+    const mcp = { source: 'mcp' as const, outputSchema };
+    expect(() => validateToolOutput('MCP.s.add', mcp, { content: [], structuredContent: { sum: 3 } })).not.toThrow();
+    expect(() => validateToolOutput('MCP.s.add', mcp, { content: [{ type: 'text', text: 'no' }], isError: true })).not.toThrow();
+    expect(failure(() => validateToolOutput('MCP.s.add', mcp, { content: [], structuredContent: { sum: 'x' } })).message).toContain('"structuredContent.sum" must be a number');
+    expect(failure(() => validateToolOutput('MCP.s.add', mcp, { content: [] })).message).toContain('has no "structuredContent"');
   });
 });

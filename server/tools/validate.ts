@@ -1,4 +1,5 @@
-// Input validation for tool calls: a small JSON Schema subset checked before any execute runs.
+// Schema validation for tool calls: a small JSON Schema subset checked on a call's input before any execute
+// runs, and on its output (when the tool declares one) before the caller receives it.
 //
 // Supported keywords: type (string or array of types), properties, required,
 // additionalProperties (false or a schema), enum, const, minimum, maximum,
@@ -16,6 +17,13 @@ import { isRecord } from '../util/is-record.mjs';
 
 /** Error code a schema mismatch carries into the guest (same word as the exec error code, for one vocabulary). */
 export const INVALID_TOOL_INPUT_CODE = 'invalid_input';
+
+/**
+ * Error code of a result that contradicts the tool's declared output schema. The spec's exec codes have no
+ * word for it (`invalid_input` would blame the caller's input, `internal_error` the runtime), so it is a
+ * nested-call code like `not_found` or `mcp_error`, named as the mirror of `invalid_input`.
+ */
+export const INVALID_TOOL_OUTPUT_CODE = 'invalid_output';
 
 export interface SchemaIssue {
   /** Dotted / indexed field path (`limit`, `args[2]`, `filter.city`); empty for the input itself. */
@@ -76,10 +84,13 @@ function ownValue(record: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** Collects every mismatch between `value` and `schema` (first issue per field is enough for a message). */
-export function checkSchema(schema: JsonSchema, value: unknown, field = ''): SchemaIssue[] {
+/**
+ * Collects every mismatch between `value` and `schema` (first issue per field is enough for a message).
+ * `root` names the value itself in messages ("input", or "output" for a tool's result).
+ */
+export function checkSchema(schema: JsonSchema, value: unknown, field = '', root = 'input'): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
-  const where = field || 'input';
+  const where = field || root;
 
   const type = schema['type'];
   if (typeof type === 'string' || Array.isArray(type)) {
@@ -143,7 +154,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = ''): Sch
       issues.push({ field, message: `"${where}" must have at most ${maxItems} items; got ${value.length}` });
     }
     const items = childSchema(schema['items']);
-    if (items) value.forEach((item, index) => issues.push(...checkSchema(items, item, `${field || 'input'}[${index}]`)));
+    if (items) value.forEach((item, index) => issues.push(...checkSchema(items, item, `${field || root}[${index}]`, root)));
   }
 
   if (isRecord(value)) {
@@ -160,7 +171,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = ''): Sch
     for (const [key, child] of Object.entries(value)) {
       const propertySchema = childSchema(ownValue(properties, key));
       if (propertySchema) {
-        if (child !== undefined) issues.push(...checkSchema(propertySchema, child, join(field, key)));
+        if (child !== undefined) issues.push(...checkSchema(propertySchema, child, join(field, key), root));
       } else if (additional === false) {
         const allowed = Object.keys(properties);
         issues.push({
@@ -169,7 +180,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = ''): Sch
         });
       } else {
         const extra = childSchema(additional);
-        if (extra && child !== undefined) issues.push(...checkSchema(extra, child, join(field, key)));
+        if (extra && child !== undefined) issues.push(...checkSchema(extra, child, join(field, key), root));
       }
     }
   }
@@ -177,7 +188,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = ''): Sch
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length === 0) continue;
-    const passing = branches.filter((branch) => isRecord(branch) && checkSchema(branch, value, field).length === 0).length;
+    const passing = branches.filter((branch) => isRecord(branch) && checkSchema(branch, value, field, root).length === 0).length;
     if (passing === 0) issues.push({ field, message: `"${where}" matches none of the allowed shapes; got ${show(value)}` });
     else if (keyword === 'oneOf' && passing > 1) issues.push({ field, message: `"${where}" matches more than one allowed shape` });
   }
@@ -194,6 +205,37 @@ export function validateToolInput(tool: Pick<ToolDefinition, 'name' | 'inputSche
   throw new ToolError(
     `${tool.name}: invalid input: ${first.message}${more}. Fix the input to match the tool's input schema (describe() shows it) and call again.`,
     INVALID_TOOL_INPUT_CODE,
+  );
+}
+
+/**
+ * Throws an `invalid_output` ToolError when a tool's result contradicts its declared output schema, naming
+ * the first bad field and what was expected. `label` is how the caller named the tool. A tool without an
+ * output schema is not checked (its result is `unknown` to the caller anyway). For an MCP tool the schema
+ * describes `structuredContent`, as MCP clients check it: an `isError` result is a value and is not checked,
+ * and a successful result must carry `structuredContent`.
+ */
+export function validateToolOutput(label: string, tool: Pick<ToolDefinition, 'outputSchema' | 'source'>, output: unknown): void {
+  const schema = tool.outputSchema;
+  if (schema === undefined) return;
+  let issues: SchemaIssue[];
+  if (tool.source === 'mcp') {
+    if (!isRecord(output) || output['isError'] === true) return;
+    const structured = ownValue(output, 'structuredContent');
+    issues =
+      structured === undefined
+        ? [{ field: 'structuredContent', message: 'the tool declares an output schema but its result has no "structuredContent"' }]
+        : checkSchema(schema, structured, 'structuredContent');
+  } else {
+    issues = checkSchema(schema, output, '', 'output');
+  }
+  const first = issues[0];
+  if (!first) return;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  throw new ToolError(
+    `${label}: invalid output: ${first.message}${more}. The tool's result contradicts its declared output schema, so it was not delivered; ` +
+      'this is a fault of the tool, not of your input. Check whether the call already had its effect before calling it again, or use another tool.',
+    INVALID_TOOL_OUTPUT_CODE,
   );
 }
 

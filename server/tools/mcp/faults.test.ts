@@ -40,9 +40,18 @@ describe('callFault', () => {
     expect(fault.message).toContain('result.content');
   });
 
-  it('on structured content that violates the output schema: mcp_malformed_result', () => {
-    const err = new McpError(ErrorCode.InvalidParams, "Structured content does not match the tool's output schema: data/sum must be number");
-    expect(callFault(site, err, call).code).toBe(MCP_FAULT_CODES.malformedResult);
+  it('on structured content that violates the output schema: invalid_output naming the field as a path and what was expected', () => {
+    const err = new McpError(ErrorCode.InvalidParams, "Structured content does not match the tool's output schema: data/items/0/sum must be number");
+    const fault = callFault(site, err, call);
+    expect(fault.code).toBe('invalid_output');
+    expect(fault.message).toContain('MCP server "demo", tool "lookup-user": invalid output');
+    expect(fault.message).toContain('structuredContent.items[0].sum must be number');
+    expect(fault.message).not.toContain('MCP error');
+  });
+
+  it('on a result without structuredContent from a tool with an output schema: invalid_output', () => {
+    const err = new McpError(ErrorCode.InvalidRequest, 'Tool lookup-user has an output schema but did not return structured content');
+    expect(callFault(site, err, call).code).toBe('invalid_output');
   });
 
   it('on a JSON-RPC error from the server: mcp_error quoting it, bounded', () => {

@@ -4,8 +4,9 @@
 // The `code` is stable so guest code can branch on it (`err.code === "mcp_unavailable"`).
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../../errors.ts';
+import { INVALID_TOOL_OUTPUT_CODE } from '../validate.ts';
 
-/** Codes an MCP tool failure carries into the guest (besides `invalid_input` for a schema mismatch). */
+/** Codes an MCP tool failure carries into the guest (besides `invalid_input` and `invalid_output` for schema mismatches). */
 export const MCP_FAULT_CODES = {
   /** The server is not connected (still starting, reconnecting, or given up on). */
   unavailable: 'mcp_unavailable',
@@ -92,6 +93,29 @@ export function unavailableFault(site: McpCallSite, summary: McpStateSummary): T
   }
 }
 
+/** The SDK's ajv text names fields as JSON pointers under `data` ("data/items/0 must be string"); the guest reads paths. */
+function ajvFieldsAsPaths(text: string): string {
+  return text.replace(/\bdata((?:\/[^\s,/]+)*)/g, (_, pointer: string) =>
+    pointer
+      .split('/')
+      .slice(1)
+      .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), 'structuredContent'),
+  );
+}
+
+/**
+ * The server's structuredContent contradicts the tool's outputSchema (the SDK checks it, as MCP clients are
+ * expected to): the same `invalid_output` every tool source fails with, so the cell never receives it.
+ */
+export function outputSchemaFault(site: McpCallSite, sdkMessage: string): ToolError {
+  const detail = ajvFieldsAsPaths(sdkMessage.replace(/^MCP error -?\d+: /, ''));
+  return new ToolError(
+    `${label(site)}: invalid output: ${quote(detail)}. The tool's result contradicts its declared output schema, so it was not delivered; ` +
+      'this is a fault of the MCP server, not of your input. Check whether the call already had its effect before calling it again, or use another tool.',
+    INVALID_TOOL_OUTPUT_CODE,
+  );
+}
+
 /** The server answered, but not with a usable tool result. */
 export function malformedResultFault(site: McpCallSite, detail: string): ToolError {
   return new ToolError(
@@ -128,7 +152,7 @@ export function callFault(site: McpCallSite, err: unknown, call: { aborted: bool
         MCP_FAULT_CODES.timeout,
       );
     }
-    if (OUTPUT_SCHEMA_FAULT.test(err.message)) return malformedResultFault(site, err.message);
+    if (OUTPUT_SCHEMA_FAULT.test(err.message)) return outputSchemaFault(site, err.message);
     return new ToolError(
       `${label(site)}: the server answered with an error: ${quote(err.message)}. Check the input against MCP.<server>.$api(), or use another tool.`,
       MCP_FAULT_CODES.serverError,

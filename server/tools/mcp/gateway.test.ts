@@ -62,6 +62,34 @@ describe('MCP through the Gateway with the shipped config', () => {
     expect(byName.get('add')?.outputSchema).toMatchObject({ properties: { sum: { type: 'number' } } });
   });
 
+  it('on MCP.demo.$api() (checklist "$api() remains available as an inline fallback for schemas"): each tool carries its schemas and declaration, and the whole declaration file', async () => {
+    const code = 'return { api: await MCP.demo.$api(), file: API.read("mcp/demo.d.ts") }';
+    const { api, file } = expectCompleted(await run(gateway, agentRunId, code)).value as {
+      api: { server: string; declarations: string; tools: Array<{ name: string; declaration: string; inputSchema: { properties?: Record<string, unknown>; required?: string[] }; outputSchema?: unknown }> };
+      file: string;
+    };
+    const add = api.tools.find((t) => t.name === 'add');
+    expect(api.server).toBe('demo');
+    expect(add?.inputSchema).toMatchObject({ properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(add?.outputSchema).toMatchObject({ properties: { sum: { type: 'number' } } });
+    expect(add?.declaration).toMatch(/add\(input: \{[^}]*a: number;[^}]*b: number;?[^}]*\}\): Promise<McpCallToolResult<\{[^}]*sum: number/);
+    for (const t of api.tools) expect(t.declaration.length, t.name).toBeGreaterThan(0);
+    expect(api.declarations).toBe(file);
+  });
+
+  it('on an MCP call with a non-object input (checklist "MCP namespace calls work ... with one object input"): a catchable invalid_input saying to pass one object, before any call', async () => {
+    const code = `
+      const caught = [];
+      for (const input of ["hi", ["hi"], null, 42]) {
+        try { await MCP.demo.echo(input) } catch (e) { caught.push({ code: e.code, message: e.message }) }
+      }
+      return caught;`;
+    const r = expectCompleted(await run(gateway, agentRunId, code));
+    expect(r.value).toEqual(Array(4).fill({ code: 'invalid_input', message: 'MCP.demo.echo takes one object input: MCP.demo.echo({ ...input })' }));
+    expect(r.telemetry.nestedCalls).toBe(0);
+    expect(expectCompleted(await run(gateway, agentRunId, 'return (await MCP.demo.echo({ text: "one object" })).content[0].text')).value).toBe('one object');
+  });
+
   it('on API.list("mcp") and API.read("mcp/demo.d.ts"): declarations without any bridge or tool call', async () => {
     const result = await run(gateway, agentRunId, 'return { paths: API.list("mcp"), index: API.read("mcp/index.d.ts"), demo: API.read("mcp/demo.d.ts") }');
     const value = expectCompleted(result).value as { paths: string[]; index: string; demo: string };
@@ -165,10 +193,23 @@ describe('MCP faults through the Gateway', () => {
   });
 
   it('on an uncaught malformed result: the exec fails with the message, and the next exec runs', async () => {
-    const failed = await run(gateway, agentRunId, 'return await MCP.faulty.bad_structured({})');
+    const failed = await run(gateway, agentRunId, 'return await MCP.faulty.bad_content({})');
     expect(failed.status).toBe('failed');
     if (failed.status === 'failed') expect(failed.error).toContain('malformed result');
     expect(expectCompleted(await run(gateway, agentRunId, 'return 1 + 1')).value).toBe(2);
+  });
+
+  it('on structuredContent that contradicts the outputSchema (02: "existing runtime input and output validation"): the call fails with invalid_output naming the field; the cell never receives it', async () => {
+    const code = `
+      const caught = [];
+      for (const call of [() => MCP.faulty.bad_structured({}), () => MCP.faulty.no_structured({})]) {
+        try { caught.push({ received: await call() }) } catch (e) { caught.push({ code: e.code, message: e.message }) }
+      }
+      return caught;`;
+    const [bad, missing] = expectCompleted(await run(gateway, agentRunId, code)).value as Array<{ code?: string; message?: string; received?: unknown }>;
+    expect(bad).toEqual({ code: 'invalid_output', message: expect.stringContaining('MCP server "faulty", tool "bad-structured": invalid output') });
+    expect(bad?.message).toContain('structuredContent.sum must be number');
+    expect(missing).toEqual({ code: 'invalid_output', message: expect.stringContaining('did not return structured content') });
   });
 
   it('on a server that crashed and may not reconnect: its tools stay, and a call gives a clear catchable error', async () => {

@@ -220,7 +220,7 @@ describe('McpManager faults', () => {
     expect(m.views()[0]?.error).toMatch(/timed out/i);
   });
 
-  it('on a malformed result: mcp_malformed_result, and the connection keeps serving', async () => {
+  it('on a malformed result: mcp_malformed_result (invalid_output for structuredContent against its outputSchema), and the connection keeps serving', async () => {
     const m = manager({ faulty: faultyServer() });
     await m.settled();
     const bad = await failure(tool(m, 'bad-content').execute({}, ctx()));
@@ -228,7 +228,8 @@ describe('McpManager faults', () => {
     expect(bad.message).toContain('MCP server "faulty", tool "bad-content"');
     expect(bad.message).toContain('result.content');
     const structured = await failure(tool(m, 'bad-structured').execute({}, ctx()));
-    expect(structured.code).toBe(MCP_FAULT_CODES.malformedResult);
+    expect(structured.code).toBe('invalid_output');
+    expect(structured.message).toContain('structuredContent.sum must be number');
     expect(m.views()[0]?.state).toBe('connected');
     expect(await tool(m, 'ok').execute({}, ctx())).toEqual({ content: [{ type: 'text', text: 'ok' }] });
   });
