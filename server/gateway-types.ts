@@ -44,6 +44,8 @@ export interface TurnInfo {
   agentId: string;
   model: string;
   surface: SurfaceView;
+  /** The turn request's client label, when it had one. */
+  client?: string;
 }
 
 export interface TurnRequest {
@@ -52,6 +54,8 @@ export interface TurnRequest {
   sessionId?: string;
   clientTools?: ClientToolSpec[];
   disableTools?: boolean;
+  /** Who drives the turn, for the boards (e.g. an MCP client's name from `initialize`); a label only, never checked. */
+  client?: string;
 }
 
 export interface ExecOptions {
