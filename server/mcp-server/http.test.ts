@@ -15,11 +15,17 @@ import { runReaches, testGateway, until } from '../testing.ts';
 const TOKEN = 't'.repeat(40);
 const MCP_TOKEN = 'm'.repeat(40);
 const CLIENT_NAME = 'test-agent';
+const LONG_BUDGET_MS = 10 * 60 * 1000;
 
 let gateway: Gateway;
 
 beforeAll(async () => {
-  gateway = await testGateway({ config: { agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }, { id: 'second' }] } } });
+  gateway = await testGateway({
+    config: { agents: { defaults: { model: 'demo/coder', models: {} }, list: [{ id: 'main' }, { id: 'second' }] } },
+    // no run of these tests reaches the budget (waits park with yield_control); a long one means a run that is
+    // aborted did not merely park at its deadline
+    codeMode: { timeoutMs: LONG_BUDGET_MS },
+  });
 });
 afterAll(async () => {
   await gateway.close();
