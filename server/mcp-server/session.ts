@@ -38,6 +38,8 @@ export class McpSession {
   readonly server: Server;
   private turnPromise: Promise<TurnInfo> | undefined;
   private turn: TurnInfo | undefined;
+  /** The tools the client was last sent (tools/list), to tell it once when they change. */
+  private listedSurface: string | undefined;
   private closed = false;
 
   constructor(
@@ -53,11 +55,17 @@ export class McpSession {
           'A waiting result names a runId: call wait with it to resume. Approvals are decided in the playground.',
       },
     );
-    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await this.ensureTurn()).surface.tools.map(mcpTool) }));
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const surface = this.refreshSurface(await this.ensureTurn());
+      this.listedSurface = fingerprint(surface.tools);
+      return { tools: surface.tools.map(mcpTool) };
+    });
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
       const args: Record<string, unknown> = request.params.arguments ?? {};
-      const turn = await this.ensureTurn();
+      const prepared = await this.ensureTurn();
+      // the latest surface (refreshed on each list and after each call), not the one the turn started with
+      const turn = this.turn ?? prepared;
       const listed = turn.surface.tools.some((tool) => tool.name === name);
       if (!listed) {
         throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; call one of the listed tools: ${turn.surface.tools.map((t) => t.name).join(', ')}`);
@@ -86,6 +94,7 @@ export class McpSession {
       } finally {
         extra.signal.removeEventListener('abort', onAbort);
         follow.stop();
+        this.announceSurfaceChange(turn);
       }
     });
   }
@@ -116,6 +125,37 @@ export class McpSession {
       return turn;
     });
     return this.turnPromise;
+  }
+
+  /**
+   * The turn's surface as the Gateway's sources are now: an MCP source that connected (or whose tools changed)
+   * since the turn was prepared shows in exec's quick index, and new cells see its tools. Re-derived through the
+   * turn's client-tool update (an MCP session brings none), which leaves running and parked cells as they are.
+   */
+  private refreshSurface(turn: TurnInfo): TurnInfo['surface'] {
+    if (this.closed) return turn.surface;
+    try {
+      const fresh = this.gateway.updateClientTools(turn.agentRunId, []);
+      this.turn = fresh;
+      return fresh.surface;
+    } catch (err) {
+      // an ended turn (idle sweep, shutdown) keeps the surface it had: its calls say what happened
+      this.opts.log?.(`mcp: surface not refreshed: ${(err as Error).message}`);
+      return (this.turn ?? turn).surface;
+    }
+  }
+
+  /**
+   * After each call: when the surface moved away from what the client last listed, send tools/list_changed
+   * (once, until it lists again). There is no push from the Gateway when a source changes, so a client learns
+   * of it at its next call or list.
+   */
+  private announceSurfaceChange(turn: TurnInfo): void {
+    if (this.listedSurface === undefined || this.closed) return;
+    const now = fingerprint(this.refreshSurface(turn).tools);
+    if (now === this.listedSurface) return;
+    this.listedSurface = now;
+    this.server.sendToolListChanged().catch((err: unknown) => this.opts.log?.(`mcp: tools/list_changed not sent: ${(err as Error).message}`));
   }
 
   /** The exact text a model receives (untrusted content wrapped) and the result object as structured content. */
@@ -170,6 +210,10 @@ function directOnly(name: string): CallToolResult {
       },
     ],
   };
+}
+
+function fingerprint(tools: readonly ModelTool[]): string {
+  return JSON.stringify(tools);
 }
 
 function stringField(args: Record<string, unknown>, key: string): string | undefined {
