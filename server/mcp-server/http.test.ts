@@ -28,6 +28,16 @@ beforeAll(async () => {
     // no run of these tests reaches the budget (waits park with yield_control); a long one means a run that is
     // aborted did not merely park at its deadline
     codeMode: { timeoutMs: LONG_BUDGET_MS },
+    tools: [
+      {
+        name: 'guarded_echo',
+        description: 'Echoes its input once the operator approves.',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        source: 'core',
+        approval: 'required',
+        execute: async (input) => (input as { text: string }).text,
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -199,6 +209,31 @@ describe('on loopback', () => {
     expect(reply.status).toBe(400);
     expect(reply.body).toContain('unknown agent "nope"');
     expect(reply.body).toContain('main, second');
+  });
+
+  it('a nested call that needs approval waits for the playground\'s decision (the operator\'s approvals), and the client hears it as progress', async () => {
+    const { client } = await connect(url);
+    const progress: Progress[] = [];
+    const pending = client.callTool({ name: 'exec', arguments: { code: 'return await guarded_echo({ text: "approved" });' } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    await until(() => gateway.approvals().some((a) => a.tool === 'guarded_echo'), { what: 'the approval request' });
+    const approval = gateway.approvals().find((a) => a.tool === 'guarded_echo')!;
+    gateway.decideApproval({ approvalId: approval.approvalId, approve: true });
+    const reply = await pending;
+    expect(reply.structuredContent).toMatchObject({ status: 'completed', value: 'approved' });
+    expect(progress.map((p) => p.message)).toContain("guarded_echo awaits approval in the playground's approvals panel");
+    await client.close();
+  });
+
+  it('the body cap applies as for the API: a body over server.maxRequestBodyBytes is 413 before it is read', async () => {
+    const reply = await send(s.exposure.port, {
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, 'content-length': String(DEFAULT_SERVER_OPTIONS.maxRequestBodyBytes + 1) },
+      // the declared length is refused before any of the body is read, so none is sent
+      body: '',
+    });
+    expect(reply.status).toBe(413);
   });
 
   it('a malformed JSON-RPC body gets the SDK\'s parse error', async () => {
