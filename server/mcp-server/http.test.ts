@@ -93,7 +93,8 @@ interface Reply {
 function send(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: opts.method ?? 'POST', path: opts.path, headers: { host: `127.0.0.1:${port}`, ...opts.headers } },
+      // a connection of its own: a refused request's unread body must not swallow the next request on a kept-alive socket
+      { host: '127.0.0.1', port, agent: false, method: opts.method ?? 'POST', path: opts.path, headers: { host: `127.0.0.1:${port}`, ...opts.headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
