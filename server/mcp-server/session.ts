@@ -173,20 +173,23 @@ export class McpSession {
    */
   private followRun(turn: TurnInfo, runId: string | undefined, toolCallId: string, report: (message: string, progress: number) => void) {
     let progress = 0;
-    const state = {
-      runId,
-      stop: () => undefined as void,
-    };
-    state.stop = this.gateway.subscribe((event: RunEvent) => {
-      if (event.type === 'run.started' && state.runId === undefined && event.view.agentRunId === turn.agentRunId) {
-        if (event.view.calls.some((call) => call.toolCallId === toolCallId)) state.runId = event.runId;
+    let followed = runId;
+    const stop = this.gateway.subscribe((event: RunEvent) => {
+      if (event.type === 'run.started' && followed === undefined && event.view.agentRunId === turn.agentRunId) {
+        if (event.view.calls.some((call) => call.toolCallId === toolCallId)) followed = event.runId;
         return;
       }
-      if (event.runId !== state.runId) return;
+      if (followed === undefined || event.runId !== followed) return;
       const message = describeProgress(event);
       if (message !== undefined) report(message, ++progress);
     });
-    return state;
+    return {
+      /** The run once known (a wait names it; an exec's is known from its run.started). */
+      get runId(): string | undefined {
+        return followed;
+      },
+      stop,
+    };
   }
 }
 
