@@ -22,7 +22,10 @@ const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS: readonly Layer[] = [
   { units: ['main.ts', 'cli/'], why: 'process entry points: the server start-up and the codemode command line; nothing imports them' },
   { units: ['http/'], why: 'the HTTP edge: request checks, then tRPC and Next' },
-  { units: ['trpc/'], why: 'the API procedures: thin routers over the Gateway facade' },
+  {
+    units: ['trpc/', 'mcp-server/'],
+    why: 'the API faces over the Gateway facade: thin tRPC routers for the playground, and the MCP server face (exec, wait, the model surface) for agents',
+  },
   {
     units: ['gateway.ts', 'gateway-types.ts', 'gateway/'],
     why: 'the Gateway: composes everything below and is the one facade the edge talks to (gateway-types.ts is its API; gateway/ holds its parts: turns, exec/wait, executors, the transcript recorder)',
@@ -45,7 +48,7 @@ const LAYERS: readonly Layer[] = [
 ];
 
 /** The API edge: it reaches the core only through the Gateway, so from below the Gateway it imports types only. */
-const EDGE_UNITS = new Set(['http/', 'trpc/']);
+const EDGE_UNITS = new Set(['http/', 'trpc/', 'mcp-server/']);
 /** What the edge may import values from besides the Gateway: shared leaves with no run logic. */
 const EDGE_VALUE_UNITS = new Set(['access/', 'config/', 'errors.ts', 'error-codes.mjs']);
 

@@ -44,6 +44,8 @@ export interface TurnInfo {
   agentId: string;
   model: string;
   surface: SurfaceView;
+  /** The turn request's client label, when it had one. */
+  client?: string;
 }
 
 export interface TurnRequest {
@@ -57,6 +59,8 @@ export interface TurnRequest {
    * not interactive: no automatic references for oversized values, no results.* or store/load.
    */
   headless?: boolean;
+  /** Who drives the turn, for the boards (e.g. an MCP client's name from `initialize`); a label only, never checked. */
+  client?: string;
 }
 
 export interface ExecOptions {

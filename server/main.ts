@@ -57,17 +57,19 @@ async function main(): Promise<void> {
   await app.prepare();
   const handleNext = app.getRequestHandler();
 
-  const { server, exposure } = await startPlaygroundServer({
+  const { server, exposure, mcp } = await startPlaygroundServer({
     gateway,
     host,
     port,
     server: serverOptions,
+    mcpServer: gateway.config.mcpServer,
     accessToken,
     handlePage: (req, res) => handleNext(req, res),
     logError: (line, err) => console.error(line, err),
   });
   console.log(`Code Mode Playground ${dev ? '(dev) ' : ''}on http://${host.includes(':') ? `[${host}]` : host}:${exposure.port}`);
   console.log(describeExposure(exposure));
+  if (mcp) console.log(`MCP (Streamable HTTP) at ${gateway.config.mcpServer.path}; \`codemode mcp\` serves stdio`);
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
     server.close();
     // Event streams stay open forever; close them so server.close() can finish.
     server.closeAllConnections();
-    Promise.allSettled([gateway.close(), app.close()]).then((results) => {
+    Promise.allSettled([mcp?.close(), gateway.close(), app.close()]).then((results) => {
       for (const r of results) if (r.status === 'rejected') console.error('shutdown:', r.reason);
       process.exit(0);
     });

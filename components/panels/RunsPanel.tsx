@@ -30,6 +30,11 @@ export function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect
                 <StatusBadge status={run.state} />
                 <span className="truncate text-neutral-300">{run.runId}</span>
                 <span className="text-neutral-500">{run.executor}</span>
+                {run.client !== undefined ? (
+                  <span data-testid="run-client" className="truncate text-sky-400" title="the client driving this run's turn (MCP)">
+                    {run.client}
+                  </span>
+                ) : null}
                 <span className="ml-auto whitespace-nowrap text-neutral-500">
                   {run.calls.length} calls · {run.nested.length} nested
                 </span>

@@ -164,6 +164,7 @@ export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
           <div className="flex items-center gap-2 text-[11px] text-neutral-400">
             <StatusBadge status={run.state} testId="trajectory-run-state" />
             <span>
+              {run.client !== undefined ? `${run.client} · ` : ''}
               {run.agentId} · session {run.sessionId} · {run.executor} · {run.language}
             </span>
           </div>

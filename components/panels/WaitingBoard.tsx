@@ -108,6 +108,7 @@ function WaitingRun(props: {
           {run.reason ?? '?'}
         </span>
         <span className="text-[11px] text-neutral-500">
+          {run.client !== undefined ? `${run.client} · ` : ''}
           {run.agentId} · {run.executor}
         </span>
         <span className="ml-auto text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">

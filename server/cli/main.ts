@@ -1,10 +1,11 @@
-// The `codemode` command line: surface, catalog and run, each against a real Gateway from the config.
+// The `codemode` command line: surface, catalog, run and mcp (the MCP server on stdio), each against a real Gateway from the config.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createGateway, type Gateway } from '../gateway.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
+import { serveMcpStdio } from './mcp.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
@@ -17,6 +18,10 @@ const USAGE = `usage:
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
       --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
+  codemode mcp [--agent A]
+      serves the agent's model surface (exec, wait, direct-only tools) as an MCP server on stdin/stdout, one
+      session = one turn; logs go to stderr. Approvals are decided in a playground's approvals panel only
+      when one serves this Gateway; here they are denied unless --approve is given.
 common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
 
 export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
@@ -49,7 +54,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   }
   const { values, positionals } = parsed;
-  if (!['surface', 'catalog', 'run'].includes(command)) {
+  if (!['surface', 'catalog', 'run', 'mcp'].includes(command)) {
     process.stderr.write(`codemode: unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -80,9 +85,16 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       cells.push({ code, language, typecheck: Boolean(values.typecheck) });
     }
   }
+  // stdout is the MCP channel: whatever the Gateway or a plugin would print there goes to stderr instead
+  if (command === 'mcp') keepStdoutForProtocol();
   let gw: Gateway;
   try {
-    gw = await createGateway({ ...(values.config ? { configPath: values.config } : {}), argv: [], env: process.env });
+    gw = await createGateway({
+      ...(values.config ? { configPath: values.config } : {}),
+      argv: [],
+      env: process.env,
+      ...(command === 'mcp' ? { log: (line: string) => process.stderr.write(`[gateway] ${line}\n`) } : {}),
+    });
   } catch (err) {
     process.stderr.write(`codemode: ${err instanceof ConfigError ? 'invalid config: ' : ''}${(err as Error).message}\n`);
     return 2;
@@ -97,6 +109,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       ...(values.session ? { sessionId: values.session } : {}),
       ...(values.headless ? { headless: true } : {}),
     };
+    if (command === 'mcp') return await serveMcpStdio(gw, { ...(values.agent ? { agentId: values.agent } : {}), approve: Boolean(values.approve) });
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
     return await runCells(gw, req, cells, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
@@ -192,6 +205,14 @@ async function runCells(
     unsubscribe();
     gw.endTurn(turn.agentRunId);
   }
+}
+
+/** console.log and friends write to stderr: on `codemode mcp` stdout carries nothing but JSON-RPC. */
+function keepStdoutForProtocol(): void {
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
 }
 
 /**

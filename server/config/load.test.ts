@@ -16,7 +16,7 @@ import {
   parseGatewayConfig,
   resolveConfigPath,
 } from './load.ts';
-import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from './schema.ts';
+import { CODE_MODE_LIMIT_BOUNDS, DEFAULT_CODE_MODE_OPTIONS, DEFAULT_MCP_SERVER_OPTIONS, DEFAULT_SERVER_OPTIONS } from './schema.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const configsDir = join(repoRoot, 'demo/configs');
@@ -327,5 +327,39 @@ describe('resolveConfigPath', () => {
       expect(error.path).toBe('--config');
       expect(error.reason).toContain('expected a file path');
     }
+  });
+});
+
+describe('mcpServer (the Gateway as an MCP server)', () => {
+  const base = '/srv/playground';
+
+  it('on no block: enabled at /mcp, no token of its own', () => {
+    expect(parseGatewayConfig({}, base).mcpServer).toEqual({ ...DEFAULT_MCP_SERVER_OPTIONS });
+    expect(DEFAULT_MCP_SERVER_OPTIONS).toEqual({ enabled: true, path: '/mcp' });
+  });
+
+  it('on every field: keeps them as written', () => {
+    const token = 'x'.repeat(40);
+    expect(parseGatewayConfig({ mcpServer: { enabled: false, path: '/agents/mcp', token } }, base).mcpServer).toEqual({ enabled: false, path: '/agents/mcp', token });
+  });
+
+  it('on a path that does not start with "/": names mcpServer.path and says what to write', () => {
+    const error = configError(() => parseGatewayConfig({ mcpServer: { path: 'mcp' } }, base));
+    expect(error.message).toContain('mcpServer.path');
+    expect(error.message).toContain('starts with "/"');
+  });
+
+  it('on a path on the playground API (or its other paths): names mcpServer.path and the collision', () => {
+    for (const path of ['/api', '/api/trpc', '/API/mcp', '/_next/mcp', '/__codemode/login', '/']) {
+      const error = configError(() => parseGatewayConfig({ mcpServer: { path } }, base));
+      expect(error.message, path).toContain('mcpServer.path');
+      expect(error.message, path).toContain('collides');
+    }
+  });
+
+  it('on a short token, a string for enabled or an unknown key: names the field', () => {
+    expect(configError(() => parseGatewayConfig({ mcpServer: { token: 'short' } }, base)).message).toContain('mcpServer.token');
+    expect(configError(() => parseGatewayConfig({ mcpServer: { enabled: 'yes' } }, base)).message).toContain('mcpServer.enabled');
+    expect(configError(() => parseGatewayConfig({ mcpServer: { port: 3001 } }, base)).message).toContain('mcpServer');
   });
 });

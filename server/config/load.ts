@@ -15,7 +15,15 @@ import {
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
-import { clampNotes, codeModeOverridesSchema, codeModeSchema, resolveServerOptions, serverOptionsSchema } from './schema.ts';
+import {
+  clampNotes,
+  codeModeOverridesSchema,
+  codeModeSchema,
+  mcpServerOptionsSchema,
+  resolveMcpServerOptions,
+  resolveServerOptions,
+  serverOptionsSchema,
+} from './schema.ts';
 
 /** Looked up in the working directory when neither --config nor CODEMODE_CONFIG names a file. */
 export const DEFAULT_CONFIG_FILE = 'codemode.config.json';
@@ -205,6 +213,7 @@ const gatewayFileSchema = strictObject(
       'sessions: path',
     ).optional(),
     server: serverOptionsSchema.optional(),
+    mcpServer: mcpServerOptionsSchema.optional(),
     shellAllow: list(
       text('a command name')
         .refine((name) => COMMAND_NAME.test(name), {
@@ -217,7 +226,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, server, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, server, mcpServer, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -300,6 +309,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     mcp: { servers },
     sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
     server: resolveServerOptions(file.server),
+    mcpServer: resolveMcpServerOptions(file.mcpServer),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

@@ -1,6 +1,6 @@
 // The tools.codeMode contract: zod schema, defaults, clamp bounds and the true/false/"auto" shorthands (DESIGN.md 4.2).
 import { z } from 'zod';
-import type { CodeModeOptions, ExecutorKind, ExecutorOverridePolicy, ServerOptions } from './types.ts';
+import type { CodeModeOptions, ExecutorKind, ExecutorOverridePolicy, McpServerOptions, ServerOptions } from './types.ts';
 import { describeValue, expectedReason, parseOrThrow, pathSegments, strictObject, zodProblemSegments } from './issues.ts';
 
 export const EXECUTOR_KINDS = ['node', 'quickjs'] as const satisfies readonly ExecutorKind[];
@@ -298,4 +298,49 @@ export function resolveServerOptions(file: z.output<typeof serverOptionsSchema> 
   const out: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, allowedHosts: [], allowedOrigins: [] };
   for (const [key, value] of Object.entries(file ?? {})) if (value !== undefined) Object.assign(out, { [key]: value });
   return out;
+}
+
+// ---- the MCP server face (`mcpServer` in the config file) ----------------------------------------
+
+export const DEFAULT_MCP_SERVER_OPTIONS: Readonly<McpServerOptions> = Object.freeze({
+  // On by default: it is served on the playground's own port behind the same checks (loopback, or the token).
+  enabled: true,
+  // The path MCP clients and their docs expect by convention.
+  path: '/mcp',
+});
+
+/** Paths the playground itself owns: an MCP path on or under one of them would shadow it. */
+export const RESERVED_PATH_PREFIXES: readonly string[] = Object.freeze(['/api', '/_next', '/__codemode']);
+
+function isReservedPath(path: string): boolean {
+  const lower = path.toLowerCase();
+  return path === '/' || RESERVED_PATH_PREFIXES.some((prefix) => lower === prefix || lower.startsWith(`${prefix}/`));
+}
+
+const mcpPath = z
+  .string({ error: (issue) => expectedReason('a string', `a URL path such as "${DEFAULT_MCP_SERVER_OPTIONS.path}"`, issue.input) })
+  .refine((path) => /^\/[A-Za-z0-9._~\/-]*$/.test(path) && !path.includes('//'), {
+    error: (issue) => `${describeValue(issue.input)} is not a URL path; write one that starts with "/" (no query, no spaces), e.g. "${DEFAULT_MCP_SERVER_OPTIONS.path}"`,
+  })
+  .refine((path) => !isReservedPath(path), {
+    error: (issue) =>
+      `${describeValue(issue.input)} collides with the playground's own paths (${RESERVED_PATH_PREFIXES.join(', ')} and "/"); pick another, e.g. "${DEFAULT_MCP_SERVER_OPTIONS.path}"`,
+  });
+
+export const mcpServerOptionsSchema = strictObject(
+  {
+    enabled: z.boolean({ error: (issue) => expectedReason('true or false', 'true serves MCP on the playground port, false turns it off', issue.input) }).optional(),
+    path: mcpPath.optional(),
+    token: accessTokenSchema.optional(),
+  },
+  'mcpServer: enabled, path, token',
+);
+
+/** The MCP server options a config asks for, over the defaults. */
+export function resolveMcpServerOptions(file: z.output<typeof mcpServerOptionsSchema> | undefined): McpServerOptions {
+  return {
+    enabled: file?.enabled ?? DEFAULT_MCP_SERVER_OPTIONS.enabled,
+    path: file?.path ?? DEFAULT_MCP_SERVER_OPTIONS.path,
+    ...(file?.token !== undefined ? { token: file.token } : {}),
+  };
 }

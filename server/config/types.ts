@@ -42,6 +42,19 @@ export interface ServerOptions {
   maxQueuedEventsPerSubscriber: number;
 }
 
+/** The Gateway's own MCP server face (`mcpServer` in the config file), resolved. */
+export interface McpServerOptions {
+  /** Serve MCP at `path` on the playground's port (the `codemode mcp` command serves stdio either way). */
+  enabled: boolean;
+  /** Where Streamable HTTP is served; starts with "/" and stays clear of the playground's /api. */
+  path: string;
+  /**
+   * A bearer that opens `path` only (never the playground or its API) when the server is exposed: give it to an
+   * agent instead of the access token. The access token opens `path` too.
+   */
+  token?: string;
+}
+
 /** Per-model entry (`agents.defaults.models[...]`, `agents.list[].models[...]`). */
 export interface ModelEntry {
   /** Per-model code-mode switch; unset means "no opinion". */
@@ -104,6 +117,8 @@ export interface GatewayConfig {
   sessions?: { path: string };
   /** Exposure and request limits of the HTTP server, resolved (a config built in code: resolveServerOptions(undefined)). */
   server: ServerOptions;
+  /** The MCP server face, resolved (a config built in code: resolveMcpServerOptions(undefined)). */
+  mcpServer: McpServerOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

@@ -27,6 +27,8 @@ import { isRecord } from '../util/is-record.mjs';
  * results released): a client that vanished without ending its turn must not hold them forever.
  */
 export const TURN_IDLE_MS = 6 * 60 * 60 * 1000;
+/** A client label longer than this is cut: it is a name on a board, and the client chooses it. */
+export const MAX_CLIENT_LABEL_LENGTH = 80;
 /** How often idle turns are looked for (at most; a shorter idle limit sweeps more often). */
 const TURN_SWEEP_MS = 60 * 1000;
 
@@ -107,12 +109,14 @@ export class TurnRegistry {
     const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const options = eff.surface.options;
     const tokens = this.deps.ownership.issueTurn(agentRunId, sessionId);
-    const info: TurnInfo = { agentRunId, sessionId, ...tokens, agentId: eff.agentId, model: eff.model, surface: eff.surface };
+    const client = req.client?.trim() ? req.client.trim().slice(0, MAX_CLIENT_LABEL_LENGTH) : undefined;
+    const info: TurnInfo = { agentRunId, sessionId, ...tokens, agentId: eff.agentId, model: eff.model, surface: eff.surface, ...(client ? { client } : {}) };
     const plugins = this.deps.plugins;
     const scope: TurnScope = {
       agentRunId,
       sessionId,
       agentId: eff.agentId,
+      ...(client ? { client } : {}),
       workspaceDir: this.deps.config.workspace,
       options,
       ...this.guestCatalog(eff.catalog, options),

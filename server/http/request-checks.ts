@@ -178,8 +178,11 @@ export function operatorCookie(port: number, operatorToken: string, opts: { secu
   return `${operatorCookieName(port)}=${operatorToken}; HttpOnly; SameSite=Strict; Path=/${opts.secure ? '; Secure' : ''}`;
 }
 
-/** Checks one request: Host, Origin, declared body size, then credentials (in that order, so a rebound name learns nothing). */
-export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorToken: string): RequestVerdict {
+/**
+ * Checks one request: Host, Origin, declared body size, then credentials (in that order, so a rebound name learns nothing).
+ * `alsoAccepted` is a bearer that opens this one request besides the access token (the MCP path's own token).
+ */
+export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorToken: string, alsoAccepted?: string): RequestVerdict {
   const host = header(facts, 'host')?.toLowerCase();
   if (host === undefined || !exposure.allowedHosts.has(host)) {
     return {
@@ -209,7 +212,9 @@ export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorTo
   const operator = tokensEqual(readCookie(header(facts, 'cookie'), operatorCookieName(exposure.port)), operatorToken);
   const auth = header(facts, 'authorization');
   const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
-  const bearer = exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken);
+  const bearer =
+    (exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken)) ||
+    (alsoAccepted !== undefined && tokensEqual(presented, alsoAccepted));
   if (exposure.exposed && !operator && !bearer) {
     return {
       ok: false,

@@ -1,12 +1,13 @@
-// The one HTTP server: request checks, the operator cookie and login, tRPC on /api/trpc, everything else to the page handler (Next).
+// The one HTTP server: request checks, the operator cookie and login, tRPC on /api/trpc, MCP at mcpServer.path, everything else to the page handler (Next).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { GatewayApi } from '../gateway-types.ts';
-import type { ServerOptions } from '../config/types.ts';
+import type { McpServerOptions, ServerOptions } from '../config/types.ts';
 import { newToken, tokensEqual } from '../access/tokens.ts';
 import { createContextFactory, createEdgeState, type Access } from '../trpc/context.ts';
 import { appRouter } from '../trpc/routers/_app.ts';
+import { createMcpHttpHandler, type McpHttpHandler } from '../mcp-server/http.ts';
 import {
   checkRequest,
   exposureFor,
@@ -32,6 +33,8 @@ export interface PlaygroundServerOptions {
   /** Already resolved (env over config); required when `host` is not loopback. */
   accessToken: string | undefined;
   handlePage: PageHandler;
+  /** The MCP server face (config.mcpServer); absent or disabled: nothing is served at its path. */
+  mcpServer?: McpServerOptions;
   /** Where API faults the caller cannot fix are reported. */
   logError?: (line: string, err: unknown) => void;
 }
@@ -41,6 +44,8 @@ export interface PlaygroundServer {
   exposure: Exposure;
   /** This process's operator token (the cookie value); tests use it to act as the page. */
   operatorToken: string;
+  /** The MCP face when served (its sessions; the shutdown closes them). */
+  mcp?: McpHttpHandler;
 }
 
 /** The machine's own addresses: a wildcard bind answers to each of them. */
@@ -106,6 +111,14 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
     },
   });
 
+  const mcpOptions = opts.mcpServer?.enabled ? opts.mcpServer : undefined;
+  const mcp = mcpOptions
+    ? createMcpHttpHandler(opts.gateway, {
+        maxRequestBodyBytes: opts.server.maxRequestBodyBytes,
+        ...(opts.logError ? { log: (line: string) => opts.logError?.('[mcp]', line) } : {}),
+      })
+    : undefined;
+
   // the request handler is attached after listen, once the port (and so the exposure) is known: a connection
   // accepted in between is only read on a later turn of the event loop, when the handler is in place
   const server = createServer();
@@ -122,13 +135,27 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const verdict = checkRequest(exposure, req, operatorToken);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const isMcp = mcp !== undefined && path === mcpOptions?.path;
+    // the same checks as the API's; the MCP path also opens to its own token (mcpServer.token)
+    const verdict = checkRequest(exposure, req, operatorToken, isMcp ? mcpOptions?.token : undefined);
     const isApi = req.url?.startsWith(API_BASE_PATH) ?? false;
+    if (!verdict.ok && isMcp) {
+      // MCP clients look for the challenge on a 401 (MCP spec: authorization)
+      if (verdict.status === 401) res.setHeader('www-authenticate', 'Bearer');
+      return refuse(res, verdict.status, verdict.message);
+    }
     if (!verdict.ok) {
       if (verdict.status === 401 && path === LOGIN_PATH && req.method === 'POST') return void login(req, res, exposure, operatorToken);
       if (verdict.status === 401 && !isApi && req.method === 'GET') return loginPage(res, 401);
       return refuse(res, verdict.status, verdict.message);
+    }
+    if (isMcp) {
+      return void mcp.handle(req, res).catch((err: unknown) => {
+        opts.logError?.('[mcp]', err);
+        if (!res.headersSent) refuse(res, 500, 'the MCP request failed inside the server; see the server log');
+        else res.end();
+      });
     }
     if (isApi) {
       accessByRequest.set(req, { operator: verdict.operator, clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` });
@@ -147,7 +174,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       res.end('internal error');
     });
   });
-  return { server, exposure, operatorToken };
+  return { server, exposure, operatorToken, ...(mcp ? { mcp } : {}) };
 }
 
 /** The login form's POST: the right access token earns the operator cookie and a redirect to the page. */

@@ -26,6 +26,8 @@ export interface TurnScope {
   agentRunId: string;
   sessionId: string;
   agentId: string;
+  /** The turn's client label (TurnRequest.client): shown on the boards. */
+  client?: string;
   workspaceDir: string;
   options: CodeModeOptions;
   catalog: Catalog;

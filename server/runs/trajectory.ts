@@ -13,6 +13,7 @@ export function header(run: Run) {
     agentRunId: run.turn.agentRunId,
     sessionId: run.turn.sessionId,
     agentId: run.turn.agentId,
+    ...(run.turn.client !== undefined ? { client: run.turn.client } : {}),
     executor: run.executorKind,
     language: run.cell.language,
     code: run.displayCode,

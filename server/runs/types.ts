@@ -123,6 +123,7 @@ export interface TrajectoryExport {
   agentRunId: string;
   sessionId: string;
   agentId: string;
+  client?: string;
   executor: ExecutorKind;
   language: 'javascript' | 'typescript';
   code: string;
@@ -136,6 +137,8 @@ export interface RunView {
   agentRunId: string;
   sessionId: string;
   agentId: string;
+  /** Who drives the run's turn (an MCP client's name), when the turn was given a label. */
+  client?: string;
   executor: ExecutorKind;
   state: RunState;
   reason?: 'pending_tools' | 'yield';

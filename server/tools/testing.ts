@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeModeOptions, GatewayConfig } from '../config/types.ts';
-import { DEFAULT_CODE_MODE_OPTIONS, resolveServerOptions } from '../config/schema.ts';
+import { DEFAULT_CODE_MODE_OPTIONS, resolveMcpServerOptions, resolveServerOptions } from '../config/schema.ts';
 import type { ToolContext, ToolDefinition } from './types.ts';
 
 /** Repository root, found from this file so tests run from any cwd. */
@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfi
     plugins: { bundled: [], external: [] },
     mcp: { servers: {} },
     server: resolveServerOptions(undefined),
+    mcpServer: resolveMcpServerOptions(undefined),
     ...overrides,
   };
 }

@@ -1,0 +1,135 @@
+// `codemode mcp` as a child process: an SDK Client over stdio (StdioClientTransport spawning bin/codemode.mjs) against a test config.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { createGateway, type Gateway } from '../gateway.ts';
+import type { CodeModeResult } from '../runs/types.ts';
+import { MSG_ALREADY_RESUMING, MSG_UNAVAILABLE } from '../runs/messages.ts';
+import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
+import { until } from '../testing.ts';
+
+const BIN = join(REPO_ROOT, 'bin', 'codemode.mjs');
+
+/** Code mode on QuickJS, two agents, no plugins or MCP sources, sessions in memory: the child starts fast and leaves no file. */
+const config = (() => {
+  const file = join(mkdtempSync(join(tmpdir(), 'codemode-mcp-config-')), 'codemode.config.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }, { id: 'direct', tools: { codeMode: { enabled: false } } }] },
+      workspace: DEMO_WORKSPACE,
+      sessions: { path: ':memory:' },
+    }),
+  );
+  return file;
+})();
+
+function structured(reply: Awaited<ReturnType<Client['callTool']>>): { text: string; result: CodeModeResult } {
+  const content = reply.content as Array<{ type: string; text?: string }>;
+  return { text: content[0]?.text ?? '', result: reply.structuredContent as CodeModeResult };
+}
+
+describe('codemode mcp (stdio)', () => {
+  let client: Client;
+  let stderr = '';
+  // the same config in-process: what the child's surface and model text must equal
+  let reference: Gateway;
+
+  beforeAll(async () => {
+    reference = await createGateway({ configPath: config });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--config', config], cwd: REPO_ROOT, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await reference?.close();
+  });
+
+  it('lists exactly the model surface of the default agent', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toEqual(reference.surface({}).tools);
+  });
+
+  it('exec calls a core tool with progress, then a yielding cell is waited to completion; stdout carried only JSON-RPC', async () => {
+    const progress: Progress[] = [];
+    const done = structured(
+      await client.callTool({ name: 'exec', arguments: { code: 'const r = await sleep({ ms: 1 });\nreturn typeof r.sleptMs;' } }, undefined, {
+        onprogress: (p) => progress.push(p),
+      }),
+    );
+    expect(done.result).toMatchObject({ status: 'completed', value: 'number' });
+    expect(done.text).toBe(reference.modelText(done.result));
+    await until(() => progress.length >= 2, { what: 'the progress of the sleep call' });
+    expect(progress.map((p) => p.message)).toEqual(['sleep started', 'sleep ok']);
+
+    const parked = structured(await client.callTool({ name: 'exec', arguments: { code: 'await yield_control("park");\nreturn "resumed";' } }));
+    if (parked.result.status !== 'waiting') throw new Error(`expected waiting, got ${parked.text}`);
+    const resumed = structured(await client.callTool({ name: 'wait', arguments: { runId: parked.result.runId } }));
+    expect(resumed.result).toMatchObject({ status: 'completed', value: 'resumed' });
+    // a stray line on stdout would have broken the client's parsing before it got here; nothing failed on stderr
+    expect(stderr).not.toMatch(/error/i);
+  });
+
+  it('cancelling a wait aborts its run: a later wait on it finds the run unavailable (not still resuming)', async () => {
+    const parked = structured(
+      await client.callTool({ name: 'exec', arguments: { code: 'await yield_control("park");\nawait sleep({ ms: 600000 });\nreturn 1;' } }),
+    );
+    if (parked.result.status !== 'waiting') throw new Error(`expected waiting, got ${parked.text}`);
+    const progress: Progress[] = [];
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'wait', arguments: { runId: parked.result.runId } }, undefined, {
+      signal: controller.signal,
+      onprogress: (p) => progress.push(p),
+    });
+    pending.catch(() => undefined);
+    await until(() => progress.some((p) => p.message === 'sleep started'), { what: 'the resumed cell to start its sleep' });
+    controller.abort('stop');
+    await expect(pending).rejects.toThrow();
+    // the abort reaches the child asynchronously: until then a wait answers "already resuming"
+    let again = structured(await client.callTool({ name: 'wait', arguments: { runId: parked.result.runId } }));
+    for (let i = 0; again.text.includes(MSG_ALREADY_RESUMING) && i < 100; i++) {
+      again = structured(await client.callTool({ name: 'wait', arguments: { runId: parked.result.runId } }));
+    }
+    expect(again.result).toMatchObject({ status: 'failed', code: 'invalid_input' });
+    expect(again.text).toContain(MSG_UNAVAILABLE);
+  });
+});
+
+describe('codemode mcp --agent', () => {
+  it('an unknown agent exits 2 naming the known ones, with nothing on stdout', async () => {
+    const run = promisify(execFile);
+    const err = (await run(process.execPath, [BIN, 'mcp', '--config', config, '--agent', 'nope'], { cwd: REPO_ROOT }).catch((e: unknown) => e)) as {
+      code: number;
+      stdout: string;
+      stderr: string;
+    };
+    expect(err.code).toBe(2);
+    expect(err.stdout).toBe('');
+    expect(err.stderr).toContain('unknown agent "nope"');
+    expect(err.stderr).toContain('main, direct');
+  });
+
+  it('--agent picks the agent whose surface is served (code mode off: its tools directly, no exec)', async () => {
+    const reference = await createGateway({ configPath: config });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--config', config, '--agent', 'direct'], cwd: REPO_ROOT, stderr: 'ignore' });
+    const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(reference.surface({ agentId: 'direct' }).tools.map((t) => t.name));
+      expect(tools.map((t) => t.name)).not.toContain('wait');
+    } finally {
+      await client.close();
+      await reference.close();
+    }
+  });
+});

@@ -1,0 +1,44 @@
+// `codemode mcp`: one MCP session on stdin/stdout over a Gateway, until the client closes stdin or the process is told to stop.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Gateway } from '../gateway.ts';
+import { McpSession } from '../mcp-server/session.ts';
+
+export interface StdioMcpOptions {
+  agentId?: string;
+  /** No operator watches a stdio server's approvals unless a playground serves the same Gateway: --approve decides. */
+  approve: boolean;
+}
+
+/** Serves one session; resolves with the exit code once the client hung up (its turn ended, its runs aborted). */
+export async function serveMcpStdio(gw: Gateway, opts: StdioMcpOptions): Promise<number> {
+  if (opts.agentId !== undefined && !gw.agents().some((agent) => agent.id === opts.agentId)) {
+    const known = gw.agents().map((agent) => agent.id).join(', ');
+    process.stderr.write(`codemode mcp: unknown agent ${JSON.stringify(opts.agentId)}; use --agent with one of: ${known} (or leave it out for the default agent)\n`);
+    return 2;
+  }
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const session = new McpSession(gw, { ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}), log });
+  // the command line has no approvals panel: the same rule as `codemode run`
+  const unsubscribe = gw.subscribe((e) => {
+    if (e.type !== 'approval.requested') return;
+    gw.decideApproval({
+      approvalId: e.approval.approvalId,
+      approve: opts.approve,
+      ...(opts.approve ? {} : { reason: 'no operator for `codemode mcp` (start it with --approve, or use the playground\'s /mcp and its approvals panel)' }),
+    });
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    // the SDK's stdio transport does not watch for the end of stdin; a client that closes it is done
+    process.stdin.once('end', () => void transport.close());
+    process.once('SIGTERM', () => void transport.close());
+    process.once('SIGINT', () => void transport.close());
+  });
+  transport.onerror = (err) => log(`codemode mcp: ${err.message}`);
+  await session.server.connect(transport);
+  await closed;
+  unsubscribe();
+  await session.close();
+  return 0;
+}
