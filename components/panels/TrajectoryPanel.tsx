@@ -157,7 +157,7 @@ export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
           This Gateway process has no run with that id: it was released, or the server restarted (runs do not survive a restart). Pick a run from the list.
         </ErrorNote>
       ) : null}
-      {!run && !props.selectedRunId ? <Empty>Run a cell or pick a run to see its nested calls.</Empty> : null}
+      {!run && !props.selectedRunId ? <Empty testId="trajectory-empty">Run a cell or pick a run to see its nested calls.</Empty> : null}
       {downloadError ? <ErrorNote title="Export failed">{downloadError}</ErrorNote> : null}
       {run ? (
         <div className="space-y-3">

@@ -5,8 +5,10 @@ export interface CellCall {
   /** Increases with every call the page starts: tells a new result from the previous one. */
   seq: number;
   tool: 'exec' | 'wait';
-  /** The run a wait continues (exec learns its run from the result). */
+  /** The run a wait continues (exec learns its run from the result, or earlier from its run.started event). */
   runId?: string;
+  /** The tool-call id the page gave this exec: its run.started event carries it, so the page finds the run before exec returns. */
+  toolCallId?: string;
   startedAt: number;
   /** The execution budget this call got (tools.codeMode.timeoutMs), shown while it runs. */
   timeoutMs?: number;
