@@ -129,13 +129,13 @@ function WaitingRun(props: {
         >
           <span className="text-[10px] text-neutral-500">{expanded ? '▾' : '▸'}</span>
           <StatusBadge status={run.state} />
-          <span className="truncate font-mono text-xs text-neutral-200" title={run.runId}>
+          <span className="shrink-0 font-mono text-xs text-neutral-200" title={run.runId}>
             {run.runId}
           </span>
-          <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
+          <span data-testid="waiting-reason" className="min-w-0 truncate rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
             {run.state === 'running' ? 'asks the user' : (run.reason ?? '?')}
           </span>
-          <span data-testid="waiting-summary" className="truncate text-[11px] text-neutral-500">
+          <span data-testid="waiting-summary" className="min-w-0 truncate text-[11px] text-neutral-500">
             {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
           </span>
         </button>

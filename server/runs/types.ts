@@ -93,6 +93,14 @@ export interface NestedCallRecord {
   errorCode?: string;
   /** Which exec/wait call of the run dispatched it. */
   parentCallId: string;
+  /** The input as the guest passed it: redacted JSON cut at NESTED_PREVIEW_CHARS (run history only, never the transcript). */
+  inputPreview?: string;
+  /** The value it returned, bounded the same way. */
+  outputPreview?: string;
+  /** The error it failed with, bounded the same way. */
+  errorPreview?: string;
+  /** The operator's decision when the call needed approval. */
+  approval?: { approved: boolean; reason?: string };
 }
 
 /** One model-level exec or wait call of a run. */
