@@ -166,3 +166,26 @@ test('Stop aborts a running cell at once; a client call is on the board while th
   await expect(page.getByTestId('result-call')).toHaveText('exec');
   expect(await resultValue(page)).toEqual({ answer: 'now' });
 });
+
+test('a nested call opens as a span: invocation id, parent, timings, bytes, the approval decision and bounded previews', async ({ page }) => {
+  await openPlayground(page);
+  await setCell(page, APPROVAL_CELL);
+  const before = await callSeq(page);
+  await page.getByTestId('run-button').click();
+  await page.getByTestId('approval').getByTestId('approval-approve').click();
+  expect(await settledAfter(page, before)).toBe('completed');
+  const trajectory = page.getByTestId('trajectory-panel');
+  await trajectory.getByRole('button', { name: 'show details of the exec call' }).click();
+  const detail = trajectory.getByTestId('span-detail');
+  await expect(detail).toHaveAttribute('data-invocation-id', /:1$/);
+  const fields = detail.getByTestId('span-detail-fields');
+  await expect(fields).toContainText('approved');
+  await expect(fields).toContainText('(tool call playground-');
+  await expect(fields).toContainText('bytes in / out');
+  await expect(detail.getByTestId('span-input')).toContainText('"command":"echo"');
+  await expect(detail.getByTestId('span-output')).toContainText('asked');
+  await page.setViewportSize(SHOT_VIEWPORT);
+  await page.screenshot({ path: `${PANEL_SHOTS_DIR}/span-detail.png` });
+  await trajectory.getByRole('button', { name: 'hide details of the exec call' }).click();
+  await expect(detail).toHaveCount(0);
+});
