@@ -120,6 +120,7 @@ export interface SnapshotRecord {
   rawBytes: number;
   storedBytes: number;
   takeMs: number;
+  /** How long restoring this snapshot took, once a wait restored it. */
   restoreMs?: number;
   reason: 'pending_tools' | 'yield';
 }
