@@ -21,6 +21,7 @@ import { EditorPanel } from './playground/EditorPanel.tsx';
 import type { ExecutorChoice } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
+import { shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useTurn } from './playground/useTurn.ts';
@@ -335,7 +336,7 @@ export function Playground() {
           />
           <div className="flex min-h-0 flex-1 flex-col">
             <ResultPanel
-              call={call}
+              call={shownCall(call, selectedRun)}
               onWait={onWaitFromResult}
               approvalsPending={approvalsInScope(live.approvals, ownRuns).length}
               {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})}

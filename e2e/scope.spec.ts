@@ -84,11 +84,12 @@ test('two pages: each board, runs list and approvals show its own turn; "all tur
   await expect(runRow(b, bRun)).toHaveAttribute('data-state', 'aborted');
 });
 
-test('one selected run: a new exec shows its own run at once (also during an approval); a typecheck failure shows no earlier calls', async ({ page }) => {
+test('one selected run: a new exec shows its own run at once (also during an approval); a picked run drives result and trajectory; a typecheck failure shows no earlier calls', async ({ page }) => {
   await openPlayground(page);
   const trajectory = page.getByTestId('trajectory-panel');
   expect(await runCell(page, 'const r = await web_search({ query: "QuickJS", limit: 1 });\nreturn r.results.length;\n')).toBe('completed');
   await expect(trajectory.locator('[data-testid=trajectory-nested][data-tool=web_search]')).toBeVisible();
+  const searchRun = await resultRunId(page);
 
   // While the next cell's nested call waits for approval, the trajectory already shows that run.
   await setCell(page, APPROVAL_CELL);
@@ -104,6 +105,17 @@ test('one selected run: a new exec shows its own run at once (also during an app
   expect(await settledAfter(page, before)).toBe('completed');
   const approvedRun = await resultRunId(page);
   await expect(runRow(page, approvedRun)).toHaveAttribute('data-selected', 'true');
+
+  // Picking the earlier run in the list: result, trajectory and the list all describe that run.
+  await runRow(page, searchRun).click();
+  await expect(runRow(page, searchRun)).toHaveAttribute('data-selected', 'true');
+  await expect(page.getByTestId('result-call')).toHaveAttribute('data-run-id', searchRun);
+  await expect(page.getByTestId('result-call')).toHaveAttribute('data-picked', 'true');
+  await expect(page.getByTestId('result-value')).toContainText('1');
+  await expect(trajectory.locator('[data-testid=trajectory-nested][data-tool=web_search]')).toBeVisible();
+  await runRow(page, approvedRun).click();
+  await expect(page.getByTestId('result-call')).toHaveAttribute('data-picked', 'false');
+  await expect(page.getByTestId('result-call')).toHaveAttribute('data-run-id', approvedRun);
 
   // A cell the typecheck rejects never runs: no earlier run's calls stay on screen.
   await page.getByTestId('language-ts').click();

@@ -138,9 +138,10 @@ export function ResultPanel(props: {
         <div className="space-y-2.5">
           <div className="flex flex-wrap items-center gap-2">
             <StatusBadge status={result.status} testId="result-status" />
-            <span className="font-mono text-[11px] text-neutral-500" data-testid="result-call" data-run-id={resultRunId(result) ?? ''}>
+            <span className="font-mono text-[11px] text-neutral-500" data-testid="result-call" data-run-id={resultRunId(result) ?? ''} data-picked={call.picked ?? false}>
               {call.tool}
             </span>
+            {call.picked ? <span className="text-[11px] text-neutral-500">(last result of the run picked in the list)</span> : null}
             {result.status === 'waiting' ? (
               <>
                 <span className="font-mono text-[11px] text-neutral-400">
@@ -158,7 +159,7 @@ export function ResultPanel(props: {
             <div>
               <div className="mb-1 text-[11px] text-neutral-500">the tool result text a model receives (compact JSON; network content wrapped as untrusted)</div>
               <pre data-testid="result-raw" className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-neutral-950 p-2 font-mono text-[11px]">
-                {result.modelText}
+                {'modelText' in result ? result.modelText : 'The model text is kept for the calls this page made; this is a picked run\'s last result.'}
               </pre>
             </div>
           ) : (
