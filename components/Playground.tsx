@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
 import type { ConnectionState } from './live/useLiveRuns.ts';
-import { waitingRuns } from './live/runsState.ts';
+import { approvalsInScope, boardRuns, isLive, runForToolCall, runsInScope } from './live/runsState.ts';
 import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
 import { ResultPanel } from './panels/ResultPanel.tsx';
@@ -21,6 +21,7 @@ import { EditorPanel } from './playground/EditorPanel.tsx';
 import type { ExecutorChoice } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
+import { shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useTurn } from './playground/useTurn.ts';
@@ -122,7 +123,42 @@ export function Playground() {
   );
 
   const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun });
-  const { call, running, waitingFor, exec: execCell, wait: waitRun, abort: onAbort } = calls;
+  const { call, running, waitingFor, exec: execCell, wait: waitRun, abort: onAbort, clear: clearCall } = calls;
+
+  // A new exec selects its run as soon as the run's start event names the exec's tool-call id (once: the user
+  // may pick another run while it runs). Trajectory, snapshots and Stop then follow the run that is executing.
+  const runningRun = calls.runningToolCallId !== undefined ? runForToolCall(live.runs, calls.runningToolCallId) : undefined;
+  const autoSelected = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!runningRun || autoSelected.current === calls.runningToolCallId) return;
+    autoSelected.current = calls.runningToolCallId;
+    selectRun(runningRun.runId);
+  }, [runningRun, calls.runningToolCallId, selectRun]);
+
+  // Another turn (new turn, new session, another agent or model): the shown result and run belong to the
+  // turn that ended, so a Wait there could only fail. The first turn keeps a run named by the link.
+  const turnId = turn.turn?.agentRunId;
+  const previousTurnId = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (previousTurnId.current !== undefined && previousTurnId.current !== turnId) {
+      clearCall();
+      selectRun(undefined);
+    }
+    previousTurnId.current = turnId;
+  }, [turnId, clearCall, selectRun]);
+
+  // Scope: the page's own turn by default; "all turns" shows every run the operator can see.
+  const [allTurns, setAllTurns] = useState(false);
+  const scopedRuns = runsInScope(live.runs, allTurns ? { kind: 'all' } : { kind: 'turn', agentRunId: turnId });
+  const scopedApprovals = approvalsInScope(live.approvals, scopedRuns);
+  const ownRuns = live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId);
+  const ownWaiting = ownRuns.filter((r) => r.state === 'waiting');
+  const endTurn = (next: () => void) => {
+    const liveCount = ownRuns.filter(isLive).length;
+    const question = `End this turn? Its ${liveCount} running or waiting run${liveCount === 1 ? '' : 's'} will be aborted.`;
+    if (liveCount > 0 && !window.confirm(question)) return;
+    next();
+  };
 
   const runCell = useCallback(() => {
     const agentRunId = turn.turn?.agentRunId;
@@ -130,12 +166,14 @@ export function Playground() {
     const code = editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
     writeCell({ code, language });
+    // Nothing from the previous run stays on screen: a cell that fails before it runs (typecheck) shows no run.
+    selectRun(undefined);
     execCell({
       agentRunId,
       input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
       ...(executor !== 'default' ? { executor } : {}),
     });
-  }, [turn.turn, running, language, typecheck, executor, execCell, writeCell]);
+  }, [turn.turn, running, language, typecheck, executor, execCell, writeCell, selectRun]);
 
   const onWaitRun = useCallback((run: Run) => waitRun(run.runId, run.agentRunId), [waitRun]);
   const onWaitFromResult = useCallback(
@@ -170,7 +208,7 @@ export function Playground() {
     [decideAsync],
   );
 
-  const waiting = waitingRuns(live.runs);
+  const waiting = boardRuns(scopedRuns);
   const connection = CONNECTION_LABELS[live.connection];
   const turnInfo = turn.turn;
 
@@ -214,10 +252,10 @@ export function Playground() {
         <span className="font-mono text-[11px] text-neutral-500" data-testid="turn-info">
           {turnInfo ? `turn ${turnInfo.agentRunId} · session ${turnInfo.sessionId}` : turn.preparing ? 'preparing turn…' : 'no turn'}
         </span>
-        <Button kind="ghost" testId="new-turn" onClick={turn.restart} title="prepare a fresh turn (ends this one and its waiting runs)">
+        <Button kind="ghost" testId="new-turn" onClick={() => endTurn(turn.restart)} title="prepare a fresh turn (ends this one and its waiting runs)">
           new turn
         </Button>
-        <Button kind="ghost" testId="new-session" onClick={turn.newSession} title="start a new session: the session store starts empty">
+        <Button kind="ghost" testId="new-session" onClick={() => endTurn(turn.newSession)} title="start a new session: the session store starts empty">
           new session
         </Button>
         <span className="ml-auto flex items-center gap-1.5 text-[11px] text-neutral-400" data-testid="connection" data-state={live.connection}>
@@ -297,14 +335,35 @@ export function Playground() {
             shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
           <div className="flex min-h-0 flex-1 flex-col">
-            <ResultPanel call={call} onWait={onWaitFromResult} approvalsPending={live.approvals.length} {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})} />
+            <ResultPanel
+              call={shownCall(call, selectedRun)}
+              onWait={onWaitFromResult}
+              approvalsPending={approvalsInScope(live.approvals, ownRuns).length}
+              {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})}
+              {...(runningRun && call?.toolCallId === calls.runningToolCallId ? { onStop: () => onAbort(runningRun) } : {})}
+            />
           </div>
         </div>
         <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-0.5 [&>*]:shrink-0">
-          <ApprovalsPrompt approvals={live.approvals} onDecide={onDecide} />
-          <WaitingBoard runs={waiting} waitingFor={waitingFor} onWait={onWaitRun} onAbort={onAbort} onAnswer={onAnswer} />
+          <label className="flex items-center gap-1.5 px-1 text-[11px] text-neutral-400" data-testid="scope" data-scope={allTurns ? 'all' : 'turn'}>
+            <input type="checkbox" data-testid="scope-all-turns" checked={allTurns} onChange={(e) => setAllTurns(e.target.checked)} />
+            all turns
+            <span className="text-neutral-600">
+              {allTurns ? '(approvals, waiting runs, runs and snapshots of every turn)' : '(showing this turn only)'}
+            </span>
+          </label>
+          <ApprovalsPrompt approvals={scopedApprovals} onDecide={onDecide} />
+          <WaitingBoard
+            runs={waiting}
+            waitingFor={waitingFor}
+            selectedRunId={selectedRunId}
+            onWait={onWaitRun}
+            onAbort={onAbort}
+            onAnswer={onAnswer}
+            onAbortAll={ownWaiting.length > 0 ? () => ownWaiting.forEach(onAbort) : undefined}
+          />
           <div className="flex max-h-48 min-h-0 flex-col">
-            <RunsPanel runs={live.runs} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
+            <RunsPanel runs={scopedRuns} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
           </div>
           <div className="flex flex-col gap-1.5">
             <Tabs tabs={DETAIL_TABS} active={detailTab} onChange={setDetailTab} label="run and session details" />
@@ -312,7 +371,7 @@ export function Playground() {
               <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
             </TabPanel>
             <TabPanel id="snapshots" active={detailTab === 'snapshots'}>
-              <SnapshotsPanel runs={live.runs} {...(selectedRun ? { run: selectedRun } : {})} />
+              <SnapshotsPanel runs={scopedRuns} {...(selectedRun ? { run: selectedRun } : {})} />
             </TabPanel>
             <TabPanel id="session" active={detailTab === 'session'}>
               <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} />

@@ -1,7 +1,7 @@
 // Tests for folding run events into the page's run list and approvals.
 import { describe, expect, it } from 'vitest';
-import { applyApprovalEvent, applyRunEvent, waitingRuns } from './runsState.ts';
-import type { ApprovalView, NestedCallRecord, RunView } from '../../server/runs/types.ts';
+import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, runForToolCall, runsInScope, waitingRuns } from './runsState.ts';
+import type { ApprovalView, ControlCallRecord, NestedCallRecord, RunView } from '../../server/runs/types.ts';
 
 function view(runId: string, over: Partial<RunView> = {}): RunView {
   return {
@@ -80,5 +80,48 @@ describe('waitingRuns', () => {
   it('keeps only runs that hold a continuation', () => {
     const runs = [view('a', { state: 'waiting' }), view('b', { state: 'completed' }), view('c', { state: 'expired' })];
     expect(waitingRuns(runs).map((r) => r.runId)).toEqual(['a']);
+  });
+});
+
+describe('runsInScope', () => {
+  const runs = [view('mine', { agentRunId: 'ar_page' }), view('theirs', { agentRunId: 'ar_other' })];
+  it("shows only the page's own turn by default", () => {
+    expect(runsInScope(runs, { kind: 'turn', agentRunId: 'ar_page' }).map((r) => r.runId)).toEqual(['mine']);
+  });
+  it('shows every turn with "all turns"', () => {
+    expect(runsInScope(runs, { kind: 'all' }).map((r) => r.runId)).toEqual(['mine', 'theirs']);
+  });
+  it('shows nothing as its own before the turn is prepared', () => {
+    expect(runsInScope(runs, { kind: 'turn', agentRunId: undefined })).toEqual([]);
+  });
+});
+
+describe('approvalsInScope', () => {
+  it('keeps approvals asked by runs in scope, drops another turn\'s', () => {
+    const approval = (approvalId: string, runId: string): ApprovalView => ({ approvalId, runId, tool: 'exec', input: {}, code: '', requestedAt: 1 });
+    const scoped = approvalsInScope([approval('p1', 'mine'), approval('p2', 'theirs')], [view('mine')]);
+    expect(scoped.map((a) => a.approvalId)).toEqual(['p1']);
+  });
+});
+
+describe('boardRuns', () => {
+  it('lists waiting runs and running runs that ask the user, not other running or ended runs', () => {
+    const ask = { callId: '1', tool: 'ask_user', input: {} };
+    const runs = [
+      view('parked', { state: 'waiting' }),
+      view('asking', { state: 'running', clientCalls: [ask] }),
+      view('busy', { state: 'running' }),
+      view('done', { state: 'completed' }),
+    ];
+    expect(boardRuns(runs).map((r) => r.runId)).toEqual(['parked', 'asking']);
+  });
+});
+
+describe('runForToolCall', () => {
+  const exec = (toolCallId: string): ControlCallRecord => ({ callId: 'c1', toolCallId, tool: 'exec', startedAt: 1 });
+  it('finds the run whose exec carries the tool-call id the page gave', () => {
+    const runs = [view('a', { calls: [exec('playground-1')] }), view('b', { calls: [exec('playground-2')] })];
+    expect(runForToolCall(runs, 'playground-2')?.runId).toBe('b');
+    expect(runForToolCall(runs, 'playground-3')).toBeUndefined();
   });
 });

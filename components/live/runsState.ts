@@ -58,3 +58,39 @@ export function applyApprovalEvent(approvals: ApprovalView[], event: RunEvent): 
 export function waitingRuns(runs: RunView[]): RunView[] {
   return runs.filter((r) => r.state === 'waiting');
 }
+
+/** Which runs the page's panels show: the page's own turn (the default), or every turn the operator can see. */
+export type RunScope = { kind: 'turn'; agentRunId: string | undefined } | { kind: 'all' };
+
+/**
+ * The runs in scope. The page is the operator and receives every run; it filters client-side by its own
+ * agentRunId, so the toggle needs no new query and no refetch. Before the turn is prepared nothing is "its".
+ */
+export function runsInScope(runs: RunView[], scope: RunScope): RunView[] {
+  if (scope.kind === 'all') return runs;
+  return runs.filter((r) => r.agentRunId === scope.agentRunId);
+}
+
+/** Approvals asked by runs in scope (an approval names its run; the run names its turn). */
+export function approvalsInScope(approvals: ApprovalView[], scopedRuns: RunView[]): ApprovalView[] {
+  const ids = new Set(scopedRuns.map((r) => r.runId));
+  return approvals.filter((a) => ids.has(a.runId));
+}
+
+/**
+ * What the waiting board lists: runs holding a continuation, and running runs with a client call a person
+ * must answer (the guest asked now; an answer before the deadline lets the cell continue inline).
+ */
+export function boardRuns(runs: RunView[]): RunView[] {
+  return runs.filter((r) => r.state === 'waiting' || (r.state === 'running' && r.clientCalls.length > 0));
+}
+
+/** The run an exec started, found by the tool-call id the page gave that exec (its first control call). */
+export function runForToolCall(runs: RunView[], toolCallId: string): RunView | undefined {
+  return runs.find((r) => r.calls[0]?.tool === 'exec' && r.calls[0].toolCallId === toolCallId);
+}
+
+/** A run still holding the turn's resources (executing or parked): ending the turn ends it. */
+export function isLive(run: RunView): boolean {
+  return run.state === 'running' || run.state === 'waiting';
+}

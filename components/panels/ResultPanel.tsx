@@ -58,7 +58,7 @@ function TelemetryGrid({ telemetry }: { telemetry: Telemetry }) {
   );
 }
 
-function Running({ call, approvalsPending }: { call: CellCall; approvalsPending: number }) {
+function Running({ call, approvalsPending, onStop }: { call: CellCall; approvalsPending: number; onStop?: (() => void) | undefined }) {
   const now = useNow(100);
   const elapsed = now - call.startedAt;
   const over = call.timeoutMs !== undefined && elapsed > call.timeoutMs;
@@ -71,6 +71,18 @@ function Running({ call, approvalsPending }: { call: CellCall; approvalsPending:
           {call.runId ? ` ${call.runId}` : ''}… {formatDuration(elapsed)}
           {call.timeoutMs !== undefined ? ` of a ${formatDuration(call.timeoutMs)} deadline` : ''}
         </span>
+        {call.tool === 'exec' ? (
+          // Enabled once the run's start event arrived (the abort names the run); an infinite loop stops at once.
+          <Button
+            kind="danger"
+            testId="result-stop"
+            disabled={!onStop}
+            onClick={() => onStop?.()}
+            title={onStop ? 'abort this run now: its nested calls are canceled and the cell stops' : 'the run has not started yet'}
+          >
+            Stop
+          </Button>
+        ) : null}
       </div>
       {call.timeoutMs !== undefined ? (
         <div className="h-1 rounded bg-neutral-800">
@@ -91,7 +103,14 @@ function Running({ call, approvalsPending }: { call: CellCall; approvalsPending:
   );
 }
 
-export function ResultPanel(props: { call?: CellCall; onWait: (runId: string) => void; waitingFor?: string; approvalsPending?: number }) {
+export function ResultPanel(props: {
+  call?: CellCall;
+  onWait: (runId: string) => void;
+  waitingFor?: string;
+  approvalsPending?: number;
+  /** Aborts the running exec's run; absent until the page knows that run. */
+  onStop?: () => void;
+}) {
   const [raw, setRaw] = useState(false);
   const { call } = props;
   const result = call?.result;
@@ -109,7 +128,7 @@ export function ResultPanel(props: { call?: CellCall; onWait: (runId: string) =>
     >
       <span data-testid="result-seq" data-seq={call?.seq ?? 0} hidden />
       {!call ? <Empty>Run a cell (Ctrl/Cmd+Enter) to see its result here.</Empty> : null}
-      {call && !result && !call.error ? <Running call={call} approvalsPending={props.approvalsPending ?? 0} /> : null}
+      {call && !result && !call.error ? <Running call={call} approvalsPending={props.approvalsPending ?? 0} onStop={props.onStop} /> : null}
       {call?.error ? (
         <ErrorNote title={`${call.tool} did not return a result`} testId="result-call-error">
           {call.error}
@@ -119,9 +138,10 @@ export function ResultPanel(props: { call?: CellCall; onWait: (runId: string) =>
         <div className="space-y-2.5">
           <div className="flex flex-wrap items-center gap-2">
             <StatusBadge status={result.status} testId="result-status" />
-            <span className="font-mono text-[11px] text-neutral-500" data-testid="result-call" data-run-id={resultRunId(result) ?? ''}>
+            <span className="font-mono text-[11px] text-neutral-500" data-testid="result-call" data-run-id={resultRunId(result) ?? ''} data-picked={call.picked ?? false}>
               {call.tool}
             </span>
+            {call.picked ? <span className="text-[11px] text-neutral-500">(last result of the run picked in the list)</span> : null}
             {result.status === 'waiting' ? (
               <>
                 <span className="font-mono text-[11px] text-neutral-400">
@@ -139,7 +159,7 @@ export function ResultPanel(props: { call?: CellCall; onWait: (runId: string) =>
             <div>
               <div className="mb-1 text-[11px] text-neutral-500">the tool result text a model receives (compact JSON; network content wrapped as untrusted)</div>
               <pre data-testid="result-raw" className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-neutral-950 p-2 font-mono text-[11px]">
-                {result.modelText}
+                {'modelText' in result ? result.modelText : 'The model text is kept for the calls this page made; this is a picked run\'s last result.'}
               </pre>
             </div>
           ) : (

@@ -1,5 +1,5 @@
 'use client';
-// All runs of this Gateway process, newest first; picking one shows its trajectory and snapshots.
+// The runs in the page's scope (its turn, or every turn), newest first; picking one shows its trajectory and snapshots.
 import { Empty, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import type { Run } from '../api.ts';
@@ -22,6 +22,8 @@ export function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect
                 data-testid="run-row"
                 data-run-id={run.runId}
                 data-state={run.state}
+                data-selected={run.runId === props.selectedRunId}
+                aria-current={run.runId === props.selectedRunId ? 'true' : undefined}
                 onClick={() => props.onSelect(run.runId)}
                 className={`flex w-full items-center gap-2 rounded px-1.5 py-0.5 text-left hover:bg-neutral-800 ${
                   run.runId === props.selectedRunId ? 'bg-neutral-800' : ''

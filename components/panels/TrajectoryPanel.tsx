@@ -1,6 +1,7 @@
 'use client';
 // Trajectory of one run: nested calls as a tree under their exec/wait calls and as a timeline; JSON export.
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
+import { SpanDetail } from '../trajectory/SpanDetail.tsx';
 import { useTRPCClient } from '../trpc.ts';
 import { axisTicks, buildTree, layoutTimeline, orphanCalls } from '../trajectory/layout.ts';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
@@ -27,6 +28,24 @@ const BAR_COLORS: Record<string, string> = {
 function Tree({ run, now }: { run: Run; now: number }) {
   const tree = buildTree(run.calls, run.nested);
   const orphans = orphanCalls(run.calls, run.nested);
+  // Several spans may be open at once, to compare them; keyed by invocation id, so they stay open as the run updates.
+  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set());
+  const toggle = (id: string) =>
+    setOpen((s) => {
+      const next = new Set(s);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const row = (n: Run['nested'][number]) => (
+    <Fragment key={n.invocationId}>
+      <NestedCallRow testId="trajectory-nested" call={n} now={now} open={open.has(n.invocationId)} onToggle={() => toggle(n.invocationId)} />
+      {open.has(n.invocationId) ? (
+        <li>
+          <SpanDetail call={n} parent={run.calls.find((c) => c.callId === n.parentCallId)} now={now} />
+        </li>
+      ) : null}
+    </Fragment>
+  );
   return (
     <ul data-testid="trajectory-tree" className="space-y-1">
       {tree.map((node) => (
@@ -41,9 +60,7 @@ function Tree({ run, now }: { run: Run; now: number }) {
           </div>
           {node.nested.length > 0 ? (
             <ul>
-              {node.nested.map((n) => (
-                <NestedCallRow key={n.invocationId} testId="trajectory-nested" call={n} now={now} />
-              ))}
+              {node.nested.map(row)}
             </ul>
           ) : (
             <div className="pl-5 text-[11px] text-neutral-600">no nested calls</div>
@@ -54,9 +71,7 @@ function Tree({ run, now }: { run: Run; now: number }) {
         <li>
           <div className="text-[11px] text-neutral-500">calls without a recorded parent</div>
           <ul>
-            {orphans.map((n) => (
-              <NestedCallRow key={n.invocationId} testId="trajectory-nested" call={n} now={now} />
-            ))}
+            {orphans.map(row)}
           </ul>
         </li>
       ) : null}
@@ -157,7 +172,7 @@ export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
           This Gateway process has no run with that id: it was released, or the server restarted (runs do not survive a restart). Pick a run from the list.
         </ErrorNote>
       ) : null}
-      {!run && !props.selectedRunId ? <Empty>Run a cell or pick a run to see its nested calls.</Empty> : null}
+      {!run && !props.selectedRunId ? <Empty testId="trajectory-empty">Run a cell or pick a run to see its nested calls.</Empty> : null}
       {downloadError ? <ErrorNote title="Export failed">{downloadError}</ErrorNote> : null}
       {run ? (
         <div className="space-y-3">

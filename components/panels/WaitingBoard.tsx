@@ -1,6 +1,7 @@
 'use client';
-// Waiting runs board: every suspended run with reason, pending calls, snapshot size, TTL, Wait/Abort, client answers.
+// Waiting runs board: suspended runs (and running ones asking the user) as one-line cards that expand to pending calls, snapshot size, client answers; Wait/Abort, abort all.
 import { useState } from 'react';
+import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
@@ -28,6 +29,8 @@ function SizeBar(props: { label: string; bytes: number; cap: number; color: stri
 }
 
 function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onAnswer: (a: ClientAnswer) => Promise<void>; onWait: () => void }) {
+  // A running run gets the answer inline (the cell continues before its deadline); only a parked one needs a Wait.
+  const parked = props.run.state === 'waiting';
   const [text, setText] = useState('{ "answer": "yes" }');
   const [mode, setMode] = useState<'result' | 'error'>('result');
   const [error, setError] = useState<string>();
@@ -48,7 +51,7 @@ function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onA
     try {
       await props.onAnswer(answer);
       setSent(true);
-      if (thenWait) props.onWait();
+      if (thenWait && parked) props.onWait();
     } catch (err) {
       setError((err as Error).message);
     }
@@ -77,13 +80,17 @@ function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onA
       />
       {error ? <ErrorNote title="Answer not sent">{error}</ErrorNote> : null}
       <div className="flex items-center gap-1.5">
-        <Button kind="primary" testId="client-call-send-wait" onClick={() => void send(true)}>
-          Send & wait
-        </Button>
-        <Button testId="client-call-send" onClick={() => void send(false)}>
+        {parked ? (
+          <Button kind="primary" testId="client-call-send-wait" onClick={() => void send(true)}>
+            Send & wait
+          </Button>
+        ) : null}
+        <Button kind={parked ? 'default' : 'primary'} testId="client-call-send" onClick={() => void send(false)}>
           Send
         </Button>
-        {sent ? <span className="text-[11px] text-emerald-300">answered; Wait delivers it to the cell</span> : null}
+        {sent ? (
+          <span className="text-[11px] text-emerald-300">{parked ? 'answered; Wait delivers it to the cell' : 'answered; the running cell continues'}</span>
+        ) : null}
       </div>
     </div>
   );
@@ -93,30 +100,78 @@ function WaitingRun(props: {
   run: Run;
   now: number;
   waiting: boolean;
+  /** Open at first: the page's selected run, and a run asking the user something. */
+  initiallyOpen: boolean;
   onWait: (run: Run) => void;
   onAbort: (run: Run) => void;
   onAnswer: (a: ClientAnswer) => Promise<void>;
 }) {
   const { run, now } = props;
+  const [open, setOpen] = useState(props.initiallyOpen);
+  // A client call that arrives later opens the card: a question to the user must not hide behind a toggle.
+  const expanded = open || run.clientCalls.length > 0;
   const snapshot = run.snapshots[run.snapshots.length - 1];
   return (
-    <li data-testid="waiting-run" data-run-id={run.runId} className="space-y-1.5 rounded border border-amber-900/50 bg-neutral-950/50 p-2">
-      <div className="flex flex-wrap items-center gap-2">
-        <StatusBadge status={run.state} />
-        <span className="font-mono text-xs text-neutral-200">{run.runId}</span>
-        <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
-          {run.reason ?? '?'}
-        </span>
-        <span className="text-[11px] text-neutral-500">
-          {run.client !== undefined ? `${run.client} · ` : ''}
-          {run.agentId} · {run.executor}
-        </span>
-        <span className="ml-auto text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">
-          expires in{' '}
-          <span data-testid="waiting-ttl" className="font-mono text-amber-300">
-            {run.expiresAt !== undefined ? formatCountdown(run.expiresAt, now) : '—'}
+    <li
+      data-testid="waiting-run"
+      data-run-id={run.runId}
+      data-expanded={expanded}
+      className={`space-y-1.5 rounded border bg-neutral-950/50 px-2 py-1 ${run.state === 'running' ? 'border-sky-900/60' : 'border-amber-900/50'}`}
+    >
+      <div className="flex items-center gap-2 whitespace-nowrap">
+        <button
+          type="button"
+          data-testid="waiting-run-toggle"
+          aria-expanded={expanded}
+          aria-label={`${expanded ? 'collapse' : 'expand'} run ${run.runId}`}
+          onClick={() => setOpen(!expanded)}
+          className="flex min-w-0 flex-1 items-center gap-2 text-left"
+        >
+          <span className="text-[10px] text-neutral-500">{expanded ? '▾' : '▸'}</span>
+          <StatusBadge status={run.state} />
+          <span className="shrink-0 font-mono text-xs text-neutral-200" title={run.runId}>
+            {run.runId}
           </span>
-        </span>
+          <span data-testid="waiting-reason" className="min-w-0 truncate rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
+            {run.state === 'running' ? 'asks the user' : (run.reason ?? '?')}
+          </span>
+          <span data-testid="waiting-summary" className="min-w-0 truncate text-[11px] text-neutral-500">
+            {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
+          </span>
+        </button>
+        {run.state === 'waiting' ? (
+          <span className="text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">
+            <span data-testid="waiting-ttl" className="font-mono text-amber-300">
+              {run.expiresAt !== undefined ? formatCountdown(run.expiresAt, now) : '—'}
+            </span>
+          </span>
+        ) : null}
+        {run.state === 'waiting' ? (
+          <Button kind="primary" testId="wait-button" disabled={props.waiting} onClick={() => props.onWait(run)}>
+            {props.waiting ? 'Waiting…' : 'Wait'}
+          </Button>
+        ) : null}
+        <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
+          Abort
+        </Button>
+      </div>
+      {expanded ? <WaitingRunDetail run={run} now={now} snapshot={snapshot} onWait={props.onWait} onAnswer={props.onAnswer} /> : null}
+    </li>
+  );
+}
+
+function WaitingRunDetail(props: {
+  run: Run;
+  now: number;
+  snapshot: Run['snapshots'][number] | undefined;
+  onWait: (run: Run) => void;
+  onAnswer: (a: ClientAnswer) => Promise<void>;
+}): ReactNode {
+  const { run, now, snapshot } = props;
+  return (
+    <div className="space-y-1.5 pb-1" data-testid="waiting-run-detail">
+      <div className="text-[11px] text-neutral-500">
+        {run.client !== undefined ? `${run.client} · ` : ''}{run.agentId} · {run.executor} · turn {run.agentRunId}
       </div>
       {run.pendingToolCalls.length > 0 ? (
         <table className="w-full table-fixed font-mono text-[11px]">
@@ -160,38 +215,44 @@ function WaitingRun(props: {
       {run.clientCalls.map((call) => (
         <ClientCallForm key={call.callId} run={run} call={call} onAnswer={props.onAnswer} onWait={() => props.onWait(run)} />
       ))}
-      <div className="flex gap-1.5">
-        <Button kind="primary" testId="wait-button" disabled={props.waiting} onClick={() => props.onWait(run)}>
-          {props.waiting ? 'Waiting…' : 'Wait'}
-        </Button>
-        <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
-          Abort
-        </Button>
-      </div>
-    </li>
+    </div>
   );
 }
 
 export function WaitingBoard(props: {
   runs: Run[];
   waitingFor: Set<string>;
+  selectedRunId?: string | undefined;
   onWait: (run: Run) => void;
   onAbort: (run: Run) => void;
   onAnswer: (a: ClientAnswer) => Promise<void>;
+  /** Aborts every waiting run of the page's turn; absent when the board shows no run of it. */
+  onAbortAll?: (() => void) | undefined;
 }) {
   const now = useNow(1000, props.runs.length > 0);
   return (
-    <Panel title={`Waiting runs (${props.runs.length})`} testId="waiting-board">
+    <Panel
+      title={`Waiting runs (${props.runs.length})`}
+      testId="waiting-board"
+      actions={
+        props.onAbortAll ? (
+          <Button kind="danger" testId="abort-all-waiting" onClick={props.onAbortAll} title="abort every waiting run of this turn">
+            abort all waiting
+          </Button>
+        ) : null
+      }
+    >
       {props.runs.length === 0 ? (
         <Empty testId="waiting-empty">No suspended runs. A cell waits when a nested call outlasts the exec deadline or it calls yield_control.</Empty>
       ) : (
-        <ul className="space-y-2">
+        <ul className="space-y-1">
           {props.runs.map((run) => (
             <WaitingRun
               key={run.runId}
               run={run}
               now={now}
               waiting={props.waitingFor.has(run.runId)}
+              initiallyOpen={run.runId === props.selectedRunId}
               onWait={props.onWait}
               onAbort={props.onAbort}
               onAnswer={props.onAnswer}

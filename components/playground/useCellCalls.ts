@@ -11,8 +11,10 @@ import type { ExecRequest, Run } from '../api.ts';
 export interface CellCalls {
   /** The latest exec or wait the page started: in flight, settled, or failed to reach the Gateway. */
   call?: CellCall;
-  /** An exec is in flight (the editor's Run waits for it). */
+  /** An exec is in flight (the editor's Run waits for it), whatever call the result panel shows meanwhile. */
   running: boolean;
+  /** The tool-call id of the exec in flight, to find its run in the live list (Stop, selection). */
+  runningToolCallId?: string;
   /** Runs with a wait in flight. */
   waitingFor: Set<string>;
   /** Why the last abort did nothing or failed. */
@@ -21,6 +23,13 @@ export interface CellCalls {
   exec(request: Omit<ExecRequest, 'toolCallId'>): void;
   wait(runId: string, agentRunId: string): void;
   abort(run: Run): void;
+  /** Forget the shown call (a new turn: its result belongs to a turn that ended). */
+  clear(): void;
+}
+
+/** A tool-call id no other exec of this page shares: the page finds its run by it. */
+function newToolCallId(): string {
+  return `playground-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
 /**
@@ -37,6 +46,9 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
   const callSeq = useRef(0);
   const [waitingFor, setWaitingFor] = useState<Set<string>>(() => new Set());
   const [actionError, setActionError] = useState<string>();
+  // Kept apart from `call`: a Wait pressed on the board replaces the shown call, but Run stays disabled while
+  // the page's own exec is still in flight.
+  const [execInFlight, setExecInFlight] = useState<string>();
   const { timeoutMs, onRun } = opts;
 
   const start = useCallback(
@@ -53,14 +65,21 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
 
   const exec = useCallback(
     (request: Omit<ExecRequest, 'toolCallId'>) => {
-      const started = start('exec');
-      execAsync({ ...request, toolCallId: `playground-${Date.now().toString(36)}` })
+      const toolCallId = newToolCallId();
+      const started = { ...start('exec'), toolCallId };
+      setCall(started);
+      setExecInFlight(toolCallId);
+      // A Wait started meanwhile took the panel: the exec's result then comes back as the newest call (a fresh seq).
+      const settleCall = (ended: CellCall) =>
+        setCall((shown) => (shown?.seq === started.seq ? ended : { ...ended, seq: (callSeq.current += 1) }));
+      execAsync({ ...request, toolCallId })
         .then((result) => {
-          setCall({ ...started, endedAt: Date.now(), result });
+          settleCall({ ...started, endedAt: Date.now(), result });
           const runId = resultRunId(result);
           if (runId) onRun(runId);
         })
-        .catch((err: unknown) => setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }));
+        .catch((err: unknown) => settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }))
+        .finally(() => setExecInFlight((current) => (current === toolCallId ? undefined : current)));
     },
     [start, execAsync, onRun],
   );
@@ -94,8 +113,9 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
   );
 
   const dismissActionError = useCallback(() => setActionError(undefined), []);
-  const running = call !== undefined && call.tool === 'exec' && !call.result && !call.error;
-  const calls: CellCalls = { running, waitingFor, dismissActionError, exec, wait, abort };
+  const clear = useCallback(() => setCall(undefined), []);
+  const calls: CellCalls = { running: execInFlight !== undefined, waitingFor, dismissActionError, exec, wait, abort, clear };
+  if (execInFlight !== undefined) calls.runningToolCallId = execInFlight;
   if (call) calls.call = call;
   if (actionError !== undefined) calls.actionError = actionError;
   return calls;

@@ -9,6 +9,7 @@ import type { SessionStore } from '../sessions/store.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
+import { previewOf, previewOfError } from './preview.ts';
 import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
 import type { NestedCallRecord, RunEvent } from './types.ts';
 
@@ -33,7 +34,7 @@ export function checkFrontier(run: Run, requests: BridgeRequest[], cancels: stri
 export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: string): HostRequest {
   run.guestInFlight++;
   const n = ++run.nestedCount;
-  const { label, kind } = describeRequest(req, run.catalog);
+  const { label, kind, input } = describeRequest(req, run.catalog);
   if (kind === 'search') run.counters.search++;
   else if (kind === 'describe') run.counters.describe++;
   else if (kind === 'tool' || kind === 'mcp' || kind === 'client') run.counters.call++;
@@ -46,6 +47,7 @@ export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: strin
     startedAt: Date.now(),
     status: 'running',
     parentCallId,
+    inputPreview: previewOf(input),
   };
   const host: HostRequest = { req, record, delivered: false };
   run.requests.set(req.id, host);
@@ -144,7 +146,9 @@ export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv)
         run.approvalsPending++;
         run.syncBudget();
         try {
-          return await env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
+          const decision = await env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
+          host.record.approval = decision.reason !== undefined ? { approved: decision.approved, reason: decision.reason } : { approved: decision.approved };
+          return decision;
         } finally {
           run.approvalsPending--;
           run.syncBudget();
@@ -189,6 +193,8 @@ export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, out
   record.outputBytes = outputBytes;
   record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
   if (!reply.ok) record.errorCode = reply.code;
+  if (reply.ok) record.outputPreview = previewOf(reply.value);
+  else record.errorPreview = previewOfError(reply.error);
   run.clientCalls.delete(req.id);
 }
 

@@ -191,6 +191,10 @@ export class Run {
     const live = this.live;
     if (!live || live.opened) return;
     live.opened = { startMs: Date.now() - live.requestedAt, ...info };
+    // a resume restored the run's latest snapshot: its record carries that restore (the board's snapshot table
+    // shows take and restore of the same snapshot, as the wait's telemetry reports it)
+    const restored = this.snapshots[this.snapshots.length - 1];
+    if (info.restoreMs !== undefined && restored) restored.restoreMs = info.restoreMs;
     if (live.startTimer) clearTimeout(live.startTimer);
     live.startTimer = undefined;
     live.budget.unhold('opening');

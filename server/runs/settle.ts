@@ -65,7 +65,7 @@ function park(run: Run, live: LiveLeg, outcome: Extract<LegOutcome, { kind: 'par
   run.queued = outcome.queued;
   run.state = 'waiting';
   run.reason = run.yieldRequestId ? 'yield' : 'pending_tools';
-  const snapshot = snapshotRecord(outcome, live, run.reason);
+  const snapshot = snapshotRecord(outcome, run.reason);
   if (snapshot) run.snapshots.push(snapshot);
   env.armTtl(run);
   return waitingResult(run, live.output, dropped, live.budget, live);

@@ -3,7 +3,7 @@
 // changes a run.
 import { describeRequest } from '../bridge/describe.ts';
 import type { LegOutcome, PressureEvent } from '../executors/types.ts';
-import type { LiveLeg, Run } from './run.ts';
+import type { Run } from './run.ts';
 import type { CodeModePendingToolCall, RunView, SnapshotRecord, TrajectoryExport } from './types.ts';
 
 /** Identity and source of a run, shared by the board view and the trajectory export. */
@@ -91,10 +91,10 @@ export function recordPressure(run: Run, event: PressureEvent): void {
 /** The snapshot chart's record of one suspension (QuickJS: a continuation that holds a snapshot), else undefined. */
 export function snapshotRecord(
   outcome: Extract<LegOutcome, { kind: 'parked' }>,
-  live: LiveLeg,
   reason: SnapshotRecord['reason'],
 ): SnapshotRecord | undefined {
   const snap = outcome.continuation;
   if (snap.executor !== 'quickjs' || snap.storedBytes === undefined || snap.rawBytes === undefined) return undefined;
-  return { at: Date.now(), rawBytes: snap.rawBytes, storedBytes: snap.storedBytes, takeMs: outcome.takeMs ?? 0, restoreMs: live.opened?.restoreMs, reason };
+  // restoreMs is filled in when this snapshot is restored (Run.markOpened), not from the restore this leg started from
+  return { at: Date.now(), rawBytes: snap.rawBytes, storedBytes: snap.storedBytes, takeMs: outcome.takeMs ?? 0, reason };
 }

@@ -94,6 +94,14 @@ export interface NestedCallRecord {
   errorCode?: string;
   /** Which exec/wait call of the run dispatched it. */
   parentCallId: string;
+  /** The input as the guest passed it: redacted JSON cut at NESTED_PREVIEW_CHARS (run history only, never the transcript). */
+  inputPreview?: string;
+  /** The value it returned, bounded the same way. */
+  outputPreview?: string;
+  /** The error it failed with, bounded the same way. */
+  errorPreview?: string;
+  /** The operator's decision when the call needed approval. */
+  approval?: { approved: boolean; reason?: string };
 }
 
 /** One model-level exec or wait call of a run. */
@@ -113,6 +121,7 @@ export interface SnapshotRecord {
   rawBytes: number;
   storedBytes: number;
   takeMs: number;
+  /** How long restoring this snapshot took, once a wait restored it. */
   restoreMs?: number;
   /** Why the VM was checkpointed: the run waited (pending_tools, yield), or pool pressure moved it inside one exec/wait call (pressure). */
   reason: 'pending_tools' | 'yield' | 'pressure';

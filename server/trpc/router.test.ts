@@ -1,6 +1,7 @@
 // Router tests through createCaller against a real Gateway (demo config, default budget): inputs, errors, the flow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRouterHarness, rejection, type RouterCaller } from './testing.ts';
+import { until } from '../testing.ts';
 import { appRouter } from './routers/_app.ts';
 import type { GatewayApi } from '../gateway-types.ts';
 import { runEvents, type StreamedRunEvent } from './routers/events.ts';
@@ -220,6 +221,35 @@ describe('sessions', () => {
     expect(store.map((e) => [e.key, e.networkContent])).toEqual([['hits', true]]);
     const statuses = (await caller.sessions.transcript({ sessionId })).flatMap((e) => (e.type === 'tool-result' ? [e.payload.status] : []));
     expect(statuses).toEqual(['completed', 'failed']);
+    await caller.turns.end({ agentRunId });
+  });
+});
+
+// What the page's Stop button and its early client-call cards rely on: the run of an exec in flight is found
+// in runs.list by the tool-call id the page gave, and can be aborted or answered before exec returns.
+describe('an exec in flight, seen by the page', () => {
+  it('Stop: the running run is found by its tool-call id and abort ends the exec at once with aborted', async () => {
+    const { agentRunId } = await caller.turns.prepare({ agentId: 'main' });
+    const running = caller.exec({ agentRunId, toolCallId: 'playground-stop', input: { code: 'while (true) {}' } });
+    let runId: string | undefined;
+    const found = () => (runId = gateway.runs().find((r) => r.calls[0]?.toolCallId === 'playground-stop')?.runId) !== undefined;
+    await until(found, { what: 'the run of the exec in flight' });
+    expect((await caller.runs.list()).find((r) => r.runId === runId)?.state).toBe('running');
+    expect(await caller.abort({ runId: runId! })).toEqual({ aborted: true });
+    expect(await running).toMatchObject({ status: 'failed', code: 'aborted' });
+    await caller.turns.end({ agentRunId });
+  });
+
+  it('a client call is listed while the run still runs, and an answer before the deadline completes the same exec inline', async () => {
+    const ask = { name: 'ask_user', description: 'ask', inputSchema: { type: 'object' } };
+    const { agentRunId } = await caller.turns.prepare({ agentId: 'main', clientTools: [ask] });
+    const running = caller.exec({ agentRunId, toolCallId: 'playground-ask', input: { code: 'return await ask_user({ q: "now?" })' } });
+    const askingRun = () => gateway.runs().find((r) => r.calls[0]?.toolCallId === 'playground-ask' && r.clientCalls.length > 0);
+    await until(() => askingRun() !== undefined, { what: 'the client call on the running run' });
+    const asking = (await caller.runs.list()).find((r) => r.runId === askingRun()?.runId);
+    expect(asking?.state).toBe('running');
+    await caller.answerClientCall({ runId: asking!.runId, callId: asking!.clientCalls[0]!.callId, result: { answer: 'yes' } });
+    expect(await running).toMatchObject({ status: 'completed', value: { answer: 'yes' } });
     await caller.turns.end({ agentRunId });
   });
 });
