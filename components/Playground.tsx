@@ -16,19 +16,19 @@ import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
-import { DEFAULT_CLIENT_TOOLS } from './playground/clientTools.ts';
 import { EditorPanel } from './playground/EditorPanel.tsx';
-import type { ExecutorChoice } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
+import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
+import { useTurnSettings } from './playground/useTurnSettings.ts';
 import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { TabPanel, Tabs } from './ui/Tabs.tsx';
 import type { TabSpec } from './ui/Tabs.tsx';
-import type { ClientToolSpec, Run, TurnRequest } from './api.ts';
+import type { Run, TurnRequest } from './api.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
   live: { text: 'live', color: 'bg-emerald-500' },
@@ -77,25 +77,23 @@ function ConnectionBanner({ state, error }: { state: ConnectionState; error?: st
 
 export function Playground() {
   const trpc = useTRPC();
-  const { initial, writeCell, writeRun, shareUrl } = useCellUrl();
+  const { initial, writeCell, writeSettings, writeRun, shareUrl } = useCellUrl();
 
   // The cell (code lives in the editor; this mirror feeds the URL and exec). A visit starts with the link's cell, else the first example.
   const [cell] = useState(() => initial.cell ?? { code: DEFAULT_EXAMPLE.code, language: DEFAULT_EXAMPLE.language });
   const codeRef = useRef(cell.code);
   const editorRef = useRef<CellEditorApi | null>(null);
   const [language, setLanguage] = useState<CellLanguage>(cell.language);
-  const [typecheck, setTypecheck] = useState(false);
-  const [executor, setExecutor] = useState<ExecutorChoice>('default');
 
-  // The turn: agent, model, client tools.
+  // The turn's settings (agent, model, client tools, executor, typecheck, example): a link's, kept in the URL.
   const agentsQuery = useQuery(trpc.config.agents.queryOptions());
-  const [agentId, setAgentId] = useState<string>();
-  const [model, setModel] = useState('');
-  const [clientTools, setClientTools] = useState<ClientToolSpec[]>(DEFAULT_CLIENT_TOOLS);
-  useEffect(() => {
-    const first = agentsQuery.data?.[0];
-    if (!agentId && first) setAgentId(first.id);
-  }, [agentsQuery.data, agentId]);
+  const settings = useTurnSettings({
+    linked: initial.settings,
+    defaultExampleId: initial.cell ? undefined : DEFAULT_EXAMPLE.id,
+    agents: agentsQuery.data,
+    write: writeSettings,
+  });
+  const { agentId, setAgentId, model, setModel, clientTools, setClientTools, typecheck, setTypecheck, executor, setExecutor } = settings;
   const agent = agentsQuery.data?.find((a) => a.id === agentId);
   const turnRequest = useMemo<TurnRequest | undefined>(() => {
     if (!agentId) return undefined;
@@ -123,6 +121,7 @@ export function Playground() {
 
   const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun });
   const { call, running, waitingFor, exec: execCell, wait: waitRun, abort: onAbort } = calls;
+  useRestoredResult(initial.runId, calls.restore);
 
   const runCell = useCallback(() => {
     const agentRunId = turn.turn?.agentRunId;
@@ -288,7 +287,10 @@ export function Playground() {
             onReady={(api) => {
               editorRef.current = api;
             }}
+            {...(settings.exampleId ? { exampleId: settings.exampleId } : {})}
+            currentCode={() => editorRef.current?.getValue() ?? codeRef.current}
             onExample={(example) => {
+              settings.setExampleId(example.id);
               editorRef.current?.setValue(example.code);
               codeRef.current = example.code;
               setLanguage(example.language);

@@ -6,7 +6,7 @@ import { useTRPC } from '../trpc.ts';
 import { resultRunId } from './callState.ts';
 import type { CellCall } from './callState.ts';
 import { errorMessage } from './errors.ts';
-import type { ExecRequest, Run } from '../api.ts';
+import type { ExecRequest, ExecResult, Run } from '../api.ts';
 
 export interface CellCalls {
   /** The latest exec or wait the page started: in flight, settled, or failed to reach the Gateway. */
@@ -21,6 +21,8 @@ export interface CellCalls {
   exec(request: Omit<ExecRequest, 'toolCallId'>): void;
   wait(runId: string, agentRunId: string): void;
   abort(run: Run): void;
+  /** Shows a result the page did not call for (the selected run's, re-fetched after a reload), unless a call has started since. */
+  restore(result: ExecResult): void;
 }
 
 /**
@@ -93,9 +95,18 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
     [abortAsync],
   );
 
+  const restore = useCallback((result: ExecResult) => {
+    setCall((current) => {
+      if (current) return current;
+      callSeq.current += 1;
+      const now = Date.now();
+      return { seq: callSeq.current, tool: 'exec', startedAt: now, endedAt: now, result };
+    });
+  }, []);
+
   const dismissActionError = useCallback(() => setActionError(undefined), []);
   const running = call !== undefined && call.tool === 'exec' && !call.result && !call.error;
-  const calls: CellCalls = { running, waitingFor, dismissActionError, exec, wait, abort };
+  const calls: CellCalls = { running, waitingFor, dismissActionError, exec, wait, abort, restore };
   if (call) calls.call = call;
   if (actionError !== undefined) calls.actionError = actionError;
   return calls;
