@@ -27,6 +27,7 @@ import { useTurnSettings } from './playground/useTurnSettings.ts';
 import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { TabPanel, Tabs } from './ui/Tabs.tsx';
+import { ThemeToggle } from './ui/ThemeToggle.tsx';
 import type { TabSpec } from './ui/Tabs.tsx';
 import type { Run, TurnRequest } from './api.ts';
 
@@ -219,6 +220,7 @@ export function Playground() {
         <Button kind="ghost" testId="new-session" onClick={turn.newSession} title="start a new session: the session store starts empty">
           new session
         </Button>
+        <ThemeToggle />
         <span className="ml-auto flex items-center gap-1.5 text-[11px] text-neutral-400" data-testid="connection" data-state={live.connection}>
           <span className={`inline-block h-2 w-2 rounded-full ${connection.color}`} />
           {connection.text}

@@ -54,8 +54,9 @@ test('the keyboard crosses the page in a handful of stops: the catalog list is o
   await page.getByRole('combobox', { name: 'agent' }).focus();
   const run = page.getByRole('button', { name: /Run/ });
   const stops = await tabStopsTo(page, run);
-  // agent, model, new turn, new session, the surface's description toggle, client tools, the filter, the
-  // catalog list, share, Run: about ten, where every catalog row used to be a stop of its own (29 in all).
+  // agent, model, new turn, new session, the theme toggle, the surface's description toggle, client tools, the
+  // filter, the catalog list, share, Run: about eleven, where every catalog row used to be a stop (29 in all).
+  console.log(`Tab presses from the agent select to Run: ${stops}`);
   expect(stops).toBeLessThanOrEqual(12);
 
   const rows = page.getByTestId('catalog-tool').getByRole('button');
@@ -201,4 +202,37 @@ test('the examples menu shows the loaded example and asks before replacing an ed
   await expect.poll(() => asked).toBe(true);
   await expect(menu).toHaveValue('read-grep');
   await expect(editor).toContainText('grep finds lines');
+});
+
+test('the theme follows the system preference until toggled; the pick survives a reload and Monaco follows it', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await openPlayground(page);
+  const html = page.locator('html');
+  const monaco = page.locator('.monaco-editor').first();
+  await expect(html).toHaveAttribute('data-theme', 'light');
+  await expect(monaco).toHaveClass(/(^|\s)vs(\s|$)/);
+  // The system changing its mind moves the page while the user has not picked.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expect(html).toHaveAttribute('data-theme', 'dark');
+  await expect(monaco).toHaveClass(/(^|\s)vs-dark(\s|$)/);
+  await page.getByRole('button', { name: 'Switch to the light theme' }).click();
+  await expect(html).toHaveAttribute('data-theme', 'light');
+  await expect(monaco).toHaveClass(/(^|\s)vs(\s|$)/);
+  await expect(page.locator('body')).toHaveCSS('background-color', /oklch\(0\.985|rgb\(250, 250, 250\)/);
+  await reloadPlayground(page);
+  // The pick wins over the (dark) system preference after a reload.
+  await expect(html).toHaveAttribute('data-theme', 'light');
+  await expect(page.getByRole('button', { name: 'Switch to the dark theme' })).toBeVisible();
+});
+
+test('at 1440x900 the page renders in both themes (screenshots for review)', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await openPlayground(page);
+  for (const theme of ['dark', 'light'] as const) {
+    if ((await page.locator('html').getAttribute('data-theme')) !== theme) await page.getByTestId('theme-toggle').click();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    const body = await page.screenshot({ path: `e2e-artifacts/panels/page-1440x900-${theme}.png` });
+    await testInfo.attach(`page-1440x900-${theme}`, { body, contentType: 'image/png' });
+  }
 });

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
 import type { CellEditorApi, CellLanguage, CellMarker } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
+import { useTheme } from '../ui/theme.ts';
 import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
 import type { ExampleCell } from './examples.ts';
 
@@ -33,6 +34,7 @@ export function EditorPanel(props: {
 }) {
   const [markers, setMarkers] = useState<CellMarker[]>([]);
   const [copied, setCopied] = useState(false);
+  const { theme } = useTheme();
   // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
   const problems = markers.filter((m) => m.severity !== 'hint');
   const errors = problems.filter((m) => m.severity === 'error');
@@ -137,6 +139,7 @@ export function EditorPanel(props: {
           onRun={props.onRun}
           onMarkersChange={setMarkers}
           onReady={props.onReady}
+          config={{ theme: theme === 'light' ? 'vs' : 'vs-dark' }}
         />
       </div>
       <div data-testid="editor-problems" data-errors={errors.length} className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
