@@ -205,6 +205,11 @@ test('the examples menu shows the loaded example and asks before replacing an ed
 });
 
 test('the theme follows the system preference until toggled; the pick survives a reload and Monaco follows it', async ({ page }) => {
+  // The theme is set by a script in <head> before React hydrates: that must not cost a hydration error.
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
   await page.emulateMedia({ colorScheme: 'light' });
   await openPlayground(page);
   const html = page.locator('html');
@@ -223,6 +228,7 @@ test('the theme follows the system preference until toggled; the pick survives a
   // The pick wins over the (dark) system preference after a reload.
   await expect(html).toHaveAttribute('data-theme', 'light');
   await expect(page.getByRole('button', { name: 'Switch to the dark theme' })).toBeVisible();
+  expect(consoleErrors).toEqual([]);
 });
 
 test('at 1440x900 the page renders in both themes (screenshots for review)', async ({ page }, testInfo) => {
