@@ -16,20 +16,21 @@ import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
-import { DEFAULT_CLIENT_TOOLS } from './playground/clientTools.ts';
 import { EditorPanel } from './playground/EditorPanel.tsx';
-import type { ExecutorChoice } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import { shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
+import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
+import { useTurnSettings } from './playground/useTurnSettings.ts';
 import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { TabPanel, Tabs } from './ui/Tabs.tsx';
+import { ThemeToggle } from './ui/ThemeToggle.tsx';
 import type { TabSpec } from './ui/Tabs.tsx';
-import type { ClientToolSpec, Run, TurnRequest } from './api.ts';
+import type { Run, TurnRequest } from './api.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
   live: { text: 'live', color: 'bg-emerald-500' },
@@ -78,25 +79,23 @@ function ConnectionBanner({ state, error }: { state: ConnectionState; error?: st
 
 export function Playground() {
   const trpc = useTRPC();
-  const { initial, writeCell, writeRun, shareUrl } = useCellUrl();
+  const { initial, writeCell, writeSettings, writeRun, shareUrl } = useCellUrl();
 
   // The cell (code lives in the editor; this mirror feeds the URL and exec). A visit starts with the link's cell, else the first example.
   const [cell] = useState(() => initial.cell ?? { code: DEFAULT_EXAMPLE.code, language: DEFAULT_EXAMPLE.language });
   const codeRef = useRef(cell.code);
   const editorRef = useRef<CellEditorApi | null>(null);
   const [language, setLanguage] = useState<CellLanguage>(cell.language);
-  const [typecheck, setTypecheck] = useState(false);
-  const [executor, setExecutor] = useState<ExecutorChoice>('default');
 
-  // The turn: agent, model, client tools.
+  // The turn's settings (agent, model, client tools, executor, typecheck, example): a link's, kept in the URL.
   const agentsQuery = useQuery(trpc.config.agents.queryOptions());
-  const [agentId, setAgentId] = useState<string>();
-  const [model, setModel] = useState('');
-  const [clientTools, setClientTools] = useState<ClientToolSpec[]>(DEFAULT_CLIENT_TOOLS);
-  useEffect(() => {
-    const first = agentsQuery.data?.[0];
-    if (!agentId && first) setAgentId(first.id);
-  }, [agentsQuery.data, agentId]);
+  const settings = useTurnSettings({
+    linked: initial.settings,
+    defaultExampleId: initial.cell ? undefined : DEFAULT_EXAMPLE.id,
+    agents: agentsQuery.data,
+    write: writeSettings,
+  });
+  const { agentId, setAgentId, model, setModel, clientTools, setClientTools, typecheck, setTypecheck, executor, setExecutor } = settings;
   const agent = agentsQuery.data?.find((a) => a.id === agentId);
   const turnRequest = useMemo<TurnRequest | undefined>(() => {
     if (!agentId) return undefined;
@@ -159,6 +158,7 @@ export function Playground() {
     if (liveCount > 0 && !window.confirm(question)) return;
     next();
   };
+  useRestoredResult(initial.runId, calls.restore);
 
   const runCell = useCallback(() => {
     const agentRunId = turn.turn?.agentRunId;
@@ -258,6 +258,7 @@ export function Playground() {
         <Button kind="ghost" testId="new-session" onClick={() => endTurn(turn.newSession)} title="start a new session: the session store starts empty">
           new session
         </Button>
+        <ThemeToggle />
         <span className="ml-auto flex items-center gap-1.5 text-[11px] text-neutral-400" data-testid="connection" data-state={live.connection}>
           <span className={`inline-block h-2 w-2 rounded-full ${connection.color}`} />
           {connection.text}
@@ -326,7 +327,10 @@ export function Playground() {
             onReady={(api) => {
               editorRef.current = api;
             }}
+            {...(settings.exampleId ? { exampleId: settings.exampleId } : {})}
+            currentCode={() => editorRef.current?.getValue() ?? codeRef.current}
             onExample={(example) => {
+              settings.setExampleId(example.id);
               editorRef.current?.setValue(example.code);
               codeRef.current = example.code;
               setLanguage(example.language);

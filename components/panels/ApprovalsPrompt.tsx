@@ -50,6 +50,7 @@ function ApprovalCard(props: { approval: Approval; now: number; onDecide: (appro
         </Button>
         <input
           className="min-w-0 flex-1 rounded border border-neutral-800 bg-neutral-950 px-1.5 py-0.5 text-[11px]"
+          aria-label="reason (optional, the cell sees it on deny)"
           placeholder="reason (optional, the cell sees it on deny)"
           value={reason}
           onChange={(e) => setReason(e.target.value)}

@@ -6,6 +6,8 @@ import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import type { CatalogData, CatalogTool, ClientToolSpec, ToolSource } from '../api.ts';
 import { parseClientTools } from '../playground/clientTools.ts';
+import { useRovingFocus } from '../ui/roving.ts';
+import type { Roving } from '../ui/roving.ts';
 
 const SOURCES: Array<{ source: ToolSource; label: string }> = [
   { source: 'core', label: 'Core' },
@@ -42,7 +44,12 @@ function Flag({ children, title }: { children: string; title: string }) {
   );
 }
 
-function ToolRow({ tool }: { tool: CatalogTool }) {
+/** A row's identity: one tool can sit in a source group, the direct-only list or the controls, never two at once. */
+function rowKey(tool: CatalogTool): string {
+  return `${tool.source}:${tool.owner ?? ''}:${tool.name}`;
+}
+
+function ToolRow({ tool, roving }: { tool: CatalogTool; roving: Roving }) {
   const [open, setOpen] = useState(false);
   const denied = tool.deniedBy !== undefined;
   const shown = tool.mcpPath ?? tool.callableName;
@@ -54,7 +61,15 @@ function ToolRow({ tool }: { tool: CatalogTool }) {
       data-denied={denied ? 'true' : 'false'}
       className={`rounded border border-neutral-800 px-2 py-1 ${denied ? 'opacity-45' : 'bg-neutral-950/40'}`}
     >
-      <button type="button" className="flex w-full items-baseline gap-1.5 text-left" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="flex w-full items-baseline gap-1.5 text-left"
+        aria-expanded={open}
+        data-roving-key={rowKey(tool)}
+        tabIndex={roving.tabIndexOf(rowKey(tool))}
+        onFocus={() => roving.onItemFocus(rowKey(tool))}
+        onClick={() => setOpen(!open)}
+      >
         <span className="text-neutral-500">{open ? '▾' : '▸'}</span>
         <span className={`font-mono text-xs ${denied ? 'text-neutral-400 line-through' : 'text-sky-300'}`}>{shown}</span>
         {tool.name !== tool.callableName && !tool.mcpPath ? (
@@ -125,6 +140,16 @@ export function CatalogPanel(props: {
   const cataloged = catalog?.tools.filter((t) => placement(t) === 'catalog').length;
   const direct = tools.filter((t) => placement(t) === 'direct');
   const controls = tools.filter((t) => placement(t) === 'control');
+  const groups = SOURCES.map(({ source, label }) => ({
+    source,
+    label,
+    tools: tools.filter((t) => t.source === source && (placement(t) === 'catalog' || placement(t) === 'denied')),
+    // A filter is a search for tools: a server line under it would read as a match ("MCP servers 0").
+    servers: source === 'mcp' && catalog && !query ? catalog.mcpServers : [],
+  }));
+  // Every row in display order: the list is one tab stop and arrows walk it (29 stops to cross it otherwise).
+  const rowOrder = [...groups.flatMap((g) => g.tools), ...direct, ...controls].map(rowKey);
+  const roving = useRovingFocus(rowOrder, 'vertical');
   return (
     <Panel
       title={`Hidden catalog${cataloged !== undefined ? ` (${cataloged})` : ''}`}
@@ -146,6 +171,8 @@ export function CatalogPanel(props: {
           />
         ) : null}
         <input
+          type="search"
+          aria-label="Filter the catalog by name or description"
           data-testid="catalog-search"
           className="w-full rounded border border-neutral-800 bg-neutral-950 px-2 py-1 text-xs placeholder:text-neutral-600"
           placeholder="Filter by name or description"
@@ -159,59 +186,62 @@ export function CatalogPanel(props: {
             {p.error}
           </ErrorNote>
         ))}
-        {catalog
-          ? SOURCES.map(({ source, label }) => {
-              const group = tools.filter((t) => t.source === source && (placement(t) === 'catalog' || placement(t) === 'denied'));
-              const servers = source === 'mcp' ? catalog.mcpServers : [];
-              if (group.length === 0 && servers.length === 0) return null;
-              return (
-                <div key={source} data-testid={`catalog-source-${source}`}>
-                  <h3 className="mb-1 text-[11px] font-semibold text-neutral-400">
-                    {label} <span className="font-normal text-neutral-600">{group.length}</span>
-                  </h3>
-                  {servers.map((server) => (
-                    <div key={server.name} data-testid="mcp-server" data-state={server.state} className="mb-1 flex items-center gap-1.5 text-[11px]">
-                      <span className="font-mono text-neutral-300">MCP.{server.callableName}</span>
-                      <StatusBadge status={server.state} />
-                      <span className="text-neutral-500">
-                        {server.transport}, {server.toolCount} tools
-                      </span>
-                      {server.error ? <span className="truncate text-rose-300">{server.error}</span> : null}
-                    </div>
-                  ))}
-                  <ul className="space-y-1">
-                    {group.map((tool) => (
-                      <ToolRow key={`${tool.source}:${tool.owner ?? ''}:${tool.name}`} tool={tool} />
+        {catalog && query && tools.length === 0 ? (
+          <Empty testId="catalog-no-match">No tools match “{query}”. Clear the filter to see the whole catalog.</Empty>
+        ) : null}
+        <div role="group" aria-label="Catalog tools (arrow keys move between them)" onKeyDown={roving.onKeyDown} className="space-y-2">
+          {catalog
+            ? groups.map(({ source, label, tools: group, servers }) => {
+                if (group.length === 0 && servers.length === 0) return null;
+                return (
+                  <div key={source} data-testid={`catalog-source-${source}`}>
+                    <h3 className="mb-1 text-[11px] font-semibold text-neutral-400">
+                      {label} <span className="font-normal text-neutral-600">{group.length}</span>
+                    </h3>
+                    {servers.map((server) => (
+                      <div key={server.name} data-testid="mcp-server" data-state={server.state} className="mb-1 flex items-center gap-1.5 text-[11px]">
+                        <span className="font-mono text-neutral-300">MCP.{server.callableName}</span>
+                        <StatusBadge status={server.state} />
+                        <span className="text-neutral-500">
+                          {server.transport}, {server.toolCount} tools
+                        </span>
+                        {server.error ? <span className="truncate text-rose-300">{server.error}</span> : null}
+                      </div>
                     ))}
-                  </ul>
-                </div>
-              );
-            })
-          : null}
-        {direct.length > 0 ? (
-          <div data-testid="catalog-direct-only">
-            <h3 className="mb-1 text-[11px] font-semibold text-neutral-400">
-              Direct-only <span className="font-normal text-neutral-600">model-visible, not in the catalog</span>
-            </h3>
-            <ul className="space-y-1">
-              {direct.map((tool) => (
-                <ToolRow key={`direct:${tool.name}`} tool={tool} />
-              ))}
-            </ul>
-          </div>
-        ) : null}
-        {controls.length > 0 ? (
-          <div data-testid="catalog-controls" className="opacity-60">
-            <h3 className="mb-1 text-[11px] font-semibold text-neutral-400">
-              Tool Search controls <span className="font-normal text-neutral-600">hidden from the model and the catalog in code mode</span>
-            </h3>
-            <ul className="space-y-1">
-              {controls.map((tool) => (
-                <ToolRow key={`control:${tool.name}`} tool={tool} />
-              ))}
-            </ul>
-          </div>
-        ) : null}
+                    <ul className="space-y-1">
+                      {group.map((tool) => (
+                        <ToolRow key={rowKey(tool)} tool={tool} roving={roving} />
+                      ))}
+                    </ul>
+                  </div>
+                );
+              })
+            : null}
+          {direct.length > 0 ? (
+            <div data-testid="catalog-direct-only">
+              <h3 className="mb-1 text-[11px] font-semibold text-neutral-400">
+                Direct-only <span className="font-normal text-neutral-600">model-visible, not in the catalog</span>
+              </h3>
+              <ul className="space-y-1">
+                {direct.map((tool) => (
+                  <ToolRow key={rowKey(tool)} tool={tool} roving={roving} />
+                ))}
+              </ul>
+            </div>
+          ) : null}
+          {controls.length > 0 ? (
+            <div data-testid="catalog-controls" className="opacity-60">
+              <h3 className="mb-1 text-[11px] font-semibold text-neutral-400">
+                Tool Search controls <span className="font-normal text-neutral-600">hidden from the model and the catalog in code mode</span>
+              </h3>
+              <ul className="space-y-1">
+                {controls.map((tool) => (
+                  <ToolRow key={rowKey(tool)} tool={tool} roving={roving} />
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </div>
       </div>
     </Panel>
   );

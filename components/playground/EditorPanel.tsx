@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
 import type { CellEditorApi, CellLanguage, CellMarker } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
-import { EXAMPLES } from './examples.ts';
+import { useTheme } from '../ui/theme.ts';
+import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
 import type { ExampleCell } from './examples.ts';
 
 export type ExecutorChoice = 'default' | 'quickjs' | 'node';
@@ -24,11 +25,16 @@ export function EditorPanel(props: {
   running: boolean;
   canRun: boolean;
   onReady: (api: CellEditorApi) => void;
+  /** The example the cell was loaded from (the menu shows it), if any. */
+  exampleId?: string;
   onExample: (example: ExampleCell) => void;
+  /** The editor's code now (asked before an example replaces it). */
+  currentCode: () => string;
   shareUrl: () => string;
 }) {
   const [markers, setMarkers] = useState<CellMarker[]>([]);
   const [copied, setCopied] = useState(false);
+  const { theme } = useTheme();
   // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
   const problems = markers.filter((m) => m.severity !== 'hint');
   const errors = problems.filter((m) => m.severity === 'error');
@@ -44,7 +50,7 @@ export function EditorPanel(props: {
           <Button
             kind="ghost"
             testId="share-button"
-            title="copy a link that reproduces this cell"
+            title="copy a link that reproduces this cell and the turn's settings (agent, model, executor, typecheck, client tools)"
             onClick={() => {
               const url = props.shareUrl();
               void navigator.clipboard?.writeText(url).catch(() => undefined);
@@ -62,12 +68,16 @@ export function EditorPanel(props: {
     >
       <div data-testid="editor-toolbar" className="flex shrink-0 flex-wrap items-center gap-1.5 border-b border-neutral-800 px-2 py-1">
         <select
+          aria-label="Examples"
           data-testid="example-select"
           className="w-52 rounded border border-neutral-700 bg-neutral-900 px-1 py-0.5 text-[11px]"
-          value=""
+          value={findExample(props.exampleId)?.id ?? ''}
           onChange={(e) => {
-            const example = EXAMPLES.find((x) => x.id === e.target.value);
-            if (example) props.onExample(example);
+            const example = findExample(e.target.value);
+            if (!example) return;
+            // A native confirm: modal, keyboard-reachable and announced, with nothing to build or trap focus in.
+            if (cellIsEdited(props.currentCode(), props.exampleId) && !window.confirm(`Replace the edited cell with the example "${example.title}"? Your changes will be lost (copy a share link first to keep them).`)) return;
+            props.onExample(example);
           }}
         >
           <option value="">Examples…</option>
@@ -102,6 +112,7 @@ export function EditorPanel(props: {
           typecheck
         </label>
         <select
+          aria-label="Executor"
           data-testid="executor-select"
           className="w-48 rounded border border-neutral-700 bg-neutral-900 px-1 py-0.5 text-[11px]"
           value={props.executor}
@@ -128,6 +139,7 @@ export function EditorPanel(props: {
           onRun={props.onRun}
           onMarkersChange={setMarkers}
           onReady={props.onReady}
+          config={{ theme: theme === 'light' ? 'vs' : 'vs-dark' }}
         />
       </div>
       <div data-testid="editor-problems" data-errors={errors.length} className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">

@@ -1,10 +1,21 @@
-// Tests for reading and building the page's URL (cell hash, ?run=, share links).
+// Tests for reading and building the page's URL (cell and settings in the hash, ?run=, share links).
 import { describe, expect, it } from 'vitest';
 import { cellUrl, readCellUrl } from './cellUrl.ts';
 import { encodeCellHash } from '../editor/index.ts';
+import type { TurnSettings } from './cellUrl.ts';
+import { DEFAULT_CLIENT_TOOLS } from './clientTools.ts';
 
 const cell = { code: 'return await sleep({ ms: 10 });', language: 'typescript' as const };
 const PAGE = 'http://127.0.0.1:3000/';
+const pickColor = { name: 'pick_color', description: 'Ask for a color.', inputSchema: { type: 'object', properties: {} } };
+const settings: TurnSettings = {
+  agentId: 'research',
+  model: 'demo/fast & cheap',
+  executor: 'node',
+  typecheck: true,
+  clientTools: [...DEFAULT_CLIENT_TOOLS, pickColor],
+  example: 'sleep-wait',
+};
 
 describe('readCellUrl', () => {
   it('on a link with a cell and a run: gives back both', () => {
@@ -28,8 +39,35 @@ describe('cellUrl', () => {
     expect(readCellUrl(cellUrl(shown, { kind: 'run', runId: undefined }))).toEqual({ cell });
   });
   it('on a share link: carries the cell and drops every search parameter, the run included', () => {
-    const link = cellUrl(`${PAGE}?run=run_1&x=y${encodeCellHash({ code: 'old', language: 'javascript' })}`, { kind: 'share', cell });
+    const link = cellUrl(`${PAGE}?run=run_1&x=y${encodeCellHash({ code: 'old', language: 'javascript' })}`, { kind: 'share', cell, settings: {} });
     expect(new URL(link).search).toBe('');
     expect(readCellUrl(link)).toEqual({ cell });
+  });
+});
+
+describe('turn settings in the URL', () => {
+  it('on a share link: carries agent, model, executor, typecheck, client tools and example, and reading it gives them back', () => {
+    const link = cellUrl(`${PAGE}?run=run_1`, { kind: 'share', cell, settings });
+    expect(new URL(link).search).toBe('');
+    expect(readCellUrl(link)).toEqual({ cell, settings });
+  });
+  it('on a settings change: rewrites the settings and keeps the cell and the shown run', () => {
+    const page = cellUrl(`${PAGE}?run=run_1${encodeCellHash(cell)}`, { kind: 'settings', settings });
+    expect(readCellUrl(page)).toEqual({ cell, settings, runId: 'run_1' });
+    const fewer = cellUrl(page, { kind: 'settings', settings: { agentId: 'main' } });
+    expect(readCellUrl(fewer)).toEqual({ cell, settings: { agentId: 'main' }, runId: 'run_1' });
+  });
+  it('on a cell change: keeps the settings', () => {
+    const page = cellUrl(`${PAGE}${encodeCellHash({ code: 'old', language: 'javascript' })}`, { kind: 'settings', settings });
+    expect(readCellUrl(cellUrl(page, { kind: 'cell', cell }))).toEqual({ cell, settings });
+  });
+  it('leaves defaults out of the link: the default client tools, typecheck off and no executor override', () => {
+    const link = cellUrl(PAGE, { kind: 'share', cell, settings: { agentId: 'main', clientTools: DEFAULT_CLIENT_TOOLS, typecheck: false } });
+    expect(new URL(link).hash).not.toMatch(/tools=|typecheck=|executor=/);
+    expect(readCellUrl(link)).toEqual({ cell, settings: { agentId: 'main' } });
+  });
+  it('on a damaged setting (unknown executor, client tools that do not parse): leaves that one out and keeps the rest', () => {
+    const link = `${PAGE}${encodeCellHash(cell)}&agent=main&executor=deno&tools=%5B%7B%7D%5D&typecheck=yes`;
+    expect(readCellUrl(link)).toEqual({ cell, settings: { agentId: 'main' } });
   });
 });

@@ -130,3 +130,20 @@ return forecasts as Forecast[];
 ];
 
 export const DEFAULT_EXAMPLE: ExampleCell = EXAMPLES[0] as ExampleCell;
+
+/** The example with this id, if it is one of the menu's. */
+export function findExample(id: string | undefined): ExampleCell | undefined {
+  return id === undefined ? undefined : EXAMPLES.find((x) => x.id === id);
+}
+
+/**
+ * Whether loading an example over `code` loses work: anything but an empty cell or the untouched code of
+ * the example it was loaded from (with no example loaded, the untouched code of any example).
+ */
+export function cellIsEdited(code: string, loadedExampleId: string | undefined): boolean {
+  const text = code.trim();
+  if (text === '') return false;
+  const loaded = findExample(loadedExampleId);
+  if (loaded) return loaded.code.trim() !== text;
+  return !EXAMPLES.some((x) => x.code.trim() === text);
+}

@@ -6,7 +6,7 @@ import { useTRPC } from '../trpc.ts';
 import { resultRunId } from './callState.ts';
 import type { CellCall } from './callState.ts';
 import { errorMessage } from './errors.ts';
-import type { ExecRequest, Run } from '../api.ts';
+import type { ExecRequest, ExecResult, Run } from '../api.ts';
 
 export interface CellCalls {
   /** The latest exec or wait the page started: in flight, settled, or failed to reach the Gateway. */
@@ -25,6 +25,8 @@ export interface CellCalls {
   abort(run: Run): void;
   /** Forget the shown call (a new turn: its result belongs to a turn that ended). */
   clear(): void;
+  /** Shows a result the page did not call for (the selected run's, re-fetched after a reload), unless a call has started since. */
+  restore(result: ExecResult): void;
 }
 
 /** A tool-call id no other exec of this page shares: the page finds its run by it. */
@@ -112,9 +114,18 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
     [abortAsync],
   );
 
+  const restore = useCallback((result: ExecResult) => {
+    setCall((current) => {
+      if (current) return current;
+      callSeq.current += 1;
+      const now = Date.now();
+      return { seq: callSeq.current, tool: 'exec', startedAt: now, endedAt: now, result };
+    });
+  }, []);
+
   const dismissActionError = useCallback(() => setActionError(undefined), []);
   const clear = useCallback(() => setCall(undefined), []);
-  const calls: CellCalls = { running: execInFlight !== undefined, waitingFor, dismissActionError, exec, wait, abort, clear };
+  const calls: CellCalls = { running: execInFlight !== undefined, waitingFor, dismissActionError, exec, wait, abort, clear, restore };
   if (execInFlight !== undefined) calls.runningToolCallId = execInFlight;
   if (call) calls.call = call;
   if (actionError !== undefined) calls.actionError = actionError;

@@ -1,8 +1,8 @@
 'use client';
-// The page's URL as state: the cell and run a visit starts with, and the writes that keep the URL reproducing them.
-import { useCallback, useMemo, useState } from 'react';
+// The page's URL as state: the cell, settings and run a visit starts with, and the writes that keep the URL reproducing them.
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { cellUrl, readCellUrl } from './cellUrl.ts';
-import type { CellUrlChange, CellUrlState } from './cellUrl.ts';
+import type { CellUrlChange, CellUrlState, TurnSettings } from './cellUrl.ts';
 import type { SharedCell } from '../editor/index.ts';
 
 export interface CellUrl {
@@ -10,19 +10,29 @@ export interface CellUrl {
   initial: CellUrlState;
   /** Puts the cell in the hash, so a reload or a copied address reproduces it. */
   writeCell(cell: SharedCell): void;
+  /** Puts the turn's settings in the hash (agent, model, executor, typecheck, client tools, example). */
+  writeSettings(settings: TurnSettings): void;
   /** Names the shown run in `?run=` (undefined removes it). */
   writeRun(runId: string | undefined): void;
-  /** A link that reproduces `cell` (without the shown run). */
+  /** A link that reproduces `cell` and the settings last written (without the shown run). */
   shareUrl(cell: SharedCell): string;
 }
 
 export function useCellUrl(): CellUrl {
   // The page renders in the browser only (PlaygroundLoader), but a server render must not throw either.
   const [initial] = useState<CellUrlState>(() => (typeof window === 'undefined' ? {} : readCellUrl(window.location.href)));
+  const settingsRef = useRef<TurnSettings>(initial.settings ?? {});
   // replaceState, not pushState: every keystroke rewrites the hash, and Back should leave the page, not undo typing.
   const replace = useCallback((change: CellUrlChange) => window.history.replaceState(null, '', cellUrl(window.location.href, change)), []);
   const writeCell = useCallback((cell: SharedCell) => replace({ kind: 'cell', cell }), [replace]);
+  const writeSettings = useCallback(
+    (settings: TurnSettings) => {
+      settingsRef.current = settings;
+      replace({ kind: 'settings', settings });
+    },
+    [replace],
+  );
   const writeRun = useCallback((runId: string | undefined) => replace({ kind: 'run', runId }), [replace]);
-  const shareUrl = useCallback((cell: SharedCell) => cellUrl(window.location.href, { kind: 'share', cell }), []);
-  return useMemo(() => ({ initial, writeCell, writeRun, shareUrl }), [initial, writeCell, writeRun, shareUrl]);
+  const shareUrl = useCallback((cell: SharedCell) => cellUrl(window.location.href, { kind: 'share', cell, settings: settingsRef.current }), []);
+  return useMemo(() => ({ initial, writeCell, writeSettings, writeRun, shareUrl }), [initial, writeCell, writeSettings, writeRun, shareUrl]);
 }

@@ -1,11 +1,18 @@
 'use client';
-// The agent turn the page's cells run in: prepared on load and whenever agent or model change; client-tool edits update the live turn.
+// The agent turn the page's cells run in: kept per tab across reloads, prepared whenever agent or model change; client-tool edits update the live turn.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { API_URL, useTRPCClient } from '../trpc.ts';
+import { useTRPCClient } from '../trpc.ts';
 import { errorMessage } from './errors.ts';
 import type { Turn as TurnInfo, TurnRequest } from '../api.ts';
 
 const SESSION_KEY = 'codemode.sessionId';
+/** This tab's turn and the agent and model it was prepared for (sessionStorage: per tab, gone when the tab closes). */
+const TURN_KEY = 'codemode.turn';
+
+interface StoredTurn {
+  key: string;
+  turn: TurnInfo;
+}
 
 export interface TurnState {
   turn?: TurnInfo;
@@ -34,6 +41,30 @@ function writeSession(sessionId: string | undefined): void {
   }
 }
 
+function readStoredTurn(): StoredTurn | undefined {
+  try {
+    const raw = sessionStorage.getItem(TURN_KEY);
+    return raw ? (JSON.parse(raw) as StoredTurn) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeStoredTurn(stored: StoredTurn | undefined): void {
+  try {
+    if (stored) sessionStorage.setItem(TURN_KEY, JSON.stringify(stored));
+    else sessionStorage.removeItem(TURN_KEY);
+  } catch {
+    // Storage can be disabled; a reload then prepares a new turn.
+  }
+}
+
+/**
+ * A reload keeps the tab's turn: the page rejoins the turn it stored (checked, and its client tools applied,
+ * with turns.updateClientTools) instead of preparing one, so waiting runs can still be waited on and answered.
+ * Closing the tab therefore does not end the turn: a page cannot tell a close from a reload, and the Gateway
+ * ends turns left idle (TURN_IDLE_MS) and expires their snapshots (snapshotTtlSeconds).
+ */
 export function useTurn(request: TurnRequest | undefined): TurnState {
   const client = useTRPCClient();
   const [turn, setTurn] = useState<TurnInfo>();
@@ -49,6 +80,8 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
   const toolsRef = useRef(toolsKey);
   toolsRef.current = toolsKey;
   const appliedToolsRef = useRef<string | undefined>(undefined);
+  // Only the first turn of a page load may be the stored one: "new turn" and agent changes prepare afresh.
+  const mayRejoinRef = useRef(true);
 
   useEffect(() => {
     if (!key) return;
@@ -60,17 +93,24 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
     let cancelled = false;
     let agentRunId: string | undefined;
     setPreparing(true);
-    client.turns.prepare
-      .mutate(req)
+    const stored = mayRejoinRef.current ? readStoredTurn() : undefined;
+    mayRejoinRef.current = false;
+    const prepare = () =>
+      client.turns.prepare.mutate(req).then((info) => {
+        if (cancelled) void client.turns.end.mutate({ agentRunId: info.agentRunId }).catch(() => undefined);
+        return info;
+      });
+    // A stored turn the Gateway no longer knows (restarted, idled out, ended) is replaced by a new one.
+    const rejoin = (turn: TurnInfo) =>
+      client.turns.updateClientTools.mutate({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, clientTools: req.clientTools ?? [] }).catch(() => prepare());
+    (stored?.key === key ? rejoin(stored.turn) : prepare())
       .then((info) => {
-        if (cancelled) {
-          void client.turns.end.mutate({ agentRunId: info.agentRunId }).catch(() => undefined);
-          return;
-        }
+        if (cancelled) return;
         agentRunId = info.agentRunId;
         appliedToolsRef.current = tools;
         sessionRef.current = info.sessionId;
         writeSession(info.sessionId);
+        writeStoredTurn({ key, turn: info });
         setTurn(info);
         setError(undefined);
       })
@@ -80,15 +120,12 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
       .finally(() => {
         if (!cancelled) setPreparing(false);
       });
-    // A closed tab ends its turn too, so its waiting runs do not hold snapshots until the TTL.
-    const onPageHide = () => {
-      if (agentRunId) navigator.sendBeacon(`${API_URL}/turns.end`, new Blob([JSON.stringify({ agentRunId })], { type: 'application/json' }));
-    };
-    window.addEventListener('pagehide', onPageHide);
     return () => {
       cancelled = true;
-      window.removeEventListener('pagehide', onPageHide);
-      if (agentRunId) void client.turns.end.mutate({ agentRunId }).catch(() => undefined);
+      if (agentRunId) {
+        writeStoredTurn(undefined);
+        void client.turns.end.mutate({ agentRunId }).catch(() => undefined);
+      }
     };
   }, [key, generation, client]);
 
@@ -101,6 +138,7 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
       .then((info) => {
         if (cancelled) return;
         appliedToolsRef.current = toolsKey;
+        if (key) writeStoredTurn({ key, turn: info });
         setTurn(info);
         setError(undefined);
       })
@@ -110,7 +148,7 @@ export function useTurn(request: TurnRequest | undefined): TurnState {
     return () => {
       cancelled = true;
     };
-  }, [agentRunId, toolsKey, client]);
+  }, [agentRunId, toolsKey, key, client]);
 
   const restart = useCallback(() => setGeneration((g) => g + 1), []);
   const newSession = useCallback(() => {

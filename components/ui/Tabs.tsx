@@ -1,15 +1,26 @@
 'use client';
 // A tab strip that switches between panels sharing one slot; the panels stay mounted so their state survives.
 import type { ReactNode } from 'react';
+import { useRovingFocus } from './roving.ts';
 
 export interface TabSpec<T extends string> {
   id: T;
   label: ReactNode;
 }
 
+/**
+ * The WAI-ARIA tabs pattern with automatic activation: the strip is one tab stop (the selected tab), and
+ * Left/Right, Home and End move focus and select the tab at once (the panels are already mounted, so it is cheap).
+ */
 export function Tabs<T extends string>(props: { tabs: ReadonlyArray<TabSpec<T>>; active: T; onChange: (id: T) => void; label: string }) {
+  const { onChange, tabs } = props;
+  const roving = useRovingFocus(
+    tabs.map((t) => t.id),
+    'horizontal',
+    (id) => onChange(id as T),
+  );
   return (
-    <div role="tablist" aria-label={props.label} className="flex gap-0.5 border-b border-neutral-800">
+    <div role="tablist" aria-label={props.label} aria-orientation="horizontal" onKeyDown={roving.onKeyDown} className="flex gap-0.5 border-b border-neutral-800">
       {props.tabs.map((tab) => {
         const selected = tab.id === props.active;
         return (
@@ -21,6 +32,8 @@ export function Tabs<T extends string>(props: { tabs: ReadonlyArray<TabSpec<T>>;
             aria-selected={selected}
             aria-controls={`tabpanel-${tab.id}`}
             data-testid={`tab-${tab.id}`}
+            data-roving-key={tab.id}
+            tabIndex={selected ? 0 : -1}
             onClick={() => props.onChange(tab.id)}
             className={`-mb-px rounded-t border px-2.5 py-1 text-[11px] font-semibold uppercase tracking-wider ${
               selected ? 'border-neutral-800 border-b-neutral-950 bg-neutral-900/60 text-neutral-200' : 'border-transparent text-neutral-500 hover:text-neutral-300'
