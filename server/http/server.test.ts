@@ -1,5 +1,4 @@
 // The real HTTP server on port 0 (a real Gateway, a plain page handler in place of Next): checks, operator cookie, login, API ownership.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../gateway.ts';
 import type { Gateway } from '../gateway.ts';
@@ -7,6 +6,7 @@ import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
 import { demoConfig } from '../trpc/testing.ts';
 import { ExposureError, LOGIN_PATH, operatorCookieName } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
+import { sendRaw, type RawReply, type RawRequest } from './testing.ts';
 
 const TOKEN = 't'.repeat(40);
 
@@ -16,27 +16,11 @@ const plainPageHandler: PageHandler = async (_req, res) => {
   res.end('<p>the page</p>');
 };
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+type Reply = RawReply;
 
-/** One request with full control of Host and other headers (fetch does not let a test set Host). */
-function send(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: { host: `127.0.0.1:${port}`, ...opts.headers } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    if (opts.body !== undefined) req.end(opts.body);
-    else req.end();
-  });
+/** One raw request, GET unless told (fetch does not let a test set Host). */
+function send(port: number, opts: Omit<RawRequest, 'method'> & { method?: RawRequest['method'] }): Promise<Reply> {
+  return sendRaw(port, { ...opts, method: opts.method ?? 'GET' });
 }
 
 function cookieOf(reply: Reply): string | undefined {

@@ -1,5 +1,4 @@
 // The MCP face over Streamable HTTP: an SDK Client against the real playground server on port 0 (a real Gateway), through the request checks.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,6 +10,7 @@ import { loadToolSources } from '../tools/registry.ts';
 import { testConfig } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { startPlaygroundServer, type PlaygroundServer } from '../http/server.ts';
+import { sendRaw, type RawReply, type RawRequest } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { MSG_WRONG_SESSION } from '../runs/messages.ts';
 import { runReaches, testGateway, until } from '../testing.ts';
@@ -83,27 +83,9 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return { text: content[0]?.text ?? '', result: reply.structuredContent as CodeModeResult, isError: reply.isError === true };
 }
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One raw request (the SDK client cannot send a malformed body or omit the token on purpose). */
-function send(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      // a connection of its own: a refused request's unread body must not swallow the next request on a kept-alive socket
-      { host: '127.0.0.1', port, agent: false, method: opts.method ?? 'POST', path: opts.path, headers: { host: `127.0.0.1:${port}`, ...opts.headers } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
+/** One raw request, POST unless told (the SDK client cannot send a malformed body or omit the token on purpose). */
+function send(port: number, opts: Omit<RawRequest, 'method'> & { method?: RawRequest['method'] }): Promise<RawReply> {
+  return sendRaw(port, { ...opts, method: opts.method ?? 'POST' });
 }
 
 const INITIALIZE = JSON.stringify({
