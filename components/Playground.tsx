@@ -213,7 +213,7 @@ export function Playground() {
   const turnInfo = turn.turn;
 
   return (
-    <div className="flex h-screen flex-col">
+    <div className="flex min-h-screen flex-col xl:h-screen">
       <header className="flex shrink-0 flex-wrap items-center gap-x-3 gap-y-1 border-b border-neutral-800 bg-neutral-900 px-3 py-1.5">
         <h1 className="font-mono text-sm font-semibold text-neutral-100">
           <span className="text-sky-400">{'</>'}</span> Code Mode Playground
@@ -284,9 +284,10 @@ export function Playground() {
           </Button>
         </div>
       ) : null}
-      <main className="grid min-h-0 flex-1 grid-cols-[minmax(260px,22%)_minmax(0,1fr)_minmax(360px,32%)] gap-2 p-2">
-        <div className="flex min-h-0 flex-col gap-2">
-          <div className="flex max-h-[45%] min-h-0 flex-col">
+      {/* Below 1280 px the three columns stack, the cell first and full width, and the page scrolls (issue 13: a 246 px editor at 900 px). */}
+      <main className="grid min-h-0 flex-1 grid-cols-1 gap-2 p-2 xl:grid-cols-[minmax(260px,22%)_minmax(0,1fr)_minmax(360px,32%)]">
+        <div className="order-2 flex min-h-0 flex-col gap-2 xl:order-none">
+          <div className="flex max-h-[45vh] min-h-0 flex-col xl:max-h-[45%]">
             <SurfacePanel
               surface={surfaceQuery.data}
               loading={surfaceQuery.isLoading}
@@ -303,7 +304,7 @@ export function Playground() {
             />
           </div>
         </div>
-        <div className="flex min-h-0 flex-col gap-2">
+        <div className="order-1 flex min-h-[85vh] flex-col gap-2 xl:order-none xl:min-h-0">
           <EditorPanel
             defaultCode={cell.code}
             language={language}
@@ -348,7 +349,7 @@ export function Playground() {
             />
           </div>
         </div>
-        <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-0.5 [&>*]:shrink-0">
+        <div className="order-3 flex min-h-0 flex-col gap-2 pr-0.5 xl:order-none xl:overflow-y-auto [&>*]:shrink-0">
           <label className="flex items-center gap-1.5 px-1 text-[11px] text-neutral-400" data-testid="scope" data-scope={allTurns ? 'all' : 'turn'}>
             <input type="checkbox" data-testid="scope-all-turns" checked={allTurns} onChange={(e) => setAllTurns(e.target.checked)} />
             all turns

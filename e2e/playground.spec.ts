@@ -108,3 +108,18 @@ test('a share link reproduces the cell and its language', async ({ page }) => {
   expect(await settle(second, () => second.getByTestId('run-button').click())).toBe('completed');
   expect(await resultValue(second)).toBe(42);
 });
+
+test('at 900 px the columns stack: the cell takes the full width above the panels, and a cell still runs', async ({ page }) => {
+  await page.setViewportSize({ width: 900, height: 900 });
+  await openPlayground(page);
+  const editor = await page.getByTestId('editor').boundingBox();
+  const catalog = await page.getByLabel('Filter the catalog by name or description').boundingBox();
+  expect(editor).not.toBeNull();
+  expect(catalog).not.toBeNull();
+  // the editor keeps at least 60 % of the width (it was 246 px beside two side columns) and sits above the catalog
+  expect(editor!.width).toBeGreaterThanOrEqual(900 * 0.6);
+  expect(editor!.height).toBeGreaterThanOrEqual(300);
+  expect(catalog!.y).toBeGreaterThan(editor!.y + editor!.height);
+  expect(await runCell(page, 'return 6 * 7;\n')).toBe('completed');
+  expect(await resultValue(page)).toBe(42);
+});
