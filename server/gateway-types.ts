@@ -98,6 +98,8 @@ export interface GatewayApi {
   catalog(req: TurnRequest): CatalogView;
   /** Resolves when every MCP server's first connection attempt has settled (bounded); await it before preparing a turn. */
   mcpReady(): Promise<void>;
+  /** Rises whenever a tool source's list changes at runtime (MCP servers): a surface built at another revision may be stale. */
+  toolSourcesRevision(): number;
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;

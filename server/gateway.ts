@@ -172,6 +172,10 @@ export class Gateway implements GatewayApi {
     await this.opts.mcp?.ready();
   }
 
+  toolSourcesRevision(): number {
+    return this.opts.mcp?.revision() ?? 0;
+  }
+
   // ---- turns -----------------------------------------------------------------------------------
 
   prepareTurn(req: TurnRequest): TurnInfo {

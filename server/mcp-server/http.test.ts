@@ -1,5 +1,5 @@
 // The MCP face over Streamable HTTP: an SDK Client against the real playground server on port 0 (a real Gateway), through the request checks.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +9,7 @@ import { Gateway } from '../gateway.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testConfig } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
+import type { McpToolSource } from '../tools/mcp/manager.ts';
 import { startPlaygroundServer, type PlaygroundServer } from '../http/server.ts';
 import { sendRaw, type RawReply, type RawRequest } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
@@ -281,11 +282,14 @@ describe('mcpServer.enabled false', () => {
 });
 
 describe('tools/list_changed', () => {
-  it('when a source adds a tool after the client listed: the next call is followed by list_changed, and a new list shows it', async () => {
+  it('when a source adds a tool after the client listed: the next call is followed by list_changed, and a new list shows it; calls in between rebuild nothing', async () => {
     // a tool source that grows while the session is open (as an MCP source that connects late does)
     const extra: ToolDefinition[] = [];
+    let revision = 0;
+    const source: McpToolSource = { ready: async () => {}, tools: () => extra, revision: () => revision, views: () => [], close: async () => {} };
     const config = testConfig();
-    const gw = new Gateway(config, await loadToolSources(config), { extraTools: () => extra });
+    const gw = new Gateway(config, await loadToolSources(config), { mcp: source, extraTools: () => source.tools() });
+    const rebuilds = vi.spyOn(gw, 'updateClientTools');
     const s = await startPlaygroundServer({
       gateway: gw,
       host: '127.0.0.1',
@@ -303,6 +307,8 @@ describe('tools/list_changed', () => {
       expect(before).not.toContain('late_arrival');
       await call(client, 'exec', { code: 'return 1;' });
       expect(changed).toBe(0);
+      // the sources did not move: no catalog was rebuilt for the list or the call
+      expect(rebuilds).not.toHaveBeenCalled();
 
       extra.push({
         name: 'late_arrival',
@@ -311,6 +317,7 @@ describe('tools/list_changed', () => {
         source: 'bundled_plugin',
         execute: async () => 'here',
       });
+      revision++;
       await call(client, 'exec', { code: 'return 2;' });
       await until(() => changed === 1, { what: 'notifications/tools/list_changed' });
       const after = (await client.listTools()).tools.find((t) => t.name === 'exec')?.description ?? '';

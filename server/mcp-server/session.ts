@@ -40,6 +40,8 @@ export class McpSession {
   private turn: TurnInfo | undefined;
   /** The tools the client was last sent (tools/list), to tell it once when they change. */
   private listedSurface: string | undefined;
+  /** The tool sources' revision `turn.surface` was built at: the surface is rebuilt only when it moved. */
+  private builtAt = -1;
   private closed = false;
 
   constructor(
@@ -117,6 +119,7 @@ export class McpSession {
   private ensureTurn(): Promise<TurnInfo> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'the MCP session is closed; open a new one'));
     this.turnPromise ??= this.gateway.mcpReady().then(() => {
+      this.builtAt = this.gateway.toolSourcesRevision();
       const turn = this.gateway.prepareTurn({
         ...(this.opts.agentId !== undefined ? { agentId: this.opts.agentId } : {}),
         client: this.server.getClientVersion()?.name || UNNAMED_CLIENT,
@@ -129,11 +132,15 @@ export class McpSession {
 
   /**
    * The turn's surface as the Gateway's sources are now: an MCP source that connected (or whose tools changed)
-   * since the turn was prepared shows in exec's quick index, and new cells see its tools. Re-derived through the
-   * turn's client-tool update (an MCP session brings none), which leaves running and parked cells as they are.
+   * since the turn was prepared shows in exec's quick index, and new cells see its tools. Rebuilt only when the
+   * sources' revision moved (a catalog build per call would be work on every call's path), through the turn's
+   * client-tool update (an MCP session brings none), which leaves running and parked cells as they are.
    */
   private refreshSurface(turn: TurnInfo): TurnInfo['surface'] {
-    if (this.closed) return turn.surface;
+    const current = this.turn ?? turn;
+    const revision = this.gateway.toolSourcesRevision();
+    if (this.closed || revision === this.builtAt) return current.surface;
+    this.builtAt = revision;
     try {
       const fresh = this.gateway.updateClientTools(turn.agentRunId, []);
       this.turn = fresh;

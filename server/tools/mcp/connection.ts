@@ -82,6 +82,8 @@ export class McpConnection {
   private closed = false;
   private started = false;
   private definitions: ToolDefinition[] = [];
+  /** Rises each time the tool list is replaced: turns and MCP sessions compare it instead of rebuilding a catalog to find out. */
+  private toolsRevision = 0;
   private skipped: string[] = [];
   private resourceCount: number | undefined;
   private promptCount: number | undefined;
@@ -141,6 +143,11 @@ export class McpConnection {
 
   tools(): ToolDefinition[] {
     return this.definitions;
+  }
+
+  /** How many times the tool list was replaced (0 before the first list). */
+  revision(): number {
+    return this.toolsRevision;
   }
 
   status(): McpConnectionStatus {
@@ -382,6 +389,7 @@ export class McpConnection {
       defs.push(this.definition(tool));
     }
     this.definitions = defs;
+    this.toolsRevision++;
     this.skipped = skipped;
   }
 

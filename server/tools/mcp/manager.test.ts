@@ -53,7 +53,10 @@ describe('McpManager with the demo stdio server', () => {
   it('on start: is connecting at once, then connected with the tools, resources and prompts the server lists', async () => {
     const m = manager({ demo: demoServer() });
     expect(m.views()[0]?.state).toBe('connecting');
+    expect(m.revision()).toBe(0);
     await m.settled();
+    // the tool list arrived: a surface built before is stale
+    expect(m.revision()).toBe(1);
     const view = m.views()[0];
     expect(view).toMatchObject({ name: 'demo', transport: 'stdio', state: 'connected', toolCount: 5, resourceCount: 2, promptCount: 2 });
     expect(m.tools().map((t) => t.name)).toEqual(['echo', 'add', 'lookup-user', 'slow', 'crash']);
@@ -92,6 +95,7 @@ describe('McpManager with the demo stdio server', () => {
   it('on a crash mid-call: the call fails with mcp_connection_lost, the server reconnects and a later call works', async () => {
     const m = manager({ demo: demoServer() });
     await m.settled();
+    const listed = m.revision();
     const err = await failure(tool(m, 'crash').execute({}, ctx()));
     expect(err.code).toBe(MCP_FAULT_CODES.connectionLost);
     expect(err.message).toContain('MCP server "demo", tool "crash"');
@@ -99,6 +103,8 @@ describe('McpManager with the demo stdio server', () => {
     // The call below waits for the reconnect rather than failing while it is in progress.
     expect(await tool(m, 'echo').execute({ text: 'back' }, ctx())).toEqual({ content: [{ type: 'text', text: 'back' }] });
     expect(m.views()[0]?.state).toBe('connected');
+    // the reconnect listed the tools again
+    expect(m.revision()).toBeGreaterThan(listed);
   });
 
   it('on a crash with no attempts left: failed, last tools kept, and a call says the server is down', async () => {

@@ -48,6 +48,8 @@ export interface McpToolSource {
   /** Resolves when every server's first connection attempt has settled (bounded by its connect timeout). */
   ready(): Promise<void>;
   tools(): ToolDefinition[];
+  /** Rises whenever any server's tool list is replaced (connect, reconnect, list_changed): a cheap "did tools() change". */
+  revision(): number;
   /** Each configured server's state, in config order (the catalog adds the name a cell uses). */
   views(): McpServerStatus[];
   close(): Promise<void>;
@@ -88,6 +90,11 @@ export class McpManager implements McpToolSource {
   /** Current MCP tools of every server, in config order (last known tools for a server that is away). */
   tools(): ToolDefinition[] {
     return this.connections.flatMap((c) => c.tools());
+  }
+
+  revision(): number {
+    // each connection's count only rises, so their sum does too
+    return this.connections.reduce((sum, c) => sum + c.revision(), 0);
   }
 
   views(): McpServerStatus[] {
