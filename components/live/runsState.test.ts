@@ -1,29 +1,10 @@
 // Tests for folding run events into the page's run list and approvals.
 import { describe, expect, it } from 'vitest';
 import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, runForToolCall, runsInScope, waitingRuns } from './runsState.ts';
-import type { ApprovalView, ControlCallRecord, NestedCallRecord, RunView } from '../../server/runs/types.ts';
+import type { ApprovalView, ControlCallRecord, NestedCallRecord } from '../../server/runs/types.ts';
+import { runViewFixture } from './testing.ts';
 
-function view(runId: string, over: Partial<RunView> = {}): RunView {
-  return {
-    runId,
-    agentRunId: 'ar1',
-    sessionId: 's1',
-    agentId: 'main',
-    executor: 'quickjs',
-    state: 'running',
-    language: 'javascript',
-    code: 'return 1',
-    createdAt: 1000,
-    updatedAt: 1000,
-    maxSnapshotBytes: 10 * 1024 * 1024,
-    pendingToolCalls: [],
-    clientCalls: [],
-    snapshots: [],
-    calls: [],
-    nested: [],
-    ...over,
-  };
-}
+const view = runViewFixture;
 
 function call(invocationId: string, status: NestedCallRecord['status']): NestedCallRecord {
   return { invocationId, requestId: '1', tool: 'sleep', kind: 'tool', inputBytes: 10, startedAt: 1100, status, parentCallId: 'c1' };

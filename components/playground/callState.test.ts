@@ -3,29 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { shownCall } from './callState.ts';
 import type { CellCall } from './callState.ts';
 import type { Run } from '../api.ts';
+import { runViewFixture } from '../live/testing.ts';
 
 const telemetry = { executor: 'quickjs' as const, durationMs: 1, budgetUsedMs: 1, counters: { search: 0, describe: 0, call: 0 }, nestedCalls: 0, outputBytes: 0 };
 
 function run(runId: string, value: unknown): Run {
-  return {
-    runId,
-    agentRunId: 'ar1',
-    sessionId: 's1',
-    agentId: 'main',
-    executor: 'quickjs',
+  return runViewFixture(runId, {
     state: 'completed',
-    language: 'javascript',
-    code: '',
-    createdAt: 1,
-    updatedAt: 2,
-    maxSnapshotBytes: 1,
-    pendingToolCalls: [],
-    clientCalls: [],
-    snapshots: [],
     calls: [{ callId: 'c1', toolCallId: 't1', tool: 'exec', startedAt: 1, endedAt: 2, status: 'completed' }],
-    nested: [],
     lastResult: { status: 'completed', value, telemetry: { ...telemetry, runId } },
-  } as Run;
+  }) as Run;
 }
 
 const own: CellCall = { seq: 3, tool: 'exec', startedAt: 1, endedAt: 2, result: { status: 'completed', value: 'own', telemetry: { ...telemetry, runId: 'run_own' }, modelText: '' } };
