@@ -54,9 +54,12 @@ async function main(): Promise<void> {
       },
     ],
   ];
+  // BENCH_ONLY=b,c runs only those sections (while working on one lever); the full table needs all
+  const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim()).filter(Boolean);
   const results: Section[] = [];
   try {
     for (const [name, run] of sections) {
+      if (only && !only.some((letter) => name.startsWith(`(${letter})`))) continue;
       const t0 = performance.now();
       results.push(await run());
       process.stderr.write(`bench: ${name} done in ${formatMs(performance.now() - t0)}\n`);
