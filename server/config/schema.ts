@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CodeModeOptions, ExecutorKind, ExecutorOverridePolicy, McpServerOptions, ServerOptions } from './types.ts';
 import { describeValue, expectedReason, parseOrThrow, pathSegments, strictObject, zodProblemSegments } from './issues.ts';
 
-export const EXECUTOR_KINDS = ['node', 'quickjs'] as const satisfies readonly ExecutorKind[];
+export const EXECUTOR_KINDS = ['node', 'quickjs', 'quickjs-emscripten'] as const satisfies readonly ExecutorKind[];
 export const EXECUTOR_OVERRIDE_POLICIES = ['never', 'operator', 'always'] as const satisfies readonly ExecutorOverridePolicy[];
 
 /** The integer limits of CodeModeOptions: the fields that are clamped rather than rejected. */
@@ -90,8 +90,8 @@ const enabledSchema = z.union([z.boolean(), z.literal('auto')], {
 const executorSchema = z.enum(EXECUTOR_KINDS, {
   error: (issue) =>
     issue.input === undefined
-      ? `required; use "node" or "quickjs"`
-      : `unknown executor ${describeValue(issue.input)}; use "node" (trusted, default) or "quickjs" (isolated, snapshots)`,
+      ? `required; use "node", "quickjs" or "quickjs-emscripten"`
+      : `unknown executor ${describeValue(issue.input)}; use "node" (trusted, default), "quickjs" (isolated, snapshots) or "quickjs-emscripten" (isolated, live continuation)`,
 });
 
 const executorOverrideSchema = z.enum(EXECUTOR_OVERRIDE_POLICIES, {

@@ -1,6 +1,6 @@
 // Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
 
-export type ExecutorKind = 'node' | 'quickjs';
+export type ExecutorKind = 'node' | 'quickjs' | 'quickjs-emscripten';
 
 /** Who may pick another executor than the agent's for one cell over the API (`exec` with `executor`). */
 export type ExecutorOverridePolicy = 'never' | 'operator' | 'always';

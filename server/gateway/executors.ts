@@ -24,6 +24,9 @@ export class ExecutorSet {
         const mod = await import('../executors/node/executor.ts').catch(() => undefined);
         if (!mod) throw new Error('the node executor is not part of this build');
         ex = new mod.NodeExecutor();
+      } else if (kind === 'quickjs-emscripten') {
+        const { EmscriptenExecutor } = await import('../executors/emscripten/executor.ts');
+        ex = new EmscriptenExecutor();
       } else {
         throw new Error(`unknown executor "${String(kind)}"`);
       }

@@ -55,7 +55,7 @@ export function view(run: Run): RunView {
     pendingToolCalls: run.state === 'waiting' || run.state === 'running' ? pendingCalls(run) : [],
     clientCalls: [...run.clientCalls.values()].map((c) => ({ callId: c.callId, tool: c.tool, input: c.input })),
     snapshots: [...run.snapshots],
-    ...(run.continuation?.executor === 'node' && run.continuation.retainedBytesEstimate !== undefined
+    ...(run.continuation && run.continuation.executor !== 'quickjs' && run.continuation.retainedBytesEstimate !== undefined
       ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
       : {}),
     calls: run.calls.map((c) => ({ ...c })),
