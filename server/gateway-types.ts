@@ -68,6 +68,8 @@ export interface ExecOptions {
   executor?: ExecutorKind;
   /** The model's tool-call id; part of the cell identity. */
   toolCallId?: string;
+  /** The seed (an integer 0..4294967295) of the cell's Date, performance.now and Math.random; drawn at random when absent. */
+  seed?: number;
 }
 
 export interface WaitOptions {

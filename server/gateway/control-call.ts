@@ -16,6 +16,7 @@ import type { ExecutorSet } from './executors.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
 import type { Turn } from './turns.ts';
 import { isRecord } from '../util/is-record.mjs';
+import { resolveSeed } from '../runs/seed.ts';
 
 export interface ControlCallDeps {
   recorder: TranscriptRecorder;
@@ -34,13 +35,22 @@ export class ControlCalls {
     const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
     const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
+    // drawn before the call is recorded, so the transcript's exec entry names the seed the cell ran with
+    let seed: number | undefined;
+    let seedError: unknown;
+    try {
+      seed = resolveSeed(opts.seed);
+    } catch (err) {
+      seedError = err;
+    }
     return runControlCall(this.deps.recorder, this.recordsFor(turn), {
       tool: 'exec',
       toolCallId: opts.toolCallId,
       executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
-      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded),
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed),
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
+        if (seed === undefined) throw seedError;
         const live = this.liveTurn(turn, agentRunId);
         if (!live.info.surface.codeMode) {
           throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
@@ -61,6 +71,7 @@ export class ControlCalls {
           executor,
           restartSafe: prepared.input.restartSafe,
           toolCallId,
+          seed,
         });
       },
     });

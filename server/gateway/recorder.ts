@@ -48,8 +48,8 @@ function bounded(text: string): string {
 }
 
 /** The tool-call entry of an exec: source fields redacted, only the fields the caller actually sent. */
-export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown): ToolCallPayload {
-  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId };
+export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown, seed?: number): ToolCallPayload {
+  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}) };
   if (!isRecord(input)) return payload;
   if (typeof input.code === 'string') payload.code = redactSource(input.code);
   if (typeof input.command === 'string') payload.command = redactSource(input.command);

@@ -57,6 +57,8 @@ export interface StartCell {
   restartSafe: boolean;
   /** The model's tool-call id of the exec that starts the cell: on its call record and part of the cell identity. */
   toolCallId: string;
+  /** The seed (uint32) the guest's Date, performance.now and Math.random derive from (recorded in the run). */
+  seed: number;
 }
 
 export interface HostRequest {

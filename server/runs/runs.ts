@@ -104,7 +104,7 @@ export class RunManager {
     const live = run.openLive(budget, call);
     try {
       live.leg = cell.executor.start(
-        { body: cell.body, boot: turn.boot, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
+        { body: cell.body, boot: { ...turn.boot, seed: cell.seed }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
         this.handlers(run, live),
       );
     } catch (err) {

@@ -17,6 +17,7 @@ export function header(run: Run) {
     executor: run.executorKind,
     language: run.cell.language,
     code: run.displayCode,
+    seed: run.cell.seed,
   };
 }
 

@@ -136,6 +136,8 @@ export interface TrajectoryExport {
   executor: ExecutorKind;
   language: 'javascript' | 'typescript';
   code: string;
+  /** The seed the cell's time and randomness derive from. */
+  seed: number;
   calls: Array<ControlCallRecord & { nested: NestedCallRecord[] }>;
   counters: { search: number; describe: number; call: number };
   snapshots: SnapshotRecord[];
@@ -153,6 +155,8 @@ export interface RunView {
   reason?: 'pending_tools' | 'yield';
   language: 'javascript' | 'typescript';
   code: string;
+  /** The seed the cell's time and randomness derive from (exec's seed, or one the Gateway drew). */
+  seed: number;
   createdAt: number;
   updatedAt: number;
   /** Epoch ms the waiting continuation expires (waiting only). */
