@@ -19,7 +19,7 @@ import type { ClientAnswer } from './panels/WaitingBoard.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
-import { shownCall } from './playground/callState.ts';
+import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
@@ -126,6 +126,10 @@ export function Playground() {
 
   // A new exec selects its run as soon as the run's start event names the exec's tool-call id (once: the user
   // may pick another run while it runs). Trajectory, snapshots and Stop then follow the run that is executing.
+  const shownResultCall = shownCall(call, selectedRun);
+  // the token meter lives on the run view (it counts every call of the run), the result is one call's
+  const shownResult = shownResultCall?.result;
+  const shownMeter = shownResult ? live.runs.find((r) => r.runId === resultRunId(shownResult))?.meter : undefined;
   const runningRun = calls.runningToolCallId !== undefined ? runForToolCall(live.runs, calls.runningToolCallId) : undefined;
   const autoSelected = useRef<string | undefined>(undefined);
   useEffect(() => {
@@ -341,7 +345,8 @@ export function Playground() {
           />
           <div className="flex min-h-0 flex-1 flex-col">
             <ResultPanel
-              call={shownCall(call, selectedRun)}
+              call={shownResultCall}
+              {...(shownMeter ? { meter: shownMeter } : {})}
               onWait={onWaitFromResult}
               approvalsPending={approvalsInScope(live.approvals, ownRuns).length}
               {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})}

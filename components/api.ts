@@ -12,6 +12,7 @@ export type LiveEvent = Yielded<Outputs['events']>;
 export type NestedCall = Run['nested'][number];
 export type ControlCall = Run['calls'][number];
 export type Snapshot = Run['snapshots'][number];
+export type Meter = NonNullable<Run['meter']>;
 export type PendingToolCall = Run['pendingToolCalls'][number];
 export type ExecResult = Outputs['exec'];
 export type Surface = Outputs['config']['surface'];

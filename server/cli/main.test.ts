@@ -87,6 +87,21 @@ describe.concurrent('codemode run', () => {
     expect(code).toBe(0);
   });
 
+  it('on --tokens: after the cell, one JSON line with its token meter (code mode vs direct, marked an estimate)', async () => {
+    const file = cellFile('const a = await sleep({ ms: 1 }); const b = await sleep({ ms: 2 });\nreturn [a, b]');
+    const { code, lines } = await cli(['run', file, '--config', roomy, '--tokens']);
+    expect(code).toBe(0);
+    const last = JSON.parse(lines.at(-1)!) as { tokens: Record<string, unknown> & { codeMode: { total: number }; direct: { calls: number; total: number } } };
+    const result = JSON.parse(lines.at(-2)!) as { status: string; telemetry: { runId: string } };
+    expect(result.status).toBe('completed');
+    expect(last.tokens).toMatchObject({ runId: result.telemetry.runId, estimate: true, encoding: 'o200k_base', direct: { calls: 2 } });
+    expect(last.tokens.codeMode.total).toBeGreaterThan(0);
+    expect(last.tokens.direct.total).toBeGreaterThan(0);
+    // without the flag: results only
+    const plain = await cli(['run', file, '--config', roomy]);
+    expect(plain.lines.every((l) => !('tokens' in (JSON.parse(l) as object)))).toBe(true);
+  });
+
   it('on a failing cell: exits 1', async () => {
     const file = cellFile('throw new Error("nope")');
     const { code, lines } = await cli(['run', file, '--config', roomy]);

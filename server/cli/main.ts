@@ -13,9 +13,11 @@ const USAGE = `usage:
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
   codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
-                    [--typecheck] [--approve] [--headless]
+                    [--typecheck] [--approve] [--headless] [--tokens]
       runs each file as a cell of one turn, in order; calls wait until each settles and prints every
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
+      --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
+      o200k_base encoding of code mode's cost against direct tool calling for the same work.
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
       --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
   codemode mcp [--agent A]
@@ -45,6 +47,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
         typecheck: { type: 'boolean' },
         approve: { type: 'boolean' },
         headless: { type: 'boolean' },
+        tokens: { type: 'boolean' },
         json: { type: 'boolean' },
         'disable-tools': { type: 'boolean' },
       },
@@ -112,7 +115,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     if (command === 'mcp') return await serveMcpStdio(gw, { ...(values.agent ? { agentId: values.agent } : {}), approve: Boolean(values.approve) });
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    return await runCells(gw, req, cells, values.executor as ExecutorKind | undefined, Boolean(values.approve), out);
+    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens) }, out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
@@ -174,8 +177,7 @@ async function runCells(
   gw: Gateway,
   req: Parameters<Gateway['prepareTurn']>[0],
   cells: CellInput[],
-  executor: ExecutorKind | undefined,
-  approve: boolean,
+  { executor, approve, tokens }: { executor: ExecutorKind | undefined; approve: boolean; tokens: boolean },
   out: (s: string) => void,
 ): Promise<number> {
   const turn = gw.prepareTurn(req);
@@ -199,12 +201,20 @@ async function runCells(
         out(JSON.stringify(result));
       }
       if (result.status !== 'completed') allCompleted = false;
+      if (tokens) printMeter(gw, result, out);
     }
     return allCompleted ? 0 : 1;
   } finally {
     unsubscribe();
     gw.endTurn(turn.agentRunId);
   }
+}
+
+/** The `--tokens` line of a settled cell: its run's token meter, marked as the estimate it is (a cell that failed before it ran has none). */
+function printMeter(gw: Gateway, result: CodeModeResult, out: (s: string) => void): void {
+  const runId = result.status === 'waiting' ? result.runId : result.telemetry.runId;
+  const meter = runId !== undefined ? gw.run(runId)?.meter : undefined;
+  out(JSON.stringify({ tokens: meter ? { runId, estimate: true, ...meter } : { runId: runId ?? null, estimate: true, unavailable: 'the cell did not run, so nothing was counted' } }));
 }
 
 /** console.log and friends write to stderr: on `codemode mcp` stdout carries nothing but JSON-RPC. */

@@ -15,7 +15,8 @@ import { InvalidInputError } from '../errors.ts';
 import type { ClientToolSpec, SurfaceView, TurnInfo, TurnRequest } from '../gateway-types.ts';
 import { ResultsStore } from '../results/store.ts';
 import type { RunManager, TurnScope } from '../runs/runs.ts';
-import { buildModelSurface } from '../surface/surface.ts';
+import { jsonTokens } from '../runs/tokens.ts';
+import { buildModelSurface, directSurfaceTools } from '../surface/surface.ts';
 import type { McpServerView } from '../tools/mcp/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import { applyToolPolicy, hasEmptyAllowlist } from '../tools/policy.ts';
@@ -120,6 +121,7 @@ export class TurnRegistry {
       workspaceDir: this.deps.config.workspace,
       options,
       ...this.guestCatalog(eff.catalog, options),
+      definitionTokens: definitionTokensOf(eff),
       scheduler: new CallScheduler(),
       results: newResultsStore(options),
       headless: req.headless === true,
@@ -165,7 +167,7 @@ export class TurnRegistry {
     turn.request = request;
     turn.catalog = eff.catalog;
     turn.info = { ...turn.info, surface: eff.surface };
-    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options));
+    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options), { definitionTokens: definitionTokensOf(eff) });
     return turn.info;
   }
 
@@ -229,6 +231,12 @@ export class TurnRegistry {
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
     this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
+}
+
+/** The token meter's definition counts for a turn's surface, counted at first use and kept (a turn's tools are fixed until updateClientTools). */
+function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools'>): () => { codeMode: number; direct: number } {
+  let counted: { codeMode: number; direct: number } | undefined;
+  return () => (counted ??= { codeMode: jsonTokens(eff.surface.tools), direct: jsonTokens(directSurfaceTools(eff.tools)) });
 }
 
 /** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */

@@ -3,13 +3,14 @@
 // each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
 // owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
 import { dispatchRequest, type DispatchContext } from '../bridge/dispatcher.ts';
-import { describeRequest } from '../bridge/describe.ts';
+import { describeRequest, type NestedCallKind } from '../bridge/describe.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
 import { previewOf, previewOfError } from './preview.ts';
+import { jsonTokens, textTokens } from './tokens.ts';
 import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
 import type { NestedCallRecord, RunEvent } from './types.ts';
 
@@ -48,6 +49,8 @@ export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: strin
     status: 'running',
     parentCallId,
     inputPreview: previewOf(input),
+    // a call direct tool calling would make itself: the meter counts what the model would have written
+    ...(isToolCall(kind) ? { inputTokens: jsonTokens({ name: label, arguments: input }) } : {}),
   };
   const host: HostRequest = { req, record, delivered: false };
   run.requests.set(req.id, host);
@@ -195,7 +198,14 @@ export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, out
   if (!reply.ok) record.errorCode = reply.code;
   if (reply.ok) record.outputPreview = previewOf(reply.value);
   else record.errorPreview = previewOfError(reply.error);
+  // the full result a model would read under direct calling (the preview above is cut; this counts all of it)
+  if (isToolCall(record.kind)) record.outputTokens = reply.ok ? jsonTokens(reply.value) : textTokens(reply.error);
   run.clientCalls.delete(req.id);
+}
+
+/** A tool, MCP or client call: what a model would call itself without code mode. */
+function isToolCall(kind: NestedCallKind): boolean {
+  return kind === 'tool' || kind === 'mcp' || kind === 'client';
 }
 
 export function hasDeliverable(run: Run): boolean {

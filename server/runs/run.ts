@@ -45,6 +45,8 @@ export interface TurnScope {
    */
   headless: boolean;
   abort: AbortController;
+  /** Tokens of the tool definitions on the code-mode surface and on a direct surface (token meter; computed once, at first use). */
+  definitionTokens(): { codeMode: number; direct: number };
   /** before_tool_call hooks of the loaded plugins. */
   beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
 }

@@ -27,6 +27,8 @@ import { failedResult, waitingResult } from './results.ts';
 import { isTerminal, legLimits, Run, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
 import { recordPressure, trajectory, view } from './trajectory.ts';
+import { resultToModelText } from './model-text.ts';
+import { jsonTokens, textTokens } from './tokens.ts';
 import type { PressureEvent } from '../executors/types.ts';
 import type { CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
 
@@ -312,7 +314,9 @@ export class RunManager {
   // ---- bookkeeping -----------------------------------------------------------------------------
 
   private openCall(run: Run, tool: 'exec' | 'wait', toolCallId: string): ControlCallRecord {
-    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, toolCallId, tool, startedAt: Date.now() };
+    // the token meter: what the model wrote for this call (the cell source, or the wait input)
+    const inputTokens = tool === 'exec' ? textTokens(run.cell.code) : jsonTokens({ runId: run.runId });
+    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, toolCallId, tool, startedAt: Date.now(), inputTokens };
     run.calls.push(call);
     return call;
   }
@@ -321,6 +325,7 @@ export class RunManager {
     call.endedAt = Date.now();
     call.status = result.status;
     if (result.status === 'failed') call.errorCode = result.code;
+    call.resultTokens = textTokens(resultToModelText(result));
     run.lastResult = result;
     this.touch(run);
     return result;

@@ -102,6 +102,10 @@ export interface NestedCallRecord {
   errorPreview?: string;
   /** The operator's decision when the call needed approval. */
   approval?: { approved: boolean; reason?: string };
+  /** Tool, MCP and client calls: tokens of the call as a model would write it directly (name and input JSON). */
+  inputTokens?: number;
+  /** Tool, MCP and client calls: tokens of the full result (or error message) as a model would read it directly. */
+  outputTokens?: number;
 }
 
 /** One model-level exec or wait call of a run. */
@@ -114,6 +118,47 @@ export interface ControlCallRecord {
   endedAt?: number;
   status?: CodeModeResult['status'];
   errorCode?: string;
+  /** Tokens the model wrote for this call: the cell source (exec) or the wait input. */
+  inputTokens?: number;
+  /** Tokens of the result text the model read (set when the call ended). */
+  resultTokens?: number;
+}
+
+/**
+ * The token meter of one run (runs/meter.ts): an estimate in one tokenizer's encoding of what the model
+ * consumed in code mode against what direct tool calling would have cost for the same work.
+ */
+export interface TokenMeter {
+  /** The tokenizer encoding of every count (o200k_base; other model families differ, see runs/tokens.ts). */
+  encoding: string;
+  codeMode: {
+    /** The surface's tool definitions (exec with its quick index, wait, direct-only tools). */
+    definitions: number;
+    /** What the model wrote: cell source and wait inputs. */
+    written: number;
+    /** The exec/wait result texts the model read. */
+    read: number;
+    total: number;
+  };
+  direct: {
+    /** Every effective tool's definition on the surface. */
+    definitions: number;
+    /** Tool, MCP and client calls the model would have made itself. */
+    calls: number;
+    callInputs: number;
+    callResults: number;
+    total: number;
+  };
+  /** direct.total / codeMode.total: above 1 code mode saved tokens. */
+  ratio: number;
+  /** direct.total - codeMode.total (negative: code mode cost more). */
+  saved: number;
+  /** Tool calls of this cell's average size at which direct calling costs as much as this cell; null when it made none. */
+  breakEvenCalls: number | null;
+  /** Tokens per model turn in code mode: one per exec/wait call (the first carries the definitions). */
+  codeModeTurns: number[];
+  /** Tokens per model turn under direct calling: one per tool call (the first carries the definitions). */
+  directTurns: number[];
 }
 
 export interface SnapshotRecord {
@@ -141,6 +186,7 @@ export interface TrajectoryExport {
   calls: Array<ControlCallRecord & { nested: NestedCallRecord[] }>;
   counters: { search: number; describe: number; call: number };
   snapshots: SnapshotRecord[];
+  meter?: TokenMeter;
 }
 
 export interface RunView {
@@ -170,6 +216,8 @@ export interface RunView {
   calls: ControlCallRecord[];
   nested: NestedCallRecord[];
   lastResult?: CodeModeResult;
+  /** The token meter, once an exec/wait call of the run ended. */
+  meter?: TokenMeter;
 }
 
 export interface ApprovalView {
