@@ -2,6 +2,7 @@
 // The playground page: turn setup, the cell editor, and the live panels around it.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { deniedToolsOf } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
 import type { ConnectionState } from './live/useLiveRuns.ts';
@@ -106,6 +107,7 @@ export function Playground() {
   const turn = useTurn(turnRequest);
   const surfaceQuery = useQuery({ ...trpc.config.surface.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
   const catalogQuery = useQuery({ ...trpc.catalog.list.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
+  const deniedTools = useMemo(() => deniedToolsOf(catalogQuery.data?.tools ?? []), [catalogQuery.data]);
 
   // Live state.
   const live = useLiveRuns();
@@ -322,6 +324,8 @@ export function Playground() {
             {...(agent ? { agentExecutor: agent.executor } : {})}
             onExecutorChange={setExecutor}
             declarations={catalogQuery.data?.declarations ?? ''}
+            {...(catalogQuery.data ? { cellTypes: catalogQuery.data.cellTypes } : {})}
+            deniedTools={deniedTools}
             onCodeChange={(code) => {
               codeRef.current = code;
               writeCell({ code, language });

@@ -2,7 +2,7 @@
 // The editor panel: the cell editor core plus its toolbar (examples, language, typecheck, executor, share, run).
 import { useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
-import type { CellEditorApi, CellLanguage, CellMarker } from '../editor/index.ts';
+import type { CellEditorApi, CellLanguage, CellMarker, CellTypeWorld, DeniedTool } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
 import { useTheme } from '../ui/theme.ts';
 import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
@@ -20,6 +20,10 @@ export function EditorPanel(props: {
   agentExecutor?: string;
   onExecutorChange: (executor: ExecutorChoice) => void;
   declarations: string;
+  /** The server typecheck's world (served with the declarations): the editor's markers are the server's diagnostics. */
+  cellTypes?: CellTypeWorld;
+  /** Tools the agent's policy denied: a call to one is flagged with its rule. */
+  deniedTools: readonly DeniedTool[];
   onCodeChange: (code: string) => void;
   onRun: () => void;
   running: boolean;
@@ -135,6 +139,8 @@ export function EditorPanel(props: {
           defaultValue={props.defaultCode}
           language={props.language}
           declarations={props.declarations}
+          {...(props.cellTypes ? { cellTypes: props.cellTypes } : {})}
+          deniedTools={props.deniedTools}
           onChange={props.onCodeChange}
           onRun={props.onRun}
           onMarkersChange={setMarkers}
