@@ -102,6 +102,8 @@ export interface GatewayApi {
   mcpReady(): Promise<void>;
   /** Rises whenever a tool source's list changes at runtime (MCP servers): a surface built at another revision may be stale. */
   toolSourcesRevision(): number;
+  /** Calls `listener` each time a tool source's list changes (toolSourcesRevision() has risen by then); returns the unsubscribe. */
+  onToolSourcesChanged(listener: () => void): () => void;
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;

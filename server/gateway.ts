@@ -176,6 +176,11 @@ export class Gateway implements GatewayApi {
     return this.opts.mcp?.revision() ?? 0;
   }
 
+  onToolSourcesChanged(listener: () => void): () => void {
+    // the config is read once at start: MCP sources are what changes at runtime
+    return this.opts.mcp?.onToolsChanged(listener) ?? (() => {});
+  }
+
   // ---- turns -----------------------------------------------------------------------------------
 
   prepareTurn(req: TurnRequest): TurnInfo {

@@ -266,7 +266,7 @@ function heldMcp() {
   const firstAttempt = new Promise<void>((resolve) => {
     settle = resolve;
   });
-  const source: McpToolSource = { ready: () => firstAttempt, tools: () => [], revision: () => 0, views: () => [], close: async () => {} };
+  const source: McpToolSource = { ready: () => firstAttempt, tools: () => [], revision: () => 0, onToolsChanged: () => () => {}, views: () => [], close: async () => {} };
   return { source, settle };
 }
 

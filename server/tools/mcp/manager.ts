@@ -50,6 +50,8 @@ export interface McpToolSource {
   tools(): ToolDefinition[];
   /** Rises whenever any server's tool list is replaced (connect, reconnect, list_changed): a cheap "did tools() change". */
   revision(): number;
+  /** Calls `listener` after each such replacement (revision() has risen by then); returns the unsubscribe. */
+  onToolsChanged(listener: () => void): () => void;
   /** Each configured server's state, in config order (the catalog adds the name a cell uses). */
   views(): McpServerStatus[];
   close(): Promise<void>;
@@ -59,9 +61,10 @@ export class McpManager implements McpToolSource {
   private readonly connections: McpConnection[];
   private readonly log: ((line: string) => void) | undefined;
   private firstAttempts: Promise<void> | undefined;
+  private readonly toolsListeners = new Set<() => void>();
 
   constructor(config: Pick<GatewayConfig, 'mcp' | 'baseDir'>, opts: McpManagerOptions = {}) {
-    const settings = resolveSettings(opts);
+    const settings: McpConnectionSettings = { ...resolveSettings(opts), onToolsReplaced: () => this.toolsChanged() };
     this.log = settings.log;
     const servers = Object.entries(config.mcp?.servers ?? {});
     this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), settings));
@@ -95,6 +98,22 @@ export class McpManager implements McpToolSource {
   revision(): number {
     // each connection's count only rises, so their sum does too
     return this.connections.reduce((sum, c) => sum + c.revision(), 0);
+  }
+
+  onToolsChanged(listener: () => void): () => void {
+    this.toolsListeners.add(listener);
+    return () => void this.toolsListeners.delete(listener);
+  }
+
+  /** A connection replaced its tools: every listener hears it; one that throws is logged and does not stop the others or the connection. */
+  private toolsChanged(): void {
+    for (const listener of [...this.toolsListeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.log?.(`a tools-changed listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   views(): McpServerStatus[] {
