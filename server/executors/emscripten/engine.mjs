@@ -29,7 +29,9 @@ const OOM_PATTERN = /^InternalError: out of memory/;
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
  */
 export function createEmscriptenEngine(opts) {
-  const variant = opts.wasmModule ? newVariant(RELEASE_SYNC, { wasmModule: opts.wasmModule }) : RELEASE_SYNC;
+  // emscripten prints its abort reason to stderr; the engine counts aborts itself (disposeAborts)
+  const quiet = { print: () => undefined, printErr: () => undefined };
+  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet });
   /** The module the next cell runs on; null after an abort (loaded again on demand). */
   let module = null;
   const continuations = new Map();
