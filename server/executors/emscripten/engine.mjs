@@ -29,7 +29,9 @@ const OOM_PATTERN = /^InternalError: out of memory/;
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
  */
 export function createEmscriptenEngine(opts) {
-  const variant = opts.wasmModule ? newVariant(RELEASE_SYNC, { wasmModule: opts.wasmModule }) : RELEASE_SYNC;
+  // emscripten prints its abort reason to stderr; the engine counts aborts itself (disposeAborts)
+  const quiet = { print: () => undefined, printErr: () => undefined };
+  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet });
   /** The module the next cell runs on; null after an abort (loaded again on demand). */
   let module = null;
   const continuations = new Map();
@@ -90,7 +92,14 @@ export function createEmscriptenEngine(opts) {
     let disposed = false;
     let continuationId = null;
     let outOfMemory = false;
-    rt.setInterruptHandler(() => (leg ? leg.shouldInterrupt() : false));
+    // Bellard QuickJS stops the code that runs at an interrupt, but an async function turns the error
+    // into a rejection the prelude settles with: the flag makes the entry fail with the budget's code
+    let interrupted = false;
+    rt.setInterruptHandler(() => {
+      if (!leg || !leg.shouldInterrupt()) return false;
+      interrupted = true;
+      return true;
+    });
 
     // Guest-controlled arguments: only strings are read (converting anything else would run guest code
     // inside this callback); the leg loop checks the rest and never throws back.
@@ -116,7 +125,7 @@ export function createEmscriptenEngine(opts) {
     /** Evaluate, dispose the value; a thrown guest error becomes the leg's failure. */
     const evaluate = (code, filename) => {
       const result = ctx.evalCode(code, filename);
-      if (result.error) throw failureOf(result.error, filename === 'cell.js');
+      if (result.error) throw interrupted ? (result.error.dispose(), classify({ message: 'interrupted' }, leg)) : failureOf(result.error, filename === 'cell.js');
       result.value.dispose();
     };
 
@@ -174,6 +183,7 @@ export function createEmscriptenEngine(opts) {
           if (r.error) throw failureOf(r.error, false);
           if (r.value === 0) break;
         }
+        if (interrupted) throw classify({ message: 'interrupted' }, leg);
         if (outOfMemory) throw new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
       },
       deliver(replyJson) {

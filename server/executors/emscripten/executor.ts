@@ -205,7 +205,9 @@ export class EmscriptenExecutor implements Executor {
         worker.continuationId = outcome.continuation.executor === 'quickjs-emscripten' ? outcome.continuation.continuationId : undefined;
         return;
       case 'failed':
-        // the guest's failures leave the worker sound (its runtime was disposed); a host fault does not
+        // the guest's failures leave the worker sound (its runtime was disposed); a host fault, or a
+        // failure the supervisor made while stopping the thread (watchdog, abort), does not
+        if (worker.stopping) return this.retire(worker);
         return outcome.code === 'internal_error' || outcome.code === 'aborted' || outcome.code === 'runtime_unavailable' ? this.retire(worker) : this.makeIdle(worker);
     }
   }

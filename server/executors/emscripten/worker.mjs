@@ -33,6 +33,10 @@ await engine.warm();
     const guest = await engine.create(leg);
     try {
       guest.prepare({ maxPendingToolCalls: 1, tools: [], mcp: [] });
+      // a short hot loop: V8 compiles WASM functions lazily and the interpreter loop only tiers up on
+      // a later entry, so the first cell would otherwise run on the baseline compiler
+      guest.start('let n = 0; for (let i = 0; i < 20000; i++) n += [i].length; return n');
+      guest.drain();
     } catch {
       // warming is best effort: a failure here shows up, with its reason, in the first real cell
     } finally {

@@ -63,6 +63,8 @@ export class NodeWorker {
   private crash: Error | undefined;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
   private readyFlag = false;
+  /** terminate() was called: the thread is going, even while its leg's end is still being reported. */
+  private stoppingFlag = false;
 
   constructor(private readonly opts: NodeWorkerOptions) {
     this.id = opts.id;
@@ -117,6 +119,11 @@ export class NodeWorker {
 
   get kind(): LiveExecutorKind {
     return this.opts.kind ?? 'node';
+  }
+
+  /** False once terminate() began: a leg ended by the supervisor must not hand its worker back to a pool. */
+  get stopping(): boolean {
+    return this.stoppingFlag;
   }
 
   get alive(): boolean {
@@ -185,6 +192,7 @@ export class NodeWorker {
 
   /** Stop the thread. An active leg ends first with `failWith` (default: aborted). */
   async terminate(failWith?: { code: CodeModeErrorCode; error: string }): Promise<void> {
+    this.stoppingFlag = true;
     if (this.leg && failWith) this.finish(this.leg, { kind: 'failed', ...failWith, droppedBytes: 0 });
     if (!this.alive) return;
     this.state = 'dead';
