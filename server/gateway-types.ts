@@ -1,7 +1,7 @@
 // The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
-import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
+import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { CatalogView } from './catalog/view.ts';
@@ -72,6 +72,12 @@ export interface ExecOptions {
   seed?: number;
 }
 
+export interface ForkRunRequest {
+  runId: string;
+  /** Edited answers for pending calls (by pendingToolCalls[].id): a result, or an error with an optional code. */
+  replies?: ForkReply[];
+}
+
 export interface WaitOptions {
   /** The model's tool-call id of this wait call (the transcript records it; one is made up when absent). */
   toolCallId?: string;
@@ -118,6 +124,12 @@ export interface GatewayApi {
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
   modelText(result: CodeModeResult): string;
+  /**
+   * Fork a waiting QuickJS run from its current snapshot into a new waiting run of the same turn (replay lab):
+   * `replies` answer some of its pending calls instead of dispatching them again. The original is untouched.
+   * Throws InvalidInputError (not waiting, not QuickJS, a reply for no pending call) or runtime_unavailable (cap).
+   */
+  forkRun(req: ForkRunRequest): RunView;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */

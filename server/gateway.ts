@@ -19,6 +19,7 @@ import type {
   ClientToolSpec,
   CompactSessionRequest,
   ExecOptions,
+  ForkRunRequest,
   GatewayApi,
   McpServerView,
   SurfaceView,
@@ -255,6 +256,11 @@ export class Gateway implements GatewayApi {
 
   abortRun(runId: string): boolean {
     return this.runsManager.abortRun(runId);
+  }
+
+  forkRun(req: ForkRunRequest): RunView {
+    this.assertOpen();
+    return this.runsManager.fork(req?.runId, req?.replies);
   }
 
   answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void {

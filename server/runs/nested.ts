@@ -97,7 +97,26 @@ function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: Neste
   const host = openNestedCall(run, req, parentCallId);
   env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (req.op === 'yield') return answerYield(run, host);
-  const dispatched = dispatchRequest(dispatchContext(run, host, env), req, host.record.invocationId);
+  send(run, host, env);
+}
+
+/**
+ * A fork's copy of a request its parent had sent and not settled: dispatched again, for the fork (its scope,
+ * its signal, its approvals). Its record was copied with the request; it starts over.
+ */
+export function redispatch(run: Run, host: HostRequest, env: NestedCallEnv): void {
+  host.record.startedAt = Date.now();
+  host.record.status = 'running';
+  env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  try {
+    send(run, host, env);
+  } catch (err) {
+    env.failRun(run, 'internal_error', hostFaultMessage("dispatch this cell's requests", err));
+  }
+}
+
+function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
+  const dispatched = dispatchRequest(dispatchContext(run, host, env), host.req, host.record.invocationId);
   host.cancel = dispatched.cancel;
   void dispatched.reply
     .then((reply) => onReply(run, host, reply, dispatched.outputBytes?.(), env))

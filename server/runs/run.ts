@@ -11,7 +11,7 @@ import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
 import type { ExecutionBudget } from './budget.ts';
-import type { CodeModeResult, ControlCallRecord, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
+import type { CodeModeResult, ControlCallRecord, ForkOrigin, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
 /** States a run never leaves: it is off the run map and holds nothing. */
 const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['completed', 'failed', 'expired', 'aborted']);
@@ -140,6 +140,10 @@ export class Run {
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
   ttlTimer?: NodeJS.Timeout;
+  /** Set on a fork: the run it restored and which suspension of it (runs.fork). */
+  forkedFrom?: ForkOrigin;
+  /** Runs forked from this one. */
+  readonly forks: string[] = [];
   /** Wakes a wait that is parked with nothing to deliver. */
   wake?: () => void;
   /** The budget of such a wait (approval pauses apply to it too). */
@@ -283,6 +287,22 @@ export class Run {
     }
     return out;
   }
+}
+
+/**
+ * Broken invariants of a run map and its slot count: slots held equal live runs holding one, no ended run
+ * is still mapped, no released run holds anything. Empty when sound.
+ */
+export function runMapLeaks(runs: ReadonlyMap<string, Run>, history: readonly Run[], slotsInUse: number): string[] {
+  const out: string[] = [];
+  let holding = 0;
+  for (const run of runs.values()) {
+    if (run.holdsSlot) holding++;
+    out.push(...run.leaks(true));
+  }
+  for (const run of history) if (!runs.has(run.runId)) out.push(...run.leaks(false));
+  if (holding !== slotsInUse) out.push(`slots in use is ${slotsInUse} but ${holding} live runs hold one`);
+  return out;
 }
 
 /** The limits a leg's worker enforces, from the turn's resolved options. */

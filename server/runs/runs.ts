@@ -16,15 +16,16 @@
 // This file holds the manager: the run map, slots, history, the public API, release, abort and expiry.
 // The run record is run.ts; nested calls nested.ts; how a leg's outcome settles the run settle.ts;
 // result shaping results.ts; board and trajectory views trajectory.ts; model-facing text messages.ts.
-import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
+import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
 import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION, tooManyRunsMessage } from './messages.ts';
-import { hasDeliverable, onRequests, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
+import { hasDeliverable, onRequests, redispatch, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
+import { checkForkReplies, forkRefusal, forkRun } from './fork.ts';
 import { failedResult, waitingResult } from './results.ts';
-import { isTerminal, legLimits, Run, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
+import { isTerminal, legLimits, Run, runMapLeaks, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
 import { recordPressure, trajectory, view } from './trajectory.ts';
 import { resultToModelText } from './model-text.ts';
@@ -203,15 +204,28 @@ export class RunManager {
    * every case.
    */
   leaks(): string[] {
-    const out: string[] = [];
-    let holding = 0;
-    for (const run of this.runs.values()) {
-      if (run.holdsSlot) holding++;
-      out.push(...run.leaks(true));
-    }
-    for (const run of this.history) if (!this.runs.has(run.runId)) out.push(...run.leaks(false));
-    if (holding !== this.slotsInUse) out.push(`slots in use is ${this.slotsInUse} but ${holding} live runs hold one`);
-    return out;
+    return runMapLeaks(this.runs, this.history, this.slotsInUse);
+  }
+
+  /**
+   * Fork waiting run `runId` (QuickJS; fork.ts): a new waiting run of its turn from its snapshot, `replies`
+   * answering pending calls; it holds a slot at once (runtime_unavailable when the cap is full).
+   */
+  fork(runId: string, replies?: unknown): RunView {
+    const parent = typeof runId === 'string' ? this.runs.get(runId) : undefined;
+    const refusal = forkRefusal(parent, String(runId));
+    if (refusal || !parent) throw new InvalidInputError(refusal ?? MSG_UNAVAILABLE);
+    const { fork, redispatch: again } = forkRun(parent, checkForkReplies(parent, replies));
+    if (this.slotsInUse >= MAX_SUSPENDED_RUNS) throw new CodeModeError('runtime_unavailable', tooManyRunsMessage(MAX_SUSPENDED_RUNS));
+    fork.holdsSlot = true;
+    this.slotsInUse++;
+    this.runs.set(fork.runId, fork);
+    parent.forks.push(fork.runId);
+    this.emit({ type: 'run.started', runId: fork.runId, at: Date.now(), view: view(fork) });
+    this.armTtl(fork);
+    for (const host of again) redispatch(fork, host, this.nestedEnv);
+    this.touch(parent);
+    return view(fork);
   }
 
   list(): RunView[] {

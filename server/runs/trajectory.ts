@@ -19,6 +19,8 @@ export function header(run: Run) {
     language: run.cell.language,
     code: run.displayCode,
     seed: run.cell.seed,
+    ...(run.forkedFrom ? { forkedFrom: { ...run.forkedFrom } } : {}),
+    ...(run.forks.length > 0 ? { forks: [...run.forks] } : {}),
   };
 }
 

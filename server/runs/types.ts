@@ -64,6 +64,21 @@ export type CodeModeResult =
     }
   | { status: 'failed'; error: string; code?: CodeModeErrorCode; output?: CodeModeOutput[]; telemetry: CodeModeTelemetry };
 
+/** Where a fork came from: its parent run and the parent's suspension it restored (1 = the first waiting result). */
+export interface ForkOrigin {
+  runId: string;
+  suspension: number;
+}
+
+/** An edited answer for one pending call of the run being forked: a result, or an error (with an optional code). */
+export interface ForkReply {
+  /** The pending call's guest request id (pendingToolCalls[].id). */
+  id: string;
+  result?: unknown;
+  error?: string;
+  code?: string;
+}
+
 /** Lifecycle state of a run as the runs board shows it. */
 export type RunState =
   /** an exec or wait call is executing the cell */
@@ -106,6 +121,8 @@ export interface NestedCallRecord {
   inputTokens?: number;
   /** Tool, MCP and client calls: tokens of the full result (or error message) as a model would read it directly. */
   outputTokens?: number;
+  /** Answered without dispatching it: by a reply given to runs.fork, or from the cassette a replay runs against. */
+  answeredBy?: 'fork' | 'cassette';
 }
 
 /** One model-level exec or wait call of a run. */
@@ -183,6 +200,10 @@ export interface TrajectoryExport {
   code: string;
   /** The seed the cell's time and randomness derive from. */
   seed: number;
+  /** Set on a fork: the run it was forked from and at which of its suspensions (1 = its first waiting result). */
+  forkedFrom?: ForkOrigin;
+  /** Runs forked from this one, oldest first. */
+  forks?: string[];
   calls: Array<ControlCallRecord & { nested: NestedCallRecord[] }>;
   counters: { search: number; describe: number; call: number };
   snapshots: SnapshotRecord[];
@@ -203,6 +224,10 @@ export interface RunView {
   code: string;
   /** The seed the cell's time and randomness derive from (exec's seed, or one the Gateway drew). */
   seed: number;
+  /** Set on a fork: the run it was forked from and at which of its suspensions. */
+  forkedFrom?: ForkOrigin;
+  /** Runs forked from this one, oldest first. */
+  forks?: string[];
   createdAt: number;
   updatedAt: number;
   /** Epoch ms the waiting continuation expires (waiting only). */

@@ -72,6 +72,23 @@ export const waitRequestSchema = z.strictObject({
 
 export const runIdSchema = z.strictObject({ runId: id('runId'), turnToken: turnTokenField });
 
+/** runs.fork: edited answers for some pending calls (the Gateway checks them against the run: runs/fork.ts). */
+export const forkRunSchema = z.strictObject({
+  runId: id('runId'),
+  turnToken: turnTokenField,
+  replies: z
+    .array(
+      z.strictObject({
+        id: id('id'),
+        result: z.unknown().optional(),
+        error: z.string().min(1, 'error must say what went wrong').max(2000).optional(),
+        code: z.string().max(64).optional(),
+      }),
+    )
+    .max(256, 'at most 256 replies: one per pending call')
+    .optional(),
+});
+
 /** List calls: the caller's turns (the operator sees every run and may leave it out). */
 export const turnTokensSchema = z.strictObject({ turnTokens: turnTokensField }).optional();
 

@@ -2,7 +2,7 @@
 import { TRPCError } from '@trpc/server';
 import { publicProcedure, router } from '../init.ts';
 import { requireRun, visibleTurns } from '../guards.ts';
-import { runIdSchema, turnTokensSchema } from '../schemas.ts';
+import { forkRunSchema, runIdSchema, turnTokensSchema } from '../schemas.ts';
 import type { RunView } from '../../runs/types.ts';
 
 /**
@@ -49,5 +49,10 @@ export const runsRouter = router({
     const trajectory = ctx.gateway.trajectory(input.runId);
     if (!trajectory) throw unknownRun(input.runId);
     return trajectory;
+  }),
+  /** Fork a waiting QuickJS run into a new waiting run of the same turn (replay lab); the fork is waited on like any run. */
+  fork: publicProcedure.input(forkRunSchema).mutation(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.fork');
+    return ctx.gateway.forkRun({ runId: input.runId, ...(input.replies ? { replies: input.replies } : {}) });
   }),
 });
