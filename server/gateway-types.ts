@@ -139,6 +139,8 @@ export interface GatewayApi {
   runs(): RunView[];
   run(runId: string): RunView | undefined;
   trajectory(runId: string): TrajectoryExport | undefined;
+  /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
+  trajectoryOtlp(runId: string): string | undefined;
   /**
    * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.

@@ -13,6 +13,9 @@ import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
 import { TurnRegistry } from './gateway/turns.ts';
+import { trajectoryOtlpJson } from './gateway/otlp.ts';
+import { OtlpLiveExport } from './gateway/otlp-live.ts';
+import { isTerminal } from './runs/run.ts';
 import type {
   BranchSessionRequest,
   CatalogView,
@@ -74,6 +77,8 @@ export class Gateway implements GatewayApi {
   private readonly turns: TurnRegistry;
   private readonly executors: ExecutorSet;
   private readonly calls: ControlCalls;
+  /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url). */
+  private readonly otlp?: OtlpLiveExport;
   private closed = false;
 
   constructor(
@@ -103,7 +108,9 @@ export class Gateway implements GatewayApi {
     this.events.on('event', (event: RunEvent) => {
       if (event.type === 'run.started') this.ownership.noteRun(event.runId, event.view.agentRunId);
       else if (event.type === 'nested.finished') this.recorder.nestedFinished(event.runId, event.call);
+      else if (event.type === 'run.updated' && isTerminal(event.view.state)) this.exportEnded(event.runId);
     });
+    if (config.telemetry?.otlp) this.otlp = new OtlpLiveExport(config.telemetry.otlp, (line) => (opts.log ?? console.warn)(line));
     this.executors = new ExecutorSet(opts.executors);
     this.approvalsBroker = new ApprovalBroker((e) => {
       if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
@@ -287,6 +294,18 @@ export class Gateway implements GatewayApi {
     return this.runsManager.trajectory(runId);
   }
 
+  trajectoryOtlp(runId: string): string | undefined {
+    const t = this.runsManager.trajectory(runId);
+    return t ? trajectoryOtlpJson(t) : undefined;
+  }
+
+  /** An ended run's trace goes to the live OTLP endpoint, when one is configured (once per run). */
+  private exportEnded(runId: string): void {
+    if (!this.otlp) return;
+    const t = this.runsManager.trajectory(runId);
+    if (t) void this.otlp.exportRun(t);
+  }
+
   subscribe(listener: (event: RunEvent) => void): () => void {
     this.events.on('event', listener);
     return () => this.events.off('event', listener);
@@ -296,6 +315,7 @@ export class Gateway implements GatewayApi {
     if (this.closed) return;
     this.closed = true;
     await this.runsManager.close();
+    await this.otlp?.close();
     this.turns.close();
     await this.executors.close();
     await this.opts.mcp?.close();

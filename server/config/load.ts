@@ -14,6 +14,7 @@ import {
   type ConfigProblem,
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
+import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import {
   clampNotes,
@@ -214,6 +215,7 @@ const gatewayFileSchema = strictObject(
     ).optional(),
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
+    telemetry: telemetrySchema.optional(),
     shellAllow: list(
       text('a command name')
         .refine((name) => COMMAND_NAME.test(name), {
@@ -226,7 +228,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, server, mcpServer, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, server, mcpServer, telemetry, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -310,6 +312,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
     server: resolveServerOptions(file.server),
     mcpServer: resolveMcpServerOptions(file.mcpServer),
+    ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

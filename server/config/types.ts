@@ -1,4 +1,5 @@
 // Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
+import type { TelemetryOptions } from './telemetry.ts';
 
 export type ExecutorKind = 'node' | 'quickjs' | 'quickjs-emscripten';
 
@@ -119,6 +120,8 @@ export interface GatewayConfig {
   server: ServerOptions;
   /** The MCP server face, resolved (a config built in code: resolveMcpServerOptions(undefined)). */
   mcpServer: McpServerOptions;
+  /** Live trace export (absent: none; a run's OTLP JSON is still available to download). */
+  telemetry?: TelemetryOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */
