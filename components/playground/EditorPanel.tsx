@@ -47,7 +47,7 @@ export function EditorPanel(props: {
     <Panel
       title="Cell"
       testId="editor-panel"
-      className="h-[56%] shrink-0"
+      className="h-[60%] min-h-[480px] shrink-0"
       bodyClassName="flex min-h-0 flex-col"
       actions={
         <>
