@@ -383,7 +383,7 @@ export function Playground() {
               <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
             </TabPanel>
             <TabPanel id="snapshots" active={detailTab === 'snapshots'}>
-              <SnapshotsPanel runs={scopedRuns} {...(selectedRun ? { run: selectedRun } : {})} />
+              <SnapshotsPanel runs={scopedRuns} scope={allTurns ? 'all turns' : 'this turn'} {...(selectedRun ? { run: selectedRun } : {})} />
             </TabPanel>
             <TabPanel id="session" active={detailTab === 'session'}>
               <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} {...(selectedRunId ? { selectedRunId } : {})} />

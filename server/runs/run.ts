@@ -10,6 +10,7 @@ import type { Continuation, Executor, Leg } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
+import type { HookDecision } from '../tools/plugins.ts';
 import type { ExecutionBudget } from './budget.ts';
 import type { CodeModeResult, ControlCallRecord, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
@@ -46,7 +47,7 @@ export interface TurnScope {
   headless: boolean;
   abort: AbortController;
   /** before_tool_call hooks of the loaded plugins. */
-  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
+  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown; hooks?: HookDecision[] }>;
 }
 
 export interface StartCell {
