@@ -26,6 +26,8 @@ import { useCellUrl } from './playground/useCellUrl.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
 import { useTurnSettings } from './playground/useTurnSettings.ts';
+import { gridColumns } from './playground/layout.ts';
+import { SideColumn, useCollapsedColumns } from './playground/SideColumn.tsx';
 import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { TabPanel, Tabs } from './ui/Tabs.tsx';
@@ -154,6 +156,7 @@ export function Playground() {
 
   // Scope: the page's own turn by default; "all turns" shows every run the operator can see.
   const [allTurns, setAllTurns] = useState(false);
+  const columns = useCollapsedColumns();
   const scopedRuns = runsInScope(live.runs, allTurns ? { kind: 'all' } : { kind: 'turn', agentRunId: turnId });
   const scopedApprovals = approvalsInScope(live.approvals, scopedRuns);
   const ownRuns = live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId);
@@ -291,8 +294,8 @@ export function Playground() {
         </div>
       ) : null}
       {/* Below 1280 px the three columns stack, the cell first and full width, and the page scrolls (issue 13: a 246 px editor at 900 px). */}
-      <main className="grid min-h-0 flex-1 grid-cols-1 gap-2 p-2 xl:grid-cols-[minmax(260px,22%)_minmax(0,1fr)_minmax(360px,32%)]">
-        <div className="order-2 flex min-h-0 flex-col gap-2 xl:order-none">
+      <main className={`grid min-h-0 flex-1 grid-cols-1 gap-2 p-2 ${gridColumns(columns.collapsed)}`}>
+        <SideColumn id="tools" label="tools" side="left" collapsed={columns.collapsed.tools} onToggle={() => columns.toggle('tools')} order="order-2 xl:order-none" className="flex min-h-0 flex-col gap-2">
           <div className="flex max-h-[45vh] min-h-0 flex-col xl:max-h-[45%]">
             <SurfacePanel
               surface={surfaceQuery.data}
@@ -309,8 +312,8 @@ export function Playground() {
               onClientToolsChange={setClientTools}
             />
           </div>
-        </div>
-        <div className="order-1 flex min-h-[85vh] flex-col gap-2 xl:order-none xl:min-h-0">
+        </SideColumn>
+        <div className="order-1 flex min-h-[85vh] flex-col gap-2 xl:order-none xl:min-h-0 xl:overflow-y-auto">
           <EditorPanel
             defaultCode={cell.code}
             language={language}
@@ -347,7 +350,7 @@ export function Playground() {
             }}
             shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
-          <div className="flex min-h-0 flex-1 flex-col">
+          <div className="flex min-h-[220px] flex-1 flex-col">
             <ResultPanel
               call={shownResultCall}
               {...(shownMeter ? { meter: shownMeter } : {})}
@@ -358,7 +361,7 @@ export function Playground() {
             />
           </div>
         </div>
-        <div className="order-3 flex min-h-0 flex-col gap-2 pr-0.5 xl:order-none xl:overflow-y-auto [&>*]:shrink-0">
+        <SideColumn id="runs" label="runs" side="right" collapsed={columns.collapsed.runs} onToggle={() => columns.toggle('runs')} order="order-3 xl:order-none" className="flex min-h-0 flex-col gap-2 pr-0.5 xl:overflow-y-auto [&>*]:shrink-0">
           <label className="flex items-center gap-1.5 px-1 text-[11px] text-neutral-400" data-testid="scope" data-scope={allTurns ? 'all' : 'turn'}>
             <input type="checkbox" data-testid="scope-all-turns" checked={allTurns} onChange={(e) => setAllTurns(e.target.checked)} />
             all turns
@@ -385,13 +388,13 @@ export function Playground() {
               <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
             </TabPanel>
             <TabPanel id="snapshots" active={detailTab === 'snapshots'}>
-              <SnapshotsPanel runs={scopedRuns} {...(selectedRun ? { run: selectedRun } : {})} />
+              <SnapshotsPanel runs={scopedRuns} scope={allTurns ? 'all turns' : 'this turn'} {...(selectedRun ? { run: selectedRun } : {})} />
             </TabPanel>
             <TabPanel id="session" active={detailTab === 'session'}>
-              <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} />
+              <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
             </TabPanel>
           </div>
-        </div>
+        </SideColumn>
       </main>
     </div>
   );

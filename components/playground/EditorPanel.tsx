@@ -37,6 +37,8 @@ export function EditorPanel(props: {
   shareUrl: () => string;
 }) {
   const [markers, setMarkers] = useState<CellMarker[]>([]);
+  // How many checks have published their markers: a test waits for the check of the cell it loaded.
+  const [checks, setChecks] = useState(0);
   const [copied, setCopied] = useState(false);
   const { theme } = useTheme();
   // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
@@ -47,7 +49,7 @@ export function EditorPanel(props: {
     <Panel
       title="Cell"
       testId="editor-panel"
-      className="h-[56%] shrink-0"
+      className="h-[60%] min-h-[480px] shrink-0"
       bodyClassName="flex min-h-0 flex-col"
       actions={
         <>
@@ -143,12 +145,15 @@ export function EditorPanel(props: {
           deniedTools={props.deniedTools}
           onChange={props.onCodeChange}
           onRun={props.onRun}
-          onMarkersChange={setMarkers}
+          onMarkersChange={(next) => {
+            setMarkers(next);
+            setChecks((n) => n + 1);
+          }}
           onReady={props.onReady}
           config={{ theme: theme === 'light' ? 'vs' : 'vs-dark' }}
         />
       </div>
-      <div data-testid="editor-problems" data-errors={errors.length} className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
+      <div data-testid="editor-problems" data-errors={errors.length} data-checks={checks} role="status" aria-label="cell problems" className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
         {problems.length === 0 ? (
           <span className="text-neutral-600">no problems · Ctrl/Cmd+Enter runs the cell</span>
         ) : (

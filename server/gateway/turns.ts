@@ -137,7 +137,8 @@ export class TurnRegistry {
           agentRunId,
           invocationId: ctx.invocationId,
         });
-        return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
+        const hooks = out.decisions;
+        return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input, hooks } : { input: out.input, hooks };
       },
     };
     // spec 02: "the admitted run's abort clear[s] saved data", whoever aborts it

@@ -163,7 +163,12 @@ export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv)
       workspaceDir: turn.workspaceDir,
     }),
     hooks: {
-      beforeToolCall: (entry, input, invId) => turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId }),
+      beforeToolCall: async (entry, input, invId) => {
+        const out = await turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId });
+        // the span detail shows what each hook decided (an empty list: no plugin has a hook)
+        if (out.hooks !== undefined && out.hooks.length > 0) host.record.hooks = out.hooks;
+        return out;
+      },
       requestApproval: async (entry, input) => {
         run.approvalsPending++;
         run.syncBudget();

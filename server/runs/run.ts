@@ -10,6 +10,7 @@ import type { Continuation, Executor, Leg } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
+import type { HookDecision } from '../tools/plugins.ts';
 import type { ExecutionBudget } from './budget.ts';
 import type { CodeModeResult, ControlCallRecord, ForkOrigin, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
@@ -48,7 +49,7 @@ export interface TurnScope {
   /** Tokens of the tool definitions on the code-mode surface and on a direct surface (token meter; computed once, at first use). */
   definitionTokens(): { codeMode: number; direct: number };
   /** before_tool_call hooks of the loaded plugins. */
-  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
+  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown; hooks?: HookDecision[] }>;
 }
 
 export interface StartCell {

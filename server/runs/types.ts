@@ -3,6 +3,7 @@ import type { CodeModeErrorCode } from '../errors.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { NestedCallKind } from '../bridge/describe.ts';
 import type { CodeModeOutput } from '../bridge/protocol.ts';
+import type { HookDecision } from '../tools/plugins.ts';
 
 export interface CodeModeExecInput {
   code?: string;
@@ -123,6 +124,8 @@ export interface NestedCallRecord {
   outputTokens?: number;
   /** Answered without dispatching it: by a reply given to runs.fork, or from the cassette a replay runs against. */
   answeredBy?: 'fork' | 'cassette';
+  /** What each before_tool_call hook decided, in order (absent when no plugin has a hook or none ran). */
+  hooks?: HookDecision[];
 }
 
 /** One model-level exec or wait call of a run. */
