@@ -54,6 +54,10 @@ export interface McpServerOptions {
    * agent instead of the access token. The access token opens `path` too.
    */
   token?: string;
+  /** Concurrent Streamable HTTP sessions; an `initialize` past it is refused (503) until one ends. */
+  maxSessions: number;
+  /** A session with no request for this long, and none in flight, is closed: its turn ends and its runs are aborted. */
+  sessionIdleSeconds: number;
 }
 
 /** Per-model entry (`agents.defaults.models[...]`, `agents.list[].models[...]`). */
