@@ -189,6 +189,18 @@ export class Gateway implements GatewayApi {
     return (this.opts.mcp?.revision() ?? 0) + this.openapi.revision();
   }
 
+  /**
+   * This Gateway's runtime tool sources for a sibling Gateway over another config (the test plan's code-mode-off
+   * and short-budget gateways): the same connections, which the sibling never closes.
+   */
+  borrowedSources(): Pick<GatewayOptions, 'mcp' | 'extraTools'> {
+    const mcp = this.opts.mcp;
+    return {
+      ...(mcp ? { mcp: { ready: () => mcp.ready(), tools: () => mcp.tools(), revision: () => mcp.revision(), views: () => mcp.views(), close: async () => {} } } : {}),
+      ...(this.opts.extraTools ? { extraTools: this.opts.extraTools } : {}),
+    };
+  }
+
   // ---- live tool sources (server/gateway/sources.ts; the API lets only the operator call these) ----------------------
 
   sources(): SourceView[] {
