@@ -10,6 +10,8 @@ import type { SurfaceView } from './surface/surface.ts';
 export type { CatalogToolView, CatalogView } from './catalog/view.ts';
 export type { ModelTool, SurfaceView } from './surface/surface.ts';
 export type { McpServerView } from './tools/mcp/types.ts';
+export type { AddSourceRequest, SaveSourceResult, SourceKind, SourceView } from './tools/sources-types.ts';
+import type { AddSourceRequest, SaveSourceResult, SourceView } from './tools/sources-types.ts';
 
 export type {
   CompactionPayload,
@@ -110,6 +112,21 @@ export interface GatewayApi {
   toolSourcesRevision(): number;
   /** Calls `listener` each time a tool source's list changes (toolSourcesRevision() has risen by then); returns the unsubscribe. */
   onToolSourcesChanged(listener: () => void): () => void;
+  /** Live tool sources (MCP servers, OpenAPI documents) with their state; operator-only over the API. */
+  sources(): SourceView[];
+  /** The exact command line a stdio source would run: the operator confirms it (AddSourceRequest.confirmCommandLine). */
+  sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string;
+  /**
+   * Add a source; it connects or loads in the background and the next turn sees its tools. A stdio server is
+   * refused when `exposed` unless the config sets sources.allowStdioWhenExposed, and needs its confirmed command line.
+   */
+  addSource(req: AddSourceRequest, context: { exposed: boolean }): SourceView;
+  /** Resolves once the source's first connection or load settled (its view then), undefined for an unknown name. */
+  sourceSettled(name: string): Promise<SourceView | undefined>;
+  /** Stop and forget a source (the config file is unchanged); turns prepared before keep their catalog. */
+  removeSource(name: string): Promise<boolean>;
+  /** Write an added source into the config file, the previous file kept as <file>.bak. */
+  saveSource(name: string): SaveSourceResult;
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;

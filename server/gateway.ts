@@ -44,7 +44,9 @@ import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
-import { startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
+import { McpManager, startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
+import { OpenApiSources } from './tools/openapi/manager.ts';
+import { SourceRegistry, type AddSourceRequest, type SaveSourceResult, type SourceView } from './gateway/sources.ts';
 
 export interface GatewayOptions {
   /** A config object (tests); otherwise the file from --config / CODEMODE_CONFIG / ./codemode.config.json. */
@@ -60,6 +62,8 @@ export interface GatewayOptions {
   turnIdleMs?: number;
   /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
   mcp?: McpToolSource;
+  /** OpenAPI tool sources (createGateway starts one from config.sources.openapi unless given). */
+  openapi?: OpenApiSources;
   /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
   log?: (line: string) => void;
   /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/runs.ts). */
@@ -79,11 +83,13 @@ export class Gateway implements GatewayApi {
   private readonly calls: ControlCalls;
   /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url). */
   private readonly otlp?: OtlpLiveExport;
+  private readonly openapi: OpenApiSources;
+  private readonly liveSources: SourceRegistry;
   private closed = false;
 
   constructor(
     readonly config: GatewayConfig,
-    private readonly sources: { tools: ToolDefinition[]; plugins: CodeModePlugin[]; pluginErrors: Array<{ plugin: string; error: string }> },
+    private readonly loaded: { tools: ToolDefinition[]; plugins: CodeModePlugin[]; pluginErrors: Array<{ plugin: string; error: string }> },
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
@@ -128,19 +134,26 @@ export class Gateway implements GatewayApi {
     );
     this.turns = new TurnRegistry({
       config,
-      tools: sources.tools,
-      plugins: sources.plugins,
+      tools: loaded.tools,
+      plugins: loaded.plugins,
       ...(opts.extraTools ? { extraTools: opts.extraTools } : {}),
       mcpServers: () => this.mcpServers(),
       ownership: this.ownership,
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
     });
+    this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir });
+    this.liveSources = new SourceRegistry({
+      config,
+      mcp: opts.mcp instanceof McpManager ? opts.mcp : undefined,
+      openapi: this.openapi,
+      ...(opts.log ? { log: opts.log } : {}),
+    });
     this.calls = new ControlCalls({
       recorder: this.recorder,
       runs: this.runsManager,
       executors: this.executors,
-      plugins: sources.plugins,
+      plugins: loaded.plugins,
       closed: () => this.closed,
     });
   }
@@ -162,7 +175,7 @@ export class Gateway implements GatewayApi {
 
   catalog(req: TurnRequest): CatalogView {
     const eff = this.turns.effective(req);
-    return catalogView({ ...eff, mcpServers: this.mcpServers(), pluginErrors: this.sources.pluginErrors });
+    return catalogView({ ...eff, mcpServers: this.mcpServers(), pluginErrors: this.loaded.pluginErrors });
   }
 
   /** MCP connection states. */
@@ -177,16 +190,60 @@ export class Gateway implements GatewayApi {
    * turn prepared just after start sees a server that is merely slow to answer `initialize` as unavailable.
    */
   async mcpReady(): Promise<void> {
-    await this.opts.mcp?.ready();
+    await Promise.all([this.opts.mcp?.ready(), this.openapi.ready()]);
   }
 
   toolSourcesRevision(): number {
-    return this.opts.mcp?.revision() ?? 0;
+    return (this.opts.mcp?.revision() ?? 0) + this.openapi.revision();
+  }
+
+  /**
+   * This Gateway's runtime tool sources for a sibling Gateway over another config (the test plan's code-mode-off
+   * and short-budget gateways): the same connections, which the sibling never closes.
+   */
+  borrowedSources(): Pick<GatewayOptions, 'mcp' | 'extraTools'> {
+    const mcp = this.opts.mcp;
+    return {
+      ...(mcp ? { mcp: { ready: () => mcp.ready(), tools: () => mcp.tools(), revision: () => mcp.revision(), onToolsChanged: (l: () => void) => mcp.onToolsChanged(l), views: () => mcp.views(), close: async () => {} } } : {}),
+      ...(this.opts.extraTools ? { extraTools: this.opts.extraTools } : {}),
+    };
+  }
+
+  // ---- live tool sources (server/gateway/sources.ts; the API lets only the operator call these) ----------------------
+
+  sources(): SourceView[] {
+    return this.liveSources.list();
+  }
+
+  sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string {
+    return this.liveSources.commandLine(req);
+  }
+
+  addSource(req: AddSourceRequest, context: { exposed: boolean }): SourceView {
+    this.assertOpen();
+    return this.liveSources.add(req, context);
+  }
+
+  sourceSettled(name: string): Promise<SourceView | undefined> {
+    return this.liveSources.settled(name);
+  }
+
+  removeSource(name: string): Promise<boolean> {
+    return this.liveSources.remove(name);
+  }
+
+  saveSource(name: string): SaveSourceResult {
+    return this.liveSources.save(name);
   }
 
   onToolSourcesChanged(listener: () => void): () => void {
-    // the config is read once at start: MCP sources are what changes at runtime
-    return this.opts.mcp?.onToolsChanged(listener) ?? (() => {});
+    // the config is read once at start: MCP servers and OpenAPI documents (configured or added live) are what change
+    const offMcp = this.opts.mcp?.onToolsChanged(listener);
+    const offOpenApi = this.openapi.onChanged(listener);
+    return () => {
+      offMcp?.();
+      offOpenApi();
+    };
   }
 
   // ---- turns -----------------------------------------------------------------------------------
@@ -319,6 +376,7 @@ export class Gateway implements GatewayApi {
     this.turns.close();
     await this.executors.close();
     await this.opts.mcp?.close();
+    this.openapi.close();
     this.events.removeAllListeners();
     this.recorder.close();
     this.sessions.close();
@@ -354,8 +412,10 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // Started after the other sources load, so a failing load leaves no server process behind.
   for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
   const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
+  const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(opts.log ? { log: opts.log } : {}) });
+  for (const [name, source] of Object.entries(config.sources?.openapi ?? {})) openapi.add(name, source);
   const extra = opts.extraTools;
-  const gateway = new Gateway(config, sources, { ...opts, mcp, extraTools: () => [...(extra?.() ?? []), ...mcp.tools()] });
+  const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
   try {
     await gateway.warmUp();
   } catch (err) {

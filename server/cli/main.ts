@@ -6,6 +6,8 @@ import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
 import { serveMcpStdio } from './mcp.ts';
+import { runTestPlan } from '../testplan/run.ts';
+import { reportJunit, reportText } from '../testplan/format.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
@@ -24,6 +26,10 @@ const USAGE = `usage:
       serves the agent's model surface (exec, wait, direct-only tools) as an MCP server on stdin/stdout, one
       session = one turn; logs go to stderr. Approvals are decided in a playground's approvals panel only
       when one serves this Gateway; here they are denied unless --approve is given.
+  codemode test-plan [--agent A] [--json | --junit]
+      runs the spec's 16-step E2E plan against the loaded config (its tools, plugins, MCP servers, OpenAPI
+      sources) and prints each step's verdict; steps the catalog cannot exercise say "not applicable: add X".
+      --json prints the report, --junit JUnit XML for CI; exits 0 when no step failed, 1 otherwise.
 common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
 
 export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
@@ -49,6 +55,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
         headless: { type: 'boolean' },
         tokens: { type: 'boolean' },
         json: { type: 'boolean' },
+        junit: { type: 'boolean' },
         'disable-tools': { type: 'boolean' },
       },
     });
@@ -57,7 +64,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   }
   const { values, positionals } = parsed;
-  if (!['surface', 'catalog', 'run', 'mcp'].includes(command)) {
+  if (!['surface', 'catalog', 'run', 'mcp', 'test-plan'].includes(command)) {
     process.stderr.write(`codemode: unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -113,6 +120,11 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       ...(values.headless ? { headless: true } : {}),
     };
     if (command === 'mcp') return await serveMcpStdio(gw, { ...(values.agent ? { agentId: values.agent } : {}), approve: Boolean(values.approve) });
+    if (command === 'test-plan') {
+      const report = await runTestPlan(gw, values.agent ? { agentId: values.agent } : {});
+      out(values.junit ? reportJunit(report) : values.json ? JSON.stringify(report, null, 2) : reportText(report));
+      return report.summary.fail === 0 ? 0 : 1;
+    }
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
     return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens) }, out);

@@ -311,7 +311,9 @@ export class McpConnection {
 
   private createTransport(): Transport {
     const config = this.config;
-    if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url));
+    if ('url' in config) {
+      return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : undefined);
+    }
     const transport = new StdioClientTransport({
       command: config.command,
       ...(config.args ? { args: config.args } : {}),

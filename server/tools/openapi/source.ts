@@ -7,27 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { withInputValidation } from '../validate.ts';
 import type { ToolDefinition } from '../types.ts';
+import type { OpenApiSourceConfig } from '../../config/types.ts';
 import { callOperation, DEFAULT_OPENAPI_TIMEOUT_MS, hostAllowed, type HttpTarget } from './client.ts';
 import { loadDocumentText, MAX_OPENAPI_DOCUMENT_BYTES, OpenApiDocumentError } from './document.ts';
 import { mapDocument, type OperationSpec } from './mapping.ts';
-
-/** `sources.openapi.<name>` in the config file, resolved (document path absolute unless a URL). */
-export interface OpenApiSourceConfig {
-  /** A file path (absolute after loading) or an http(s) URL of the OpenAPI 3.x document (JSON or YAML). */
-  document?: string;
-  /** The document's text itself (an upload from the page); wins over `document`. */
-  documentText?: string;
-  /** Where calls go; default: the document's first `servers` URL (resolved against a document URL). */
-  baseUrl?: string;
-  /** The auth header sent with every call: `value` literally or the value of environment variable `env`. */
-  auth?: { header?: string; value?: string; env?: string };
-  /** Hosts (`name` or `name:port`) calls may reach; default: the base URL's host only. */
-  allowedHosts?: string[];
-  /** Results are network content (wrapped as untrusted); default true. */
-  networkContent?: boolean;
-  /** Per-call limit; default 30 s. */
-  timeoutMs?: number;
-}
 
 export interface LoadedOpenApiSource {
   name: string;

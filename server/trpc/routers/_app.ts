@@ -7,6 +7,7 @@ import { configRouter } from './config.ts';
 import { eventsProcedure } from './events.ts';
 import { runsRouter } from './runs.ts';
 import { sessionsRouter } from './sessions.ts';
+import { sourcesRouter } from './sources.ts';
 import { turnsRouter } from './turns.ts';
 
 export const appRouter = router({
@@ -20,6 +21,7 @@ export const appRouter = router({
   approvals: approvalsRouter,
   runs: runsRouter,
   sessions: sessionsRouter,
+  sources: sourcesRouter,
   events: eventsProcedure,
 });
 
