@@ -221,7 +221,7 @@ export async function snapshots(ctx: BenchContext): Promise<Section> {
   return {
     rows,
     notes: [
-      `(c) Gateway cells park on sleep({ ms: ${ctx.suspend.sleepMs} }) past timeoutMs ${ctx.suspend.timeoutMs} (reason pending_tools); wait restores them and completes.`,
+      `(c) Gateway cells start sleep({ ms: ${ctx.suspend.sleepMs} }) and park on yield_control (timeoutMs ${ctx.suspend.timeoutMs}); wait restores them, they await the sleep and complete.`,
     ],
   };
 }
@@ -229,7 +229,7 @@ export async function snapshots(ctx: BenchContext): Promise<Section> {
 async function suspendAndResume(gw: Gateway, c: SnapshotCase, sleepMs: number): Promise<Record<'rawBytes' | 'storedBytes' | 'takeMs' | 'restoreMs', number>> {
   const { agentRunId } = gw.prepareTurn({});
   try {
-    const code = `${c.build}\nconst s = await sleep({ ms: ${sleepMs} });\nreturn (${c.check}) && s.sleptMs >= ${sleepMs} ? 1 : 0`;
+    const code = `${c.build}\nconst pending = sleep({ ms: ${sleepMs} });\nawait yield_control("bench");\nconst s = await pending;\nreturn (${c.check}) && s.sleptMs >= ${sleepMs} ? 1 : 0`;
     const parked = expectStatus(await gw.exec(agentRunId, { code }), 'waiting', `${c.label} exec`);
     const snap = parked.telemetry.snapshot;
     if (!snap || snap.takeMs === undefined) throw new Error(`${c.label}: the waiting result carries no snapshot telemetry`);
