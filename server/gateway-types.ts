@@ -1,6 +1,7 @@
 // The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
+import type { ExecutorComparisonRow } from './gateway/compare.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
@@ -138,6 +139,8 @@ export interface GatewayApi {
    */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
+  /** The cell on every executor (or `kinds`), each in its own run of the turn, side by side. */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[]): Promise<ExecutorComparisonRow[]>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
   modelText(result: CodeModeResult): string;

@@ -12,6 +12,7 @@ import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
+import { compareExecutors, type ExecutorComparisonRow } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
 import { trajectoryOtlpJson } from './gateway/otlp.ts';
 import { OtlpLiveExport } from './gateway/otlp-live.ts';
@@ -281,6 +282,21 @@ export class Gateway implements GatewayApi {
 
   wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
     return this.calls.wait(this.turns.use(agentRunId), agentRunId, input, opts);
+  }
+
+  /** The cell on every executor (or `kinds`), each in its own run of this turn, side by side (gateway/compare.ts). */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[]): Promise<ExecutorComparisonRow[]> {
+    return compareExecutors(
+      {
+        exec: (id, i, o) => this.exec(id, i, o),
+        wait: (id, i) => this.wait(id, i),
+        trajectory: (runId) => this.trajectory(runId),
+        executorStarted: (kind) => this.executors.has(kind),
+      },
+      agentRunId,
+      input,
+      kinds,
+    );
   }
 
   modelText(result: CodeModeResult): string {

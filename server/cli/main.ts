@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createGateway, type Gateway } from '../gateway.ts';
 import type { ExecutorKind } from '../config/types.ts';
+import { EXECUTOR_KINDS } from '../config/schema.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
 import { serveMcpStdio } from './mcp.ts';
@@ -14,13 +15,15 @@ const USAGE = `usage:
       what a model sees: exec, wait and direct-only tools (or every tool when code mode is off)
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
-  codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
+  codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node|quickjs-emscripten|all] [--agent A] [--session S]
                     [--typecheck] [--approve] [--headless] [--tokens]
       runs each file as a cell of one turn, in order; calls wait until each settles and prints every
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
       --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
       o200k_base encoding of code mode's cost against direct tool calling for the same work.
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
+      --executor all: each cell runs on every executor, each in its own run, and prints one JSON line per
+      executor (status, value, duration, nested-call cost, parked bytes, cold or warm start).
       --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
   codemode mcp [--agent A]
       serves the agent's model surface (exec, wait, direct-only tools) as an MCP server on stdin/stdout, one
@@ -72,8 +75,8 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     process.stderr.write(`codemode: --language must be javascript or typescript, got "${values.language}"\n`);
     return 2;
   }
-  if (values.executor !== undefined && values.executor !== 'quickjs' && values.executor !== 'node') {
-    process.stderr.write(`codemode: --executor must be quickjs or node, got "${values.executor}"\n`);
+  if (values.executor !== undefined && values.executor !== 'all' && !(EXECUTOR_KINDS as readonly string[]).includes(values.executor)) {
+    process.stderr.write(`codemode: --executor must be ${EXECUTOR_KINDS.join(', ')} or all, got "${values.executor}"\n`);
     return 2;
   }
   // the cell files are checked before a Gateway (and its MCP servers) starts
@@ -127,7 +130,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     }
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens) }, out);
+    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | 'all' | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens) }, out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
@@ -189,7 +192,7 @@ async function runCells(
   gw: Gateway,
   req: Parameters<Gateway['prepareTurn']>[0],
   cells: CellInput[],
-  { executor, approve, tokens }: { executor: ExecutorKind | undefined; approve: boolean; tokens: boolean },
+  { executor, approve, tokens }: { executor: ExecutorKind | 'all' | undefined; approve: boolean; tokens: boolean },
   out: (s: string) => void,
 ): Promise<number> {
   const turn = gw.prepareTurn(req);
@@ -202,6 +205,14 @@ async function runCells(
   try {
     let allCompleted = true;
     for (const input of cells) {
+      const cell = { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) };
+      if (executor === 'all') {
+        for (const row of await gw.compareExecutors(turn.agentRunId, cell)) {
+          out(JSON.stringify(row));
+          if (row.status !== 'completed') allCompleted = false;
+        }
+        continue;
+      }
       let result: CodeModeResult = await gw.exec(
         turn.agentRunId,
         { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) },

@@ -11,6 +11,11 @@ export class ExecutorSet {
     for (const [kind, ex] of Object.entries(lent)) if (ex) this.executors.set(kind as ExecutorKind, ex);
   }
 
+  /** Whether the executor of `kind` was started (or lent) already. */
+  has(kind: ExecutorKind): boolean {
+    return this.executors.has(kind);
+  }
+
   /** The executor of `kind`, started now if needed; runtime_unavailable with the reason when it cannot start. */
   async get(kind: ExecutorKind): Promise<Executor> {
     const existing = this.executors.get(kind);
