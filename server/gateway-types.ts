@@ -2,6 +2,7 @@
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { ExecutorComparisonRow } from './gateway/compare.ts';
+import type { Cassette } from './runs/cassette.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
@@ -73,6 +74,12 @@ export interface ExecOptions {
   toolCallId?: string;
   /** The seed (an integer 0..4294967295) of the cell's Date, performance.now and Math.random; drawn at random when absent. */
   seed?: number;
+  /**
+   * Replay the cell against this cassette (runs.cassette's JSON, checked as hostile input): every tool call is
+   * answered from it, none dispatched; a call it does not hold fails the run with replay_mismatch. The seed
+   * defaults to the cassette's; without code or command in the input the cassette's source runs.
+   */
+  replay?: unknown;
 }
 
 export interface ForkRunRequest {
@@ -150,6 +157,8 @@ export interface GatewayApi {
    * Throws InvalidInputError (not waiting, not QuickJS, a reply for no pending call) or runtime_unavailable (cap).
    */
   forkRun(req: ForkRunRequest): RunView;
+  /** A run's tool calls as a cassette (replay lab): inputs, outputs or errors, order, timing, seed, source, outcome. */
+  cassette(runId: string): Cassette | undefined;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */

@@ -35,6 +35,7 @@ import { Ownership } from './access/ownership.ts';
 import { ApprovalBroker } from './runs/approvals.ts';
 import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
+import type { Cassette } from './runs/cassette.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
@@ -67,7 +68,7 @@ export interface GatewayOptions {
   openapi?: OpenApiSources;
   /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
   log?: (line: string) => void;
-  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/runs.ts). */
+  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/limits.ts). */
   legStartLimitMs?: number;
 }
 
@@ -336,6 +337,10 @@ export class Gateway implements GatewayApi {
 
   abortRun(runId: string): boolean {
     return this.runsManager.abortRun(runId);
+  }
+
+  cassette(runId: string): Cassette | undefined {
+    return this.runsManager.cassette(runId);
   }
 
   forkRun(req: ForkRunRequest): RunView {

@@ -17,6 +17,13 @@ import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, typ
 import type { Turn } from './turns.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { resolveSeed } from '../runs/seed.ts';
+import { CassetteReplayer, parseCassette, type Cassette } from '../runs/cassette.ts';
+
+/** A replay's exec input: the caller's cell, or the cassette's own source when the caller sent none. */
+function replayInput(input: CodeModeExecInput, cassette: Cassette): CodeModeExecInput {
+  const given = isRecord(input) && (typeof input.code === 'string' || typeof input.command === 'string');
+  return given ? input : { ...(isRecord(input) ? input : {}), code: cassette.code, language: cassette.language };
+}
 
 export interface ControlCallDeps {
   recorder: TranscriptRecorder;
@@ -31,18 +38,21 @@ export class ControlCalls {
   constructor(private readonly deps: ControlCallDeps) {}
 
   /** `turn`: the live turn of `agentRunId`, if any (the Gateway looks it up and marks it used). */
-  exec(turn: Turn | undefined, agentRunId: string, input: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
+  exec(turn: Turn | undefined, agentRunId: string, execInput: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
+    // the seed (and a replay's cassette) are settled before the call is recorded, so its exec entry names the seed
+    let seed: number | undefined;
+    let cassette: Cassette | undefined;
+    let replayError: unknown;
+    try {
+      cassette = opts.replay !== undefined ? parseCassette(opts.replay) : undefined;
+      seed = resolveSeed(opts.seed ?? cassette?.seed);
+    } catch (err) {
+      replayError = err;
+    }
+    const input = cassette ? replayInput(execInput, cassette) : execInput;
     const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
     const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
-    // drawn before the call is recorded, so the transcript's exec entry names the seed the cell ran with
-    let seed: number | undefined;
-    let seedError: unknown;
-    try {
-      seed = resolveSeed(opts.seed);
-    } catch (err) {
-      seedError = err;
-    }
     return runControlCall(this.deps.recorder, this.recordsFor(turn), {
       tool: 'exec',
       toolCallId: opts.toolCallId,
@@ -50,7 +60,7 @@ export class ControlCalls {
       callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed),
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
-        if (seed === undefined) throw seedError;
+        if (seed === undefined) throw replayError;
         const live = this.liveTurn(turn, agentRunId);
         if (!live.info.surface.codeMode) {
           throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
@@ -72,6 +82,7 @@ export class ControlCalls {
           restartSafe: prepared.input.restartSafe,
           toolCallId,
           seed,
+          ...(cassette ? { replay: new CassetteReplayer(cassette) } : {}),
         });
       },
     });

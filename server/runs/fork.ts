@@ -94,11 +94,15 @@ function jsonCopy(value: unknown, what: string): unknown {
 }
 
 /**
- * The fork of waiting `parent` (forkRefusal passed): a new run of the same turn and cell holding the parent's
- * snapshot, with `replies` settled in it. Returns it with the requests it must dispatch again (the parent's
- * unsettled calls the caller did not answer); the RunManager maps it, claims its slot and dispatches them.
+ * The fork of `parent` (the run mapped under `runId`): a new run of the same turn and cell holding the parent's
+ * snapshot, with the caller's `replies` (hostile, checked) settled in it. Returns it with the requests it must
+ * dispatch again (the parent's unsettled calls the caller did not answer); the RunManager maps it, claims its
+ * slot and dispatches them. Throws InvalidInputError when the run cannot be forked or a reply is wrong.
  */
-export function forkRun(parent: Run, replies: Map<string, BridgeReply>): { fork: Run; redispatch: HostRequest[] } {
+export function forkRun(parent: Run | undefined, runId: string, rawReplies: unknown): { parent: Run; fork: Run; redispatch: HostRequest[] } {
+  const refusal = forkRefusal(parent, runId);
+  if (refusal || !parent) throw new InvalidInputError(refusal ?? `no waiting run "${runId.slice(0, 80)}" to fork`);
+  const replies = checkForkReplies(parent, rawReplies);
   const fork = new Run(parent.turn, parent.cell);
   const cont = parent.continuation!;
   // a snapshot is immutable bytes: each resume sends its own copy to a worker
@@ -129,7 +133,7 @@ export function forkRun(parent: Run, replies: Map<string, BridgeReply>): { fork:
     }
     fork.requests.set(id, copy);
   }
-  return { fork, redispatch: again };
+  return { parent, fork, redispatch: again };
 }
 
 function settleByFork(host: HostRequest, reply: BridgeReply): void {

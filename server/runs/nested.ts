@@ -97,7 +97,20 @@ function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: Neste
   const host = openNestedCall(run, req, parentCallId);
   env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (req.op === 'yield') return answerYield(run, host);
+  if (req.op === 'call' && run.cell.replay) return answerFromCassette(run, host, req, env);
   send(run, host, env);
+}
+
+/** Replay: a tool call is answered from the run's cassette and never dispatched; one it does not hold fails the run. */
+function answerFromCassette(run: Run, host: HostRequest, req: Extract<BridgeRequest, { op: 'call' }>, env: NestedCallEnv): void {
+  const out = run.cell.replay!.answer(req, host.record.tool);
+  if ('mismatch' in out) {
+    env.failRun(run, 'replay_mismatch', out.mismatch);
+    return;
+  }
+  host.record.answeredBy = 'cassette';
+  // after the frontier, as a dispatched call's reply would come
+  queueMicrotask(() => onReply(run, host, out.reply, Buffer.byteLength(JSON.stringify(out.reply), 'utf8'), env));
 }
 
 /**

@@ -12,6 +12,7 @@ import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
 import type { HookDecision } from '../tools/plugins.ts';
 import type { ExecutionBudget } from './budget.ts';
+import type { CassetteReplayer } from './cassette.ts';
 import type { CodeModeResult, ControlCallRecord, ForkOrigin, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
 /** States a run never leaves: it is off the run map and holds nothing. */
@@ -62,6 +63,8 @@ export interface StartCell {
   toolCallId: string;
   /** The seed (uint32) the guest's Date, performance.now and Math.random derive from (recorded in the run). */
   seed: number;
+  /** Replay: the cell's tool calls are answered from this cassette, never dispatched (cassette.ts). */
+  replay?: CassetteReplayer;
 }
 
 export interface HostRequest {

@@ -13,9 +13,9 @@
 // throw out of a handler, and every way a run ends releases its slot exactly once (leaks() checks it).
 // A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
 //
-// This file holds the manager: the run map, slots, history, the public API, release, abort and expiry.
-// The run record is run.ts; nested calls nested.ts; how a leg's outcome settles the run settle.ts;
-// result shaping results.ts; board and trajectory views trajectory.ts; model-facing text messages.ts.
+// This file holds the manager: the run map, slots, history, the public API, release, abort and expiry. The run
+// record is run.ts; nested calls nested.ts; settling a leg settle.ts; results results.ts; views trajectory.ts;
+// model-facing text messages.ts; forks fork.ts; cassettes cassette.ts.
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
@@ -23,7 +23,9 @@ import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
 import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION, tooManyRunsMessage } from './messages.ts';
 import { hasDeliverable, onRequests, redispatch, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
-import { checkForkReplies, forkRefusal, forkRun } from './fork.ts';
+import { forkRun } from './fork.ts';
+import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
+import { recordCassette, type Cassette } from './cassette.ts';
 import { failedResult, waitingResult } from './results.ts';
 import { isTerminal, legLimits, Run, runMapLeaks, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
@@ -37,22 +39,6 @@ export type { StartCell, TurnScope } from './run.ts';
 
 /** Spec: "OpenClaw caps the number of concurrently suspended runs per process (64)". */
 export const MAX_SUSPENDED_RUNS = 64;
-
-
-/**
- * How long a leg's VM may take to get ready (worker start, VM creation, snapshot decode and restore)
- * before the run fails with runtime_unavailable. Warm legs open in milliseconds and a cold worker in
- * well under a second; 64 cells opening at once on a loaded 2-core machine took a few seconds. Past
- * this the executor is not coming back soon, and the caller should hear so rather than wait.
- */
-export const LEG_START_LIMIT_MS = 20_000;
-
-/**
- * Ended runs kept for the runs board and trajectory export after they leave the run map (the oldest
- * goes first). Enough for a session's worth of cells on the board; each holds only its records (its
- * continuation and calls are released), so the cap bounds memory, not correctness.
- */
-export const MAX_FINISHED_RUNS_KEPT = 200;
 
 export interface RunManagerDeps {
   sessions: SessionStore;
@@ -212,10 +198,7 @@ export class RunManager {
    * answering pending calls; it holds a slot at once (runtime_unavailable when the cap is full).
    */
   fork(runId: string, replies?: unknown): RunView {
-    const parent = typeof runId === 'string' ? this.runs.get(runId) : undefined;
-    const refusal = forkRefusal(parent, String(runId));
-    if (refusal || !parent) throw new InvalidInputError(refusal ?? MSG_UNAVAILABLE);
-    const { fork, redispatch: again } = forkRun(parent, checkForkReplies(parent, replies));
+    const { parent, fork, redispatch: again } = forkRun(typeof runId === 'string' ? this.runs.get(runId) : undefined, String(runId), replies);
     if (this.slotsInUse >= MAX_SUSPENDED_RUNS) throw new CodeModeError('runtime_unavailable', tooManyRunsMessage(MAX_SUSPENDED_RUNS));
     fork.holdsSlot = true;
     this.slotsInUse++;
@@ -234,13 +217,15 @@ export class RunManager {
   }
 
   get(runId: string): RunView | undefined {
-    const run = this.find(runId);
-    return run ? view(run) : undefined;
+    return this.project(runId, view);
   }
 
   trajectory(runId: string): TrajectoryExport | undefined {
-    const run = this.find(runId);
-    return run ? trajectory(run) : undefined;
+    return this.project(runId, trajectory);
+  }
+
+  cassette(runId: string): Cassette | undefined {
+    return this.project(runId, recordCassette);
   }
 
   async close(): Promise<void> {
@@ -388,6 +373,11 @@ export class RunManager {
       this.release(run, 'expired');
       this.touch(run);
     });
+  }
+
+  private project<T>(runId: string, projection: (run: Run) => T): T | undefined {
+    const run = this.find(runId);
+    return run ? projection(run) : undefined;
   }
 
   private find(runId: string): Run | undefined {

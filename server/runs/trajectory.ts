@@ -20,6 +20,7 @@ export function header(run: Run) {
     code: run.displayCode,
     seed: run.cell.seed,
     ...(run.forkedFrom ? { forkedFrom: { ...run.forkedFrom } } : {}),
+    ...(run.cell.replay ? { replay: run.cell.replay.cassette.runId !== undefined ? { runId: run.cell.replay.cassette.runId } : {} } : {}),
     ...(run.forks.length > 0 ? { forks: [...run.forks] } : {}),
   };
 }

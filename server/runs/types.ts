@@ -203,6 +203,8 @@ export interface TrajectoryExport {
   code: string;
   /** The seed the cell's time and randomness derive from. */
   seed: number;
+  /** Set on a replay: its tool calls are answered from a cassette (recorded from run `runId`, when it says). */
+  replay?: { runId?: string };
   /** Set on a fork: the run it was forked from and at which of its suspensions (1 = its first waiting result). */
   forkedFrom?: ForkOrigin;
   /** Runs forked from this one, oldest first. */
@@ -227,6 +229,8 @@ export interface RunView {
   code: string;
   /** The seed the cell's time and randomness derive from (exec's seed, or one the Gateway drew). */
   seed: number;
+  /** Set on a replay: its tool calls are answered from a cassette (recorded from run `runId`, when it says). */
+  replay?: { runId?: string };
   /** Set on a fork: the run it was forked from and at which of its suspensions. */
   forkedFrom?: ForkOrigin;
   /** Runs forked from this one, oldest first. */

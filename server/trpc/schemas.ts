@@ -61,6 +61,8 @@ export const execRequestSchema = z.strictObject({
   input: execInputSchema,
   executor: z.enum(['node', 'quickjs']).optional(),
   toolCallId: z.string().max(MAX_ID_LENGTH).optional(),
+  /** A cassette (runs.cassette's JSON) to replay the cell against; the Gateway checks it field by field. */
+  replay: z.unknown().optional(),
   seed: z.number().int('seed must be an integer').min(0, 'seed must be 0 or more').max(0xffff_ffff, 'seed must be at most 4294967295').optional(),
 });
 

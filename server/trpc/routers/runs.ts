@@ -50,6 +50,13 @@ export const runsRouter = router({
     if (!trajectory) throw unknownRun(input.runId);
     return trajectory;
   }),
+  /** The run's tool calls as a cassette to replay it against (exec's `replay`, `codemode run --replay`). */
+  cassette: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.cassette');
+    const cassette = ctx.gateway.cassette(input.runId);
+    if (!cassette) throw unknownRun(input.runId);
+    return cassette;
+  }),
   /** Fork a waiting QuickJS run into a new waiting run of the same turn (replay lab); the fork is waited on like any run. */
   fork: publicProcedure.input(forkRunSchema).mutation(({ ctx, input }) => {
     requireRun(ctx, input.runId, input.turnToken, 'runs.fork');
