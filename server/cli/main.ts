@@ -1,11 +1,12 @@
 // The `codemode` command line: surface, catalog, run and mcp (the MCP server on stdio), each against a real Gateway from the config.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createGateway, type Gateway } from '../gateway.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
 import { serveMcpStdio } from './mcp.ts';
+import { trajectoriesOtlpJson } from '../gateway/otlp.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
@@ -13,11 +14,12 @@ const USAGE = `usage:
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
   codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node] [--agent A] [--session S]
-                    [--typecheck] [--approve] [--headless] [--tokens]
+                    [--typecheck] [--approve] [--headless] [--tokens] [--otlp FILE]
       runs each file as a cell of one turn, in order; calls wait until each settles and prints every
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
       --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
       o200k_base encoding of code mode's cost against direct tool calling for the same work.
+      --otlp FILE: writes the cells' traces to FILE as OTLP/JSON (one ExportTraceServiceRequest, a trace per cell).
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
       --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
   codemode mcp [--agent A]
@@ -48,6 +50,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
         approve: { type: 'boolean' },
         headless: { type: 'boolean' },
         tokens: { type: 'boolean' },
+        otlp: { type: 'string' },
         json: { type: 'boolean' },
         'disable-tools': { type: 'boolean' },
       },
@@ -115,7 +118,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     if (command === 'mcp') return await serveMcpStdio(gw, { ...(values.agent ? { agentId: values.agent } : {}), approve: Boolean(values.approve) });
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens) }, out);
+    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens), otlpFile: values.otlp }, out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
@@ -177,7 +180,7 @@ async function runCells(
   gw: Gateway,
   req: Parameters<Gateway['prepareTurn']>[0],
   cells: CellInput[],
-  { executor, approve, tokens }: { executor: ExecutorKind | undefined; approve: boolean; tokens: boolean },
+  { executor, approve, tokens, otlpFile }: { executor: ExecutorKind | undefined; approve: boolean; tokens: boolean; otlpFile: string | undefined },
   out: (s: string) => void,
 ): Promise<number> {
   const turn = gw.prepareTurn(req);
@@ -189,6 +192,7 @@ async function runCells(
   });
   try {
     let allCompleted = true;
+    const runIds: string[] = [];
     for (const input of cells) {
       let result: CodeModeResult = await gw.exec(
         turn.agentRunId,
@@ -202,6 +206,12 @@ async function runCells(
       }
       if (result.status !== 'completed') allCompleted = false;
       if (tokens) printMeter(gw, result, out);
+      if (result.telemetry.runId !== undefined) runIds.push(result.telemetry.runId);
+    }
+    if (otlpFile !== undefined) {
+      const trajectories = runIds.flatMap((id) => gw.trajectory(id) ?? []);
+      writeFileSync(otlpFile, trajectoriesOtlpJson(trajectories));
+      process.stderr.write(`codemode run: wrote ${trajectories.length} trace(s) as OTLP/JSON to ${otlpFile}\n`);
     }
     return allCompleted ? 0 : 1;
   } finally {

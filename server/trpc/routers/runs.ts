@@ -1,4 +1,4 @@
-// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory.
+// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory (JSON or OTLP spans).
 import { TRPCError } from '@trpc/server';
 import { publicProcedure, router } from '../init.ts';
 import { requireRun, visibleTurns } from '../guards.ts';
@@ -49,5 +49,12 @@ export const runsRouter = router({
     const trajectory = ctx.gateway.trajectory(input.runId);
     if (!trajectory) throw unknownRun(input.runId);
     return trajectory;
+  }),
+  /** The trajectory as OTLP/JSON (an ExportTraceServiceRequest body): import it into any OpenTelemetry backend. */
+  otlp: publicProcedure.input(runIdSchema).query(({ ctx, input }): { fileName: string; json: string } => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.otlp');
+    const json = ctx.gateway.trajectoryOtlp(input.runId);
+    if (json === undefined) throw unknownRun(input.runId);
+    return { fileName: `trace-${input.runId}.otlp.json`, json };
   }),
 });
