@@ -6,9 +6,11 @@ import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { CatalogView } from './catalog/view.ts';
 import type { SurfaceView } from './surface/surface.ts';
+import type { InferredOverlay } from './catalog/inferred-overlay.ts';
 
 export type { CatalogToolView, CatalogView } from './catalog/view.ts';
 export type { ModelTool, SurfaceView } from './surface/surface.ts';
+export type { InferredOverlay, InferredTypeView } from './catalog/inferred-overlay.ts';
 export type { McpServerView } from './tools/mcp/types.ts';
 
 export type {
@@ -68,6 +70,8 @@ export interface ExecOptions {
   executor?: ExecutorKind;
   /** The model's tool-call id; part of the cell identity. */
   toolCallId?: string;
+  /** With `typecheck`: check the cell against the turn's inferred output types too (never the default: they are guesses). */
+  typecheckInferred?: boolean;
 }
 
 export interface WaitOptions {
@@ -125,6 +129,8 @@ export interface GatewayApi {
   trajectory(runId: string): TrajectoryExport | undefined;
   /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
   trajectoryOtlp(runId: string): string | undefined;
+  /** Output types inferred from this turn's results for tools that declare none, as an editor overlay; undefined for an unknown or ended turn. */
+  inferredTypes(agentRunId: string): InferredOverlay | undefined;
   /**
    * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.

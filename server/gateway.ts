@@ -23,6 +23,7 @@ import type {
   CompactSessionRequest,
   ExecOptions,
   GatewayApi,
+  InferredOverlay,
   McpServerView,
   SurfaceView,
   TurnInfo,
@@ -281,6 +282,10 @@ export class Gateway implements GatewayApi {
 
   trajectory(runId: string): TrajectoryExport | undefined {
     return this.runsManager.trajectory(runId);
+  }
+
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    return this.turns.inferredTypes(agentRunId);
   }
 
   trajectoryOtlp(runId: string): string | undefined {

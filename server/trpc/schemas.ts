@@ -61,6 +61,8 @@ export const execRequestSchema = z.strictObject({
   input: execInputSchema,
   executor: z.enum(['node', 'quickjs']).optional(),
   toolCallId: z.string().max(MAX_ID_LENGTH).optional(),
+  /** With input.typecheck: check the cell against this turn's inferred output types too (the user opted in). */
+  typecheckInferred: z.boolean().optional(),
 });
 
 export const waitRequestSchema = z.strictObject({

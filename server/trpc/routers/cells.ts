@@ -17,6 +17,7 @@ export const execProcedure = publicProcedure.input(execRequestSchema).mutation((
   const opts: ExecOptions = {};
   if (input.executor !== undefined) opts.executor = input.executor;
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
+  if (input.typecheckInferred === true) opts.typecheckInferred = true;
   return ctx.gateway.exec(input.agentRunId, input.input, opts).then((result) => withModelText(ctx, result));
 });
 
