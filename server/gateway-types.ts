@@ -8,9 +8,11 @@ import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { CatalogView } from './catalog/view.ts';
 import type { SurfaceView } from './surface/surface.ts';
+import type { InferredOverlay } from './catalog/inferred-overlay.ts';
 
 export type { CatalogToolView, CatalogView } from './catalog/view.ts';
 export type { ModelTool, SurfaceView } from './surface/surface.ts';
+export type { InferredOverlay, InferredTypeView } from './catalog/inferred-overlay.ts';
 export type { McpServerView } from './tools/mcp/types.ts';
 export type { AddSourceRequest, SaveSourceResult, SourceKind, SourceView } from './tools/sources-types.ts';
 import type { AddSourceRequest, SaveSourceResult, SourceView } from './tools/sources-types.ts';
@@ -80,6 +82,8 @@ export interface ExecOptions {
    * defaults to the cassette's; without code or command in the input the cassette's source runs.
    */
   replay?: unknown;
+  /** With `typecheck`: check the cell against the turn's inferred output types too (never the default: they are guesses). */
+  typecheckInferred?: boolean;
 }
 
 export interface ForkRunRequest {
@@ -170,6 +174,8 @@ export interface GatewayApi {
   trajectory(runId: string): TrajectoryExport | undefined;
   /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
   trajectoryOtlp(runId: string): string | undefined;
+  /** Output types inferred from this turn's results for tools that declare none, as an editor overlay; undefined for an unknown or ended turn. */
+  inferredTypes(agentRunId: string): InferredOverlay | undefined;
   /**
    * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.

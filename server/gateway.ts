@@ -25,6 +25,7 @@ import type {
   ExecOptions,
   ForkRunRequest,
   GatewayApi,
+  InferredOverlay,
   McpServerView,
   SurfaceView,
   TurnInfo,
@@ -370,6 +371,10 @@ export class Gateway implements GatewayApi {
 
   trajectory(runId: string): TrajectoryExport | undefined {
     return this.runsManager.trajectory(runId);
+  }
+
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    return this.turns.inferredTypes(agentRunId);
   }
 
   trajectoryOtlp(runId: string): string | undefined {

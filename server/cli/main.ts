@@ -10,6 +10,7 @@ import { parseCassette, type Cassette } from '../runs/cassette.ts';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
 import { runTestPlan } from '../testplan/run.ts';
 import { reportJunit, reportText } from '../testplan/format.ts';
+import { trajectoriesOtlpJson } from '../gateway/otlp.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
@@ -17,10 +18,11 @@ const USAGE = `usage:
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
   codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node|quickjs-emscripten|all] [--agent A]
-                    [--session S] [--typecheck] [--approve] [--headless] [--tokens]
+                    [--session S] [--typecheck] [--approve] [--headless] [--tokens] [--otlp FILE]
                     [--seed N] [--record CASSETTE | --replay CASSETTE]
       runs each file as a cell of one turn, in order; calls wait until each settles and prints every
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
+      --otlp FILE: writes the cells' traces to FILE as OTLP/JSON (one ExportTraceServiceRequest, a trace per cell).
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
       --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
       --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
@@ -63,6 +65,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
         approve: { type: 'boolean' },
         headless: { type: 'boolean' },
         tokens: { type: 'boolean' },
+        otlp: { type: 'string' },
         json: { type: 'boolean' },
         junit: { type: 'boolean' },
         seed: { type: 'string' },
@@ -144,7 +147,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     }
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | 'all' | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens), ...lab }, out);
+    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | 'all' | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens), otlpFile: values.otlp, ...lab }, out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
@@ -200,6 +203,8 @@ interface RunOptions {
   approve: boolean;
   /** --tokens: print each cell's token meter. */
   tokens: boolean;
+  /** --otlp: where the cells' traces go as OTLP/JSON. */
+  otlpFile: string | undefined;
   seed?: number;
   /** Where --record writes the cell's cassette. */
   record?: string;
@@ -241,7 +246,7 @@ interface CellInput {
 
 /** Runs the cells one after another in one turn (as a model's successive exec calls would); 0 when all completed. */
 async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0], cells: CellInput[], opts: RunOptions, out: (s: string) => void): Promise<number> {
-  const { executor, approve } = opts;
+  const { executor, approve, otlpFile } = opts;
   const turn = gw.prepareTurn(req);
   // a command line has no operator: approvals follow --approve
   const unsubscribe = gw.subscribe((e) => {
@@ -251,6 +256,7 @@ async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0],
   });
   try {
     let allCompleted = true;
+    const runIds: string[] = [];
     for (const input of cells) {
       if (executor === 'all') {
         const cell = { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) };
@@ -273,11 +279,17 @@ async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0],
       }
       if (result.status !== 'completed') allCompleted = false;
       if (opts.tokens) printMeter(gw, result, out);
+      if (result.telemetry.runId !== undefined) runIds.push(result.telemetry.runId);
       if (opts.record) {
         const cassette = runId ? gw.cassette(runId) : undefined;
         if (!cassette) throw new Error(`no run to record into ${opts.record}: the cell failed before it ran`);
         writeFileSync(opts.record, JSON.stringify(cassette, null, 2) + '\n');
       }
+    }
+    if (otlpFile !== undefined) {
+      const trajectories = runIds.flatMap((id) => gw.trajectory(id) ?? []);
+      writeFileSync(otlpFile, trajectoriesOtlpJson(trajectories));
+      process.stderr.write(`codemode run: wrote ${trajectories.length} trace(s) as OTLP/JSON to ${otlpFile}\n`);
     }
     return allCompleted ? 0 : 1;
   } finally {

@@ -4,6 +4,7 @@
 // tool-call id), then append a `tool-result` entry with the text the model saw. Anything that fails before
 // or instead of a guest run (unknown turn, invalid input, a blocking hook, an executor that cannot start) is
 // a failed result, never a throw.
+import { inferredOverlay, withInferred } from '../catalog/inferred-overlay.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { ExecOptions, TurnInfo, WaitOptions } from '../gateway-types.ts';
@@ -68,7 +69,9 @@ export class ControlCalls {
         const rawInput = input as unknown;
         const hooked = await outerExecHooks(this.deps.plugins, live.info, rawInput);
         const prepared = await prepareExec(hooked, {
-          ambientDeclarations: () => live.catalog.ambientDeclarations,
+          // the inferred types only when the caller opted in: they are guesses from this turn's results
+          ambientDeclarations: () =>
+            opts.typecheckInferred ? withInferred(live.catalog.ambientDeclarations, inferredOverlay(live.catalog, live.scope.inferredOutputs)) : live.catalog.ambientDeclarations,
           signal: live.scope.abort.signal,
           runKey: agentRunId,
           ...(hooked !== rawInput ? { callerInput: rawInput } : {}),

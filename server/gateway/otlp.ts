@@ -132,5 +132,10 @@ function addSnapshotEvent(span: Span, snap: SnapshotRecord): void {
 
 /** The run as an OTLP/JSON ExportTraceServiceRequest (the body an OTLP/HTTP JSON receiver takes, and the download). */
 export function trajectoryOtlpJson(t: TrajectoryExport, now?: number): string {
-  return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(trajectorySpans(t, now)));
+  return trajectoriesOtlpJson([t], now);
+}
+
+/** Several runs in one request: one trace each (`codemode run --otlp` writes a command's cells this way). */
+export function trajectoriesOtlpJson(ts: readonly TrajectoryExport[], now?: number): string {
+  return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(ts.flatMap((t) => trajectorySpans(t, now))));
 }

@@ -9,6 +9,7 @@ import { CallScheduler } from '../bridge/scheduler.ts';
 import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
 import type { Catalog } from '../catalog/types.ts';
+import { inferredOverlay, type InferredOverlay } from '../catalog/inferred-overlay.ts';
 import { findAgent, resolveActivation } from '../config/activation.ts';
 import type { CodeModeOptions, GatewayConfig } from '../config/types.ts';
 import { InvalidInputError } from '../errors.ts';
@@ -122,6 +123,7 @@ export class TurnRegistry {
       options,
       ...this.guestCatalog(eff.catalog, options),
       definitionTokens: definitionTokensOf(eff),
+      inferredOutputs: new Map(),
       scheduler: new CallScheduler(),
       results: newResultsStore(options),
       headless: req.headless === true,
@@ -181,6 +183,12 @@ export class TurnRegistry {
 
   options(agentRunId: string): Readonly<CodeModeOptions> | undefined {
     return this.turns.get(agentRunId)?.scope.options;
+  }
+
+  /** The turn's inferred output types as an editor overlay; undefined for an unknown or ended turn. */
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    const turn = this.turns.get(agentRunId);
+    return turn ? inferredOverlay(turn.catalog, turn.scope.inferredOutputs) : undefined;
   }
 
   /** Aborts the turn's runs and releases its catalog and saved results; unknown ids are ignored. */

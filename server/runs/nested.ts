@@ -3,7 +3,9 @@
 // each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
 // owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
 import { dispatchRequest, type DispatchContext } from '../bridge/dispatcher.ts';
-import { describeRequest, type NestedCallKind } from '../bridge/describe.ts';
+import { describeRequest, resolveCallTarget, type NestedCallKind } from '../bridge/describe.ts';
+import { observe } from '../catalog/infer-type.ts';
+import { wantsInference } from '../catalog/inferred-overlay.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
@@ -237,7 +239,16 @@ export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, out
   else record.errorPreview = previewOfError(reply.error);
   // the full result a model would read under direct calling (the preview above is cut; this counts all of it)
   if (isToolCall(record.kind)) record.outputTokens = reply.ok ? jsonTokens(reply.value) : textTokens(reply.error);
+  if (reply.ok && req.op === 'call') observeOutput(run, req, record.tool, reply.value);
   run.clientCalls.delete(req.id);
+}
+
+/** A result of a tool that declares no output goes into the turn's inferred type for it (declared types always win). */
+function observeOutput(run: Run, req: Extract<BridgeRequest, { op: 'call' }>, label: string, value: unknown): void {
+  const entry = resolveCallTarget(run.catalog, req);
+  if (!entry || !wantsInference(entry)) return;
+  const seen = run.turn.inferredOutputs.get(label);
+  run.turn.inferredOutputs.set(label, { shape: observe(seen?.shape, value), samples: (seen?.samples ?? 0) + 1 });
 }
 
 /** A tool, MCP or client call: what a model would call itself without code mode. */

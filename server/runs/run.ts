@@ -2,6 +2,7 @@
 // shaping and the trajectory views read), and the facts about run states every side tests.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
+import type { InferredOutput } from '../catalog/inferred-overlay.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
@@ -47,6 +48,8 @@ export interface TurnScope {
    */
   headless: boolean;
   abort: AbortController;
+  /** What this turn's results looked like, per guest label, for tools that declare no output (the editor's inferred types). */
+  inferredOutputs: Map<string, InferredOutput>;
   /** Tokens of the tool definitions on the code-mode surface and on a direct surface (token meter; computed once, at first use). */
   definitionTokens(): { codeMode: number; direct: number };
   /** before_tool_call hooks of the loaded plugins. */

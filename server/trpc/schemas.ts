@@ -64,6 +64,8 @@ export const execRequestSchema = z.strictObject({
   /** A cassette (runs.cassette's JSON) to replay the cell against; the Gateway checks it field by field. */
   replay: z.unknown().optional(),
   seed: z.number().int('seed must be an integer').min(0, 'seed must be 0 or more').max(0xffff_ffff, 'seed must be at most 4294967295').optional(),
+  /** With input.typecheck: check the cell against this turn's inferred output types too (the user opted in). */
+  typecheckInferred: z.boolean().optional(),
 });
 
 export const waitRequestSchema = z.strictObject({

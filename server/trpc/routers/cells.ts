@@ -19,6 +19,7 @@ export const execProcedure = publicProcedure.input(execRequestSchema).mutation((
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
   if (input.seed !== undefined) opts.seed = input.seed;
   if (input.replay !== undefined) opts.replay = input.replay;
+  if (input.typecheckInferred === true) opts.typecheckInferred = true;
   return ctx.gateway.exec(input.agentRunId, input.input, opts).then((result) => withModelText(ctx, result));
 });
 

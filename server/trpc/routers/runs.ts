@@ -1,4 +1,4 @@
-// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory.
+// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory (JSON or OTLP spans).
 import { TRPCError } from '@trpc/server';
 import { publicProcedure, router } from '../init.ts';
 import { requireRun, visibleTurns } from '../guards.ts';
@@ -61,5 +61,12 @@ export const runsRouter = router({
   fork: publicProcedure.input(forkRunSchema).mutation(({ ctx, input }) => {
     requireRun(ctx, input.runId, input.turnToken, 'runs.fork');
     return ctx.gateway.forkRun({ runId: input.runId, ...(input.replies ? { replies: input.replies } : {}) });
+  }),
+  /** The trajectory as OTLP/JSON (an ExportTraceServiceRequest body): import it into any OpenTelemetry backend. */
+  otlp: publicProcedure.input(runIdSchema).query(({ ctx, input }): { fileName: string; json: string } => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.otlp');
+    const json = ctx.gateway.trajectoryOtlp(input.runId);
+    if (json === undefined) throw unknownRun(input.runId);
+    return { fileName: `trace-${input.runId}.otlp.json`, json };
   }),
 });
