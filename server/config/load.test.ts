@@ -368,8 +368,8 @@ describe('mcpServer (the Gateway as an MCP server)', () => {
     for (const [field, value, range] of [
       ['maxSessions', 0, 'from 1 to 1024'],
       ['maxSessions', 2.5, 'from 1 to 1024'],
-      ['sessionIdleSeconds', 0, 'from 1 to 604800'],
-      ['sessionIdleSeconds', '60', 'from 1 to 604800'],
+      ['sessionIdleSeconds', 0, 'from 1 to 21600'],
+      ['sessionIdleSeconds', '60', 'from 1 to 21600'],
     ] as const) {
       const message = configError(() => parseGatewayConfig({ mcpServer: { [field]: value } }, base)).message;
       expect(message, `${field}: ${value}`).toContain(`mcpServer.${field}`);

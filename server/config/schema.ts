@@ -324,7 +324,8 @@ export type McpServerLimitField = 'maxSessions' | 'sessionIdleSeconds';
 /** Rejected (not clamped) outside these, as the server limits are. */
 export const MCP_SERVER_LIMIT_BOUNDS: Readonly<Record<McpServerLimitField, IntBounds>> = Object.freeze({
   maxSessions: { min: 1, max: 1024, unit: 'sessions' },
-  sessionIdleSeconds: { min: 1, max: 7 * 24 * 60 * 60, unit: 'seconds' },
+  // at most the Gateway's own idle limit for turns (TURN_IDLE_MS, 6 h): past it the turn would end under a session still open
+  sessionIdleSeconds: { min: 1, max: 6 * 60 * 60, unit: 'seconds' },
 });
 
 /** Paths the playground itself owns: an MCP path on or under one of them would shadow it. */

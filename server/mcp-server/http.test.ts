@@ -10,6 +10,7 @@ import { startPlaygroundServer, type PlaygroundServer } from '../http/server.ts'
 import { sendRaw, type RawReply, type RawRequest } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { MSG_WRONG_SESSION } from '../runs/messages.ts';
+import { APPROVAL_PROGRESS } from './surface.ts';
 import { runReaches, testGateway, until } from '../testing.ts';
 
 const TOKEN = 't'.repeat(40);
@@ -202,7 +203,7 @@ describe('on loopback', () => {
     gateway.decideApproval({ approvalId: approval.approvalId, approve: true });
     const reply = await pending;
     expect(reply.structuredContent).toMatchObject({ status: 'completed', value: 'approved' });
-    expect(progress.map((p) => p.message)).toContain("guarded_echo awaits approval in the playground's approvals panel");
+    expect(progress.map((p) => p.message)).toContain(`guarded_echo ${APPROVAL_PROGRESS}`);
     await client.close();
   });
 

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MCP_SERVER_OPTIONS } from '../config/schema.ts';
 import type { Gateway } from '../gateway.ts';
 import { createGateway } from '../gateway.ts';
 import type { PlaygroundServer } from '../http/server.ts';
@@ -86,5 +87,12 @@ describe('MCP Inspector CLI against /mcp (Streamable HTTP)', { timeout: CHILD_PR
     const runView = gateway.runs().find((r) => r.code.includes('"inspected"'));
     expect(runView).toMatchObject({ client: INSPECTOR_CLIENT_NAME, state: 'completed' });
     expect(runView?.nested.map((c) => c.tool)).toEqual(['sleep']);
+  });
+
+  it('the CLI exits without deleting its sessions: they stay open until the idle close frees them', async () => {
+    const left = s.mcp!.sessionCount();
+    expect(left).toBeGreaterThan(0);
+    expect(await s.mcp!.closeIdle(Date.now() + DEFAULT_MCP_SERVER_OPTIONS.sessionIdleSeconds * 1000)).toBe(left);
+    expect(s.mcp!.sessionCount()).toBe(0);
   });
 });

@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MCP_SERVER_LIMIT_BOUNDS } from '../config/schema.ts';
 import type { Gateway } from '../gateway.ts';
+import { TURN_IDLE_MS } from '../gateway/turns.ts';
 import type { PlaygroundServer } from '../http/server.ts';
 import { sendRaw } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
@@ -90,6 +92,10 @@ describe('mcpServer.maxSessions', () => {
 });
 
 describe('mcpServer.sessionIdleSeconds', () => {
+  it('cannot outlast the Gateway\'s own idle limit for turns (the turn would end under an open session)', () => {
+    expect(MCP_SERVER_LIMIT_BOUNDS.sessionIdleSeconds.max * 1000).toBe(TURN_IDLE_MS);
+  });
+
   let s: PlaygroundServer;
   beforeAll(async () => {
     s = await startMcpTestServer(gateway, { mcpServer: { maxSessions: MAX_SESSIONS, sessionIdleSeconds: IDLE_SECONDS } });
