@@ -11,12 +11,10 @@ import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
 import { ResultPanel } from './panels/ResultPanel.tsx';
 import { RunsPanel } from './panels/RunsPanel.tsx';
-import { SessionPanel } from './panels/SessionPanel.tsx';
-import { SnapshotsPanel } from './panels/SnapshotsPanel.tsx';
 import { SurfacePanel } from './panels/SurfacePanel.tsx';
-import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
+import { DetailTabs } from './playground/DetailTabs.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
@@ -30,9 +28,7 @@ import { gridColumns } from './playground/layout.ts';
 import { SideColumn, useCollapsedColumns } from './playground/SideColumn.tsx';
 import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
-import { TabPanel, Tabs } from './ui/Tabs.tsx';
 import { ThemeToggle } from './ui/ThemeToggle.tsx';
-import type { TabSpec } from './ui/Tabs.tsx';
 import type { Run, TurnRequest } from './api.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
@@ -41,14 +37,6 @@ const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }
   reconnecting: { text: 'reconnecting…', color: 'bg-amber-500 animate-pulse' },
   lost: { text: 'disconnected', color: 'bg-rose-500' },
 };
-
-/** The per-run views and the session view share the right column's lower slot, one at a time. */
-type DetailTab = 'trajectory' | 'snapshots' | 'session';
-const DETAIL_TABS: ReadonlyArray<TabSpec<DetailTab>> = [
-  { id: 'trajectory', label: 'Trajectory' },
-  { id: 'snapshots', label: 'Snapshot sizes' },
-  { id: 'session', label: 'Session' },
-];
 
 /** A first connection slower than this is worth a message: the user may be waiting on a dead server. */
 export const SLOW_CONNECT_MS = 4_000;
@@ -115,7 +103,6 @@ export function Playground() {
   const live = useLiveRuns();
   const [selectedRunId, setSelectedRunId] = useState<string | undefined>(initial.runId);
   const selectedRun = live.runs.find((r) => r.runId === selectedRunId);
-  const [detailTab, setDetailTab] = useState<DetailTab>('trajectory');
 
   const selectRun = useCallback(
     (runId: string | undefined) => {
@@ -168,6 +155,19 @@ export function Playground() {
     next();
   };
   useRestoredResult(initial.runId, calls.restore);
+
+  // A source connected, failed or went: the editor's declarations and the surface follow at once, and the
+  // page's turn is prepared again so the next cell sees the new catalog. A turn with running or parked runs
+  // keeps its catalog (the spec's lifetime rules): "New turn" applies the change there.
+  const { refetch: refetchSurface } = surfaceQuery;
+  const { refetch: refetchCatalog } = catalogQuery;
+  const restartTurn = turn.restart;
+  const ownRunsLive = ownRuns.some(isLive);
+  const onCatalogChanged = useCallback(() => {
+    void refetchSurface();
+    void refetchCatalog();
+    if (!ownRunsLive) restartTurn();
+  }, [refetchSurface, refetchCatalog, restartTurn, ownRunsLive]);
 
   const runCell = useCallback(() => {
     const agentRunId = turn.turn?.agentRunId;
@@ -382,18 +382,17 @@ export function Playground() {
           <div className="flex max-h-48 min-h-0 flex-col">
             <RunsPanel runs={scopedRuns} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
           </div>
-          <div className="flex flex-col gap-1.5">
-            <Tabs tabs={DETAIL_TABS} active={detailTab} onChange={setDetailTab} label="run and session details" />
-            <TabPanel id="trajectory" active={detailTab === 'trajectory'}>
-              <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
-            </TabPanel>
-            <TabPanel id="snapshots" active={detailTab === 'snapshots'}>
-              <SnapshotsPanel runs={scopedRuns} scope={allTurns ? 'all turns' : 'this turn'} {...(selectedRun ? { run: selectedRun } : {})} />
-            </TabPanel>
-            <TabPanel id="session" active={detailTab === 'session'}>
-              <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
-            </TabPanel>
-          </div>
+          <DetailTabs
+            runs={scopedRuns}
+            scope={allTurns ? 'all turns' : 'this turn'}
+            allRuns={live.runs}
+            {...(selectedRun ? { selectedRun } : {})}
+            {...(selectedRunId ? { selectedRunId } : {})}
+            {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})}
+            {...(agentId ? { agentId } : {})}
+            onCatalogChanged={onCatalogChanged}
+            selectRun={selectRun}
+          />
         </SideColumn>
       </main>
     </div>

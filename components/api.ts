@@ -30,3 +30,7 @@ export type TurnRequest = Inputs['catalog']['list'];
 export type ClientToolSpec = NonNullable<TurnRequest['clientTools']>[number];
 export type ToolSource = CatalogTool['source'];
 export type ExecRequest = Inputs['exec'];
+export type SourceView = Outputs['sources']['list'][number];
+export type AddSourceInput = Inputs['sources']['add'];
+export type TestPlanReport = Outputs['testPlan']['run'];
+export type TestPlanStep = TestPlanReport['steps'][number];

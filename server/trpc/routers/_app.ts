@@ -8,6 +8,7 @@ import { eventsProcedure } from './events.ts';
 import { runsRouter } from './runs.ts';
 import { sessionsRouter } from './sessions.ts';
 import { sourcesRouter } from './sources.ts';
+import { testPlanRouter } from './testplan.ts';
 import { turnsRouter } from './turns.ts';
 
 export const appRouter = router({
@@ -22,6 +23,7 @@ export const appRouter = router({
   runs: runsRouter,
   sessions: sessionsRouter,
   sources: sourcesRouter,
+  testPlan: testPlanRouter,
   events: eventsProcedure,
 });
 
