@@ -15,6 +15,7 @@ import { codecRoundTrip, type BareQuickJs } from './quickjs-bare.ts';
 import { collectInterleaved, formatBytes, formatMs, measureInterleaved, median, ratio, type MeasureOptions, type Sample } from './stats.ts';
 import { withTarget, type BenchRow } from './table.ts';
 import { postMessageFloorMs } from './floor.ts';
+import { nestedBreakdown } from './breakdown.ts';
 
 export interface Section {
   rows: BenchRow[];
@@ -140,6 +141,7 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
     const perCall = (s: Record<'ms', Sample>) => Math.max(0, s.ms.median - t.trivial.ms.median) / NESTED_CALLS;
     const seq = perCall(t.cell);
     const batched = perCall(t.frontier);
+    const breakdown = await nestedBreakdown({ runCell: () => nestedOnce(gw, agentRunId, 'quickjs'), calls: NESTED_CALLS, runs: 3, floorMs: floor });
     return {
       rows: [
         { id: 'b0', measure: 'the floor: bare postMessage round trip worker -> main -> worker (median of batch means)', a: formatMs(floor) },
@@ -156,6 +158,7 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
           0.3,
         ),
         pairMs('b3', `per call, ${NESTED_CALLS} sequential awaits: no-op tool nested in a cell vs plain async host function`, seq, t.host.ms.median / NESTED_CALLS),
+        ...breakdown,
       ],
       notes: [],
     };

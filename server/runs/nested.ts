@@ -144,13 +144,36 @@ function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: n
   env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (run.released || isTerminal(run.state)) return;
   if (run.live && !run.live.parkRequested) {
-    host.delivered = true;
-    run.guestInFlight--;
-    run.live.leg.deliver([reply]);
+    const live = run.live;
+    const outbox = (live.outbox ??= []);
+    outbox.push(host);
+    // replies that settle in the same microtask checkpoint (a Promise.all of fast calls) go in one message
+    if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live, env));
   } else {
     run.wake?.();
     env.touch(run);
   }
+}
+
+/** Deliver the replies queued for `live` in one message; if the leg is no longer live, keep them for the next wait. */
+function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
+  // a wait may have taken some already (takeDeliverable): those are not sent twice
+  const hosts = (live.outbox ?? []).filter((h) => !h.delivered);
+  live.outbox = undefined;
+  if (hosts.length === 0 || run.released || isTerminal(run.state)) return;
+  if (run.live !== live || live.parkRequested) {
+    run.wake?.();
+    env.touch(run);
+    return;
+  }
+  const replies: BridgeReply[] = [];
+  for (const h of hosts) {
+    if (!h.settled) continue;
+    h.delivered = true;
+    run.guestInFlight--;
+    replies.push(h.settled);
+  }
+  live.leg.deliver(replies);
 }
 
 /** The context one nested call of `run` is dispatched with: the run's projection, turn, stores, signal and hooks. */

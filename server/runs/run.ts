@@ -93,6 +93,11 @@ export interface LiveLeg {
    */
   opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
   startTimer?: ReturnType<typeof setTimeout>;
+  /**
+   * Replies settled in this microtask checkpoint and not yet sent to the VM: delivered together in one
+   * message (nested.ts), so a frontier of calls that settle together costs one hop back, not one each.
+   */
+  outbox?: HostRequest[];
 }
 
 export interface ClientCall {
