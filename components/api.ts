@@ -29,3 +29,5 @@ export type TurnRequest = Inputs['catalog']['list'];
 export type ClientToolSpec = NonNullable<TurnRequest['clientTools']>[number];
 export type ToolSource = CatalogTool['source'];
 export type ExecRequest = Inputs['exec'];
+export type ComparisonRow = Outputs['compare'][number];
+export type CompareRequest = Inputs['compare'];
