@@ -91,8 +91,8 @@ export function SnapshotsPanel(props: { runs: Run[]; run?: Run }) {
             </table>
           ) : (
             <Empty>
-              {run.executor === 'node'
-                ? 'node keeps a live worker instead of a snapshot; see the retained-bytes estimate on the board.'
+              {run.executor !== 'quickjs'
+                ? `${run.executor} keeps a live worker instead of a snapshot; see the retained-bytes estimate on the board.`
                 : 'This run never suspended.'}
             </Empty>
           )
