@@ -331,7 +331,7 @@ function settledMemory(gc: (() => void) | undefined): NodeJS.MemoryUsage {
   return process.memoryUsage();
 }
 
-// ---- (e) Node executor beside QuickJS ----------------------------------------------------------
+// ---- (e) the three executors side by side: QuickJS (A), Node (B), quickjs-emscripten (C) -------------
 
 interface Side {
   kind: ExecutorKind;
@@ -340,8 +340,14 @@ interface Side {
   create: () => Promise<Executor>;
 }
 
-export async function executors(ctx: BenchContext, node: NodeExecutorProbe, createQuickJs: () => Promise<Executor>): Promise<Section> {
+export async function executors(
+  ctx: BenchContext,
+  node: NodeExecutorProbe,
+  createQuickJs: () => Promise<Executor>,
+  createEmscripten: () => Promise<Executor>,
+): Promise<Section> {
   const nodeExecutor = node.available ? await node.create() : undefined;
+  const emscripten = await createEmscripten();
   const sides: Side[] = [];
   const open = async (kind: ExecutorKind, ex: Executor, create: () => Promise<Executor>) => {
     const gw = await openGateway(kind, ex);
@@ -350,6 +356,7 @@ export async function executors(ctx: BenchContext, node: NodeExecutorProbe, crea
   try {
     await open('quickjs', ctx.quickjs, createQuickJs);
     if (node.available && nodeExecutor) await open('node', nodeExecutor, node.create);
+    await open('quickjs-emscripten', emscripten, createEmscripten);
     const per = <T>(fn: (s: Side) => T): Record<string, T> => Object.fromEntries(sides.map((s) => [s.kind, fn(s)]));
     const warm = await measureInterleaved(per((s) => () => trivialOnce(s.gw, s.agentRunId, s.kind)), ctx.counts.fast);
     const nested = await measureInterleaved(per((s) => () => nestedOnce(s.gw, s.agentRunId, s.kind)), ctx.counts.slow);
@@ -358,6 +365,7 @@ export async function executors(ctx: BenchContext, node: NodeExecutorProbe, crea
 
     const q = 'quickjs';
     const n = 'node';
+    const e = 'quickjs-emscripten';
     const ms = (v: Sample | undefined) => (v ? formatMs(v.median) : 'skipped');
     const perCall = (v: Sample | undefined) => (v ? formatMs(v.median / NESTED_CALLS) : 'skipped');
     const r = (a: Sample | undefined, b: Sample | undefined) => ratio(a?.median, b?.median);
@@ -365,34 +373,45 @@ export async function executors(ctx: BenchContext, node: NodeExecutorProbe, crea
       v === undefined ? 'skipped' : v.median < 0 ? 'not reported' : `${estimate ? '~' : ''}${formatBytes(v.median)}`;
     const bytesOf = (v: Sample | undefined) => (v && v.median >= 0 ? v.median : undefined);
     const rows: BenchRow[] = [
-      { id: 'e1', measure: 'trivial cell, warm worker: QuickJS vs Node', a: ms(warm[q]), b: ms(warm[n]), ratio: r(warm[q], warm[n]) },
+      { id: 'e1', measure: 'trivial cell, warm worker: QuickJS vs Node vs quickjs-emscripten', a: ms(warm[q]), b: ms(warm[n]), c: ms(warm[e]), ratio: r(warm[q], warm[n]) },
       {
         id: 'e2',
-        measure: 'trivial cell, cold (new executor: workers start + first cell): QuickJS vs Node',
+        measure: 'trivial cell, cold (new executor: workers start + first cell): QuickJS vs Node vs quickjs-emscripten',
         a: ms(cold[q]?.ms),
         b: ms(cold[n]?.ms),
+        c: ms(cold[e]?.ms),
         ratio: r(cold[q]?.ms, cold[n]?.ms),
       },
-      { id: 'e3', measure: `per nested no-op call (${NESTED_CALLS} in one cell): QuickJS vs Node`, a: perCall(nested[q]), b: perCall(nested[n]), ratio: r(nested[q], nested[n]) },
+      {
+        id: 'e3',
+        measure: `per nested no-op call (${NESTED_CALLS} in one cell): QuickJS vs Node vs quickjs-emscripten`,
+        a: perCall(nested[q]),
+        b: perCall(nested[n]),
+        c: perCall(nested[e]),
+        ratio: r(nested[q], nested[n]),
+      },
       {
         id: 'e4',
-        measure: 'suspend: exec of a yield_control cell until waiting: QuickJS vs Node',
+        measure: 'suspend: exec of a yield_control cell until waiting: QuickJS vs Node vs quickjs-emscripten',
         a: ms(parked[q]?.suspendMs),
         b: ms(parked[n]?.suspendMs),
+        c: ms(parked[e]?.suspendMs),
         ratio: r(parked[q]?.suspendMs, parked[n]?.suspendMs),
       },
       {
         id: 'e5',
-        measure: 'resume: wait on it until completed: QuickJS vs Node',
+        measure: 'resume: wait on it until completed: QuickJS vs Node vs quickjs-emscripten',
         a: ms(parked[q]?.resumeMs),
         b: ms(parked[n]?.resumeMs),
+        c: ms(parked[e]?.resumeMs),
         ratio: r(parked[q]?.resumeMs, parked[n]?.resumeMs),
       },
       {
         id: 'e6',
-        measure: 'parked bytes: QuickJS stored snapshot vs Node retained estimate (~)',
+        measure: 'parked bytes: QuickJS stored snapshot vs Node and quickjs-emscripten live estimates (~)',
         a: bytes(parked[q]?.parkedBytes, false),
         b: bytes(parked[n]?.parkedBytes, true),
+        c: bytes(parked[e]?.parkedBytes, true),
         ratio: ratio(bytesOf(parked[q]?.parkedBytes), bytesOf(parked[n]?.parkedBytes)),
       },
       { id: 'e7', measure: 'QuickJS: cold vs warm trivial cell', a: ms(cold[q]?.ms), b: ms(warm[q]), ratio: r(cold[q]?.ms, warm[q]) },
@@ -404,11 +423,14 @@ export async function executors(ctx: BenchContext, node: NodeExecutorProbe, crea
         1.5,
       ),
       { id: 'e10', measure: 'Node: first cell after the executor is ready (new Gateway) vs a warm cell', a: ms(cold[n]?.firstMs), b: ms(warm[n]), ratio: r(cold[n]?.firstMs, warm[n]) },
+      { id: 'e11', measure: 'quickjs-emscripten: cold vs warm trivial cell', a: ms(cold[e]?.ms), b: ms(warm[e]), ratio: r(cold[e]?.ms, warm[e]) },
+      { id: 'e12', measure: 'quickjs-emscripten: first cell after the executor is ready vs a warm cell', a: ms(cold[e]?.firstMs), b: ms(warm[e]), ratio: r(cold[e]?.firstMs, warm[e]) },
     ];
     return { rows, notes: node.available ? [] : [`(e) Node executor rows skipped: ${node.reason}.`] };
   } finally {
     for (const s of sides) await s.gw.close();
     await nodeExecutor?.close();
+    await emscripten.close();
   }
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolveCodeModeOptions } from '../server/config/schema.ts';
 import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
+import { EmscriptenExecutor } from '../server/executors/emscripten/executor.ts';
 import { executors, fairness, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
 import { probeNodeExecutor } from './node-executor.ts';
 import { openBareQuickJs } from './quickjs-bare.ts';
@@ -46,16 +47,21 @@ async function main(): Promise<void> {
       '(e) executors',
       async () => {
         const node = await probeNodeExecutor();
-        return executors(ctx, node, async () => {
-          const ex = new QuickJsExecutor();
-          await ex.ready();
-          return ex;
-        });
+        return executors(
+          ctx,
+          node,
+          async () => {
+            const ex = new QuickJsExecutor();
+            await ex.ready();
+            return ex;
+          },
+          async () => new EmscriptenExecutor(),
+        );
       },
     ],
   ];
-  // BENCH_ONLY=b,c runs only those sections (while working on one lever); the full table needs all
-  const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim()).filter(Boolean);
+  // BENCH_ONLY=b,c (or BENCH_SECTIONS) runs only those sections (their letters), e.g. while working on one lever; the full table needs all
+  const only = (process.env.BENCH_ONLY ?? process.env.BENCH_SECTIONS)?.split(',').map((x) => x.trim()).filter(Boolean);
   const results: Section[] = [];
   try {
     for (const [name, run] of sections) {
@@ -70,7 +76,7 @@ async function main(): Promise<void> {
   }
   const header = [
     `Code Mode benchmark: ${machineLine(machine)}`,
-    `quickjs-wasi ${packageVersion('quickjs-wasi')}; medians after warm-up (fast rows ${ctx.counts.fast.warmup}+${ctx.counts.fast.iterations}, slow rows ${ctx.counts.slow.warmup}+${ctx.counts.slow.iterations}, suspension rows ${ctx.counts.suspend.warmup}+${ctx.counts.suspend.iterations}, cold rows ${ctx.counts.cold.warmup}+${ctx.counts.cold.iterations} iterations); whole run ${formatMs(performance.now() - started)}`,
+    `quickjs-wasi ${packageVersion('quickjs-wasi')}, quickjs-emscripten ${packageVersion('quickjs-emscripten')}; medians after warm-up (fast rows ${ctx.counts.fast.warmup}+${ctx.counts.fast.iterations}, slow rows ${ctx.counts.slow.warmup}+${ctx.counts.slow.iterations}, suspension rows ${ctx.counts.suspend.warmup}+${ctx.counts.suspend.iterations}, cold rows ${ctx.counts.cold.warmup}+${ctx.counts.cold.iterations} iterations); whole run ${formatMs(performance.now() - started)}`,
   ];
   process.stdout.write(`${renderTable(header, results.flatMap((s) => s.rows), results.flatMap((s) => s.notes))}\n`);
 }

@@ -14,16 +14,21 @@ describe('renderTable', () => {
     expect(new Set(lines.map((l) => l.length)).size).toBe(1);
   });
 
-  it('on a row without a baseline: leaves B and the ratio blank', () => {
+  it('on a row without a baseline: leaves B, C and the ratio blank', () => {
     const line = renderTable([], rows).split('\n').find((l) => l.includes('heap delta'));
     const cells = line?.split('|').map((c) => c.trim());
-    expect(cells?.slice(1, 8)).toEqual(['d4', 'heap delta', '380 KiB', '', '', '', '']);
+    expect(cells?.slice(1, 9)).toEqual(['d4', 'heap delta', '380 KiB', '', '', '', '', '']);
+  });
+
+  it('on a row with a third measure: prints it in C, between B and the ratio', () => {
+    const line = renderTable([], [{ id: 'e1', measure: 'warm', a: '1 ms', b: '2 ms', c: '3 ms', ratio: '0.50x' }]).split('\n').find((l) => l.includes('warm'));
+    expect(line?.split('|').map((c) => c.trim()).slice(1, 7)).toEqual(['e1', 'warm', '1 ms', '2 ms', '3 ms', '0.50x']);
   });
 
   it('on numbers: right-aligns them and marks it in the Markdown rule', () => {
     const table = renderTable([], [{ id: 'x', measure: 'm', a: '4.5 ms', b: 'n/a' }, ...rows]);
     expect(table).toContain('|  4.5 ms |     n/a |');
-    expect(table.split('\n')[1]).toMatch(/^\|-+\|-+\|-+:\|-+:\|-+:\|-+\|-+\|$/);
+    expect(table.split('\n')[1]).toMatch(/^\|-+\|-+\|-+:\|-+:\|-+:\|-+:\|-+\|-+\|$/);
   });
 
   it('on notes: lists them after the table, header lines before it', () => {

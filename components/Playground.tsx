@@ -30,6 +30,8 @@ import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
 import { ThemeToggle } from './ui/ThemeToggle.tsx';
 import type { Run, TurnRequest } from './api.ts';
+import { ComparePanel } from './panels/ComparePanel.tsx';
+import { useCompare } from './playground/useCompare.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
   live: { text: 'live', color: 'bg-emerald-500' },
@@ -184,6 +186,9 @@ export function Playground() {
     });
   }, [turn.turn, running, language, typecheck, executor, execCell, writeCell, selectRun]);
 
+  // "Run on all executors": the editor's cell, as Run would send it, on each executor in its own run
+  const cellInput = () => ({ code: editorRef.current?.getValue() ?? codeRef.current, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) });
+  const compare = useCompare(() => (turn.turn ? { agentRunId: turn.turn.agentRunId, input: cellInput() } : undefined));
   const onWaitRun = useCallback((run: Run) => waitRun(run.runId, run.agentRunId), [waitRun]);
   const onWaitFromResult = useCallback(
     (runId: string) => {
@@ -334,6 +339,8 @@ export function Playground() {
               writeCell({ code, language });
             }}
             onRun={runCell}
+            onCompare={compare.start}
+            comparing={compare.running}
             running={running}
             canRun={turnInfo !== undefined}
             onReady={(api) => {
@@ -350,6 +357,7 @@ export function Playground() {
             }}
             shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
+          {compare.rows || compare.running || compare.error ? <ComparePanel {...compare} onClose={compare.clear} /> : null}
           <div className="flex min-h-[220px] flex-1 flex-col">
             <ResultPanel
               call={shownResultCall}

@@ -34,3 +34,5 @@ export type SourceView = Outputs['sources']['list'][number];
 export type AddSourceInput = Inputs['sources']['add'];
 export type TestPlanReport = Outputs['testPlan']['run'];
 export type TestPlanStep = TestPlanReport['steps'][number];
+export type ComparisonRow = Outputs['compare'][number];
+export type CompareRequest = Inputs['compare'];

@@ -50,7 +50,7 @@ function AcrossRunsChart({ points, selectedRunId, scope }: { points: ChartPoint[
 
 /** The selected run's own line when it has no snapshot: true for it, and honest about the chart of other runs below. */
 export function noSnapshotText(run: Pick<Run, 'runId' | 'executor'>, chartedRunIds: ReadonlySet<string>): string {
-  if (run.executor === 'node') return `Run ${run.runId} ran on node, which keeps a live worker instead of a snapshot; see the retained-bytes estimate on the board.`;
+  if (run.executor !== 'quickjs') return `Run ${run.runId} ran on ${run.executor}, which keeps a live worker instead of a snapshot; see the retained-bytes estimate on the board.`;
   const others = [...chartedRunIds].filter((id) => id !== run.runId).length;
   return others > 0
     ? `Run ${run.runId} never suspended, so none of the bars below are its own (they are ${others} other ${others === 1 ? 'run' : 'runs'}).`

@@ -209,7 +209,7 @@ function WaitingRunDetail(props: {
         </div>
       ) : run.retainedBytesEstimate !== undefined ? (
         <div data-testid="waiting-retained" className="text-[11px] text-neutral-400">
-          live worker continuation, about {formatBytes(run.retainedBytesEstimate)} retained (an estimate; node keeps no snapshot)
+          live worker continuation, about {formatBytes(run.retainedBytesEstimate)} retained (an estimate; {run.executor} keeps no snapshot)
         </div>
       ) : null}
       {run.clientCalls.map((call) => (

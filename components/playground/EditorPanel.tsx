@@ -8,7 +8,7 @@ import { useTheme } from '../ui/theme.ts';
 import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
 import type { ExampleCell } from './examples.ts';
 
-export type ExecutorChoice = 'default' | 'quickjs' | 'node';
+export type ExecutorChoice = 'default' | 'quickjs' | 'node' | 'quickjs-emscripten';
 
 export function EditorPanel(props: {
   defaultCode: string;
@@ -26,6 +26,9 @@ export function EditorPanel(props: {
   deniedTools: readonly DeniedTool[];
   onCodeChange: (code: string) => void;
   onRun: () => void;
+  /** Run the cell on every executor, each in its own run, side by side. */
+  onCompare: () => void;
+  comparing: boolean;
   running: boolean;
   canRun: boolean;
   onReady: (api: CellEditorApi) => void;
@@ -65,6 +68,14 @@ export function EditorPanel(props: {
             }}
           >
             {copied ? 'link copied' : 'share'}
+          </Button>
+          <Button
+            testId="compare-button"
+            disabled={!props.canRun || props.comparing}
+            onClick={props.onCompare}
+            title="run this cell on every executor (quickjs, node, quickjs-emscripten), each in its own run, and show the results side by side"
+          >
+            {props.comparing ? 'Comparing…' : 'Run on all executors'}
           </Button>
           <Button kind="primary" testId="run-button" disabled={!props.canRun || props.running} onClick={props.onRun} title="Ctrl/Cmd+Enter">
             {props.running ? 'Running…' : 'Run ▸'}
@@ -128,6 +139,7 @@ export function EditorPanel(props: {
           <option value="default">agent's executor ({props.agentExecutor ?? '?'})</option>
           <option value="quickjs">quickjs (isolated)</option>
           <option value="node">node (trusted only)</option>
+          <option value="quickjs-emscripten">quickjs-emscripten (isolated, live)</option>
         </select>
       </div>
       {effectiveExecutor === 'node' ? (
