@@ -15,6 +15,7 @@ import { SnapshotsPanel } from './panels/SnapshotsPanel.tsx';
 import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
+import { ReplayLabPanel, type LabRun } from './panels/ReplayLabPanel.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
@@ -160,10 +161,12 @@ export function Playground() {
   };
   useRestoredResult(initial.runId, calls.restore);
 
-  const runCell = useCallback(() => {
+  // `lab`: the replay lab's seed or cassette (a cassette's own source replaces the editor's)
+  const runCell = useCallback((lab: LabRun = {}) => {
     const agentRunId = turn.turn?.agentRunId;
     if (!agentRunId || running) return;
-    const code = editorRef.current?.getValue() ?? codeRef.current;
+    if (lab.code !== undefined) editorRef.current?.setValue(lab.code);
+    const code = lab.code ?? editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
     writeCell({ code, language });
     // Nothing from the previous run stays on screen: a cell that fails before it runs (typecheck) shows no run.
@@ -172,6 +175,8 @@ export function Playground() {
       agentRunId,
       input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
       ...(executor !== 'default' ? { executor } : {}),
+      ...(lab.seed !== undefined ? { seed: lab.seed } : {}),
+      ...(lab.replay !== undefined ? { replay: lab.replay } : {}),
     });
   }, [turn.turn, running, language, typecheck, executor, execCell, writeCell, selectRun]);
 
@@ -322,7 +327,7 @@ export function Playground() {
               codeRef.current = code;
               writeCell({ code, language });
             }}
-            onRun={runCell}
+            onRun={() => runCell()}
             running={running}
             canRun={turnInfo !== undefined}
             onReady={(api) => {
@@ -339,6 +344,7 @@ export function Playground() {
             }}
             shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
+          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} />
           <div className="flex min-h-0 flex-1 flex-col">
             <ResultPanel
               call={shownCall(call, selectedRun)}
