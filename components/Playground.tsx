@@ -13,6 +13,7 @@ import { ResultPanel } from './panels/ResultPanel.tsx';
 import { RunsPanel } from './panels/RunsPanel.tsx';
 import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
+import { ReplayLabPanel, type LabRun } from './panels/ReplayLabPanel.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
 import { DetailTabs } from './playground/DetailTabs.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
@@ -171,10 +172,12 @@ export function Playground() {
     if (!ownRunsLive) restartTurn();
   }, [refetchSurface, refetchCatalog, restartTurn, ownRunsLive]);
 
-  const runCell = useCallback(() => {
+  // `lab`: the replay lab's seed or cassette (a cassette's own source replaces the editor's)
+  const runCell = useCallback((lab: LabRun = {}) => {
     const agentRunId = turn.turn?.agentRunId;
     if (!agentRunId || running) return;
-    const code = editorRef.current?.getValue() ?? codeRef.current;
+    if (lab.code !== undefined) editorRef.current?.setValue(lab.code);
+    const code = lab.code ?? editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
     writeCell({ code, language });
     // Nothing from the previous run stays on screen: a cell that fails before it runs (typecheck) shows no run.
@@ -183,6 +186,8 @@ export function Playground() {
       agentRunId,
       input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
       ...(executor !== 'default' ? { executor } : {}),
+      ...(lab.seed !== undefined ? { seed: lab.seed } : {}),
+      ...(lab.replay !== undefined ? { replay: lab.replay } : {}),
     });
   }, [turn.turn, running, language, typecheck, executor, execCell, writeCell, selectRun]);
 
@@ -338,7 +343,7 @@ export function Playground() {
               codeRef.current = code;
               writeCell({ code, language });
             }}
-            onRun={runCell}
+            onRun={() => runCell()}
             onCompare={compare.start}
             comparing={compare.running}
             running={running}
@@ -358,6 +363,7 @@ export function Playground() {
             shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
           {compare.rows || compare.running || compare.error ? <ComparePanel {...compare} onClose={compare.clear} /> : null}
+          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} />
           <div className="flex min-h-[220px] flex-1 flex-col">
             <ResultPanel
               call={shownResultCall}

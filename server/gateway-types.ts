@@ -3,6 +3,7 @@ import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { ExecutorComparisonRow } from './gateway/compare.ts';
 import type { Cassette } from './runs/cassette.ts';
+import type { SavedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
@@ -163,6 +164,11 @@ export interface GatewayApi {
   forkRun(req: ForkRunRequest): RunView;
   /** A run's tool calls as a cassette (replay lab): inputs, outputs or errors, order, timing, seed, source, outcome. */
   cassette(runId: string): Cassette | undefined;
+  /**
+   * "Save as test" for a completed run: its cassette and a Vitest file (for replays/) that replays the cell through a
+   * Gateway and asserts its value. undefined for an unknown run; InvalidInputError when the run did not complete.
+   */
+  saveAsTest(runId: string): SavedTest | undefined;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */

@@ -37,6 +37,7 @@ import { ApprovalBroker } from './runs/approvals.ts';
 import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
 import type { Cassette } from './runs/cassette.ts';
+import { savedTest, type SavedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
@@ -342,6 +343,12 @@ export class Gateway implements GatewayApi {
 
   cassette(runId: string): Cassette | undefined {
     return this.runsManager.cassette(runId);
+  }
+
+  saveAsTest(runId: string): SavedTest | undefined {
+    const cassette = this.runsManager.cassette(runId);
+    const agentId = this.runsManager.get(runId)?.agentId;
+    return cassette && agentId !== undefined ? savedTest(cassette, agentId) : undefined;
   }
 
   forkRun(req: ForkRunRequest): RunView {

@@ -127,7 +127,11 @@ export function forkRun(parent: Run | undefined, runId: string, rawReplies: unkn
       const edited = replies.get(id);
       if (edited) settleByFork(copy, edited);
       else if (host.settled) copy.settled = host.settled;
-      else again.push(copy);
+      else {
+        // dispatched again, by the fork: a fresh invocation id of the fork's cell, never the parent's
+        record.invocationId = `${fork.cellId}:${++fork.nestedCount}`;
+        again.push(copy);
+      }
     } else if (host.settled) {
       copy.settled = host.settled;
     }

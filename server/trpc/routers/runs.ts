@@ -57,6 +57,13 @@ export const runsRouter = router({
     if (!cassette) throw unknownRun(input.runId);
     return cassette;
   }),
+  /** A completed run as a cassette plus a Vitest file that replays it and asserts its value (the files go in replays/). */
+  saveAsTest: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.saveAsTest');
+    const saved = ctx.gateway.saveAsTest(input.runId);
+    if (!saved) throw unknownRun(input.runId);
+    return saved;
+  }),
   /** Fork a waiting QuickJS run into a new waiting run of the same turn (replay lab); the fork is waited on like any run. */
   fork: publicProcedure.input(forkRunSchema).mutation(({ ctx, input }) => {
     requireRun(ctx, input.runId, input.turnToken, 'runs.fork');
