@@ -21,6 +21,7 @@ import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
+import { useInferredTypes } from './playground/useInferredTypes.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
@@ -215,6 +216,7 @@ export function Playground() {
   const waiting = boardRuns(scopedRuns);
   const connection = CONNECTION_LABELS[live.connection];
   const turnInfo = turn.turn;
+  const inferred = useInferredTypes(turnInfo, catalogQuery.data?.declarations ?? '', call?.result);
 
   return (
     <div className="flex min-h-screen flex-col xl:h-screen">
@@ -321,7 +323,7 @@ export function Playground() {
             executor={executor}
             {...(agent ? { agentExecutor: agent.executor } : {})}
             onExecutorChange={setExecutor}
-            declarations={catalogQuery.data?.declarations ?? ''}
+            declarations={inferred.declarations}
             onCodeChange={(code) => {
               codeRef.current = code;
               writeCell({ code, language });
