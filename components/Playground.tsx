@@ -21,6 +21,7 @@ import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
+import { useInferredTypes } from './playground/useInferredTypes.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
@@ -230,6 +231,7 @@ export function Playground() {
   const waiting = boardRuns(scopedRuns);
   const connection = CONNECTION_LABELS[live.connection];
   const turnInfo = turn.turn;
+  const inferred = useInferredTypes(turnInfo, catalogQuery.data?.declarations ?? '', call?.result);
 
   return (
     <div className="flex min-h-screen flex-col xl:h-screen">
@@ -336,7 +338,7 @@ export function Playground() {
             executor={executor}
             {...(agent ? { agentExecutor: agent.executor } : {})}
             onExecutorChange={setExecutor}
-            declarations={catalogQuery.data?.declarations ?? ''}
+            declarations={inferred.declarations}
             {...(catalogQuery.data ? { cellTypes: catalogQuery.data.cellTypes } : {})}
             deniedTools={deniedTools}
             onCodeChange={(code) => {
