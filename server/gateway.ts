@@ -3,6 +3,7 @@
 // The Gateway wires the parts and is the facade the API and the CLI call: turns live in the turn
 // registry (gateway/turns.ts), a model's exec and wait calls take one path (gateway/control-call.ts),
 // runs live in the RunManager, transcripts and the session store in sessions/.
+// long: the facade, one short delegating method per GatewayApi member (turns, runs, sessions, sources, replay lab, traces); the logic lives in gateway/, runs/, sessions/ and tools/.
 import { EventEmitter } from 'node:events';
 import { catalogView, mcpServerViews } from './catalog/view.ts';
 import { agentModel, agentCodeModeOptions } from './config/activation.ts';
@@ -12,7 +13,7 @@ import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
-import { compareExecutors, type ExecutorComparisonRow } from './gateway/compare.ts';
+import { compareExecutors } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
 import { trajectoryOtlpJson } from './gateway/otlp.ts';
 import { OtlpLiveExport } from './gateway/otlp-live.ts';
@@ -23,8 +24,10 @@ import type {
   ClientToolSpec,
   CompactSessionRequest,
   ExecOptions,
+  ExecutorComparisonRow,
   ForkRunRequest,
   GatewayApi,
+  SavedTest,
   InferredOverlay,
   McpServerView,
   SurfaceView,
@@ -37,7 +40,7 @@ import { ApprovalBroker } from './runs/approvals.ts';
 import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
 import type { Cassette } from './runs/cassette.ts';
-import { savedTest, type SavedTest } from './gateway/save-as-test.ts';
+import { savedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
