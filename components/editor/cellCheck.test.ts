@@ -40,6 +40,9 @@ let gateway: Gateway;
 let main: CatalogView;
 let research: CatalogView;
 const checker = new TypeChecker();
+/** A hung check, not a timing: every cell is checked twice by a whole TypeScript program, slow on a loaded 2-core machine. */
+const CHECK_LIMIT_MS = 120_000;
+const CORPUS_LIMIT_MS = 600_000;
 
 beforeAll(async () => {
   gateway = await createGateway({ configPath: join(REPO_ROOT, 'codemode.config.json') });
@@ -73,7 +76,7 @@ describe('the editor and the server typecheck: one type world', () => {
       const { server, editor } = await both(example.code, example.language, main);
       expect(editor).toEqual(server);
       expect(editor).toEqual([]);
-    });
+    }, CHECK_LIMIT_MS);
   }
 
   it('on a corpus of TypeScript cells: the same lines, columns, ends, messages and codes', async () => {
@@ -84,7 +87,7 @@ describe('the editor and the server typecheck: one type world', () => {
       if (server.length > 0) withErrors++;
     }
     expect(withErrors).toBeGreaterThanOrEqual(12);
-  });
+  }, CORPUS_LIMIT_MS);
 
   it('on JavaScript cells: the same world with checkJs', async () => {
     for (const source of JS_CORPUS) {
@@ -92,7 +95,7 @@ describe('the editor and the server typecheck: one type world', () => {
       expect(editor, source).toEqual(server);
       expect(editor.length).toBeGreaterThan(0);
     }
-  });
+  }, CHECK_LIMIT_MS);
 
   it('on `return w.temperature;`: both reject the returned field (a top-level return used to hide it from the editor)', async () => {
     const { editor } = await both(TS_CORPUS[0] ?? '', 'typescript', main);
