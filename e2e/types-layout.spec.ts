@@ -6,6 +6,11 @@ import type { Page } from '@playwright/test';
 import { EXAMPLES } from '../components/playground/examples.ts';
 import { callSeq, openPlayground, PANEL_SHOTS_DIR, pickAgent, resultRunId, runCell, setCell, settle, settledAfter, waitingRun } from './helpers.ts';
 
+// The editor's first check waits for Monaco's TypeScript worker to start and load its lib: on a loaded 2-core
+// machine that took most of a minute. These are limits for a hung page, not timings.
+test.describe.configure({ timeout: 240_000 });
+const CHECK_TIMEOUT_MS = 150_000;
+
 function problems(page: Page) {
   return page.getByTestId('editor-problems');
 }
@@ -15,11 +20,21 @@ async function checks(page: Page): Promise<number> {
   return Number((await problems(page).getAttribute('data-checks')) ?? '0');
 }
 
+/** Waits until a check newer than `before` has published markers for a cell of `code`'s length (not an earlier edit's). */
+async function checkedAfter(page: Page, before: number, code: string): Promise<void> {
+  await expect
+    .poll(async () => (await checks(page)) > before && (await problems(page).getAttribute('data-checked-chars')) === String(code.length), {
+      timeout: CHECK_TIMEOUT_MS,
+      message: 'the editor checks the cell',
+    })
+    .toBe(true);
+}
+
 /** Replaces the cell and waits until the editor has checked the new text (not merely an earlier one). */
 async function setCellChecked(page: Page, code: string): Promise<void> {
   const before = await checks(page);
   await setCell(page, code);
-  await expect.poll(() => checks(page)).toBeGreaterThan(before);
+  await checkedAfter(page, before, code);
 }
 
 async function pickLanguage(page: Page, language: 'JS' | 'TS'): Promise<void> {
@@ -40,7 +55,7 @@ test('the editor flags what the server typecheck rejects, with the same message;
 
   // the server's typecheck says the same, on the same line
   await page.getByRole('checkbox', { name: 'typecheck' }).check();
-  expect(await settle(page, () => page.getByTestId('run-button').click())).toBe('failed');
+  expect(await settle(page, () => page.getByTestId('run-button').click(), CHECK_TIMEOUT_MS)).toBe('failed');
   await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
   await expect(page.getByTestId('result-panel')).toContainText(`line 2: ${message}`);
 
@@ -60,7 +75,7 @@ test('every shipped example opens clean in the editor', async ({ page }) => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('combobox', { name: 'Examples' }).selectOption(example.id);
     await expect(page.locator('.monaco-editor .view-lines')).toContainText(example.code.split('\n')[0]?.slice(0, 40) ?? '');
-    await expect.poll(() => checks(page), { message: `the editor checks "${example.id}"` }).toBeGreaterThan(before);
+    await checkedAfter(page, before, example.code);
     await expect(problems(page), `"${example.id}" opens clean`).toHaveAttribute('data-errors', '0');
     await expect(page.locator('.monaco-editor .squiggly-error')).toHaveCount(0);
   }

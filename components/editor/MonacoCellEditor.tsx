@@ -53,7 +53,7 @@ async function checkCell(editor: monaco.editor.IStandaloneCodeEditor, props: Cel
       source: m.policyRule !== undefined ? 'policy' : 'ts',
     })),
   );
-  props.onMarkersChange?.(markers);
+  props.onMarkersChange?.(markers, source);
 }
 
 export default function MonacoCellEditor(props: CellEditorProps) {

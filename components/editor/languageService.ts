@@ -1,5 +1,6 @@
 // Feeds Monaco's TypeScript service: the served cell world (compiler options), and the Gateway's ambient tool declarations.
 import type * as Monaco from 'monaco-editor';
+import { cellTypeWorld } from '../../server/source/cell-types.mjs';
 import type { CellTypeWorld } from './cellCheck.ts';
 import type { CellEditorConfig } from './config.ts';
 
@@ -21,6 +22,9 @@ export function configureLanguageService(monaco: MonacoApi, config: CellEditorCo
   monaco.typescript.javascriptDefaults.setDiagnosticsOptions(diagnostics);
   monaco.typescript.typescriptDefaults.setEagerModelSync(true);
   monaco.typescript.javascriptDefaults.setEagerModelSync(true);
+  // The world this build ships, before the Gateway serves its own: the served one (setCellTypes) is then equal
+  // and changes nothing, so the worker is not restarted (its first start loads the lib, seconds on a busy machine).
+  setCellTypes(monaco, cellTypeWorld());
 }
 
 /** The server typecheck's compiler options on both services (a change restarts Monaco's workers, so only on a real change). */

@@ -39,8 +39,8 @@ export interface CellEditorProps {
   onChange?: (code: string) => void;
   /** Ctrl/Cmd+Enter inside the editor. */
   onRun?: () => void;
-  /** Language-service markers of the cell, every time they change. */
-  onMarkersChange?: (markers: CellMarker[]) => void;
+  /** The cell's markers after each check, with the source they are for (a check of a later edit replaces them). */
+  onMarkersChange?: (markers: CellMarker[], checkedSource: string) => void;
   onReady?: (api: CellEditorApi) => void;
   config?: Partial<CellEditorConfig>;
   className?: string;

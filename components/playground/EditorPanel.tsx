@@ -40,8 +40,10 @@ export function EditorPanel(props: {
   shareUrl: () => string;
 }) {
   const [markers, setMarkers] = useState<CellMarker[]>([]);
-  // How many checks have published their markers: a test waits for the check of the cell it loaded.
+  // How many checks have published their markers, and the length of the source the last one checked: a test
+  // waits for the check of the cell it loaded.
   const [checks, setChecks] = useState(0);
+  const [checkedChars, setCheckedChars] = useState<number>();
   const [copied, setCopied] = useState(false);
   const { theme } = useTheme();
   // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
@@ -157,15 +159,16 @@ export function EditorPanel(props: {
           deniedTools={props.deniedTools}
           onChange={props.onCodeChange}
           onRun={props.onRun}
-          onMarkersChange={(next) => {
+          onMarkersChange={(next, checkedSource) => {
             setMarkers(next);
             setChecks((n) => n + 1);
+            setCheckedChars(checkedSource.length);
           }}
           onReady={props.onReady}
           config={{ theme: theme === 'light' ? 'vs' : 'vs-dark' }}
         />
       </div>
-      <div data-testid="editor-problems" data-errors={errors.length} data-checks={checks} role="status" aria-label="cell problems" className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
+      <div data-testid="editor-problems" data-errors={errors.length} data-checks={checks} data-checked-chars={checkedChars} role="status" aria-label="cell problems" className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
         {problems.length === 0 ? (
           <span className="text-neutral-600">no problems · Ctrl/Cmd+Enter runs the cell</span>
         ) : (
