@@ -20,7 +20,10 @@ function structured(reply: Awaited<ReturnType<Client['callTool']>>): { text: str
   return { text: content[0]?.text ?? '', result: reply.structuredContent as CodeModeResult };
 }
 
-describe('codemode mcp (stdio)', () => {
+/** Each test drives a `codemode mcp` child (a Gateway starting): seconds, many more on a loaded machine. */
+const CHILD_PROCESS_TIMEOUT_MS = 120_000;
+
+describe('codemode mcp (stdio)', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
   let client: Client;
   let stderr = '';
   // the same config in-process: what the child's surface and model text must equal
@@ -32,7 +35,7 @@ describe('codemode mcp (stdio)', () => {
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     client = new Client({ name: 'stdio-agent', version: '1.0.0' });
     await client.connect(transport);
-  });
+  }, CHILD_PROCESS_TIMEOUT_MS);
   afterAll(async () => {
     await client?.close();
     await reference?.close();
@@ -88,7 +91,7 @@ describe('codemode mcp (stdio)', () => {
   });
 });
 
-describe('codemode mcp --agent', () => {
+describe('codemode mcp --agent', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
   it('an unknown agent exits 2 naming the known ones, with nothing on stdout', async () => {
     const run = promisify(execFile);
     const err = (await run(process.execPath, [BIN, 'mcp', '--config', config, '--agent', 'nope'], { cwd: REPO_ROOT }).catch((e: unknown) => e)) as {

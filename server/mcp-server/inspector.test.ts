@@ -44,7 +44,7 @@ describe('MCP Inspector CLI against `codemode mcp` (stdio)', { timeout: CHILD_PR
   let reference: Gateway;
   beforeAll(async () => {
     reference = await createGateway({ configPath: config });
-  });
+  }, CHILD_PROCESS_TIMEOUT_MS);
   afterAll(() => reference?.close());
 
   it('tools/list: exactly the model surface, exec and wait with their output schema', async () => {

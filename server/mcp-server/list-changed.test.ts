@@ -14,6 +14,9 @@ import type { ToolDefinition } from '../tools/types.ts';
 import { until } from '../testing.ts';
 import { startMcpTestServer, stopMcpTestServer } from './testing.ts';
 
+/** Waits on a child MCP server (connect, reconnect, list_changed) get this long: conditions, not timings, on a loaded machine. */
+const SLOW_MACHINE_MS = 60_000;
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -87,11 +90,13 @@ describe('tools/list_changed (pushed)', () => {
     await until(() => listeners.size === 0, { what: 'the ended session to unsubscribe' });
   });
 
-  it('a real MCP server adds a tool (its own list_changed, through the MCP manager): the idle client hears list_changed once; a reconnect with the same tools sends nothing', async () => {
-    const manager = new McpManager({ baseDir: testConfig().baseDir, mcp: { servers: { growing: growingServer() } } }, FAST_MCP_OPTIONS).start();
+  it('a real MCP server adds a tool (its own list_changed, through the MCP manager): the idle client hears list_changed once; a reconnect with the same tools sends nothing', { timeout: 4 * SLOW_MACHINE_MS }, async () => {
+    // a roomy connect timeout: on a loaded machine a child's first answer can take long, and this test is not about that
+    const manager = new McpManager({ baseDir: testConfig().baseDir, mcp: { servers: { growing: growingServer() } } }, { ...FAST_MCP_OPTIONS, connectTimeoutMs: SLOW_MACHINE_MS }).start();
     const gw = await createGateway({ config: testConfig(), mcp: manager });
     cleanups.push(() => gw.close());
     cleanups.push(() => manager.close());
+    await until(() => manager.views()[0]?.state === 'connected', { what: 'the growing server to connect', timeoutMs: SLOW_MACHINE_MS });
     const rebuilds = vi.spyOn(gw, 'updateClientTools');
     const { client, changes } = await listeningClient(await serve(gw));
     expect(await execDescription(client)).toContain('MCP.growing');
@@ -100,12 +105,12 @@ describe('tools/list_changed (pushed)', () => {
     // a reconnect lists the same tools again: the revision moves, the surface the client listed does not
     const before = manager.revision();
     expect(manager.reconnect('growing')).toBe(true);
-    await until(() => manager.revision() > before && rebuilds.mock.calls.length === 1, { what: 'the reconnect to list its tools and the session to rebuild' });
+    await until(() => manager.revision() > before && rebuilds.mock.calls.length === 1, { what: 'the reconnect to list its tools and the session to rebuild', timeoutMs: SLOW_MACHINE_MS });
 
     // the change comes from outside the MCP session: the server's own tool, called directly
     const grow = manager.tools().find((t) => t.name === 'grow');
     expect(await grow?.execute?.({}, testContext())).toEqual({ content: [{ type: 'text', text: 'grown_1' }] });
-    await until(() => changes() >= 1, { what: 'notifications/tools/list_changed' });
+    await until(() => changes() >= 1, { what: 'notifications/tools/list_changed', timeoutMs: SLOW_MACHINE_MS });
     const relisted = await client.listTools();
     expect(relisted).not.toEqual(listed);
     expect(await exec(client, 'return await MCP.growing.grown_1({});')).toMatchObject({ status: 'completed' });
