@@ -3,6 +3,7 @@
 // The Gateway wires the parts and is the facade the API and the CLI call: turns live in the turn
 // registry (gateway/turns.ts), a model's exec and wait calls take one path (gateway/control-call.ts),
 // runs live in the RunManager, transcripts and the session store in sessions/.
+// long: the facade, one short delegating method per GatewayApi member (turns, runs, sessions, sources, replay lab, traces); the logic lives in gateway/, runs/, sessions/ and tools/.
 import { EventEmitter } from 'node:events';
 import { catalogView, mcpServerViews } from './catalog/view.ts';
 import { agentModel, agentCodeModeOptions } from './config/activation.ts';
@@ -12,14 +13,22 @@ import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
+import { compareExecutors } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
+import { trajectoryOtlpJson } from './gateway/otlp.ts';
+import { OtlpLiveExport } from './gateway/otlp-live.ts';
+import { isTerminal } from './runs/run.ts';
 import type {
   BranchSessionRequest,
   CatalogView,
   ClientToolSpec,
   CompactSessionRequest,
   ExecOptions,
+  ExecutorComparisonRow,
+  ForkRunRequest,
   GatewayApi,
+  SavedTest,
+  InferredOverlay,
   McpServerView,
   SurfaceView,
   TurnInfo,
@@ -30,6 +39,8 @@ import { Ownership } from './access/ownership.ts';
 import { ApprovalBroker } from './runs/approvals.ts';
 import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
+import type { Cassette } from './runs/cassette.ts';
+import { savedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
@@ -62,7 +73,7 @@ export interface GatewayOptions {
   openapi?: OpenApiSources;
   /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
   log?: (line: string) => void;
-  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/runs.ts). */
+  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/limits.ts). */
   legStartLimitMs?: number;
 }
 
@@ -77,6 +88,8 @@ export class Gateway implements GatewayApi {
   private readonly turns: TurnRegistry;
   private readonly executors: ExecutorSet;
   private readonly calls: ControlCalls;
+  /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url). */
+  private readonly otlp?: OtlpLiveExport;
   private readonly openapi: OpenApiSources;
   private readonly liveSources: SourceRegistry;
   private closed = false;
@@ -108,7 +121,9 @@ export class Gateway implements GatewayApi {
     this.events.on('event', (event: RunEvent) => {
       if (event.type === 'run.started') this.ownership.noteRun(event.runId, event.view.agentRunId);
       else if (event.type === 'nested.finished') this.recorder.nestedFinished(event.runId, event.call);
+      else if (event.type === 'run.updated' && isTerminal(event.view.state)) this.exportEnded(event.runId);
     });
+    if (config.telemetry?.otlp) this.otlp = new OtlpLiveExport(config.telemetry.otlp, (line) => (opts.log ?? console.warn)(line));
     this.executors = new ExecutorSet(opts.executors);
     this.approvalsBroker = new ApprovalBroker((e) => {
       if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
@@ -196,7 +211,7 @@ export class Gateway implements GatewayApi {
   borrowedSources(): Pick<GatewayOptions, 'mcp' | 'extraTools'> {
     const mcp = this.opts.mcp;
     return {
-      ...(mcp ? { mcp: { ready: () => mcp.ready(), tools: () => mcp.tools(), revision: () => mcp.revision(), views: () => mcp.views(), close: async () => {} } } : {}),
+      ...(mcp ? { mcp: { ready: () => mcp.ready(), tools: () => mcp.tools(), revision: () => mcp.revision(), onToolsChanged: (l: () => void) => mcp.onToolsChanged(l), views: () => mcp.views(), close: async () => {} } } : {}),
       ...(this.opts.extraTools ? { extraTools: this.opts.extraTools } : {}),
     };
   }
@@ -226,6 +241,16 @@ export class Gateway implements GatewayApi {
 
   saveSource(name: string): SaveSourceResult {
     return this.liveSources.save(name);
+  }
+
+  onToolSourcesChanged(listener: () => void): () => void {
+    // the config is read once at start: MCP servers and OpenAPI documents (configured or added live) are what change
+    const offMcp = this.opts.mcp?.onToolsChanged(listener);
+    const offOpenApi = this.openapi.onChanged(listener);
+    return () => {
+      offMcp?.();
+      offOpenApi();
+    };
   }
 
   // ---- turns -----------------------------------------------------------------------------------
@@ -263,6 +288,21 @@ export class Gateway implements GatewayApi {
 
   wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
     return this.calls.wait(this.turns.use(agentRunId), agentRunId, input, opts);
+  }
+
+  /** The cell on every executor (or `kinds`), each in its own run of this turn, side by side (gateway/compare.ts). */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[]): Promise<ExecutorComparisonRow[]> {
+    return compareExecutors(
+      {
+        exec: (id, i, o) => this.exec(id, i, o),
+        wait: (id, i) => this.wait(id, i),
+        trajectory: (runId) => this.trajectory(runId),
+        executorStarted: (kind) => this.executors.has(kind),
+      },
+      agentRunId,
+      input,
+      kinds,
+    );
   }
 
   modelText(result: CodeModeResult): string {
@@ -304,6 +344,21 @@ export class Gateway implements GatewayApi {
     return this.runsManager.abortRun(runId);
   }
 
+  cassette(runId: string): Cassette | undefined {
+    return this.runsManager.cassette(runId);
+  }
+
+  saveAsTest(runId: string): SavedTest | undefined {
+    const cassette = this.runsManager.cassette(runId);
+    const agentId = this.runsManager.get(runId)?.agentId;
+    return cassette && agentId !== undefined ? savedTest(cassette, agentId) : undefined;
+  }
+
+  forkRun(req: ForkRunRequest): RunView {
+    this.assertOpen();
+    return this.runsManager.fork(req?.runId, req?.replies);
+  }
+
   answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void {
     this.runsManager.answerClientCall(req.runId, req.callId, req);
   }
@@ -328,6 +383,22 @@ export class Gateway implements GatewayApi {
     return this.runsManager.trajectory(runId);
   }
 
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    return this.turns.inferredTypes(agentRunId);
+  }
+
+  trajectoryOtlp(runId: string): string | undefined {
+    const t = this.runsManager.trajectory(runId);
+    return t ? trajectoryOtlpJson(t) : undefined;
+  }
+
+  /** An ended run's trace goes to the live OTLP endpoint, when one is configured (once per run). */
+  private exportEnded(runId: string): void {
+    if (!this.otlp) return;
+    const t = this.runsManager.trajectory(runId);
+    if (t) void this.otlp.exportRun(t);
+  }
+
   subscribe(listener: (event: RunEvent) => void): () => void {
     this.events.on('event', listener);
     return () => this.events.off('event', listener);
@@ -337,6 +408,7 @@ export class Gateway implements GatewayApi {
     if (this.closed) return;
     this.closed = true;
     await this.runsManager.close();
+    await this.otlp?.close();
     this.turns.close();
     await this.executors.close();
     await this.opts.mcp?.close();

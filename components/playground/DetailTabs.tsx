@@ -22,6 +22,8 @@ const DETAIL_TABS: ReadonlyArray<TabSpec<DetailTab>> = [
 export function DetailTabs(props: {
   /** Runs in the page's scope (the snapshot table). */
   runs: Run[];
+  /** What the scope is, as the snapshot chart names it. */
+  scope: 'this turn' | 'all turns';
   /** Every run the page knows (the session view). */
   allRuns: Run[];
   selectedRun?: Run;
@@ -40,10 +42,10 @@ export function DetailTabs(props: {
         <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
       </TabPanel>
       <TabPanel id="snapshots" active={tab === 'snapshots'}>
-        <SnapshotsPanel runs={props.runs} {...(selectedRun ? { run: selectedRun } : {})} />
+        <SnapshotsPanel runs={props.runs} scope={props.scope} {...(selectedRun ? { run: selectedRun } : {})} />
       </TabPanel>
       <TabPanel id="session" active={tab === 'session'}>
-        <SessionPanel runs={props.allRuns} {...(props.sessionId ? { sessionId: props.sessionId } : {})} />
+        <SessionPanel runs={props.allRuns} {...(props.sessionId ? { sessionId: props.sessionId } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
       </TabPanel>
       <TabPanel id="sources" active={tab === 'sources'}>
         <SourcesPanel onCatalogChanged={props.onCatalogChanged} />

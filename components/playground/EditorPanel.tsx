@@ -2,13 +2,13 @@
 // The editor panel: the cell editor core plus its toolbar (examples, language, typecheck, executor, share, run).
 import { useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
-import type { CellEditorApi, CellLanguage, CellMarker } from '../editor/index.ts';
+import type { CellEditorApi, CellLanguage, CellMarker, CellTypeWorld, DeniedTool } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
 import { useTheme } from '../ui/theme.ts';
 import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
 import type { ExampleCell } from './examples.ts';
 
-export type ExecutorChoice = 'default' | 'quickjs' | 'node';
+export type ExecutorChoice = 'default' | 'quickjs' | 'node' | 'quickjs-emscripten';
 
 export function EditorPanel(props: {
   defaultCode: string;
@@ -20,8 +20,15 @@ export function EditorPanel(props: {
   agentExecutor?: string;
   onExecutorChange: (executor: ExecutorChoice) => void;
   declarations: string;
+  /** The server typecheck's world (served with the declarations): the editor's markers are the server's diagnostics. */
+  cellTypes?: CellTypeWorld;
+  /** Tools the agent's policy denied: a call to one is flagged with its rule. */
+  deniedTools: readonly DeniedTool[];
   onCodeChange: (code: string) => void;
   onRun: () => void;
+  /** Run the cell on every executor, each in its own run, side by side. */
+  onCompare: () => void;
+  comparing: boolean;
   running: boolean;
   canRun: boolean;
   onReady: (api: CellEditorApi) => void;
@@ -33,6 +40,8 @@ export function EditorPanel(props: {
   shareUrl: () => string;
 }) {
   const [markers, setMarkers] = useState<CellMarker[]>([]);
+  // How many checks have published their markers: a test waits for the check of the cell it loaded.
+  const [checks, setChecks] = useState(0);
   const [copied, setCopied] = useState(false);
   const { theme } = useTheme();
   // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
@@ -43,7 +52,7 @@ export function EditorPanel(props: {
     <Panel
       title="Cell"
       testId="editor-panel"
-      className="h-[56%] shrink-0"
+      className="h-[60%] min-h-[480px] shrink-0"
       bodyClassName="flex min-h-0 flex-col"
       actions={
         <>
@@ -59,6 +68,14 @@ export function EditorPanel(props: {
             }}
           >
             {copied ? 'link copied' : 'share'}
+          </Button>
+          <Button
+            testId="compare-button"
+            disabled={!props.canRun || props.comparing}
+            onClick={props.onCompare}
+            title="run this cell on every executor (quickjs, node, quickjs-emscripten), each in its own run, and show the results side by side"
+          >
+            {props.comparing ? 'Comparing…' : 'Run on all executors'}
           </Button>
           <Button kind="primary" testId="run-button" disabled={!props.canRun || props.running} onClick={props.onRun} title="Ctrl/Cmd+Enter">
             {props.running ? 'Running…' : 'Run ▸'}
@@ -122,6 +139,7 @@ export function EditorPanel(props: {
           <option value="default">agent's executor ({props.agentExecutor ?? '?'})</option>
           <option value="quickjs">quickjs (isolated)</option>
           <option value="node">node (trusted only)</option>
+          <option value="quickjs-emscripten">quickjs-emscripten (isolated, live)</option>
         </select>
       </div>
       {effectiveExecutor === 'node' ? (
@@ -135,14 +153,19 @@ export function EditorPanel(props: {
           defaultValue={props.defaultCode}
           language={props.language}
           declarations={props.declarations}
+          {...(props.cellTypes ? { cellTypes: props.cellTypes } : {})}
+          deniedTools={props.deniedTools}
           onChange={props.onCodeChange}
           onRun={props.onRun}
-          onMarkersChange={setMarkers}
+          onMarkersChange={(next) => {
+            setMarkers(next);
+            setChecks((n) => n + 1);
+          }}
           onReady={props.onReady}
           config={{ theme: theme === 'light' ? 'vs' : 'vs-dark' }}
         />
       </div>
-      <div data-testid="editor-problems" data-errors={errors.length} className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
+      <div data-testid="editor-problems" data-errors={errors.length} data-checks={checks} role="status" aria-label="cell problems" className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
         {problems.length === 0 ? (
           <span className="text-neutral-600">no problems · Ctrl/Cmd+Enter runs the cell</span>
         ) : (

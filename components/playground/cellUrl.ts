@@ -8,7 +8,7 @@ import { DEFAULT_CLIENT_TOOLS, parseClientTools } from './clientTools.ts';
 export const RUN_PARAM = 'run';
 
 /** A cell's executor when it overrides the agent's (the page's default choice is "the agent's executor"). */
-export type ExecutorOverride = 'quickjs' | 'node';
+export type ExecutorOverride = 'quickjs' | 'node' | 'quickjs-emscripten';
 
 /**
  * What a link carries besides the cell: every field is optional, and a missing one means the page's default
@@ -47,7 +47,7 @@ export function readSettings(hash: string): TurnSettings {
   const model = params.get(SETTING_KEYS.model);
   if (model) settings.model = model;
   const executor = params.get(SETTING_KEYS.executor);
-  if (executor === 'quickjs' || executor === 'node') settings.executor = executor;
+  if (executor === 'quickjs' || executor === 'node' || executor === 'quickjs-emscripten') settings.executor = executor;
   if (params.get(SETTING_KEYS.typecheck) === '1') settings.typecheck = true;
   const tools = params.get(SETTING_KEYS.clientTools);
   if (tools !== null) {

@@ -1,6 +1,6 @@
 // The codemode command line, run in-process against the shipped config and a roomy copy of the demo, and as a child process.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -87,6 +87,38 @@ describe.concurrent('codemode run', () => {
     expect(code).toBe(0);
   });
 
+  it('on --tokens: after the cell, one JSON line with its token meter (code mode vs direct, marked an estimate)', async () => {
+    const file = cellFile('const a = await sleep({ ms: 1 }); const b = await sleep({ ms: 2 });\nreturn [a, b]');
+    const { code, lines } = await cli(['run', file, '--config', roomy, '--tokens']);
+    expect(code).toBe(0);
+    const last = JSON.parse(lines.at(-1)!) as { tokens: Record<string, unknown> & { codeMode: { total: number }; direct: { calls: number; total: number } } };
+    const result = JSON.parse(lines.at(-2)!) as { status: string; telemetry: { runId: string } };
+    expect(result.status).toBe('completed');
+    expect(last.tokens).toMatchObject({ runId: result.telemetry.runId, estimate: true, encoding: 'o200k_base', direct: { calls: 2 } });
+    expect(last.tokens.codeMode.total).toBeGreaterThan(0);
+    expect(last.tokens.direct.total).toBeGreaterThan(0);
+    // without the flag: results only
+    const plain = await cli(['run', file, '--config', roomy]);
+    expect(plain.lines.every((l) => !('tokens' in (JSON.parse(l) as object)))).toBe(true);
+  });
+
+  it('on --otlp FILE: writes every cell\'s trace as one OTLP/JSON request (a trace per cell)', async () => {
+    const first = cellFile('return (await sleep({ ms: 1 })).sleptMs >= 1');
+    const second = cellFile('return 2');
+    const out = join(mkdtempSync(join(tmpdir(), 'codemode-cli-otlp-')), 'trace.json');
+    const { code, lines } = await cli(['run', first, second, '--config', roomy, '--otlp', out]);
+    expect(code).toBe(0);
+    const runIds = lines.map((l) => (JSON.parse(l) as { telemetry: { runId: string } }).telemetry.runId);
+    const request = JSON.parse(readFileSync(out, 'utf8')) as {
+      resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ traceId: string; name: string; parentSpanId?: string; attributes: Array<{ key: string; value: { stringValue?: string } }> }> }> }>;
+    };
+    const spans = request.resourceSpans.flatMap((r) => r.scopeSpans).flatMap((s) => s.spans);
+    const roots = spans.filter((s) => s.name === 'codemode.run');
+    expect(roots.map((r) => r.attributes.find((a) => a.key === 'codemode.run_id')?.value.stringValue)).toEqual(runIds);
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(2);
+    expect(spans.some((s) => s.name === 'codemode.call sleep')).toBe(true);
+  });
+
   it('on a failing cell: exits 1', async () => {
     const file = cellFile('throw new Error("nope")');
     const { code, lines } = await cli(['run', file, '--config', roomy]);
@@ -114,7 +146,7 @@ describe.concurrent('codemode run', () => {
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ status: 'completed', value: 'approval_denied' });
   });
 
-  it('on the same cells with --executor node and --executor quickjs: gives the same results', async () => {
+  it('on the same cells with --executor node, quickjs and quickjs-emscripten: gives the same results', async () => {
     const cells = [
       'const w = await weather_lookup({ city: "Oslo" });\nconst [a, b] = await Promise.all([read({ path: "README.md" }), grep({ pattern: "TODO" })]);\nreturn { city: w.city, bytes: a.bytes, matches: b.matches.length }',
       'try { await web_fetch({ url: "https://nowhere.example/" }) } catch (e) { return e.code }',
@@ -123,15 +155,52 @@ describe.concurrent('codemode run', () => {
     ];
     for (const code of cells) {
       const file = cellFile(code);
-      const runs = await Promise.all(['node', 'quickjs'].map((executor) => cli(['run', file, '--config', roomy, '--executor', executor])));
+      const kinds = ['node', 'quickjs', 'quickjs-emscripten'];
+      const runs = await Promise.all(kinds.map((executor) => cli(['run', file, '--config', roomy, '--executor', executor])));
       const finals = runs.map((r) => JSON.parse(r.lines.at(-1)!));
-      expect(finals[0].telemetry.executor).toBe('node');
-      expect(finals[1].telemetry.executor).toBe('quickjs');
+      expect(finals.map((f) => f.telemetry.executor)).toEqual(kinds);
       // documented differences live in telemetry (snapshot bytes vs an estimate); status, value and output agree
       const comparable = finals.map((f) => ({ status: f.status, value: f.value, output: f.output }));
-      expect(comparable[0]).toEqual(comparable[1]);
-      expect(runs[0]!.code).toBe(runs[1]!.code);
+      expect(comparable[1]).toEqual(comparable[0]);
+      expect(comparable[2]).toEqual(comparable[0]);
+      expect(runs.map((r) => r.code)).toEqual([runs[0]!.code, runs[0]!.code, runs[0]!.code]);
     }
+  });
+
+  it('on --executor all: one JSON line per executor, each its own run, with the comparison fields', async () => {
+    const file = cellFile('const w = await weather_lookup({ city: "Oslo" });\nawait yield_control("checkpoint");\nreturn w.city');
+    const { code, lines } = await cli(['run', file, '--config', roomy, '--executor', 'all']);
+    expect(code).toBe(0);
+    const rows = lines.map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.executor)).toEqual(['node', 'quickjs', 'quickjs-emscripten']);
+    expect(new Set(rows.map((r) => r.runId)).size).toBe(3);
+    for (const r of rows) {
+      expect(r).toMatchObject({ status: 'completed', valueJson: '"Oslo"', valueDiffers: false, calls: 2, nestedCalls: 2 });
+      expect(r.durationMs).toBeGreaterThan(0);
+      expect(r.nestedMs).toBeGreaterThanOrEqual(0);
+    }
+    // createGateway warms the configured executor (quickjs); the others start for their row
+    expect(rows.map((r) => r.start)).toEqual(['cold', 'warm', 'cold']);
+    // stored snapshot bytes for quickjs, a live estimate for the other two
+    expect(rows[1].parked).toMatchObject({ kind: 'snapshot' });
+    expect(rows[1].parked.storedBytes).toBeGreaterThan(0);
+    for (const i of [0, 2]) {
+      expect(rows[i].parked).toMatchObject({ kind: 'live-estimate' });
+      expect(rows[i].parked.bytes).toBeGreaterThan(0);
+    }
+  });
+
+  it('on a cell whose value differs per executor under --executor all: marks the rows that differ', async () => {
+    const file = cellFile('try { (function f() { f() })() } catch (e) { return e.name }');
+    const { code, lines } = await cli(['run', file, '--config', roomy, '--executor', 'all']);
+    expect(code).toBe(0);
+    const rows = lines.map((l) => JSON.parse(l));
+    // engine difference: Bellard QuickJS (quickjs-emscripten) throws InternalError on stack overflow
+    expect(rows.map((r) => [r.executor, r.valueJson, r.valueDiffers])).toEqual([
+      ['node', '"RangeError"', false],
+      ['quickjs', '"RangeError"', false],
+      ['quickjs-emscripten', '"InternalError"', true],
+    ]);
   });
 
   it('on bad arguments: exits 2 with usage', async () => {

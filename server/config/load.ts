@@ -14,6 +14,7 @@ import {
   type ConfigProblem,
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
+import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import { resolveSources, sourcesSchema } from './sources-schema.ts';
 import {
@@ -221,6 +222,7 @@ const gatewayFileSchema = strictObject(
     ).optional(),
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
+    telemetry: telemetrySchema.optional(),
     shellAllow: list(
       text('a command name')
         .refine((name) => COMMAND_NAME.test(name), {
@@ -233,7 +235,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -318,6 +320,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
     server: resolveServerOptions(file.server),
     mcpServer: resolveMcpServerOptions(file.mcpServer),
+    ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

@@ -147,6 +147,11 @@ describe('invalid tools.codeMode values', () => {
     expect(error.reason).toContain('"deno"');
     expect(error.reason).toContain('"node"');
     expect(error.reason).toContain('"quickjs"');
+    expect(error.reason).toContain('"quickjs-emscripten"');
+  });
+
+  it('on executor "quickjs-emscripten": accepted', () => {
+    expect(resolveCodeModeOptions({ enabled: true, executor: 'quickjs-emscripten' }, 'tools.codeMode').executor).toBe('quickjs-emscripten');
   });
 
   it('on enabled "yes": names enabled and lists true, false and "auto"', () => {

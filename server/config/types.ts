@@ -1,6 +1,7 @@
 // Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
+import type { TelemetryOptions } from './telemetry.ts';
 
-export type ExecutorKind = 'node' | 'quickjs';
+export type ExecutorKind = 'node' | 'quickjs' | 'quickjs-emscripten';
 
 /** Who may pick another executor than the agent's for one cell over the API (`exec` with `executor`). */
 export type ExecutorOverridePolicy = 'never' | 'operator' | 'always';
@@ -53,6 +54,10 @@ export interface McpServerOptions {
    * agent instead of the access token. The access token opens `path` too.
    */
   token?: string;
+  /** Concurrent Streamable HTTP sessions; an `initialize` past it is refused (503) until one ends. */
+  maxSessions: number;
+  /** A session with no request for this long, and none in flight, is closed: its turn ends and its runs are aborted. */
+  sessionIdleSeconds: number;
 }
 
 /** Per-model entry (`agents.defaults.models[...]`, `agents.list[].models[...]`). */
@@ -151,6 +156,8 @@ export interface GatewayConfig {
   server: ServerOptions;
   /** The MCP server face, resolved (a config built in code: resolveMcpServerOptions(undefined)). */
   mcpServer: McpServerOptions;
+  /** Live trace export (absent: none; a run's OTLP JSON is still available to download). */
+  telemetry?: TelemetryOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

@@ -83,9 +83,9 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       if (msg.ok) return { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes };
       return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes };
     case 'parked': {
-      // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live context (Node)
+      // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live VM (Node, quickjs-emscripten)
       let continuation: Continuation;
-      if (executor === 'node' && msg.continuationId !== undefined && !msg.snapshot) {
+      if ((executor === 'node' || executor === 'quickjs-emscripten') && msg.continuationId !== undefined && !msg.snapshot) {
         continuation = { executor, continuationId: msg.continuationId, workerId, retainedBytesEstimate: msg.retainedBytesEstimate, settled: msg.settled };
       } else if (executor === 'quickjs' && msg.snapshot !== undefined && msg.continuationId === undefined) {
         continuation = { executor, snapshot: msg.snapshot, rawBytes: msg.rawBytes, storedBytes: msg.storedBytes, settled: msg.settled };

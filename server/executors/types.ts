@@ -7,7 +7,7 @@ import type { CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
 
 /** Executor-owned state of a suspended cell: one kind per executor, told apart by `executor`. */
-export type Continuation = QuickJsContinuation | NodeContinuation;
+export type Continuation = QuickJsContinuation | NodeContinuation | EmscriptenContinuation;
 
 /** A parked QuickJS cell: its VM as an encoded snapshot the run holds (host-only, never leaves the server). */
 export interface QuickJsContinuation {
@@ -20,12 +20,15 @@ export interface QuickJsContinuation {
   settled?: SettledOutcome;
 }
 
-/** A parked Node cell: its live context, kept in worker `workerId` under `continuationId`. */
-export interface NodeContinuation {
-  executor: 'node';
+/**
+ * A parked cell that stays live in its worker (Node: its node:vm context; quickjs-emscripten: its QuickJS
+ * runtime), kept in worker `workerId` under `continuationId`.
+ */
+export interface LiveContinuation<K extends LiveExecutorKind = LiveExecutorKind> {
+  executor: K;
   continuationId: string;
   workerId: number;
-  /** What the live context is estimated to retain (an estimate, labelled so). */
+  /** What the live context or runtime is estimated to retain (an estimate, labelled so). */
   retainedBytesEstimate?: number;
   /** The cell had settled with un-awaited work pending; its outcome resumes with it. */
   settled?: SettledOutcome;
@@ -114,3 +117,10 @@ export interface Executor {
   ready?(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The executors whose parked cells stay live in their worker. */
+export type LiveExecutorKind = 'node' | 'quickjs-emscripten';
+/** A parked Node cell (a live node:vm context). */
+export type NodeContinuation = LiveContinuation<'node'>;
+/** A parked quickjs-emscripten cell (a live QuickJS runtime). */
+export type EmscriptenContinuation = LiveContinuation<'quickjs-emscripten'>;

@@ -11,6 +11,11 @@ export class ExecutorSet {
     for (const [kind, ex] of Object.entries(lent)) if (ex) this.executors.set(kind as ExecutorKind, ex);
   }
 
+  /** Whether the executor of `kind` was started (or lent) already. */
+  has(kind: ExecutorKind): boolean {
+    return this.executors.has(kind);
+  }
+
   /** The executor of `kind`, started now if needed; runtime_unavailable with the reason when it cannot start. */
   async get(kind: ExecutorKind): Promise<Executor> {
     const existing = this.executors.get(kind);
@@ -24,6 +29,9 @@ export class ExecutorSet {
         const mod = await import('../executors/node/executor.ts').catch(() => undefined);
         if (!mod) throw new Error('the node executor is not part of this build');
         ex = new mod.NodeExecutor();
+      } else if (kind === 'quickjs-emscripten') {
+        const { EmscriptenExecutor } = await import('../executors/emscripten/executor.ts');
+        ex = new EmscriptenExecutor();
       } else {
         throw new Error(`unknown executor "${String(kind)}"`);
       }

@@ -7,6 +7,8 @@
  *               `value` is compared when the cell completed, `code` and `error` (a substring) when it failed
  *   // options: {"approve"?: true, "typecheck"?: true}   (optional)
  *   // repeat:  N   run the cell N times in a row (optional; a lock-out needs many runs)
+ *   // expect-<executor>: {...}   replaces `expect` on that executor, for a documented engine difference
+ *               (docs/decisions.md, issue 15); the line after it says which
  * Every cell is also held to what no attack may cause: an `internal_error`, a crashed process, or a
  * normal cell (probe.js) failing in the same session afterwards. Runners: corpus.test.ts (the CLI,
  * both executors) and e2e/hostile.spec.ts (the server over HTTP).
@@ -37,6 +39,8 @@ export interface HostileCase {
   attack: string;
   finding: string;
   expect: Expectation;
+  /** Per-executor expectations (`// expect-quickjs-emscripten:`), where an engine differs. */
+  expectFor: Record<string, Expectation>;
   approve: boolean;
   typecheck: boolean;
   repeat: number;
@@ -67,6 +71,8 @@ export function loadCorpus(dir = CORPUS_DIR): HostileCase[] {
       const expectText = header(code, 'expect');
       if (!attack || !finding || !expectText) throw new Error(`${name}: needs // attack:, // finding: and // expect: header lines`);
       const expect = JSON.parse(expectText) as Expectation;
+      const expectFor: Record<string, Expectation> = {};
+      for (const m of code.matchAll(/^\/\/ expect-([a-z-]+): (.*)$/gm)) expectFor[m[1]!] = JSON.parse(m[2]!) as Expectation;
       const options = JSON.parse(header(code, 'options') ?? '{}') as { approve?: boolean; typecheck?: boolean };
       return {
         name,
@@ -76,6 +82,7 @@ export function loadCorpus(dir = CORPUS_DIR): HostileCase[] {
         attack,
         finding,
         expect,
+        expectFor,
         approve: Boolean(options.approve),
         typecheck: Boolean(options.typecheck),
         repeat: Number(header(code, 'repeat') ?? '1'),

@@ -115,6 +115,8 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const mcp = mcpOptions
     ? createMcpHttpHandler(opts.gateway, {
         maxRequestBodyBytes: opts.server.maxRequestBodyBytes,
+        maxSessions: mcpOptions.maxSessions,
+        sessionIdleMs: mcpOptions.sessionIdleSeconds * 1000,
         ...(opts.logError ? { log: (line: string) => opts.logError?.('[mcp]', line) } : {}),
       })
     : undefined;

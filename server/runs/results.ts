@@ -46,7 +46,7 @@ export function telemetry(run: Run, budget: ExecutionBudget, live: LiveLeg | und
     counters: { ...run.counters },
     nestedCalls: run.nestedCount,
     ...(snapshot ? { snapshot } : {}),
-    ...(parked?.executor === 'node' && parked.retainedBytesEstimate !== undefined ? { retainedBytesEstimate: parked.retainedBytesEstimate } : {}),
+    ...(parked && parked.executor !== 'quickjs' && parked.retainedBytesEstimate !== undefined ? { retainedBytesEstimate: parked.retainedBytesEstimate } : {}),
     ...(live?.opened ? { startMs: Math.round(live.opened.startMs) } : {}),
     ...(live?.opened?.restoreMs !== undefined ? { restoreMs: Math.round(live.opened.restoreMs * 10) / 10 } : {}),
     outputBytes,

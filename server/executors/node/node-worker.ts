@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../../errors.ts';
 import type { HostToWorker } from '../../bridge/protocol.ts';
 import { CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
-import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
+import type { Leg, LegHandlers, LegOutcome, LiveExecutorKind } from '../types.ts';
 import type { HeapWatch } from './heap-watch.ts';
 import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
 
@@ -19,6 +19,8 @@ export type NodeWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
 
 export interface NodeWorkerOptions {
   id: number;
+  /** The executor whose cells this worker runs (a live-continuation executor: node or quickjs-emscripten). */
+  kind?: LiveExecutorKind;
   entry: URL;
   /** Warm workers are reused only for the same key (runtime entry and heap limit). */
   key: string;
@@ -61,6 +63,8 @@ export class NodeWorker {
   private crash: Error | undefined;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
   private readyFlag = false;
+  /** terminate() was called: the thread is going, even while its leg's end is still being reported. */
+  private stoppingFlag = false;
 
   constructor(private readonly opts: NodeWorkerOptions) {
     this.id = opts.id;
@@ -111,6 +115,15 @@ export class NodeWorker {
       markFailed(err);
       this.onExit(err);
     });
+  }
+
+  get kind(): LiveExecutorKind {
+    return this.opts.kind ?? 'node';
+  }
+
+  /** False once terminate() began: a leg ended by the supervisor must not hand its worker back to a pool. */
+  get stopping(): boolean {
+    return this.stoppingFlag;
   }
 
   get alive(): boolean {
@@ -179,6 +192,7 @@ export class NodeWorker {
 
   /** Stop the thread. An active leg ends first with `failWith` (default: aborted). */
   async terminate(failWith?: { code: CodeModeErrorCode; error: string }): Promise<void> {
+    this.stoppingFlag = true;
     if (this.leg && failWith) this.finish(this.leg, { kind: 'failed', ...failWith, droppedBytes: 0 });
     if (!this.alive) return;
     this.state = 'dead';
@@ -207,7 +221,7 @@ export class NodeWorker {
       if (Date.now() < now + this.opts.graceMs) return this.armWatchdog(leg);
       void this.terminate({
         code: 'timeout',
-        error: `code mode cell exceeded its execution budget (timeoutMs) and did not stop within ${this.opts.graceMs} ms; its Node worker was terminated. Split the work or await slow tools so the run can wait.`,
+        error: `code mode cell exceeded its execution budget (timeoutMs) and did not stop within ${this.opts.graceMs} ms; its ${this.kind} worker was terminated. Split the work or await slow tools so the run can wait.`,
       });
     }, delay);
     leg.watchdog.unref();
@@ -222,7 +236,7 @@ export class NodeWorker {
     }
     // the worker started the deadline in the shared control block when the context was ready
     if (routed.msg.t === 'opened') this.armWatchdog(leg);
-    const outcome = handleLegMessage(routed.msg, leg.handlers, 'node', this.id);
+    const outcome = handleLegMessage(routed.msg, leg.handlers, this.kind, this.id);
     if (outcome) this.finish(leg, outcome);
   }
 
@@ -242,7 +256,7 @@ export class NodeWorker {
   private memoryLimitMessage(usedBytes?: number): string {
     const mib = (n: number) => Math.round(n / (1024 * 1024));
     const used = usedBytes !== undefined ? `, ${mib(usedBytes)} MiB live` : '';
-    return `code mode cell exceeded memoryLimitBytes (${mib(this.opts.memoryLimitBytes)} MiB heap${used}); its Node worker was terminated and the cell cannot catch this. Keep less data in memory (results.save large values) or raise memoryLimitBytes.`;
+    return `code mode cell exceeded memoryLimitBytes (${mib(this.opts.memoryLimitBytes)} MiB heap${used}); its ${this.kind} worker was terminated and the cell cannot catch this. Keep less data in memory (results.save large values) or raise memoryLimitBytes.`;
   }
 
   private onExit(err: Error & { code?: string }): void {
@@ -259,13 +273,13 @@ export class NodeWorker {
             ? {
                 kind: 'failed',
                 code: 'runtime_unavailable',
-                error: `the node executor cannot start a worker: ${err.message}. Check the gateway log, or select the quickjs executor.`,
+                error: `the ${this.kind} executor cannot start a worker: ${err.message}. Check the gateway log, or select ${this.kind === 'node' ? 'the quickjs' : 'another'} executor.`,
                 droppedBytes: 0,
               }
             : {
                 kind: 'failed',
                 code: 'internal_error',
-                error: `the node executor worker stopped (${err.message}); the run was released. Run the cell again.`,
+                error: `the ${this.kind} executor worker stopped (${err.message}); the run was released. Run the cell again.`,
                 droppedBytes: 0,
               };
       this.finish(leg, outcome);

@@ -35,6 +35,8 @@ export interface McpConnectionSettings {
   stderrTailLines: number;
   /** Where server stderr lines and connection changes go (the gateway log); default: nowhere. */
   log?: (line: string) => void;
+  /** Called after each replacement of the tool list (the manager's change event). */
+  onToolsReplaced?: () => void;
 }
 
 /** What a connection reports to views. */
@@ -393,6 +395,7 @@ export class McpConnection {
     this.definitions = defs;
     this.toolsRevision++;
     this.skipped = skipped;
+    this.settings.onToolsReplaced?.();
   }
 
   private definition(tool: Tool): ToolDefinition {

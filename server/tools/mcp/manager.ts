@@ -50,6 +50,8 @@ export interface McpToolSource {
   tools(): ToolDefinition[];
   /** Rises whenever any server's tool list is replaced (connect, reconnect, list_changed): a cheap "did tools() change". */
   revision(): number;
+  /** Calls `listener` after each such replacement (revision() has risen by then); returns the unsubscribe. */
+  onToolsChanged(listener: () => void): () => void;
   /** Each configured server's state, in config order (the catalog adds the name a cell uses). */
   views(): McpServerStatus[];
   close(): Promise<void>;
@@ -60,6 +62,7 @@ export class McpManager implements McpToolSource {
   private readonly log: ((line: string) => void) | undefined;
   private readonly settings: McpConnectionSettings;
   private firstAttempts: Promise<void> | undefined;
+  private readonly toolsListeners = new Set<() => void>();
   /** Revision carried over from removed connections plus one per add/remove, so revision() never falls. */
   private structuralRevision = 0;
 
@@ -67,7 +70,7 @@ export class McpManager implements McpToolSource {
     private readonly config: Pick<GatewayConfig, 'mcp' | 'baseDir'>,
     opts: McpManagerOptions = {},
   ) {
-    this.settings = resolveSettings(opts);
+    this.settings = { ...resolveSettings(opts), onToolsReplaced: () => this.toolsChanged() };
     this.log = this.settings.log;
     const servers = Object.entries(config.mcp?.servers ?? {});
     this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), this.settings));
@@ -88,6 +91,7 @@ export class McpManager implements McpToolSource {
     this.connections = [...this.connections, connection];
     this.structuralRevision += 1;
     connection.start();
+    this.toolsChanged();
   }
 
   /** Resolves when the named server's first attempt settled (connected or failed); at once for an unknown name. */
@@ -101,6 +105,7 @@ export class McpManager implements McpToolSource {
     if (!connection) return false;
     this.connections = this.connections.filter((c) => c !== connection);
     this.structuralRevision += connection.revision() + 1;
+    this.toolsChanged();
     await connection.close();
     return true;
   }
@@ -133,6 +138,22 @@ export class McpManager implements McpToolSource {
   revision(): number {
     // each connection's count only rises, so their sum does too (a removed one's count moves to structuralRevision)
     return this.connections.reduce((sum, c) => sum + c.revision(), this.structuralRevision);
+  }
+
+  onToolsChanged(listener: () => void): () => void {
+    this.toolsListeners.add(listener);
+    return () => void this.toolsListeners.delete(listener);
+  }
+
+  /** A connection replaced its tools: every listener hears it; one that throws is logged and does not stop the others or the connection. */
+  private toolsChanged(): void {
+    for (const listener of [...this.toolsListeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.log?.(`a tools-changed listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   views(): McpServerStatus[] {

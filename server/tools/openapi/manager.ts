@@ -34,6 +34,7 @@ export class OpenApiSources {
   private entries: Entry[] = [];
   private rev = 0;
   private firstLoads: Promise<void> | undefined;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly opts: { baseDir: string; env?: Readonly<Record<string, string | undefined>>; log?: (line: string) => void },
@@ -47,18 +48,18 @@ export class OpenApiSources {
       (loaded) => {
         if (entry.closed) return;
         entry.loaded = loaded;
-        this.rev += 1;
+        this.bump();
         this.opts.log?.(`openapi: ${name} loaded (${loaded.tools.length} tools, calls go to ${loaded.baseUrl})`);
       },
       (err: unknown) => {
         if (entry.closed) return;
         entry.error = err instanceof Error ? err.message : String(err);
-        this.rev += 1;
+        this.bump();
         this.opts.log?.(`openapi: ${name} failed: ${entry.error}`);
       },
     );
     this.entries = [...this.entries, entry];
-    this.rev += 1;
+    this.bump();
   }
 
   remove(name: string): boolean {
@@ -66,7 +67,7 @@ export class OpenApiSources {
     if (!entry) return false;
     entry.closed = true;
     this.entries = this.entries.filter((e) => e !== entry);
-    this.rev += 1;
+    this.bump();
     return true;
   }
 
@@ -100,6 +101,24 @@ export class OpenApiSources {
 
   revision(): number {
     return this.rev;
+  }
+
+  /** Calls `listener` after every change (revision() has risen by then); returns the unsubscribe. */
+  onChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** One change: the revision rises and every listener hears it (one that throws is logged, the rest still hear it). */
+  private bump(): void {
+    this.rev += 1;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.opts.log?.(`openapi: a change listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   views(): OpenApiSourceStatus[] {

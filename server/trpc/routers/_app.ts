@@ -2,7 +2,7 @@
 import { router } from '../init.ts';
 import { approvalsRouter } from './approvals.ts';
 import { catalogRouter } from './catalog.ts';
-import { abortProcedure, answerClientCallProcedure, execProcedure, waitProcedure } from './cells.ts';
+import { abortProcedure, answerClientCallProcedure, compareProcedure, execProcedure, waitProcedure } from './cells.ts';
 import { configRouter } from './config.ts';
 import { eventsProcedure } from './events.ts';
 import { runsRouter } from './runs.ts';
@@ -16,6 +16,7 @@ export const appRouter = router({
   catalog: catalogRouter,
   turns: turnsRouter,
   exec: execProcedure,
+  compare: compareProcedure,
   wait: waitProcedure,
   abort: abortProcedure,
   answerClientCall: answerClientCallProcedure,

@@ -1,7 +1,8 @@
 // Cell procedures: exec, wait, abort and answering a client-tool call (mounted at the root of the API); each needs its turn's token.
 import { publicProcedure } from '../init.ts';
 import { requireExecutorOverride, requireRun, requireTurn } from '../guards.ts';
-import { answerClientCallSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
+import { answerClientCallSchema, compareRequestSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
+import { EXECUTOR_KINDS } from '../../config/schema.ts';
 import type { ExecOptions } from '../../gateway-types.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
 import type { InnerContext } from '../context.ts';
@@ -17,7 +18,18 @@ export const execProcedure = publicProcedure.input(execRequestSchema).mutation((
   const opts: ExecOptions = {};
   if (input.executor !== undefined) opts.executor = input.executor;
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
+  if (input.seed !== undefined) opts.seed = input.seed;
+  if (input.replay !== undefined) opts.replay = input.replay;
+  if (input.typecheckInferred === true) opts.typecheckInferred = true;
   return ctx.gateway.exec(input.agentRunId, input.input, opts).then((result) => withModelText(ctx, result));
+});
+
+/** The cell on every executor, each in its own run; every executor other than the turn's is an override the config must allow. */
+export const compareProcedure = publicProcedure.input(compareRequestSchema).mutation(({ ctx, input }) => {
+  requireTurn(ctx, input.agentRunId, input.turnToken, 'exec');
+  const kinds = [...new Set(input.executors ?? EXECUTOR_KINDS)];
+  for (const kind of kinds) requireExecutorOverride(ctx, input.agentRunId, kind);
+  return ctx.gateway.compareExecutors(input.agentRunId, input.input, kinds);
 });
 
 export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation(({ ctx, input }) => {
