@@ -197,7 +197,7 @@ export class Gateway implements GatewayApi {
    * turn prepared just after start sees a server that is merely slow to answer `initialize` as unavailable.
    */
   async mcpReady(): Promise<void> {
-    await Promise.all([this.opts.mcp?.ready(), this.openapi.ready()]);
+    await Promise.all([this.opts.mcp?.ready(), this.openapi.firstReady()]);
   }
 
   toolSourcesRevision(): number {
@@ -450,6 +450,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(opts.log ? { log: opts.log } : {}) });
   for (const [name, source] of Object.entries(config.sources?.openapi ?? {})) openapi.add(name, source);
+  openapi.start();
   const extra = opts.extraTools;
   const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
   try {

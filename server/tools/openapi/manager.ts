@@ -33,6 +33,7 @@ interface Entry {
 export class OpenApiSources {
   private entries: Entry[] = [];
   private rev = 0;
+  private firstLoads: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -81,6 +82,17 @@ export class OpenApiSources {
   /** Resolves when the named source (or, without a name, every source) has loaded or failed. */
   async ready(name?: string): Promise<void> {
     await Promise.all(this.entries.filter((e) => name === undefined || e.name === name).map((e) => e.loading));
+  }
+
+  /** Marks the sources added so far (the config's) as the ones turn preparation waits for; later additions never block a turn. */
+  start(): this {
+    this.firstLoads ??= this.ready();
+    return this;
+  }
+
+  /** Resolves when the config's sources have loaded or failed (at once before start()). */
+  firstReady(): Promise<void> {
+    return this.firstLoads ?? Promise.resolve();
   }
 
   tools(): ToolDefinition[] {
