@@ -6,6 +6,7 @@ import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
 import { EmscriptenExecutor } from '../server/executors/emscripten/executor.ts';
 import { executors, fairness, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
 import { probeNodeExecutor } from './node-executor.ts';
+import { probePageTiming } from './page-timing.ts';
 import { openBareQuickJs } from './quickjs-bare.ts';
 import { formatMs } from './stats.ts';
 import { machineInfo, machineLine, renderTable } from './table.ts';
@@ -57,6 +58,14 @@ async function main(): Promise<void> {
           },
           async () => new EmscriptenExecutor(),
         );
+      },
+    ],
+    [
+      '(p) page',
+      async () => {
+        const probe = probePageTiming();
+        if (!probe.available) return { rows: [], notes: [`(p) page rows skipped: ${probe.reason}.`] };
+        return { rows: await probe.rows(), notes: ['(p) Playwright with /usr/bin/chromium against this checkout\'s build (scripts/start.mjs, CODEMODE_SKIP_BUILD=1).'] };
       },
     ],
   ];
