@@ -1,7 +1,6 @@
 // The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
-import type { ExecutorComparisonRow } from './gateway/compare.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
@@ -148,4 +147,30 @@ export interface GatewayApi {
   /** Live events; returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
   close(): Promise<void>;
+}
+
+/** What one executor made of the cell. */
+export interface ExecutorComparisonRow {
+  executor: ExecutorKind;
+  /** cold: this executor had not run a cell in this Gateway before (its first cell pays worker start and module load). */
+  start: 'cold' | 'warm';
+  runId?: string;
+  status: CodeModeResult['status'];
+  /** The final value (completed) as JSON text, so rows compare exactly. */
+  valueJson?: string;
+  error?: string;
+  code?: string;
+  /** The value differs from the first completed row's (the view shows a diff). */
+  valueDiffers: boolean;
+  /** Wall time of every exec/wait call of the run, summed. */
+  durationMs: number;
+  /** Worker start / VM creation of the first leg, apart from the budget. */
+  startMs?: number;
+  /** exec plus wait calls. */
+  calls: number;
+  nestedCalls: number;
+  /** Time spent inside nested calls (sum of their durations). */
+  nestedMs: number;
+  /** What a parked leg held: a stored snapshot (quickjs) or a live VM's estimate (node, quickjs-emscripten). */
+  parked?: { kind: 'snapshot'; storedBytes: number; rawBytes: number } | { kind: 'live-estimate'; bytes: number };
 }

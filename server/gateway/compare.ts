@@ -2,38 +2,15 @@
 import type { ExecutorKind } from '../config/types.ts';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
 import type { CodeModeExecInput, CodeModeResult, TrajectoryExport } from '../runs/types.ts';
+import type { ExecutorComparisonRow } from '../gateway-types.ts';
+
+export type { ExecutorComparisonRow };
 
 /**
  * Wait calls one row may make before the comparison reports it still waiting: a cell that yields in a
  * loop, or waits on an approval nobody decides, must not hold the comparison forever.
  */
 export const MAX_COMPARE_WAITS = 20;
-
-/** What one executor made of the cell. */
-export interface ExecutorComparisonRow {
-  executor: ExecutorKind;
-  /** cold: this executor had not run a cell in this Gateway before (its first cell pays worker start and module load). */
-  start: 'cold' | 'warm';
-  runId?: string;
-  status: CodeModeResult['status'];
-  /** The final value (completed) as JSON text, so rows compare exactly. */
-  valueJson?: string;
-  error?: string;
-  code?: string;
-  /** The value differs from the first completed row's (the view shows a diff). */
-  valueDiffers: boolean;
-  /** Wall time of every exec/wait call of the run, summed. */
-  durationMs: number;
-  /** Worker start / VM creation of the first leg, apart from the budget. */
-  startMs?: number;
-  /** exec plus wait calls. */
-  calls: number;
-  nestedCalls: number;
-  /** Time spent inside nested calls (sum of their durations). */
-  nestedMs: number;
-  /** What a parked leg held: a stored snapshot (quickjs) or a live VM's estimate (node, quickjs-emscripten). */
-  parked?: { kind: 'snapshot'; storedBytes: number; rawBytes: number } | { kind: 'live-estimate'; bytes: number };
-}
 
 /** The Gateway calls the comparison needs (a narrow face, so tests and the CLI share it). */
 export interface ComparisonHost {
