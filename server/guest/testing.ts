@@ -3,13 +3,14 @@ import type { BridgeRequest } from '../bridge/protocol.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { NodeExecutor } from '../executors/node/executor.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
+import { EmscriptenExecutor } from '../executors/emscripten/executor.ts';
 import type { Executor, Leg, LegHandlers, LegOutcome } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { testGateway } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { withInputValidation } from '../tools/validate.ts';
 
-export const EXECUTOR_KINDS: readonly ExecutorKind[] = ['quickjs', 'node'];
+export const EXECUTOR_KINDS: readonly ExecutorKind[] = ['quickjs', 'node', 'quickjs-emscripten'];
 
 export async function createExecutor(kind: ExecutorKind): Promise<Executor> {
   if (kind === 'quickjs') {
@@ -17,6 +18,7 @@ export async function createExecutor(kind: ExecutorKind): Promise<Executor> {
     await ex.ready();
     return ex;
   }
+  if (kind === 'quickjs-emscripten') return new EmscriptenExecutor();
   // the probe never reports pressure, so a loaded machine cannot turn warm reuse off mid-suite
   return new NodeExecutor({ memoryPressure: () => false });
 }
