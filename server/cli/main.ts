@@ -6,7 +6,6 @@ import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
 import { serveMcpStdio } from './mcp.ts';
-import { trajectoriesOtlpJson } from '../gateway/otlp.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
@@ -210,6 +209,8 @@ async function runCells(
     }
     if (otlpFile !== undefined) {
       const trajectories = runIds.flatMap((id) => gw.trajectory(id) ?? []);
+      // loaded only for --otlp: the OpenTelemetry packages are not part of every command's start
+      const { trajectoriesOtlpJson } = await import('../gateway/otlp.ts');
       writeFileSync(otlpFile, trajectoriesOtlpJson(trajectories));
       process.stderr.write(`codemode run: wrote ${trajectories.length} trace(s) as OTLP/JSON to ${otlpFile}\n`);
     }
