@@ -177,7 +177,7 @@ export interface GatewayApi {
   run(runId: string): RunView | undefined;
   trajectory(runId: string): TrajectoryExport | undefined;
   /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
-  trajectoryOtlp(runId: string): string | undefined;
+  trajectoryOtlp(runId: string): Promise<string | undefined>;
   /** Output types inferred from this turn's results for tools that declare none, as an editor overlay; undefined for an unknown or ended turn. */
   inferredTypes(agentRunId: string): InferredOverlay | undefined;
   /**

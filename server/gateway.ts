@@ -15,8 +15,7 @@ import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
 import { compareExecutors } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
-import { trajectoryOtlpJson } from './gateway/otlp.ts';
-import { OtlpLiveExport } from './gateway/otlp-live.ts';
+import type { OtlpLiveExport } from './gateway/otlp-live.ts';
 import { isTerminal } from './runs/run.ts';
 import type {
   BranchSessionRequest,
@@ -88,8 +87,8 @@ export class Gateway implements GatewayApi {
   private readonly turns: TurnRegistry;
   private readonly executors: ExecutorSet;
   private readonly calls: ControlCalls;
-  /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url). */
-  private readonly otlp?: OtlpLiveExport;
+  /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url); loaded on demand, like the OTLP encoder. */
+  private readonly otlp?: Promise<OtlpLiveExport>;
   private readonly openapi: OpenApiSources;
   private readonly liveSources: SourceRegistry;
   private closed = false;
@@ -123,7 +122,9 @@ export class Gateway implements GatewayApi {
       else if (event.type === 'nested.finished') this.recorder.nestedFinished(event.runId, event.call);
       else if (event.type === 'run.updated' && isTerminal(event.view.state)) this.exportEnded(event.runId);
     });
-    if (config.telemetry?.otlp) this.otlp = new OtlpLiveExport(config.telemetry.otlp, (line) => (opts.log ?? console.warn)(line));
+    const otlpOptions = config.telemetry?.otlp;
+    // the OpenTelemetry packages load only when traces are wanted: a process that never exports never pays for them
+    if (otlpOptions) this.otlp = import('./gateway/otlp-live.ts').then((m) => new m.OtlpLiveExport(otlpOptions, (line) => (opts.log ?? console.warn)(line)));
     this.executors = new ExecutorSet(opts.executors);
     this.approvalsBroker = new ApprovalBroker((e) => {
       if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
@@ -387,16 +388,18 @@ export class Gateway implements GatewayApi {
     return this.turns.inferredTypes(agentRunId);
   }
 
-  trajectoryOtlp(runId: string): string | undefined {
+  async trajectoryOtlp(runId: string): Promise<string | undefined> {
     const t = this.runsManager.trajectory(runId);
-    return t ? trajectoryOtlpJson(t) : undefined;
+    if (!t) return undefined;
+    const { trajectoryOtlpJson } = await import('./gateway/otlp.ts');
+    return trajectoryOtlpJson(t);
   }
 
   /** An ended run's trace goes to the live OTLP endpoint, when one is configured (once per run). */
   private exportEnded(runId: string): void {
     if (!this.otlp) return;
     const t = this.runsManager.trajectory(runId);
-    if (t) void this.otlp.exportRun(t);
+    if (t) void this.otlp.then((live) => live.exportRun(t));
   }
 
   subscribe(listener: (event: RunEvent) => void): () => void {
@@ -408,7 +411,7 @@ export class Gateway implements GatewayApi {
     if (this.closed) return;
     this.closed = true;
     await this.runsManager.close();
-    await this.otlp?.close();
+    await (await this.otlp)?.close();
     this.turns.close();
     await this.executors.close();
     await this.opts.mcp?.close();

@@ -10,7 +10,6 @@ import { parseCassette, type Cassette } from '../runs/cassette.ts';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
 import { runTestPlan } from '../testplan/run.ts';
 import { reportJunit, reportText } from '../testplan/format.ts';
-import { trajectoriesOtlpJson } from '../gateway/otlp.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
@@ -288,6 +287,8 @@ async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0],
     }
     if (otlpFile !== undefined) {
       const trajectories = runIds.flatMap((id) => gw.trajectory(id) ?? []);
+      // loaded only for --otlp: the OpenTelemetry packages are not part of every command's start
+      const { trajectoriesOtlpJson } = await import('../gateway/otlp.ts');
       writeFileSync(otlpFile, trajectoriesOtlpJson(trajectories));
       process.stderr.write(`codemode run: wrote ${trajectories.length} trace(s) as OTLP/JSON to ${otlpFile}\n`);
     }

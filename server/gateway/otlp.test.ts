@@ -46,7 +46,7 @@ describe('OTLP JSON export of a run', () => {
   it('round-trips: run -> exec/wait -> nested calls as parent/child spans with the recorded times, the park as a suspension event', async () => {
     const gw = await testGateway({ executor });
     const t = await parkedAndResumed(gw);
-    const text = gw.trajectoryOtlp(t.runId);
+    const text = await gw.trajectoryOtlp(t.runId);
     expect(text).toBeDefined();
     const req = JSON.parse(text ?? '') as IExportTraceServiceRequest;
     expect(attrs(req.resourceSpans?.[0]?.resource?.attributes ?? [])['service.name']).toBe(OTLP_SERVICE_NAME);
@@ -92,7 +92,7 @@ describe('OTLP JSON export of a run', () => {
     const gw = await testGateway({ executor });
     const t = await parkedAndResumed(gw);
     expect(trajectoryOtlpJson(t)).toBe(trajectoryOtlpJson(t));
-    expect(gw.trajectoryOtlp('run_nope')).toBeUndefined();
+    expect(await gw.trajectoryOtlp('run_nope')).toBeUndefined();
   });
 
   it('a failed call carries an error status and its code', async () => {
@@ -101,7 +101,7 @@ describe('OTLP JSON export of a run', () => {
     const failed = await gw.exec(turn.agentRunId, { code: 'throw new Error("nope")' });
     expect(failed.status).toBe('failed');
     const runId = failed.telemetry.runId ?? '';
-    const spans = spansOf(JSON.parse(gw.trajectoryOtlp(runId) ?? '{}') as IExportTraceServiceRequest);
+    const spans = spansOf(JSON.parse((await gw.trajectoryOtlp(runId)) ?? '{}') as IExportTraceServiceRequest);
     const exec = spans.find((s) => s.name === 'codemode.exec');
     expect(exec?.status.code).toBe(2);
   });

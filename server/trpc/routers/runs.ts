@@ -70,9 +70,9 @@ export const runsRouter = router({
     return ctx.gateway.forkRun({ runId: input.runId, ...(input.replies ? { replies: input.replies } : {}) });
   }),
   /** The trajectory as OTLP/JSON (an ExportTraceServiceRequest body): import it into any OpenTelemetry backend. */
-  otlp: publicProcedure.input(runIdSchema).query(({ ctx, input }): { fileName: string; json: string } => {
+  otlp: publicProcedure.input(runIdSchema).query(async ({ ctx, input }): Promise<{ fileName: string; json: string }> => {
     requireRun(ctx, input.runId, input.turnToken, 'runs.otlp');
-    const json = ctx.gateway.trajectoryOtlp(input.runId);
+    const json = await ctx.gateway.trajectoryOtlp(input.runId);
     if (json === undefined) throw unknownRun(input.runId);
     return { fileName: `trace-${input.runId}.otlp.json`, json };
   }),
