@@ -5,6 +5,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export default defineConfig({
   testDir: 'e2e',
+  // needs its own server (it writes the config file and restarts): playwright.sources.config.ts runs it
+  testIgnore: ['sources.spec.ts'],
   outputDir: 'e2e-artifacts/test-results',
   // One Gateway for the suite: tests share its waiting board and runs, so they run one at a time.
   fullyParallel: false,

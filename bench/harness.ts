@@ -26,6 +26,8 @@ export function noopTool(): ToolDefinition {
 export interface BenchLimits {
   timeoutMs?: number;
   memoryLimitBytes?: number;
+  /** (b) one Promise.all of 100 calls needs more than the default 16 in flight. */
+  maxPendingToolCalls?: number;
 }
 
 /**

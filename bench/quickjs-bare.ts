@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { QuickJS, type Snapshot } from 'quickjs-wasi';
 import { DEFAULT_MAX_STACK_SIZE_BYTES } from '../server/executors/quickjs/executor.ts';
-import { decodeSnapshot, encodeSnapshot } from '../server/executors/quickjs/snapshot-codec.mjs';
+import { baseImageHash, decodeSnapshot, encodeSnapshot, type BaseImage } from '../server/executors/quickjs/snapshot-codec.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -83,6 +83,7 @@ export interface CodecSample {
  */
 export async function codecRoundTrip(bare: BareQuickJs, setup: string, check: string, memoryLimitBytes: number): Promise<CodecSample> {
   const options = { wasm: bare.module, memoryLimit: memoryLimitBytes, maxStackSize: DEFAULT_MAX_STACK_SIZE_BYTES };
+  const base = await bareBase(bare, options);
   const vm = await QuickJS.create(options);
   let snapshot: Snapshot;
   let encoded: ReturnType<typeof encodeSnapshot>;
@@ -92,13 +93,13 @@ export async function codecRoundTrip(bare: BareQuickJs, setup: string, check: st
     vm.executePendingJobs();
     const t0 = performance.now();
     snapshot = vm.snapshot();
-    encoded = encodeSnapshot(snapshot, bare.moduleHash);
+    encoded = encodeSnapshot(snapshot, base);
     takeMs = performance.now() - t0;
   } finally {
     vm.dispose();
   }
   const t1 = performance.now();
-  const restored = await QuickJS.restore(decodeSnapshot(encoded.bytes, bare.moduleHash), options);
+  const restored = await QuickJS.restore(decodeSnapshot(encoded.bytes, base), options);
   const restoreMs = performance.now() - t1;
   try {
     const ok = restored.evalCode(check).consume((h) => h.toNumber());
@@ -107,4 +108,23 @@ export async function codecRoundTrip(bare: BareQuickJs, setup: string, check: st
     restored.dispose();
   }
   return { rawBytes: encoded.rawBytes, storedBytes: encoded.storedBytes, takeMs, restoreMs };
+}
+
+const bareBases = new WeakMap<BareQuickJs, Promise<BaseImage>>();
+
+/** The bare rows' base image: a fresh bare VM (no prelude), built once, as the executor builds its own. */
+function bareBase(bare: BareQuickJs, options: Parameters<typeof QuickJS.create>[0]): Promise<BaseImage> {
+  let base = bareBases.get(bare);
+  if (!base) {
+    base = QuickJS.create(options).then((vm) => {
+      try {
+        const memory = vm.snapshot().memory.slice();
+        return { memory, hash: baseImageHash(bare.moduleHash, memory) };
+      } finally {
+        vm.dispose();
+      }
+    });
+    bareBases.set(bare, base);
+  }
+  return base;
 }

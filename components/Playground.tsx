@@ -2,6 +2,7 @@
 // The playground page: turn setup, the cell editor, and the live panels around it.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { deniedToolsOf } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
 import type { ConnectionState } from './live/useLiveRuns.ts';
@@ -10,26 +11,26 @@ import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
 import { ResultPanel } from './panels/ResultPanel.tsx';
 import { RunsPanel } from './panels/RunsPanel.tsx';
-import { SessionPanel } from './panels/SessionPanel.tsx';
-import { SnapshotsPanel } from './panels/SnapshotsPanel.tsx';
 import { SurfacePanel } from './panels/SurfacePanel.tsx';
-import { TrajectoryPanel } from './panels/TrajectoryPanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
+import { ReplayLabPanel, type LabRun } from './panels/ReplayLabPanel.tsx';
 import type { ClientAnswer } from './panels/WaitingBoard.tsx';
+import { DetailTabs } from './playground/DetailTabs.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
-import { shownCall } from './playground/callState.ts';
+import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
+import { useInferredTypes } from './playground/useInferredTypes.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
 import { useTurnSettings } from './playground/useTurnSettings.ts';
+import { gridColumns } from './playground/layout.ts';
+import { SideColumn, useCollapsedColumns } from './playground/SideColumn.tsx';
 import { useTRPC } from './trpc.ts';
 import { Button } from './ui/Panel.tsx';
-import { TabPanel, Tabs } from './ui/Tabs.tsx';
 import { ThemeToggle } from './ui/ThemeToggle.tsx';
-import type { TabSpec } from './ui/Tabs.tsx';
 import type { Run, TurnRequest } from './api.ts';
 import { ComparePanel } from './panels/ComparePanel.tsx';
 import { useCompare } from './playground/useCompare.ts';
@@ -40,14 +41,6 @@ const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }
   reconnecting: { text: 'reconnecting…', color: 'bg-amber-500 animate-pulse' },
   lost: { text: 'disconnected', color: 'bg-rose-500' },
 };
-
-/** The per-run views and the session view share the right column's lower slot, one at a time. */
-type DetailTab = 'trajectory' | 'snapshots' | 'session';
-const DETAIL_TABS: ReadonlyArray<TabSpec<DetailTab>> = [
-  { id: 'trajectory', label: 'Trajectory' },
-  { id: 'snapshots', label: 'Snapshot sizes' },
-  { id: 'session', label: 'Session' },
-];
 
 /** A first connection slower than this is worth a message: the user may be waiting on a dead server. */
 export const SLOW_CONNECT_MS = 4_000;
@@ -108,12 +101,12 @@ export function Playground() {
   const turn = useTurn(turnRequest);
   const surfaceQuery = useQuery({ ...trpc.config.surface.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
   const catalogQuery = useQuery({ ...trpc.catalog.list.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
+  const deniedTools = useMemo(() => deniedToolsOf(catalogQuery.data?.tools ?? []), [catalogQuery.data]);
 
   // Live state.
   const live = useLiveRuns();
   const [selectedRunId, setSelectedRunId] = useState<string | undefined>(initial.runId);
   const selectedRun = live.runs.find((r) => r.runId === selectedRunId);
-  const [detailTab, setDetailTab] = useState<DetailTab>('trajectory');
 
   const selectRun = useCallback(
     (runId: string | undefined) => {
@@ -128,6 +121,10 @@ export function Playground() {
 
   // A new exec selects its run as soon as the run's start event names the exec's tool-call id (once: the user
   // may pick another run while it runs). Trajectory, snapshots and Stop then follow the run that is executing.
+  const shownResultCall = shownCall(call, selectedRun);
+  // the token meter lives on the run view (it counts every call of the run), the result is one call's
+  const shownResult = shownResultCall?.result;
+  const shownMeter = shownResult ? live.runs.find((r) => r.runId === resultRunId(shownResult))?.meter : undefined;
   const runningRun = calls.runningToolCallId !== undefined ? runForToolCall(live.runs, calls.runningToolCallId) : undefined;
   const autoSelected = useRef<string | undefined>(undefined);
   useEffect(() => {
@@ -150,6 +147,7 @@ export function Playground() {
 
   // Scope: the page's own turn by default; "all turns" shows every run the operator can see.
   const [allTurns, setAllTurns] = useState(false);
+  const columns = useCollapsedColumns();
   const scopedRuns = runsInScope(live.runs, allTurns ? { kind: 'all' } : { kind: 'turn', agentRunId: turnId });
   const scopedApprovals = approvalsInScope(live.approvals, scopedRuns);
   const ownRuns = live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId);
@@ -162,10 +160,25 @@ export function Playground() {
   };
   useRestoredResult(initial.runId, calls.restore);
 
-  const runCell = useCallback(() => {
+  // A source connected, failed or went: the editor's declarations and the surface follow at once, and the
+  // page's turn is prepared again so the next cell sees the new catalog. A turn with running or parked runs
+  // keeps its catalog (the spec's lifetime rules): "New turn" applies the change there.
+  const { refetch: refetchSurface } = surfaceQuery;
+  const { refetch: refetchCatalog } = catalogQuery;
+  const restartTurn = turn.restart;
+  const ownRunsLive = ownRuns.some(isLive);
+  const onCatalogChanged = useCallback(() => {
+    void refetchSurface();
+    void refetchCatalog();
+    if (!ownRunsLive) restartTurn();
+  }, [refetchSurface, refetchCatalog, restartTurn, ownRunsLive]);
+
+  // `lab`: the replay lab's seed or cassette (a cassette's own source replaces the editor's)
+  const runCell = useCallback((lab: LabRun = {}) => {
     const agentRunId = turn.turn?.agentRunId;
     if (!agentRunId || running) return;
-    const code = editorRef.current?.getValue() ?? codeRef.current;
+    if (lab.code !== undefined) editorRef.current?.setValue(lab.code);
+    const code = lab.code ?? editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
     writeCell({ code, language });
     // Nothing from the previous run stays on screen: a cell that fails before it runs (typecheck) shows no run.
@@ -174,6 +187,8 @@ export function Playground() {
       agentRunId,
       input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
       ...(executor !== 'default' ? { executor } : {}),
+      ...(lab.seed !== undefined ? { seed: lab.seed } : {}),
+      ...(lab.replay !== undefined ? { replay: lab.replay } : {}),
     });
   }, [turn.turn, running, language, typecheck, executor, execCell, writeCell, selectRun]);
 
@@ -216,6 +231,7 @@ export function Playground() {
   const waiting = boardRuns(scopedRuns);
   const connection = CONNECTION_LABELS[live.connection];
   const turnInfo = turn.turn;
+  const inferred = useInferredTypes(turnInfo, catalogQuery.data?.declarations ?? '', call?.result);
 
   return (
     <div className="flex min-h-screen flex-col xl:h-screen">
@@ -290,8 +306,8 @@ export function Playground() {
         </div>
       ) : null}
       {/* Below 1280 px the three columns stack, the cell first and full width, and the page scrolls (issue 13: a 246 px editor at 900 px). */}
-      <main className="grid min-h-0 flex-1 grid-cols-1 gap-2 p-2 xl:grid-cols-[minmax(260px,22%)_minmax(0,1fr)_minmax(360px,32%)]">
-        <div className="order-2 flex min-h-0 flex-col gap-2 xl:order-none">
+      <main className={`grid min-h-0 flex-1 grid-cols-1 gap-2 p-2 ${gridColumns(columns.collapsed)}`}>
+        <SideColumn id="tools" label="tools" side="left" collapsed={columns.collapsed.tools} onToggle={() => columns.toggle('tools')} order="order-2 xl:order-none" className="flex min-h-0 flex-col gap-2">
           <div className="flex max-h-[45vh] min-h-0 flex-col xl:max-h-[45%]">
             <SurfacePanel
               surface={surfaceQuery.data}
@@ -308,8 +324,8 @@ export function Playground() {
               onClientToolsChange={setClientTools}
             />
           </div>
-        </div>
-        <div className="order-1 flex min-h-[85vh] flex-col gap-2 xl:order-none xl:min-h-0">
+        </SideColumn>
+        <div className="order-1 flex min-h-[85vh] flex-col gap-2 xl:order-none xl:min-h-0 xl:overflow-y-auto">
           <EditorPanel
             defaultCode={cell.code}
             language={language}
@@ -322,12 +338,14 @@ export function Playground() {
             executor={executor}
             {...(agent ? { agentExecutor: agent.executor } : {})}
             onExecutorChange={setExecutor}
-            declarations={catalogQuery.data?.declarations ?? ''}
+            declarations={inferred.declarations}
+            {...(catalogQuery.data ? { cellTypes: catalogQuery.data.cellTypes } : {})}
+            deniedTools={deniedTools}
             onCodeChange={(code) => {
               codeRef.current = code;
               writeCell({ code, language });
             }}
-            onRun={runCell}
+            onRun={() => runCell()}
             onCompare={compare.start}
             comparing={compare.running}
             running={running}
@@ -347,9 +365,11 @@ export function Playground() {
             shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
           />
           {compare.rows || compare.running || compare.error ? <ComparePanel {...compare} onClose={compare.clear} /> : null}
-          <div className="flex min-h-0 flex-1 flex-col">
+          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} />
+          <div className="flex min-h-[220px] flex-1 flex-col">
             <ResultPanel
-              call={shownCall(call, selectedRun)}
+              call={shownResultCall}
+              {...(shownMeter ? { meter: shownMeter } : {})}
               onWait={onWaitFromResult}
               approvalsPending={approvalsInScope(live.approvals, ownRuns).length}
               {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})}
@@ -357,7 +377,7 @@ export function Playground() {
             />
           </div>
         </div>
-        <div className="order-3 flex min-h-0 flex-col gap-2 pr-0.5 xl:order-none xl:overflow-y-auto [&>*]:shrink-0">
+        <SideColumn id="runs" label="runs" side="right" collapsed={columns.collapsed.runs} onToggle={() => columns.toggle('runs')} order="order-3 xl:order-none" className="flex min-h-0 flex-col gap-2 pr-0.5 xl:overflow-y-auto [&>*]:shrink-0">
           <label className="flex items-center gap-1.5 px-1 text-[11px] text-neutral-400" data-testid="scope" data-scope={allTurns ? 'all' : 'turn'}>
             <input type="checkbox" data-testid="scope-all-turns" checked={allTurns} onChange={(e) => setAllTurns(e.target.checked)} />
             all turns
@@ -378,19 +398,18 @@ export function Playground() {
           <div className="flex max-h-48 min-h-0 flex-col">
             <RunsPanel runs={scopedRuns} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
           </div>
-          <div className="flex flex-col gap-1.5">
-            <Tabs tabs={DETAIL_TABS} active={detailTab} onChange={setDetailTab} label="run and session details" />
-            <TabPanel id="trajectory" active={detailTab === 'trajectory'}>
-              <TrajectoryPanel {...(selectedRun ? { run: selectedRun } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
-            </TabPanel>
-            <TabPanel id="snapshots" active={detailTab === 'snapshots'}>
-              <SnapshotsPanel runs={scopedRuns} {...(selectedRun ? { run: selectedRun } : {})} />
-            </TabPanel>
-            <TabPanel id="session" active={detailTab === 'session'}>
-              <SessionPanel runs={live.runs} {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})} />
-            </TabPanel>
-          </div>
-        </div>
+          <DetailTabs
+            runs={scopedRuns}
+            scope={allTurns ? 'all turns' : 'this turn'}
+            allRuns={live.runs}
+            {...(selectedRun ? { selectedRun } : {})}
+            {...(selectedRunId ? { selectedRunId } : {})}
+            {...(turnInfo ? { sessionId: turnInfo.sessionId } : {})}
+            {...(agentId ? { agentId } : {})}
+            onCatalogChanged={onCatalogChanged}
+            selectRun={selectRun}
+          />
+        </SideColumn>
       </main>
     </div>
   );

@@ -23,8 +23,8 @@ const LAYERS: readonly Layer[] = [
   { units: ['main.ts', 'cli/'], why: 'process entry points: the server start-up and the codemode command line; nothing imports them' },
   { units: ['http/'], why: 'the HTTP edge: request checks, then tRPC and Next' },
   {
-    units: ['trpc/', 'mcp-server/'],
-    why: 'the API faces over the Gateway facade: thin tRPC routers for the playground, and the MCP server face (exec, wait, the model surface) for agents',
+    units: ['trpc/', 'mcp-server/', 'testplan/'],
+    why: 'the API faces over the Gateway facade: thin tRPC routers for the playground, the MCP server face (exec, wait, the model surface) for agents, and the spec E2E plan run against the loaded config (codemode test-plan, the Test plan tab)',
   },
   {
     units: ['gateway.ts', 'gateway-types.ts', 'gateway/'],

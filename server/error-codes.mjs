@@ -10,4 +10,6 @@ export const CODE_MODE_ERROR_CODES = /** @type {const} */ ([
   'snapshot_limit_exceeded',
   'memory_limit_exceeded',
   'internal_error',
+  // replay lab: a cell replayed against a cassette made a tool call the cassette does not hold
+  'replay_mismatch',
 ]);

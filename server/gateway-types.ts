@@ -1,15 +1,20 @@
 // The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
-import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
+import type { Cassette } from './runs/cassette.ts';
+import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { CatalogView } from './catalog/view.ts';
 import type { SurfaceView } from './surface/surface.ts';
+import type { InferredOverlay } from './catalog/inferred-overlay.ts';
 
 export type { CatalogToolView, CatalogView } from './catalog/view.ts';
 export type { ModelTool, SurfaceView } from './surface/surface.ts';
+export type { InferredOverlay, InferredTypeView } from './catalog/inferred-overlay.ts';
 export type { McpServerView } from './tools/mcp/types.ts';
+export type { AddSourceRequest, SaveSourceResult, SourceKind, SourceView } from './tools/sources-types.ts';
+import type { AddSourceRequest, SaveSourceResult, SourceView } from './tools/sources-types.ts';
 
 export type {
   CompactionPayload,
@@ -68,6 +73,22 @@ export interface ExecOptions {
   executor?: ExecutorKind;
   /** The model's tool-call id; part of the cell identity. */
   toolCallId?: string;
+  /** The seed (an integer 0..4294967295) of the cell's Date, performance.now and Math.random; drawn at random when absent. */
+  seed?: number;
+  /**
+   * Replay the cell against this cassette (runs.cassette's JSON, checked as hostile input): every tool call is
+   * answered from it, none dispatched; a call it does not hold fails the run with replay_mismatch. The seed
+   * defaults to the cassette's; without code or command in the input the cassette's source runs.
+   */
+  replay?: unknown;
+  /** With `typecheck`: check the cell against the turn's inferred output types too (never the default: they are guesses). */
+  typecheckInferred?: boolean;
+}
+
+export interface ForkRunRequest {
+  runId: string;
+  /** Edited answers for pending calls (by pendingToolCalls[].id): a result, or an error with an optional code. */
+  replies?: ForkReply[];
 }
 
 export interface WaitOptions {
@@ -100,6 +121,23 @@ export interface GatewayApi {
   mcpReady(): Promise<void>;
   /** Rises whenever a tool source's list changes at runtime (MCP servers): a surface built at another revision may be stale. */
   toolSourcesRevision(): number;
+  /** Calls `listener` each time a tool source's list changes (toolSourcesRevision() has risen by then); returns the unsubscribe. */
+  onToolSourcesChanged(listener: () => void): () => void;
+  /** Live tool sources (MCP servers, OpenAPI documents) with their state; operator-only over the API. */
+  sources(): SourceView[];
+  /** The exact command line a stdio source would run: the operator confirms it (AddSourceRequest.confirmCommandLine). */
+  sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string;
+  /**
+   * Add a source; it connects or loads in the background and the next turn sees its tools. A stdio server is
+   * refused when `exposed` unless the config sets sources.allowStdioWhenExposed, and needs its confirmed command line.
+   */
+  addSource(req: AddSourceRequest, context: { exposed: boolean }): SourceView;
+  /** Resolves once the source's first connection or load settled (its view then), undefined for an unknown name. */
+  sourceSettled(name: string): Promise<SourceView | undefined>;
+  /** Stop and forget a source (the config file is unchanged); turns prepared before keep their catalog. */
+  removeSource(name: string): Promise<boolean>;
+  /** Write an added source into the config file, the previous file kept as <file>.bak. */
+  saveSource(name: string): SaveSourceResult;
   /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
   prepareTurn(req: TurnRequest): TurnInfo;
   endTurn(agentRunId: string): void;
@@ -116,6 +154,19 @@ export interface GatewayApi {
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
   modelText(result: CodeModeResult): string;
+  /**
+   * Fork a waiting QuickJS run from its current snapshot into a new waiting run of the same turn (replay lab):
+   * `replies` answer some of its pending calls instead of dispatching them again. The original is untouched.
+   * Throws InvalidInputError (not waiting, not QuickJS, a reply for no pending call) or runtime_unavailable (cap).
+   */
+  forkRun(req: ForkRunRequest): RunView;
+  /** A run's tool calls as a cassette (replay lab): inputs, outputs or errors, order, timing, seed, source, outcome. */
+  cassette(runId: string): Cassette | undefined;
+  /**
+   * "Save as test" for a completed run: its cassette and a Vitest file (for replays/) that replays the cell through a
+   * Gateway and asserts its value. undefined for an unknown run; InvalidInputError when the run did not complete.
+   */
+  saveAsTest(runId: string): SavedTest | undefined;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */
@@ -125,6 +176,10 @@ export interface GatewayApi {
   runs(): RunView[];
   run(runId: string): RunView | undefined;
   trajectory(runId: string): TrajectoryExport | undefined;
+  /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
+  trajectoryOtlp(runId: string): string | undefined;
+  /** Output types inferred from this turn's results for tools that declare none, as an editor overlay; undefined for an unknown or ended turn. */
+  inferredTypes(agentRunId: string): InferredOverlay | undefined;
   /**
    * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.
@@ -149,7 +204,7 @@ export interface GatewayApi {
   close(): Promise<void>;
 }
 
-/** What one executor made of the cell. */
+/** One executor's row of Gateway.compareExecutors (the playground's comparison view, `codemode run --executor all`). */
 export interface ExecutorComparisonRow {
   executor: ExecutorKind;
   /** cold: this executor had not run a cell in this Gateway before (its first cell pays worker start and module load). */
@@ -173,4 +228,10 @@ export interface ExecutorComparisonRow {
   nestedMs: number;
   /** What a parked leg held: a stored snapshot (quickjs) or a live VM's estimate (node, quickjs-emscripten). */
   parked?: { kind: 'snapshot'; storedBytes: number; rawBytes: number } | { kind: 'live-estimate'; bytes: number };
+}
+
+/** Gateway.saveAsTest: a completed run's cassette and a Vitest file that replays it (both for `replays/`). */
+export interface SavedTest {
+  cassette: { fileName: string; text: string };
+  test: { fileName: string; text: string };
 }

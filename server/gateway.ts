@@ -3,6 +3,7 @@
 // The Gateway wires the parts and is the facade the API and the CLI call: turns live in the turn
 // registry (gateway/turns.ts), a model's exec and wait calls take one path (gateway/control-call.ts),
 // runs live in the RunManager, transcripts and the session store in sessions/.
+// long: the facade, one short delegating method per GatewayApi member (turns, runs, sessions, sources, replay lab, traces); the logic lives in gateway/, runs/, sessions/ and tools/.
 import { EventEmitter } from 'node:events';
 import { catalogView, mcpServerViews } from './catalog/view.ts';
 import { agentModel, agentCodeModeOptions } from './config/activation.ts';
@@ -12,15 +13,22 @@ import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
-import { compareExecutors, type ExecutorComparisonRow } from './gateway/compare.ts';
+import { compareExecutors } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
+import { trajectoryOtlpJson } from './gateway/otlp.ts';
+import { OtlpLiveExport } from './gateway/otlp-live.ts';
+import { isTerminal } from './runs/run.ts';
 import type {
   BranchSessionRequest,
   CatalogView,
   ClientToolSpec,
   CompactSessionRequest,
   ExecOptions,
+  ExecutorComparisonRow,
+  ForkRunRequest,
   GatewayApi,
+  SavedTest,
+  InferredOverlay,
   McpServerView,
   SurfaceView,
   TurnInfo,
@@ -31,6 +39,8 @@ import { Ownership } from './access/ownership.ts';
 import { ApprovalBroker } from './runs/approvals.ts';
 import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
+import type { Cassette } from './runs/cassette.ts';
+import { savedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
@@ -41,7 +51,9 @@ import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
-import { startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
+import { McpManager, startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
+import { OpenApiSources } from './tools/openapi/manager.ts';
+import { SourceRegistry, type AddSourceRequest, type SaveSourceResult, type SourceView } from './gateway/sources.ts';
 
 export interface GatewayOptions {
   /** A config object (tests); otherwise the file from --config / CODEMODE_CONFIG / ./codemode.config.json. */
@@ -57,9 +69,11 @@ export interface GatewayOptions {
   turnIdleMs?: number;
   /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
   mcp?: McpToolSource;
+  /** OpenAPI tool sources (createGateway starts one from config.sources.openapi unless given). */
+  openapi?: OpenApiSources;
   /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
   log?: (line: string) => void;
-  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/runs.ts). */
+  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/limits.ts). */
   legStartLimitMs?: number;
 }
 
@@ -74,11 +88,15 @@ export class Gateway implements GatewayApi {
   private readonly turns: TurnRegistry;
   private readonly executors: ExecutorSet;
   private readonly calls: ControlCalls;
+  /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url). */
+  private readonly otlp?: OtlpLiveExport;
+  private readonly openapi: OpenApiSources;
+  private readonly liveSources: SourceRegistry;
   private closed = false;
 
   constructor(
     readonly config: GatewayConfig,
-    private readonly sources: { tools: ToolDefinition[]; plugins: CodeModePlugin[]; pluginErrors: Array<{ plugin: string; error: string }> },
+    private readonly loaded: { tools: ToolDefinition[]; plugins: CodeModePlugin[]; pluginErrors: Array<{ plugin: string; error: string }> },
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
@@ -103,7 +121,9 @@ export class Gateway implements GatewayApi {
     this.events.on('event', (event: RunEvent) => {
       if (event.type === 'run.started') this.ownership.noteRun(event.runId, event.view.agentRunId);
       else if (event.type === 'nested.finished') this.recorder.nestedFinished(event.runId, event.call);
+      else if (event.type === 'run.updated' && isTerminal(event.view.state)) this.exportEnded(event.runId);
     });
+    if (config.telemetry?.otlp) this.otlp = new OtlpLiveExport(config.telemetry.otlp, (line) => (opts.log ?? console.warn)(line));
     this.executors = new ExecutorSet(opts.executors);
     this.approvalsBroker = new ApprovalBroker((e) => {
       if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
@@ -121,19 +141,26 @@ export class Gateway implements GatewayApi {
     );
     this.turns = new TurnRegistry({
       config,
-      tools: sources.tools,
-      plugins: sources.plugins,
+      tools: loaded.tools,
+      plugins: loaded.plugins,
       ...(opts.extraTools ? { extraTools: opts.extraTools } : {}),
       mcpServers: () => this.mcpServers(),
       ownership: this.ownership,
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
     });
+    this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir });
+    this.liveSources = new SourceRegistry({
+      config,
+      mcp: opts.mcp instanceof McpManager ? opts.mcp : undefined,
+      openapi: this.openapi,
+      ...(opts.log ? { log: opts.log } : {}),
+    });
     this.calls = new ControlCalls({
       recorder: this.recorder,
       runs: this.runsManager,
       executors: this.executors,
-      plugins: sources.plugins,
+      plugins: loaded.plugins,
       closed: () => this.closed,
     });
   }
@@ -155,7 +182,7 @@ export class Gateway implements GatewayApi {
 
   catalog(req: TurnRequest): CatalogView {
     const eff = this.turns.effective(req);
-    return catalogView({ ...eff, mcpServers: this.mcpServers(), pluginErrors: this.sources.pluginErrors });
+    return catalogView({ ...eff, mcpServers: this.mcpServers(), pluginErrors: this.loaded.pluginErrors });
   }
 
   /** MCP connection states. */
@@ -170,11 +197,60 @@ export class Gateway implements GatewayApi {
    * turn prepared just after start sees a server that is merely slow to answer `initialize` as unavailable.
    */
   async mcpReady(): Promise<void> {
-    await this.opts.mcp?.ready();
+    await Promise.all([this.opts.mcp?.ready(), this.openapi.ready()]);
   }
 
   toolSourcesRevision(): number {
-    return this.opts.mcp?.revision() ?? 0;
+    return (this.opts.mcp?.revision() ?? 0) + this.openapi.revision();
+  }
+
+  /**
+   * This Gateway's runtime tool sources for a sibling Gateway over another config (the test plan's code-mode-off
+   * and short-budget gateways): the same connections, which the sibling never closes.
+   */
+  borrowedSources(): Pick<GatewayOptions, 'mcp' | 'extraTools'> {
+    const mcp = this.opts.mcp;
+    return {
+      ...(mcp ? { mcp: { ready: () => mcp.ready(), tools: () => mcp.tools(), revision: () => mcp.revision(), onToolsChanged: (l: () => void) => mcp.onToolsChanged(l), views: () => mcp.views(), close: async () => {} } } : {}),
+      ...(this.opts.extraTools ? { extraTools: this.opts.extraTools } : {}),
+    };
+  }
+
+  // ---- live tool sources (server/gateway/sources.ts; the API lets only the operator call these) ----------------------
+
+  sources(): SourceView[] {
+    return this.liveSources.list();
+  }
+
+  sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string {
+    return this.liveSources.commandLine(req);
+  }
+
+  addSource(req: AddSourceRequest, context: { exposed: boolean }): SourceView {
+    this.assertOpen();
+    return this.liveSources.add(req, context);
+  }
+
+  sourceSettled(name: string): Promise<SourceView | undefined> {
+    return this.liveSources.settled(name);
+  }
+
+  removeSource(name: string): Promise<boolean> {
+    return this.liveSources.remove(name);
+  }
+
+  saveSource(name: string): SaveSourceResult {
+    return this.liveSources.save(name);
+  }
+
+  onToolSourcesChanged(listener: () => void): () => void {
+    // the config is read once at start: MCP servers and OpenAPI documents (configured or added live) are what change
+    const offMcp = this.opts.mcp?.onToolsChanged(listener);
+    const offOpenApi = this.openapi.onChanged(listener);
+    return () => {
+      offMcp?.();
+      offOpenApi();
+    };
   }
 
   // ---- turns -----------------------------------------------------------------------------------
@@ -268,6 +344,21 @@ export class Gateway implements GatewayApi {
     return this.runsManager.abortRun(runId);
   }
 
+  cassette(runId: string): Cassette | undefined {
+    return this.runsManager.cassette(runId);
+  }
+
+  saveAsTest(runId: string): SavedTest | undefined {
+    const cassette = this.runsManager.cassette(runId);
+    const agentId = this.runsManager.get(runId)?.agentId;
+    return cassette && agentId !== undefined ? savedTest(cassette, agentId) : undefined;
+  }
+
+  forkRun(req: ForkRunRequest): RunView {
+    this.assertOpen();
+    return this.runsManager.fork(req?.runId, req?.replies);
+  }
+
   answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void {
     this.runsManager.answerClientCall(req.runId, req.callId, req);
   }
@@ -292,6 +383,22 @@ export class Gateway implements GatewayApi {
     return this.runsManager.trajectory(runId);
   }
 
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    return this.turns.inferredTypes(agentRunId);
+  }
+
+  trajectoryOtlp(runId: string): string | undefined {
+    const t = this.runsManager.trajectory(runId);
+    return t ? trajectoryOtlpJson(t) : undefined;
+  }
+
+  /** An ended run's trace goes to the live OTLP endpoint, when one is configured (once per run). */
+  private exportEnded(runId: string): void {
+    if (!this.otlp) return;
+    const t = this.runsManager.trajectory(runId);
+    if (t) void this.otlp.exportRun(t);
+  }
+
   subscribe(listener: (event: RunEvent) => void): () => void {
     this.events.on('event', listener);
     return () => this.events.off('event', listener);
@@ -301,9 +408,11 @@ export class Gateway implements GatewayApi {
     if (this.closed) return;
     this.closed = true;
     await this.runsManager.close();
+    await this.otlp?.close();
     this.turns.close();
     await this.executors.close();
     await this.opts.mcp?.close();
+    this.openapi.close();
     this.events.removeAllListeners();
     this.recorder.close();
     this.sessions.close();
@@ -339,8 +448,10 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // Started after the other sources load, so a failing load leaves no server process behind.
   for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
   const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
+  const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(opts.log ? { log: opts.log } : {}) });
+  for (const [name, source] of Object.entries(config.sources?.openapi ?? {})) openapi.add(name, source);
   const extra = opts.extraTools;
-  const gateway = new Gateway(config, sources, { ...opts, mcp, extraTools: () => [...(extra?.() ?? []), ...mcp.tools()] });
+  const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
   try {
     await gateway.warmUp();
   } catch (err) {

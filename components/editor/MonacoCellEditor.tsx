@@ -1,11 +1,13 @@
 'use client';
-// Monaco bound to a cell: local monaco-editor (no CDN), local workers, tool declarations in the TS service.
+// Monaco bound to a cell: local monaco-editor (no CDN), local workers, tool declarations in the TS service, and
+// markers from the server typecheck's world (cellCheck.ts: the cell checked inside its wrapper on a hidden model).
 import * as monaco from 'monaco-editor';
 import Editor, { loader } from '@monaco-editor/react';
 import { useEffect, useRef } from 'react';
 import { cellModelPath, defaultConfig } from './config.ts';
-import { configureLanguageService, setDeclarations } from './languageService.ts';
-import type { CellEditorProps, CellMarker } from './types.ts';
+import { cellMarkers, checkModelPath, checkText, type RawDiagnostic } from './cellCheck.ts';
+import { configureLanguageService, setCellTypes, setDeclarations } from './languageService.ts';
+import type { CellEditorProps } from './types.ts';
 
 // Under Turbopack the package's own worker URLs do not resolve: create both workers from local entries.
 self.MonacoEnvironment = {
@@ -20,16 +22,38 @@ self.MonacoEnvironment = {
 loader.config({ monaco });
 configureLanguageService(monaco, defaultConfig());
 
-function toSeverity(severity: monaco.MarkerSeverity): CellMarker['severity'] {
-  if (severity === monaco.MarkerSeverity.Error) return 'error';
-  if (severity === monaco.MarkerSeverity.Warning) return 'warning';
-  if (severity === monaco.MarkerSeverity.Info) return 'info';
-  return 'hint';
-}
+const MARKER_OWNER = 'codemode';
 
-function markerCode(code: monaco.editor.IMarkerData['code']): string | undefined {
-  if (code === undefined) return undefined;
-  return typeof code === 'string' ? code : code.value;
+/** Checks the cell in `editor` as the server would; publishes markers unless a newer check started meanwhile. */
+async function checkCell(editor: monaco.editor.IStandaloneCodeEditor, props: CellEditorProps, isCurrent: () => boolean): Promise<void> {
+  const model = editor.getModel();
+  const world = props.cellTypes;
+  if (!model || !world) return;
+  const source = model.getValue();
+  const uri = monaco.Uri.parse(checkModelPath(props.language));
+  const text = checkText(world, source);
+  const hidden = monaco.editor.getModel(uri) ?? monaco.editor.createModel(text, props.language, uri);
+  if (hidden.getValue() !== text) hidden.setValue(text);
+  const getWorker = props.language === 'typescript' ? await monaco.typescript.getTypeScriptWorker() : await monaco.typescript.getJavaScriptWorker();
+  const client = await getWorker(uri);
+  const found = [...(await client.getSyntacticDiagnostics(uri.toString())), ...(await client.getSemanticDiagnostics(uri.toString()))] as RawDiagnostic[];
+  if (!isCurrent() || model.isDisposed() || model.getValue() !== source) return;
+  const markers = cellMarkers(found, source, world, props.deniedTools ?? []);
+  monaco.editor.setModelMarkers(
+    model,
+    MARKER_OWNER,
+    markers.map((m) => ({
+      startLineNumber: m.line,
+      startColumn: m.column,
+      endLineNumber: m.endLine ?? m.line,
+      endColumn: m.endColumn ?? m.column,
+      severity: monaco.MarkerSeverity.Error,
+      message: m.message,
+      ...(m.code !== undefined ? { code: m.code } : {}),
+      source: m.policyRule !== undefined ? 'policy' : 'ts',
+    })),
+  );
+  props.onMarkersChange?.(markers);
 }
 
 export default function MonacoCellEditor(props: CellEditorProps) {
@@ -39,10 +63,26 @@ export default function MonacoCellEditor(props: CellEditorProps) {
   const propsRef = useRef(props);
   propsRef.current = props;
   const debounceRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const checkTimerRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const checkSeqRef = useRef(0);
+
+  /** A check soon (edits arrive in bursts); only the latest one publishes its markers. */
+  const scheduleCheck = (delayMs: number) => {
+    clearTimeout(checkTimerRef.current);
+    checkTimerRef.current = setTimeout(() => {
+      const editor = editorRef.current;
+      if (!editor) return;
+      const seq = ++checkSeqRef.current;
+      void checkCell(editor, propsRef.current, () => seq === checkSeqRef.current).catch(() => undefined);
+    }, delayMs);
+  };
 
   useEffect(() => {
     setDeclarations(monaco, props.declarations, config.declarationsPath);
-  }, [props.declarations, config.declarationsPath]);
+    if (props.cellTypes) setCellTypes(monaco, props.cellTypes);
+    scheduleCheck(config.checkDebounceMs);
+    // scheduleCheck reads the latest props through refs
+  }, [props.declarations, props.cellTypes, props.deniedTools, config.declarationsPath]);
 
   // Switching language moves the text to a model whose extension gives the right semantics.
   useEffect(() => {
@@ -54,25 +94,19 @@ export default function MonacoCellEditor(props: CellEditorProps) {
     const model = monaco.editor.createModel(current.getValue(), props.language, monaco.Uri.parse(path));
     editor.setModel(model);
     current.dispose();
+    scheduleCheck(0);
+    // scheduleCheck reads the latest props through refs
   }, [props.language]);
 
-  useEffect(() => {
-    const sub = monaco.editor.onDidChangeMarkers((uris) => {
-      const model = editorRef.current?.getModel();
-      if (!model || !uris.some((uri) => uri.toString() === model.uri.toString())) return;
-      const markers = monaco.editor.getModelMarkers({ resource: model.uri }).map((m) => {
-        const marker: CellMarker = { line: m.startLineNumber, column: m.startColumn, severity: toSeverity(m.severity), message: m.message };
-        const code = markerCode(m.code);
-        if (code !== undefined) marker.code = code;
-        return marker;
-      });
-      propsRef.current.onMarkersChange?.(markers);
-    });
-    return () => {
-      sub.dispose();
+  useEffect(
+    () => () => {
       clearTimeout(debounceRef.current);
-    };
-  }, []);
+      clearTimeout(checkTimerRef.current);
+      checkSeqRef.current++;
+      for (const lang of ['javascript', 'typescript'] as const) monaco.editor.getModel(monaco.Uri.parse(checkModelPath(lang)))?.dispose();
+    },
+    [],
+  );
 
   return (
     <Editor
@@ -94,9 +128,11 @@ export default function MonacoCellEditor(props: CellEditorProps) {
       onChange={(value) => {
         clearTimeout(debounceRef.current);
         debounceRef.current = setTimeout(() => propsRef.current.onChange?.(value ?? ''), config.changeDebounceMs);
+        scheduleCheck(config.checkDebounceMs);
       }}
       onMount={(editor) => {
         editorRef.current = editor;
+        scheduleCheck(0);
         editor.addAction({
           id: 'codemode.run',
           label: 'Run cell',

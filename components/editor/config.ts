@@ -1,13 +1,12 @@
 // The cell editor's typed config: every field has a documented default in defaultConfig().
 import type { CellLanguage } from './share.ts';
 
-/** TypeScript diagnostics that are wrong for a cell rather than for the code in it. */
-export const CELL_DIAGNOSTICS_TO_IGNORE = [
-  // "A 'return' statement can only be used within a function body": a cell's `return` is its result.
-  1108,
-  // Top-level await needs a module target/flag: cells run inside an async body.
-  1375, 1378,
-] as const;
+/**
+ * Monaco's own diagnostics are off (languageService.ts); these codes would only matter to them: a cell checked
+ * as a bare module has a top-level `return` (1108) and `await` (1375, 1378). The markers come from the wrapped
+ * copy, which has neither.
+ */
+export const CELL_DIAGNOSTICS_TO_IGNORE = [1108, 1375, 1378] as const;
 
 export interface CellEditorConfig {
   /** Editor font size in px; 13 keeps a 40-line cell on a laptop screen. */
@@ -22,6 +21,8 @@ export interface CellEditorConfig {
   declarationsPath: string;
   /** Diagnostic codes the language service must not report. */
   diagnosticCodesToIgnore: number[];
+  /** Debounce before the cell is checked after an edit (the server's world, on a hidden wrapped copy). */
+  checkDebounceMs: number;
 }
 
 export function defaultConfig(): CellEditorConfig {
@@ -32,6 +33,7 @@ export function defaultConfig(): CellEditorConfig {
     changeDebounceMs: 250,
     declarationsPath: 'file:///codemode/globals.d.ts',
     diagnosticCodesToIgnore: [...CELL_DIAGNOSTICS_TO_IGNORE],
+    checkDebounceMs: 200,
   };
 }
 

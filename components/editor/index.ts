@@ -5,3 +5,5 @@ export type { CellEditorConfig } from './config.ts';
 export { decodeCellHash, encodeCellHash } from './share.ts';
 export type { CellLanguage, SharedCell } from './share.ts';
 export type { CellEditorApi, CellEditorProps, CellMarker } from './types.ts';
+export { deniedToolsOf } from './cellCheck.ts';
+export type { CellTypeWorld, DeniedTool } from './cellCheck.ts';

@@ -1,39 +1,35 @@
-// Feeds Monaco's TypeScript service: cell compiler options and the Gateway's ambient tool declarations.
+// Feeds Monaco's TypeScript service: the served cell world (compiler options), and the Gateway's ambient tool declarations.
 import type * as Monaco from 'monaco-editor';
+import type { CellTypeWorld } from './cellCheck.ts';
 import type { CellEditorConfig } from './config.ts';
 
 type MonacoApi = typeof Monaco;
 
-/** Options for both JS and TS cells: modern syntax, every file a module (top-level await), no DOM. */
-export function cellCompilerOptions(monaco: MonacoApi, language: 'javascript' | 'typescript'): Monaco.typescript.CompilerOptions {
-  return {
-    target: monaco.typescript.ScriptTarget.ESNext,
-    module: monaco.typescript.ModuleKind.ESNext,
-    // 3 = "force": each cell is a module, so top-level await type-checks; .d.ts files stay global.
-    moduleDetection: 3,
-    lib: ['esnext'],
-    strict: language === 'typescript',
-    noEmit: true,
-    allowJs: true,
-    // JavaScript cells get red squiggles for a wrong argument too.
-    checkJs: true,
-    allowNonTsExtensions: true,
-  };
-}
-
-/** Sets compiler and diagnostics options on both language defaults. Call once, before the first model. */
+/**
+ * Monaco's own diagnostics are off: they would check the visible cell as a module, where a top-level `return`
+ * is a grammar error the checker stops at. The editor's markers come from the hidden wrapped copy instead
+ * (cellCheck.ts), exactly as the server typechecks. Hover, completion and go-to-definition stay on.
+ */
 export function configureLanguageService(monaco: MonacoApi, config: CellEditorConfig): void {
   const diagnostics = {
-    noSemanticValidation: false,
-    noSyntaxValidation: false,
+    noSemanticValidation: true,
+    noSyntaxValidation: true,
+    noSuggestionDiagnostics: true,
     diagnosticCodesToIgnore: config.diagnosticCodesToIgnore,
   };
-  monaco.typescript.typescriptDefaults.setCompilerOptions(cellCompilerOptions(monaco, 'typescript'));
-  monaco.typescript.javascriptDefaults.setCompilerOptions(cellCompilerOptions(monaco, 'javascript'));
   monaco.typescript.typescriptDefaults.setDiagnosticsOptions(diagnostics);
   monaco.typescript.javascriptDefaults.setDiagnosticsOptions(diagnostics);
   monaco.typescript.typescriptDefaults.setEagerModelSync(true);
   monaco.typescript.javascriptDefaults.setEagerModelSync(true);
+}
+
+/** The server typecheck's compiler options on both services (a change restarts Monaco's workers, so only on a real change). */
+export function setCellTypes(monaco: MonacoApi, world: CellTypeWorld): void {
+  const apply = (defaults: Monaco.typescript.LanguageServiceDefaults, options: Monaco.typescript.CompilerOptions) => {
+    if (JSON.stringify(defaults.getCompilerOptions()) !== JSON.stringify(options)) defaults.setCompilerOptions(options);
+  };
+  apply(monaco.typescript.typescriptDefaults, { ...world.compilerOptions.typescript } as Monaco.typescript.CompilerOptions);
+  apply(monaco.typescript.javascriptDefaults, { ...world.compilerOptions.javascript } as Monaco.typescript.CompilerOptions);
 }
 
 /** Replaces the ambient declarations in both services (the catalog changed, or client tools did). */

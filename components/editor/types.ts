@@ -1,6 +1,7 @@
 // Public types of the cell editor core (what the page around it may use).
 import type { CellLanguage } from './share.ts';
 import type { CellEditorConfig } from './config.ts';
+import type { CellTypeWorld, DeniedTool } from './cellCheck.ts';
 
 export interface CellMarker {
   line: number;
@@ -9,6 +10,11 @@ export interface CellMarker {
   message: string;
   /** TypeScript diagnostic code (`2322`), when the language service gave one. */
   code?: string;
+  /** Where the squiggle ends (1-based), when known. */
+  endLine?: number;
+  endColumn?: number;
+  /** Set on a call to a tool the agent's policy denied: the rule that denied it. */
+  policyRule?: string;
 }
 
 /** Handle the editor hands to `onReady`: the few things a page needs to do to the editor. */
@@ -25,6 +31,10 @@ export interface CellEditorProps {
   language: CellLanguage;
   /** Ambient `.d.ts` for the tool globals (from the catalog); replaced whenever it changes. */
   declarations: string;
+  /** The server typecheck's compiler options and cell wrapper (served with the declarations); no checking until it is known. */
+  cellTypes?: CellTypeWorld;
+  /** Tools the agent's policy denied: a call to one is flagged with its rule. */
+  deniedTools?: readonly DeniedTool[];
   /** Debounced (config.changeDebounceMs) with the full code. */
   onChange?: (code: string) => void;
   /** Ctrl/Cmd+Enter inside the editor. */

@@ -12,6 +12,7 @@ export function runViewFixture(runId: string, over: Partial<RunView> = {}): RunV
     state: 'running',
     language: 'javascript',
     code: 'return 1',
+    seed: 1,
     createdAt: 1000,
     updatedAt: 1000,
     maxSnapshotBytes: 10 * 1024 * 1024,

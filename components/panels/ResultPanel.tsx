@@ -8,7 +8,8 @@ import { formatBytes, formatDuration, percentOf, previewJson } from '../ui/forma
 import { useNow } from '../ui/useNow.ts';
 import { resultRunId } from '../playground/callState.ts';
 import type { CellCall } from '../playground/callState.ts';
-import type { ExecResult } from '../api.ts';
+import type { ExecResult, Meter } from '../api.ts';
+import { TokenMeterView } from '../meter/TokenMeterView.tsx';
 
 type Telemetry = ExecResult['telemetry'];
 type Output = NonNullable<ExecResult['output']>[number];
@@ -110,6 +111,8 @@ export function ResultPanel(props: {
   approvalsPending?: number;
   /** Aborts the running exec's run; absent until the page knows that run. */
   onStop?: () => void;
+  /** The shown run's token meter (from its run view), once one of its exec/wait calls ended. */
+  meter?: Meter;
 }) {
   const [raw, setRaw] = useState(false);
   const { call } = props;
@@ -205,6 +208,12 @@ export function ResultPanel(props: {
                 <div>
                   <div className="mb-1 text-[11px] text-neutral-500">output</div>
                   <OutputLines output={result.output} />
+                </div>
+              ) : null}
+              {props.meter ? (
+                <div>
+                  <div className="mb-1 text-[11px] text-neutral-500">token meter (estimate)</div>
+                  <TokenMeterView meter={props.meter} />
                 </div>
               ) : null}
               <div>

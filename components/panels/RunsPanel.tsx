@@ -25,12 +25,15 @@ export function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect
                 data-selected={run.runId === props.selectedRunId}
                 aria-current={run.runId === props.selectedRunId ? 'true' : undefined}
                 onClick={() => props.onSelect(run.runId)}
-                className={`flex w-full items-center gap-2 rounded px-1.5 py-0.5 text-left hover:bg-neutral-800 ${
+                className={`flex w-full flex-wrap items-center gap-x-2 rounded px-1.5 py-0.5 text-left hover:bg-neutral-800 ${
                   run.runId === props.selectedRunId ? 'bg-neutral-800' : ''
                 }`}
               >
                 <StatusBadge status={run.state} />
-                <span className="truncate text-neutral-300">{run.runId}</span>
+                {/* The whole id, never cut (issue 13: ids showed as `run_...` at 1280 px); the counts wrap below instead. */}
+                <span data-testid="run-id" className="shrink-0 whitespace-nowrap text-neutral-300">
+                  {run.runId}
+                </span>
                 <span className="text-neutral-500">{run.executor}</span>
                 {run.client !== undefined ? (
                   <span data-testid="run-client" className="truncate text-sky-400" title="the client driving this run's turn (MCP)">

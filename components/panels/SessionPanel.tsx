@@ -54,7 +54,7 @@ function CompactForm(props: { busy: boolean; onCompact(summary: string): void; o
 }
 
 /** Its queries refetch when the events subscription reports an entry appended to this session (see useLiveRuns). */
-export function SessionPanel(props: { sessionId?: string; runs: Run[] }) {
+export function SessionPanel(props: { sessionId?: string; runs: Run[]; selectedRunId?: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { sessionId } = props;
@@ -164,7 +164,7 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[] }) {
       {sessionId && !error ? (
         <div className="space-y-3 font-mono text-[11px]">
           <SessionStoreView store={store} loading={storeQuery.isLoading} />
-          <SessionTranscriptView branch={branch} loading={transcriptQuery.isLoading} busy={busy} onBranch={onBranch} />
+          <SessionTranscriptView branch={branch} loading={transcriptQuery.isLoading} busy={busy} onBranch={onBranch} {...(props.selectedRunId ? { selectedRunId: props.selectedRunId } : {})} />
         </div>
       ) : null}
     </Panel>

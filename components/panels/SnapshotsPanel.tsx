@@ -12,7 +12,7 @@ interface ChartPoint {
   snapshot: Snapshot;
 }
 
-function AcrossRunsChart({ points, selectedRunId }: { points: ChartPoint[]; selectedRunId?: string }) {
+function AcrossRunsChart({ points, selectedRunId, scope }: { points: ChartPoint[]; selectedRunId?: string; scope: string }) {
   const width = 360;
   const height = 110;
   const pad = { left: 44, right: 6, top: 8, bottom: 16 };
@@ -21,7 +21,7 @@ function AcrossRunsChart({ points, selectedRunId }: { points: ChartPoint[]; sele
   const barWidth = Math.max(2, Math.min(14, slot * 0.4));
   const y = (bytes: number) => pad.top + (height - pad.top - pad.bottom) * (1 - bytes / max);
   return (
-    <svg data-testid="snapshots-chart" viewBox={`0 0 ${width} ${height}`} className="w-full" role="img" aria-label="snapshot sizes across runs">
+    <svg data-testid="snapshots-chart" viewBox={`0 0 ${width} ${height}`} className="w-full" role="img" aria-label={`snapshot sizes of the runs in ${scope}`}>
       <line x1={pad.left} x2={width - pad.right} y1={y(0)} y2={y(0)} stroke="#404040" />
       <line x1={pad.left} x2={width - pad.right} y1={y(max)} y2={y(max)} stroke="#262626" strokeDasharray="3 3" />
       <text x={pad.left - 4} y={y(max) + 3} textAnchor="end" fontSize="8" fill="#737373">
@@ -42,13 +42,22 @@ function AcrossRunsChart({ points, selectedRunId }: { points: ChartPoint[]; sele
         );
       })}
       <text x={pad.left} y={height - 4} fontSize="8" fill="#737373">
-        raw (grey) and stored (amber) per suspension, oldest left
+        {`runs in ${scope}: raw (grey) and stored (amber) per suspension, oldest left${selectedRunId ? '; the selected run bright' : ''}`}
       </text>
     </svg>
   );
 }
 
-export function SnapshotsPanel(props: { runs: Run[]; run?: Run }) {
+/** The selected run's own line when it has no snapshot: true for it, and honest about the chart of other runs below. */
+export function noSnapshotText(run: Pick<Run, 'runId' | 'executor'>, chartedRunIds: ReadonlySet<string>): string {
+  if (run.executor !== 'quickjs') return `Run ${run.runId} ran on ${run.executor}, which keeps a live worker instead of a snapshot; see the retained-bytes estimate on the board.`;
+  const others = [...chartedRunIds].filter((id) => id !== run.runId).length;
+  return others > 0
+    ? `Run ${run.runId} never suspended, so none of the bars below are its own (they are ${others} other ${others === 1 ? 'run' : 'runs'}).`
+    : `Run ${run.runId} never suspended.`;
+}
+
+export function SnapshotsPanel(props: { runs: Run[]; run?: Run; scope: string }) {
   const points: ChartPoint[] = props.runs
     .flatMap((run) => run.snapshots.map((snapshot) => ({ runId: run.runId, snapshot })))
     .sort((a, b) => a.snapshot.at - b.snapshot.at)
@@ -90,14 +99,14 @@ export function SnapshotsPanel(props: { runs: Run[]; run?: Run }) {
               </tbody>
             </table>
           ) : (
-            <Empty>
-              {run.executor !== 'quickjs'
-                ? `${run.executor} keeps a live worker instead of a snapshot; see the retained-bytes estimate on the board.`
-                : 'This run never suspended.'}
-            </Empty>
+            <Empty testId="snapshots-none">{noSnapshotText(run, new Set(points.map((p) => p.runId)))}</Empty>
           )
         ) : null}
-        {points.length > 0 ? <AcrossRunsChart points={points} {...(run ? { selectedRunId: run.runId } : {})} /> : <Empty>No suspensions yet in this process.</Empty>}
+        {points.length > 0 ? (
+          <AcrossRunsChart points={points} scope={props.scope} {...(run ? { selectedRunId: run.runId } : {})} />
+        ) : (
+          <Empty testId="snapshots-chart-empty">{`No suspensions yet in ${props.scope}.`}</Empty>
+        )}
       </div>
     </Panel>
   );

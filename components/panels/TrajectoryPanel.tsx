@@ -136,16 +136,24 @@ export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
   const open = run !== undefined && (run.calls.some((c) => c.endedAt === undefined) || run.nested.some((n) => n.endedAt === undefined));
   const now = useNow(250, open);
   const [downloadError, setDownloadError] = useState<string>();
-  const download = async () => {
+  const save = (text: string, fileName: string) => {
+    const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = fileName;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  const download = async (format: 'json' | 'otlp') => {
     if (!run) return;
     try {
-      const trajectory = await client.runs.trajectory.query({ runId: run.runId });
-      const url = URL.createObjectURL(new Blob([JSON.stringify(trajectory, null, 2)], { type: 'application/json' }));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = `trajectory-${run.runId}.json`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      if (format === 'otlp') {
+        const trace = await client.runs.otlp.query({ runId: run.runId });
+        save(trace.json, trace.fileName);
+      } else {
+        const trajectory = await client.runs.trajectory.query({ runId: run.runId });
+        save(JSON.stringify(trajectory, null, 2), `trajectory-${run.runId}.json`);
+      }
       setDownloadError(undefined);
     } catch (err) {
       setDownloadError(errorMessage(err));
@@ -161,9 +169,14 @@ export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
       testId="trajectory-panel"
       actions={
         run ? (
-          <Button testId="trajectory-download" onClick={() => void download()}>
-            Export JSON
-          </Button>
+          <>
+            <Button testId="trajectory-download" onClick={() => void download('json')}>
+              Export JSON
+            </Button>
+            <Button testId="trajectory-download-otlp" onClick={() => void download('otlp')} title="the run as OpenTelemetry spans (OTLP/JSON), for Jaeger, Tempo, Honeycomb and other tracing tools">
+              Export OTLP
+            </Button>
+          </>
         ) : null
       }
     >

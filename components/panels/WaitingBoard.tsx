@@ -8,6 +8,7 @@ import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatBytes, formatCountdown, formatDuration, percentOf, previewJson } from '../ui/format.ts';
 import { useNow } from '../ui/useNow.ts';
 import type { Run } from '../api.ts';
+import { ForkForm, forkable } from './ForkForm.tsx';
 
 export interface ClientAnswer {
   runId: string;
@@ -108,6 +109,7 @@ function WaitingRun(props: {
 }) {
   const { run, now } = props;
   const [open, setOpen] = useState(props.initiallyOpen);
+  const [forking, setForking] = useState(false);
   // A client call that arrives later opens the card: a question to the user must not hide behind a toggle.
   const expanded = open || run.clientCalls.length > 0;
   const snapshot = run.snapshots[run.snapshots.length - 1];
@@ -151,10 +153,26 @@ function WaitingRun(props: {
             {props.waiting ? 'Waiting…' : 'Wait'}
           </Button>
         ) : null}
+        {run.state === 'waiting' ? (
+          <Button
+            testId="fork-button"
+            disabled={!forkable(run)}
+            title={forkable(run) ? 'fork: restore this snapshot into a new run, with edited replies' : `fork needs a snapshot; a ${run.executor} run keeps a live context`}
+            onClick={() => setForking(!forking)}
+          >
+            Fork
+          </Button>
+        ) : null}
         <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
           Abort
         </Button>
       </div>
+      {run.forkedFrom ? (
+        <div data-testid="forked-from" className="text-[11px] text-violet-300">
+          forked from <span className="font-mono">{run.forkedFrom.runId}</span> at suspension {run.forkedFrom.suspension}
+        </div>
+      ) : null}
+      {forking && forkable(run) ? <ForkForm run={run} onClose={() => setForking(false)} /> : null}
       {expanded ? <WaitingRunDetail run={run} now={now} snapshot={snapshot} onWait={props.onWait} onAnswer={props.onAnswer} /> : null}
     </li>
   );

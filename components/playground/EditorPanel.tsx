@@ -2,7 +2,7 @@
 // The editor panel: the cell editor core plus its toolbar (examples, language, typecheck, executor, share, run).
 import { useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
-import type { CellEditorApi, CellLanguage, CellMarker } from '../editor/index.ts';
+import type { CellEditorApi, CellLanguage, CellMarker, CellTypeWorld, DeniedTool } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
 import { useTheme } from '../ui/theme.ts';
 import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
@@ -20,6 +20,10 @@ export function EditorPanel(props: {
   agentExecutor?: string;
   onExecutorChange: (executor: ExecutorChoice) => void;
   declarations: string;
+  /** The server typecheck's world (served with the declarations): the editor's markers are the server's diagnostics. */
+  cellTypes?: CellTypeWorld;
+  /** Tools the agent's policy denied: a call to one is flagged with its rule. */
+  deniedTools: readonly DeniedTool[];
   onCodeChange: (code: string) => void;
   onRun: () => void;
   /** Run the cell on every executor, each in its own run, side by side. */
@@ -36,6 +40,8 @@ export function EditorPanel(props: {
   shareUrl: () => string;
 }) {
   const [markers, setMarkers] = useState<CellMarker[]>([]);
+  // How many checks have published their markers: a test waits for the check of the cell it loaded.
+  const [checks, setChecks] = useState(0);
   const [copied, setCopied] = useState(false);
   const { theme } = useTheme();
   // Hints (unused variables, implicit any) stay as faded text in the editor; the list shows real problems.
@@ -46,7 +52,7 @@ export function EditorPanel(props: {
     <Panel
       title="Cell"
       testId="editor-panel"
-      className="h-[56%] shrink-0"
+      className="h-[60%] min-h-[480px] shrink-0"
       bodyClassName="flex min-h-0 flex-col"
       actions={
         <>
@@ -147,14 +153,19 @@ export function EditorPanel(props: {
           defaultValue={props.defaultCode}
           language={props.language}
           declarations={props.declarations}
+          {...(props.cellTypes ? { cellTypes: props.cellTypes } : {})}
+          deniedTools={props.deniedTools}
           onChange={props.onCodeChange}
           onRun={props.onRun}
-          onMarkersChange={setMarkers}
+          onMarkersChange={(next) => {
+            setMarkers(next);
+            setChecks((n) => n + 1);
+          }}
           onReady={props.onReady}
           config={{ theme: theme === 'light' ? 'vs' : 'vs-dark' }}
         />
       </div>
-      <div data-testid="editor-problems" data-errors={errors.length} className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
+      <div data-testid="editor-problems" data-errors={errors.length} data-checks={checks} role="status" aria-label="cell problems" className="max-h-20 shrink-0 overflow-auto border-t border-neutral-800 px-2 py-1 font-mono text-[11px]">
         {problems.length === 0 ? (
           <span className="text-neutral-600">no problems · Ctrl/Cmd+Enter runs the cell</span>
         ) : (

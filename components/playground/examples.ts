@@ -65,7 +65,8 @@ return { hits: hits.map((h) => h.callableName), described };
     title: 'store / load (session store)',
     language: 'javascript',
     code: `// The session store outlives the cell: run this twice and the counter goes up.
-const previous = (await load('counter')) ?? 0;
+// load() gives unknown (whatever was stored): say what you expect before using it.
+const previous = Number((await load('counter')) ?? 0);
 await store('counter', previous + 1);
 return { previous, now: previous + 1 };
 `,

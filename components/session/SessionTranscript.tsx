@@ -4,7 +4,7 @@ import { NestedCallRow } from '../ui/NestedCallRow.tsx';
 import { Empty, PanelSection } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { NetworkFlag } from './SessionStore.tsx';
-import { branchPoint, buildTranscriptView, leafItemIndex, lineCount } from './transcriptView.ts';
+import { branchPoint, buildTranscriptView, itemRunIds, leafItemIndex, lineCount } from './transcriptView.ts';
 import type { BranchPoint, CallGroup, TranscriptItem } from './transcriptView.ts';
 import type { TranscriptEntry } from '../api.ts';
 
@@ -41,15 +41,30 @@ function LeafMark() {
   );
 }
 
-function CallItem({ group, branch, leaf }: { group: CallGroup; branch: BranchAction; leaf: boolean }) {
+/** The selected run's items: a sky outline and a label a screen reader reads with the item. */
+const SELECTED_ITEM = 'outline outline-1 outline-sky-600 bg-sky-950/30';
+
+function SelectedMark() {
+  return <span className="sr-only">(selected run)</span>;
+}
+
+function CallItem({ group, branch, leaf, selected }: { group: CallGroup; branch: BranchAction; leaf: boolean; selected: boolean }) {
   const c = group.call.payload;
   const source = c.code ?? c.command;
   const status = group.result?.payload.status ?? 'running';
   const runId = group.result?.payload.runId ?? c.runId;
   return (
-    <li data-testid="transcript-call" data-tool={c.tool} data-status={status} data-tool-call-id={c.toolCallId} className="rounded border border-neutral-800/80 bg-neutral-950/40 px-1.5 py-1">
+    <li
+      data-testid="transcript-call"
+      data-tool={c.tool}
+      data-status={status}
+      data-tool-call-id={c.toolCallId}
+      data-selected={selected}
+      className={`rounded border border-neutral-800/80 bg-neutral-950/40 px-1.5 py-1 ${selected ? SELECTED_ITEM : ''}`}
+    >
       <div className="flex items-center gap-2">
         <span className="font-semibold text-neutral-100">{c.tool}</span>
+        {selected ? <SelectedMark /> : null}
         <StatusBadge status={status} />
         <span className="truncate text-neutral-500" title="the model's tool-call id">
           {c.toolCallId}
@@ -88,16 +103,17 @@ function CallItem({ group, branch, leaf }: { group: CallGroup; branch: BranchAct
   );
 }
 
-function Item({ item, branch, leaf }: { item: TranscriptItem; branch: BranchAction; leaf: boolean }) {
+function Item({ item, branch, leaf, selected }: { item: TranscriptItem; branch: BranchAction; leaf: boolean; selected: boolean }) {
   const tail = leaf ? <LeafMark /> : <BranchButton action={branch} />;
   switch (item.kind) {
     case 'call':
-      return <CallItem group={item} branch={branch} leaf={leaf} />;
+      return <CallItem group={item} branch={branch} leaf={leaf} selected={selected} />;
     case 'store': {
       const p = item.entry.payload;
       return (
-        <li data-testid="transcript-store-commit" className="flex flex-wrap items-center gap-x-1.5 px-1.5 text-neutral-400">
+        <li data-testid="transcript-store-commit" data-selected={selected} className={`flex flex-wrap items-center gap-x-1.5 rounded px-1.5 text-neutral-400 ${selected ? SELECTED_ITEM : ''}`}>
           <span className="text-neutral-500">store commit</span>
+          {selected ? <SelectedMark /> : null}
           {p.sets.map((s) => (
             <span key={`set:${s.key}`} className="inline-flex items-center gap-1">
               <span className="text-sky-300">set {s.key}</span>
@@ -139,7 +155,7 @@ function Item({ item, branch, leaf }: { item: TranscriptItem; branch: BranchActi
     case 'orphan': {
       const e = item.entry;
       return (
-        <li data-testid="transcript-orphan" className="px-1.5 text-neutral-500">
+        <li data-testid="transcript-orphan" data-selected={selected} className={`rounded px-1.5 text-neutral-500 ${selected ? SELECTED_ITEM : ''}`}>
           {e.type === 'nested-activity' ? (
             <ul>
               <NestedCallRow testId="transcript-nested" call={e.payload} />
@@ -155,8 +171,8 @@ function Item({ item, branch, leaf }: { item: TranscriptItem; branch: BranchActi
   }
 }
 
-/** `busy` while a branch or compaction is in flight: one at a time. */
-export function SessionTranscriptView(props: { branch: readonly TranscriptEntry[]; loading: boolean; busy: boolean; onBranch(point: BranchPoint): void }) {
+/** `busy` while a branch or compaction is in flight: one at a time. The items of `selectedRunId` are highlighted. */
+export function SessionTranscriptView(props: { branch: readonly TranscriptEntry[]; loading: boolean; busy: boolean; onBranch(point: BranchPoint): void; selectedRunId?: string }) {
   const { busy, onBranch } = props;
   const items = buildTranscriptView(props.branch);
   const leafIndex = leafItemIndex(items, props.branch);
@@ -169,7 +185,8 @@ export function SessionTranscriptView(props: { branch: readonly TranscriptEntry[
         <ol data-testid="session-transcript" className="space-y-1">
           {items.map((item, i) => {
             const point = branchPoint(item);
-            return <Item key={item.key} item={item} leaf={i === leafIndex} branch={{ busy, onBranch, ...(point ? { point } : {}) }} />;
+            const selected = props.selectedRunId !== undefined && itemRunIds(item).has(props.selectedRunId);
+            return <Item key={item.key} item={item} leaf={i === leafIndex} selected={selected} branch={{ busy, onBranch, ...(point ? { point } : {}) }} />;
           })}
         </ol>
       )}

@@ -1,6 +1,6 @@
 // Tests for grouping a transcript branch into call groups, branch points and the leaf.
 import { describe, expect, it } from 'vitest';
-import { branchPoint, buildTranscriptView, leafItemIndex, lineCount } from './transcriptView.ts';
+import { branchPoint, buildTranscriptView, itemRunIds, leafItemIndex, lineCount } from './transcriptView.ts';
 import type { CallGroup, TranscriptItem } from './transcriptView.ts';
 import type { EntryPayloads, EntryType, TranscriptEntry } from '../../server/sessions/types.ts';
 
@@ -140,5 +140,24 @@ describe('leafItemIndex', () => {
     const second = [call('c'), result('c'), entry('compaction', { summary: 's', compactedEntries: 2 })];
     expect(leafItemIndex(buildTranscriptView(second), second)).toBe(1);
     expect(leafItemIndex([], [])).toBe(-1);
+  });
+});
+
+describe('itemRunIds', () => {
+  it('gives a call its result\'s run and its nested rows\' runs, a store commit its run, a message none', () => {
+    const items = buildTranscriptView([
+      call('a'),
+      nested('a', 'store', 5),
+      entry('code-mode-store', { runId: 'run_1', sets: [], deletes: ['k'] }),
+      result('a'),
+      entry('tool-call', { tool: 'exec', toolCallId: 'b', agentRunId: 'ar1', code: 'return 2' }),
+      entry('tool-result', { tool: 'exec', toolCallId: 'b', status: 'completed', runId: 'run_2', text: '{}' }),
+      entry('message', { role: 'user', text: 'hi' }),
+    ]);
+    expect(items.map((i) => [...itemRunIds(i)])).toEqual([['run_1'], ['run_1'], ['run_2'], []]);
+  });
+  it('gives a wait call without its result yet the run it continues', () => {
+    const [item] = buildTranscriptView([call('w', 'wait')]);
+    expect(item && [...itemRunIds(item)]).toEqual(['run_1']);
   });
 });

@@ -114,3 +114,29 @@ export function lineCount(text: string): number {
   if (text === '') return 0;
   return text.replace(/\n$/, '').split('\n').length;
 }
+
+/**
+ * The runs an item belongs to: a call's run (its result's, or the run a wait continues) and its nested rows' runs;
+ * a store commit's and an orphan's own. The panel highlights the items of the page's selected run.
+ */
+export function itemRunIds(item: TranscriptItem): Set<string> {
+  const ids = new Set<string>();
+  const add = (id: string | undefined) => {
+    if (id !== undefined) ids.add(id);
+  };
+  switch (item.kind) {
+    case 'call':
+      add(item.result?.payload.runId);
+      add(item.call.payload.runId);
+      for (const n of item.nested) add(n.payload.runId);
+      break;
+    case 'store':
+    case 'orphan':
+      add(item.entry.payload.runId);
+      break;
+    case 'compaction':
+    case 'message':
+      break;
+  }
+  return ids;
+}

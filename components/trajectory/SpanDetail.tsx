@@ -1,5 +1,5 @@
 'use client';
-// The detail of one nested call (a span): identity, parent, timings, bytes, approval decision and the bounded previews, with copy buttons.
+// The detail of one nested call (a span): identity, parent, timings, bytes, approval and hook decisions and the bounded previews, with copy buttons.
 import { useState } from 'react';
 import { Button, KeyValueList } from '../ui/Panel.tsx';
 import { formatBytes, formatDuration } from '../ui/format.ts';
@@ -33,6 +33,12 @@ function Preview({ label, text, testId }: { label: string; text: string; testId:
   );
 }
 
+/** What each before_tool_call hook decided, in the order they ran. */
+export function hookText(hooks: NestedCall['hooks']): string {
+  if (hooks === undefined || hooks.length === 0) return 'no before_tool_call hook ran';
+  return hooks.map((h) => `${h.plugin}: ${h.decision}${h.reason ? ` (${h.reason})` : ''}`).join('; ');
+}
+
 export function SpanDetail({ call, parent, now }: { call: NestedCall; parent?: ControlCall | undefined; now: number }) {
   const end = call.endedAt ?? now;
   const rows: Array<[string, string]> = [
@@ -46,6 +52,7 @@ export function SpanDetail({ call, parent, now }: { call: NestedCall; parent?: C
     ['duration', `${formatDuration(Math.max(0, end - call.startedAt))}${call.endedAt === undefined ? ' so far' : ''}`],
     ['bytes in / out', `${formatBytes(call.inputBytes)} / ${call.outputBytes !== undefined ? formatBytes(call.outputBytes) : '—'}`],
     ['approval', call.approval ? `${call.approval.approved ? 'approved' : 'denied'}${call.approval.reason ? `: ${call.approval.reason}` : ''}` : 'not asked'],
+    ['hooks', hookText(call.hooks)],
   ];
   return (
     <div data-testid="span-detail" data-invocation-id={call.invocationId} className="my-1 ml-5 space-y-1.5 rounded border border-neutral-800 bg-neutral-900/60 p-2">

@@ -47,6 +47,8 @@ export interface GuestBootConfig {
   tools: Array<{ callableName: string; name: string; description: string; source: string }>;
   /** MCP namespaces; `unavailable` (a configured server that is down) makes every member reject with that reason. */
   mcp: Array<{ name: string; tools: string[]; unavailable?: string }>;
+  /** The run's seed (uint32): the guest's Math.random and its logical clock derive from it (prelude.js). */
+  seed?: number;
 }
 
 export interface LegLimits {

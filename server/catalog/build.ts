@@ -273,7 +273,7 @@ function makeEntry(tool: ToolDefinition, identity: string, callableName: string,
   return entry;
 }
 
-function mcpInterfaceName(serverCallable: string): string {
+export function mcpInterfaceName(serverCallable: string): string {
   return `McpServer_${serverCallable}`;
 }
 

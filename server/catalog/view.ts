@@ -1,10 +1,12 @@
 // The catalog as the playground and the CLI show it: every effective and denied tool with its projection, plus MCP server states.
+import { cellTypeWorld, type CellTypeWorld } from '../source/cell-types.mjs';
 import type { ToolDefinition, ToolSource } from '../tools/types.ts';
 import type { McpServerStatus, McpServerView } from '../tools/mcp/types.ts';
-import { isCatalogControl, isReservedMcpMember, mcpServerIdentity, projectNames } from './names.ts';
+import { hostIdentity, isCatalogControl, isReservedGlobal, isReservedMcpMember, mcpServerIdentity, projectNames } from './names.ts';
 import type { Catalog } from './types.ts';
 
 export interface CatalogToolView {
+  /** The global (or MCP member) a cell calls; for a denied tool, the name it would have if policy allowed it. */
   callableName: string;
   name: string;
   source: ToolSource;
@@ -28,6 +30,8 @@ export interface CatalogView {
   mcpServers: McpServerView[];
   /** Ambient .d.ts for the editor (exact declarations the Gateway generates). */
   declarations: string;
+  /** The compiler options and cell wrapper the typecheck uses (source/cell-types.mjs): the editor checks with the same. */
+  cellTypes: CellTypeWorld;
   /** Plugins that failed to load, by name, with the reason. */
   pluginErrors: Array<{ plugin: string; error: string }>;
 }
@@ -44,11 +48,13 @@ export interface CatalogViewSource {
 /** Effective tools first (with their callable names and declarations), then denied ones greyed with their rule. */
 export function catalogView(src: CatalogViewSource): CatalogView {
   const entries = new Map(src.catalog.entries.map((e) => [e.tool, e]));
+  const deniedNames = deniedCallableNames(src);
   const view = (t: ToolDefinition, deniedBy?: string): CatalogToolView => {
     const entry = entries.get(t);
-    const path = entry?.mcp ? `MCP.${entry.mcp.serverCallable}.${entry.callableName}` : undefined;
+    const denied = deniedNames.get(t);
+    const path = entry?.mcp ? `MCP.${entry.mcp.serverCallable}.${entry.callableName}` : denied?.mcpPath;
     return {
-      callableName: entry?.callableName ?? t.name,
+      callableName: entry?.callableName ?? denied?.callableName ?? t.name,
       name: t.name,
       source: t.source,
       ...(t.owner ? { owner: t.owner } : {}),
@@ -67,8 +73,45 @@ export function catalogView(src: CatalogViewSource): CatalogView {
     tools: [...src.tools.map((t) => view(t)), ...src.denied.map((d) => view(d.tool, d.rule))],
     mcpServers: src.mcpServers,
     declarations: src.catalog.ambientDeclarations,
+    cellTypes: cellTypeWorld(),
     pluginErrors: [...src.pluginErrors],
   };
+}
+
+/**
+ * The names a cell would write for each denied tool: the catalog's projection over the turn's tools and the
+ * denied ones together (so `weather.lookup` is `weather_lookup`, as an agent that may call it sees it), never a
+ * name an effective tool holds. The editor flags a call to one of them with the rule that denied it.
+ */
+function deniedCallableNames(src: CatalogViewSource): Map<ToolDefinition, { callableName: string; mcpPath?: string }> {
+  const out = new Map<ToolDefinition, { callableName: string; mcpPath?: string }>();
+  if (src.denied.length === 0) return out;
+  const all = [...src.tools, ...src.denied.map((d) => d.tool)];
+  const plain = all.filter((t) => t.source !== 'mcp');
+  const plainNames = projectNames(
+    plain.map((t) => ({ identity: hostIdentity(t), name: t.name })),
+    isReservedGlobal,
+  );
+  const taken = new Set(src.catalog.entries.filter((e) => !e.mcp).map((e) => e.callableName));
+  const serverNames = new Map(src.mcpServers.map((s) => [s.name, s.callableName]));
+  for (const { tool } of src.denied) {
+    if (tool.source !== 'mcp') {
+      const name = plainNames.get(hostIdentity(tool));
+      if (name !== undefined && !taken.has(name)) out.set(tool, { callableName: name });
+      continue;
+    }
+    const server = tool.owner ?? '';
+    const siblings = all.filter((t) => t.source === 'mcp' && (t.owner ?? '') === server);
+    const names = projectNames(
+      siblings.map((t) => ({ identity: hostIdentity(t), name: t.name })),
+      isReservedMcpMember,
+    );
+    const name = names.get(hostIdentity(tool));
+    if (src.catalog.entries.some((e) => e.mcp?.server === server && e.callableName === name)) continue;
+    const serverCallable = serverNames.get(server);
+    if (name !== undefined) out.set(tool, { callableName: name, ...(serverCallable !== undefined ? { mcpPath: `MCP.${serverCallable}.${name}` } : {}) });
+  }
+  return out;
 }
 
 /**

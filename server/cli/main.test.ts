@@ -1,6 +1,6 @@
 // The codemode command line, run in-process against the shipped config and a roomy copy of the demo, and as a child process.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -85,6 +85,38 @@ describe.concurrent('codemode run', () => {
     expect(results[0].telemetry.snapshot.storedBytes).toBeGreaterThan(0);
     expect(results.at(-1)).toMatchObject({ status: 'completed', value: true });
     expect(code).toBe(0);
+  });
+
+  it('on --tokens: after the cell, one JSON line with its token meter (code mode vs direct, marked an estimate)', async () => {
+    const file = cellFile('const a = await sleep({ ms: 1 }); const b = await sleep({ ms: 2 });\nreturn [a, b]');
+    const { code, lines } = await cli(['run', file, '--config', roomy, '--tokens']);
+    expect(code).toBe(0);
+    const last = JSON.parse(lines.at(-1)!) as { tokens: Record<string, unknown> & { codeMode: { total: number }; direct: { calls: number; total: number } } };
+    const result = JSON.parse(lines.at(-2)!) as { status: string; telemetry: { runId: string } };
+    expect(result.status).toBe('completed');
+    expect(last.tokens).toMatchObject({ runId: result.telemetry.runId, estimate: true, encoding: 'o200k_base', direct: { calls: 2 } });
+    expect(last.tokens.codeMode.total).toBeGreaterThan(0);
+    expect(last.tokens.direct.total).toBeGreaterThan(0);
+    // without the flag: results only
+    const plain = await cli(['run', file, '--config', roomy]);
+    expect(plain.lines.every((l) => !('tokens' in (JSON.parse(l) as object)))).toBe(true);
+  });
+
+  it('on --otlp FILE: writes every cell\'s trace as one OTLP/JSON request (a trace per cell)', async () => {
+    const first = cellFile('return (await sleep({ ms: 1 })).sleptMs >= 1');
+    const second = cellFile('return 2');
+    const out = join(mkdtempSync(join(tmpdir(), 'codemode-cli-otlp-')), 'trace.json');
+    const { code, lines } = await cli(['run', first, second, '--config', roomy, '--otlp', out]);
+    expect(code).toBe(0);
+    const runIds = lines.map((l) => (JSON.parse(l) as { telemetry: { runId: string } }).telemetry.runId);
+    const request = JSON.parse(readFileSync(out, 'utf8')) as {
+      resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ traceId: string; name: string; parentSpanId?: string; attributes: Array<{ key: string; value: { stringValue?: string } }> }> }> }>;
+    };
+    const spans = request.resourceSpans.flatMap((r) => r.scopeSpans).flatMap((s) => s.spans);
+    const roots = spans.filter((s) => s.name === 'codemode.run');
+    expect(roots.map((r) => r.attributes.find((a) => a.key === 'codemode.run_id')?.value.stringValue)).toEqual(runIds);
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(2);
+    expect(spans.some((s) => s.name === 'codemode.call sleep')).toBe(true);
   });
 
   it('on a failing cell: exits 1', async () => {

@@ -1,30 +1,46 @@
 // The `codemode` command line: surface, catalog, run and mcp (the MCP server on stdio), each against a real Gateway from the config.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createGateway, type Gateway } from '../gateway.ts';
 import type { ExecutorKind } from '../config/types.ts';
-import { EXECUTOR_KINDS } from '../config/schema.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
 import { serveMcpStdio } from './mcp.ts';
+import { parseCassette, type Cassette } from '../runs/cassette.ts';
+import { EXECUTOR_KINDS } from '../config/schema.ts';
+import { runTestPlan } from '../testplan/run.ts';
+import { reportJunit, reportText } from '../testplan/format.ts';
+import { trajectoriesOtlpJson } from '../gateway/otlp.ts';
 
 const USAGE = `usage:
   codemode surface [--agent A] [--model M] [--disable-tools] [--json]
       what a model sees: exec, wait and direct-only tools (or every tool when code mode is off)
   codemode catalog [--agent A] [--model M] [--json]
       the hidden catalog: source, callable name, exact name, flags, declaration
-  codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node|quickjs-emscripten|all] [--agent A] [--session S]
-                    [--typecheck] [--approve] [--headless]
+  codemode run FILE [FILE ...] [--language typescript] [--executor quickjs|node|quickjs-emscripten|all] [--agent A]
+                    [--session S] [--typecheck] [--approve] [--headless] [--tokens] [--otlp FILE]
+                    [--seed N] [--record CASSETTE | --replay CASSETTE]
       runs each file as a cell of one turn, in order; calls wait until each settles and prints every
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
+      --otlp FILE: writes the cells' traces to FILE as OTLP/JSON (one ExportTraceServiceRequest, a trace per cell).
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
+      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
+      --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
+      o200k_base encoding of code mode's cost against direct tool calling for the same work.
       --executor all: each cell runs on every executor, each in its own run, and prints one JSON line per
       executor (status, value, duration, nested-call cost, parked bytes, cold or warm start).
-      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
+      --seed N: the cells' Date, performance.now and Math.random derive from N (0..4294967295).
+      --record FILE: write the cell's tool calls, seed and outcome to FILE as a cassette (one cell).
+      --replay FILE: answer every tool call from that cassette (no tool runs) with its seed (one cell);
+      a call it does not hold fails with replay_mismatch.
   codemode mcp [--agent A]
       serves the agent's model surface (exec, wait, direct-only tools) as an MCP server on stdin/stdout, one
       session = one turn; logs go to stderr. Approvals are decided in a playground's approvals panel only
       when one serves this Gateway; here they are denied unless --approve is given.
+  codemode test-plan [--agent A] [--json | --junit]
+      runs the spec's 16-step E2E plan against the loaded config (its tools, plugins, MCP servers, OpenAPI
+      sources) and prints each step's verdict; steps the catalog cannot exercise say "not applicable: add X".
+      --json prints the report, --junit JUnit XML for CI; exits 0 when no step failed, 1 otherwise.
 common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
 
 export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
@@ -48,7 +64,13 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
         typecheck: { type: 'boolean' },
         approve: { type: 'boolean' },
         headless: { type: 'boolean' },
+        tokens: { type: 'boolean' },
+        otlp: { type: 'string' },
         json: { type: 'boolean' },
+        junit: { type: 'boolean' },
+        seed: { type: 'string' },
+        record: { type: 'string' },
+        replay: { type: 'string' },
         'disable-tools': { type: 'boolean' },
       },
     });
@@ -57,7 +79,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   }
   const { values, positionals } = parsed;
-  if (!['surface', 'catalog', 'run', 'mcp'].includes(command)) {
+  if (!['surface', 'catalog', 'run', 'mcp', 'test-plan'].includes(command)) {
     process.stderr.write(`codemode: unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -71,6 +93,11 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   }
   // the cell files are checked before a Gateway (and its MCP servers) starts
   const cells: CellInput[] = [];
+  const lab = command === 'run' ? replayLabOptions(values, positionals.length) : {};
+  if ('error' in lab) {
+    process.stderr.write(`codemode run: ${lab.error}\n`);
+    return 2;
+  }
   if (command === 'run') {
     if (positionals.length === 0) {
       process.stderr.write('codemode run: name the cell file, e.g. codemode run cell.js\n');
@@ -113,9 +140,14 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       ...(values.headless ? { headless: true } : {}),
     };
     if (command === 'mcp') return await serveMcpStdio(gw, { ...(values.agent ? { agentId: values.agent } : {}), approve: Boolean(values.approve) });
+    if (command === 'test-plan') {
+      const report = await runTestPlan(gw, values.agent ? { agentId: values.agent } : {});
+      out(values.junit ? reportJunit(report) : values.json ? JSON.stringify(report, null, 2) : reportText(report));
+      return report.summary.fail === 0 ? 0 : 1;
+    }
     if (command === 'surface') return printSurface(gw, req, Boolean(values.json), out);
     if (command === 'catalog') return printCatalog(gw, req, Boolean(values.json), out);
-    return await runCells(gw, req, cells, values.executor as ExecutorKind | 'all' | undefined, Boolean(values.approve), out);
+    return await runCells(gw, req, cells, { executor: values.executor as ExecutorKind | 'all' | undefined, approve: Boolean(values.approve), tokens: Boolean(values.tokens), otlpFile: values.otlp, ...lab }, out);
   } catch (err) {
     process.stderr.write(`codemode: ${(err as Error).message}\n`);
     return 2;
@@ -166,6 +198,46 @@ function printCatalog(gw: Gateway, req: Parameters<Gateway['catalog']>[0], json:
   return 0;
 }
 
+interface RunOptions {
+  executor: ExecutorKind | 'all' | undefined;
+  approve: boolean;
+  /** --tokens: print each cell's token meter. */
+  tokens: boolean;
+  /** --otlp: where the cells' traces go as OTLP/JSON. */
+  otlpFile: string | undefined;
+  seed?: number;
+  /** Where --record writes the cell's cassette. */
+  record?: string;
+  /** The cassette --replay read (checked). */
+  replay?: Cassette;
+}
+
+/** A cassette file is read whole: past this it is not a recording of one cell. */
+export const MAX_CASSETTE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** --seed, --record and --replay, checked before a Gateway starts (the cassette file is hostile input). */
+function replayLabOptions(values: { seed?: string; record?: string; replay?: string }, files: number): { seed?: number; record?: string; replay?: Cassette } | { error: string } {
+  const out: { seed?: number; record?: string; replay?: Cassette } = {};
+  if ((values.record !== undefined || values.replay !== undefined) && files !== 1) return { error: '--record and --replay take one cell file' };
+  if (values.record !== undefined && values.replay !== undefined) return { error: 'use --record or --replay, not both' };
+  if (values.seed !== undefined) {
+    const n = /^\d{1,10}$/.test(values.seed) ? Number(values.seed) : NaN;
+    if (!(n <= 0xffff_ffff)) return { error: `--seed must be an integer from 0 to 4294967295, got "${values.seed.slice(0, 40)}"` };
+    out.seed = n;
+  }
+  if (values.record !== undefined) out.record = values.record;
+  if (values.replay !== undefined) {
+    try {
+      const bytes = statSync(values.replay).size;
+      if (bytes > MAX_CASSETTE_FILE_BYTES) return { error: `${values.replay} is ${bytes} bytes, over ${MAX_CASSETTE_FILE_BYTES}: not a cassette of one cell` };
+      out.replay = parseCassette(JSON.parse(readFileSync(values.replay, 'utf8')));
+    } catch (err) {
+      return { error: `cannot replay ${values.replay}: ${(err as Error).message}` };
+    }
+  }
+  return out;
+}
+
 interface CellInput {
   code: string;
   language: 'javascript' | 'typescript';
@@ -173,14 +245,8 @@ interface CellInput {
 }
 
 /** Runs the cells one after another in one turn (as a model's successive exec calls would); 0 when all completed. */
-async function runCells(
-  gw: Gateway,
-  req: Parameters<Gateway['prepareTurn']>[0],
-  cells: CellInput[],
-  executor: ExecutorKind | 'all' | undefined,
-  approve: boolean,
-  out: (s: string) => void,
-): Promise<number> {
+async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0], cells: CellInput[], opts: RunOptions, out: (s: string) => void): Promise<number> {
+  const { executor, approve, otlpFile } = opts;
   const turn = gw.prepareTurn(req);
   // a command line has no operator: approvals follow --approve
   const unsubscribe = gw.subscribe((e) => {
@@ -190,9 +256,10 @@ async function runCells(
   });
   try {
     let allCompleted = true;
+    const runIds: string[] = [];
     for (const input of cells) {
-      const cell = { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) };
       if (executor === 'all') {
+        const cell = { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) };
         for (const row of await gw.compareExecutors(turn.agentRunId, cell)) {
           out(JSON.stringify(row));
           if (row.status !== 'completed') allCompleted = false;
@@ -202,20 +269,40 @@ async function runCells(
       let result: CodeModeResult = await gw.exec(
         turn.agentRunId,
         { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) },
-        executor ? { executor } : {},
+        { ...(executor ? { executor } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}), ...(opts.replay ? { replay: opts.replay } : {}) },
       );
       out(JSON.stringify(result));
+      const runId = result.status === 'waiting' ? result.runId : result.telemetry.runId;
       while (result.status === 'waiting') {
         result = await gw.wait(turn.agentRunId, { runId: result.runId });
         out(JSON.stringify(result));
       }
       if (result.status !== 'completed') allCompleted = false;
+      if (opts.tokens) printMeter(gw, result, out);
+      if (result.telemetry.runId !== undefined) runIds.push(result.telemetry.runId);
+      if (opts.record) {
+        const cassette = runId ? gw.cassette(runId) : undefined;
+        if (!cassette) throw new Error(`no run to record into ${opts.record}: the cell failed before it ran`);
+        writeFileSync(opts.record, JSON.stringify(cassette, null, 2) + '\n');
+      }
+    }
+    if (otlpFile !== undefined) {
+      const trajectories = runIds.flatMap((id) => gw.trajectory(id) ?? []);
+      writeFileSync(otlpFile, trajectoriesOtlpJson(trajectories));
+      process.stderr.write(`codemode run: wrote ${trajectories.length} trace(s) as OTLP/JSON to ${otlpFile}\n`);
     }
     return allCompleted ? 0 : 1;
   } finally {
     unsubscribe();
     gw.endTurn(turn.agentRunId);
   }
+}
+
+/** The `--tokens` line of a settled cell: its run's token meter, marked as the estimate it is (a cell that failed before it ran has none). */
+function printMeter(gw: Gateway, result: CodeModeResult, out: (s: string) => void): void {
+  const runId = result.status === 'waiting' ? result.runId : result.telemetry.runId;
+  const meter = runId !== undefined ? gw.run(runId)?.meter : undefined;
+  out(JSON.stringify({ tokens: meter ? { runId, estimate: true, ...meter } : { runId: runId ?? null, estimate: true, unavailable: 'the cell did not run, so nothing was counted' } }));
 }
 
 /** console.log and friends write to stderr: on `codemode mcp` stdout carries nothing but JSON-RPC. */

@@ -1,8 +1,5 @@
 // `codemode mcp` as a child process: an SDK Client over stdio (StdioClientTransport spawning bin/codemode.mjs) against a test config.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,25 +8,12 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { createGateway, type Gateway } from '../gateway.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { MSG_ALREADY_RESUMING, MSG_UNAVAILABLE } from '../runs/messages.ts';
-import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
+import { REPO_ROOT } from '../tools/testing.ts';
+import { CODEMODE_BIN as BIN, writeStdioTestConfig } from '../mcp-server/testing.ts';
 import { until } from '../testing.ts';
 
-const BIN = join(REPO_ROOT, 'bin', 'codemode.mjs');
-
 /** Code mode on QuickJS, two agents, no plugins or MCP sources, sessions in memory: the child starts fast and leaves no file. */
-const config = (() => {
-  const file = join(mkdtempSync(join(tmpdir(), 'codemode-mcp-config-')), 'codemode.config.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
-      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }, { id: 'direct', tools: { codeMode: { enabled: false } } }] },
-      workspace: DEMO_WORKSPACE,
-      sessions: { path: ':memory:' },
-    }),
-  );
-  return file;
-})();
+const config = writeStdioTestConfig();
 
 function structured(reply: Awaited<ReturnType<Client['callTool']>>): { text: string; result: CodeModeResult } {
   const content = reply.content as Array<{ type: string; text?: string }>;

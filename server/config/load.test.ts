@@ -335,12 +335,13 @@ describe('mcpServer (the Gateway as an MCP server)', () => {
 
   it('on no block: enabled at /mcp, no token of its own', () => {
     expect(parseGatewayConfig({}, base).mcpServer).toEqual({ ...DEFAULT_MCP_SERVER_OPTIONS });
-    expect(DEFAULT_MCP_SERVER_OPTIONS).toEqual({ enabled: true, path: '/mcp' });
+    expect(DEFAULT_MCP_SERVER_OPTIONS).toEqual({ enabled: true, path: '/mcp', maxSessions: 32, sessionIdleSeconds: 1800 });
   });
 
   it('on every field: keeps them as written', () => {
     const token = 'x'.repeat(40);
-    expect(parseGatewayConfig({ mcpServer: { enabled: false, path: '/agents/mcp', token } }, base).mcpServer).toEqual({ enabled: false, path: '/agents/mcp', token });
+    const written = { enabled: false, path: '/agents/mcp', token, maxSessions: 4, sessionIdleSeconds: 60 };
+    expect(parseGatewayConfig({ mcpServer: written }, base).mcpServer).toEqual(written);
   });
 
   it('on a path that does not start with "/": names mcpServer.path and says what to write', () => {
@@ -361,5 +362,18 @@ describe('mcpServer (the Gateway as an MCP server)', () => {
     expect(configError(() => parseGatewayConfig({ mcpServer: { token: 'short' } }, base)).message).toContain('mcpServer.token');
     expect(configError(() => parseGatewayConfig({ mcpServer: { enabled: 'yes' } }, base)).message).toContain('mcpServer.enabled');
     expect(configError(() => parseGatewayConfig({ mcpServer: { port: 3001 } }, base)).message).toContain('mcpServer');
+  });
+
+  it('on maxSessions or sessionIdleSeconds out of range or not whole: names the field and the range (rejected, not clamped)', () => {
+    for (const [field, value, range] of [
+      ['maxSessions', 0, 'from 1 to 1024'],
+      ['maxSessions', 2.5, 'from 1 to 1024'],
+      ['sessionIdleSeconds', 0, 'from 1 to 21600'],
+      ['sessionIdleSeconds', '60', 'from 1 to 21600'],
+    ] as const) {
+      const message = configError(() => parseGatewayConfig({ mcpServer: { [field]: value } }, base)).message;
+      expect(message, `${field}: ${value}`).toContain(`mcpServer.${field}`);
+      expect(message, `${field}: ${value}`).toContain(range);
+    }
   });
 });

@@ -14,7 +14,9 @@ import {
   type ConfigProblem,
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
+import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
+import { resolveSources, sourcesSchema } from './sources-schema.ts';
 import {
   clampNotes,
   codeModeOverridesSchema,
@@ -120,9 +122,14 @@ const httpServerSchema = strictObject(
     url: text('the MCP endpoint, e.g. "http://127.0.0.1:4000/mcp"').refine(isHttpUrl, {
       error: (issue) => `${JSON.stringify(issue.input)} is not an http(s) URL; give the MCP endpoint, e.g. "http://127.0.0.1:4000/mcp"`,
     }),
+    headers: z
+      .record(z.string(), z.string({ error: (issue) => expectedReason('a string', 'header values are strings', issue.input) }), {
+        error: (issue) => expectedReason('an object', 'map header names to values, e.g. { "Authorization": "Bearer ..." }', issue.input),
+      })
+      .optional(),
     networkContent: flag('true marks the server output as network-controlled (wrapped as untrusted)').optional(),
   },
-  'an HTTP MCP server: url, networkContent',
+  'an HTTP MCP server: url, headers, networkContent',
 );
 
 function isHttpUrl(value: string): boolean {
@@ -205,6 +212,7 @@ const gatewayFileSchema = strictObject(
       },
       'mcp: servers',
     ).optional(),
+    sources: sourcesSchema.optional(),
     workspace: text('the demo workspace folder, relative to the config file').optional(),
     sessions: strictObject(
       {
@@ -214,6 +222,7 @@ const gatewayFileSchema = strictObject(
     ).optional(),
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
+    telemetry: telemetrySchema.optional(),
     shellAllow: list(
       text('a command name')
         .refine((name) => COMMAND_NAME.test(name), {
@@ -226,7 +235,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, workspace, sessions, server, mcpServer, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -307,9 +316,11 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
       external: (file.plugins?.external ?? []).map((plugin) => ({ id: plugin.id, path: fromRoot(plugin.path) })),
     },
     mcp: { servers },
+    sources: resolveSources(file.sources, fromRoot),
     sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
     server: resolveServerOptions(file.server),
     mcpServer: resolveMcpServerOptions(file.mcpServer),
+    ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

@@ -247,8 +247,12 @@ export const SERVER_LIMIT_BOUNDS: Readonly<Record<ServerLimitField, IntBounds>> 
 export const MIN_ACCESS_TOKEN_LENGTH = 24;
 
 function serverLimit(field: ServerLimitField) {
-  const { min, max, unit } = SERVER_LIMIT_BOUNDS[field];
-  const hint = `write a whole number of ${unit} from ${min} to ${max}, e.g. ${DEFAULT_SERVER_OPTIONS[field]}`;
+  return boundedInt(SERVER_LIMIT_BOUNDS[field], DEFAULT_SERVER_OPTIONS[field]);
+}
+
+/** A whole number within `bounds`, rejected (not clamped) outside them, the error naming the range and an example. */
+function boundedInt({ min, max, unit }: IntBounds, example: number) {
+  const hint = `write a whole number of ${unit} from ${min} to ${max}, e.g. ${example}`;
   return z
     .number({ error: (issue) => expectedReason('an integer', hint, issue.input) })
     .refine((v) => Number.isInteger(v) && v >= min && v <= max, { error: (issue) => expectedReason('an integer in range', hint, issue.input) });
@@ -307,6 +311,21 @@ export const DEFAULT_MCP_SERVER_OPTIONS: Readonly<McpServerOptions> = Object.fre
   enabled: true,
   // The path MCP clients and their docs expect by convention.
   path: '/mcp',
+  // Each session holds a turn (its catalog, saved results, parked runs): a few agents with a few sessions each fit,
+  // and a client that opens sessions in a loop meets the cap instead of the memory limit.
+  maxSessions: 32,
+  // Longer than a parked run's default snapshot TTL (900 s), so a parked run expires with its own message first;
+  // short enough that clients that never DELETE their session (many CLIs just exit) do not hold the cap for long.
+  sessionIdleSeconds: 1800,
+});
+
+export type McpServerLimitField = 'maxSessions' | 'sessionIdleSeconds';
+
+/** Rejected (not clamped) outside these, as the server limits are. */
+export const MCP_SERVER_LIMIT_BOUNDS: Readonly<Record<McpServerLimitField, IntBounds>> = Object.freeze({
+  maxSessions: { min: 1, max: 1024, unit: 'sessions' },
+  // at most the Gateway's own idle limit for turns (TURN_IDLE_MS, 6 h): past it the turn would end under a session still open
+  sessionIdleSeconds: { min: 1, max: 6 * 60 * 60, unit: 'seconds' },
 });
 
 /** Paths the playground itself owns: an MCP path on or under one of them would shadow it. */
@@ -332,8 +351,10 @@ export const mcpServerOptionsSchema = strictObject(
     enabled: z.boolean({ error: (issue) => expectedReason('true or false', 'true serves MCP on the playground port, false turns it off', issue.input) }).optional(),
     path: mcpPath.optional(),
     token: accessTokenSchema.optional(),
+    maxSessions: boundedInt(MCP_SERVER_LIMIT_BOUNDS.maxSessions, DEFAULT_MCP_SERVER_OPTIONS.maxSessions).optional(),
+    sessionIdleSeconds: boundedInt(MCP_SERVER_LIMIT_BOUNDS.sessionIdleSeconds, DEFAULT_MCP_SERVER_OPTIONS.sessionIdleSeconds).optional(),
   },
-  'mcpServer: enabled, path, token',
+  'mcpServer: enabled, path, token, maxSessions, sessionIdleSeconds',
 );
 
 /** The MCP server options a config asks for, over the defaults. */
@@ -341,6 +362,8 @@ export function resolveMcpServerOptions(file: z.output<typeof mcpServerOptionsSc
   return {
     enabled: file?.enabled ?? DEFAULT_MCP_SERVER_OPTIONS.enabled,
     path: file?.path ?? DEFAULT_MCP_SERVER_OPTIONS.path,
+    maxSessions: file?.maxSessions ?? DEFAULT_MCP_SERVER_OPTIONS.maxSessions,
+    sessionIdleSeconds: file?.sessionIdleSeconds ?? DEFAULT_MCP_SERVER_OPTIONS.sessionIdleSeconds,
     ...(file?.token !== undefined ? { token: file.token } : {}),
   };
 }

@@ -1,4 +1,5 @@
 // Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
+import type { TelemetryOptions } from './telemetry.ts';
 
 export type ExecutorKind = 'node' | 'quickjs' | 'quickjs-emscripten';
 
@@ -53,6 +54,10 @@ export interface McpServerOptions {
    * agent instead of the access token. The access token opens `path` too.
    */
   token?: string;
+  /** Concurrent Streamable HTTP sessions; an `initialize` past it is refused (503) until one ends. */
+  maxSessions: number;
+  /** A session with no request for this long, and none in flight, is closed: its turn ends and its runs are aborted. */
+  sessionIdleSeconds: number;
 }
 
 /** Per-model entry (`agents.defaults.models[...]`, `agents.list[].models[...]`). */
@@ -94,7 +99,37 @@ export type McpServerConfig =
       /** Folder the server process starts in (absolute after loading; the config file's folder unless set), so relative `args` work. */
       cwd?: string;
     }
-  | { url: string; networkContent?: boolean };
+  | {
+      url: string;
+      /** Sent with every request to the server (an auth header, typically). */
+      headers?: Record<string, string>;
+      networkContent?: boolean;
+    };
+
+/** `sources.openapi.<name>`: an OpenAPI 3.x document whose operations become tools (server/tools/openapi). */
+export interface OpenApiSourceConfig {
+  /** A file path (absolute after loading) or an http(s) URL of the document (JSON or YAML). */
+  document?: string;
+  /** The document's text itself (an upload from the page, never in the file); wins over `document`. */
+  documentText?: string;
+  /** Where calls go; default: the document's first `servers` URL (resolved against a document URL). */
+  baseUrl?: string;
+  /** The auth header sent with every call: `value` literally or the value of environment variable `env`. */
+  auth?: { header?: string; value?: string; env?: string };
+  /** Hosts (`name` or `name:port`) calls may reach; default: the base URL's host only. */
+  allowedHosts?: string[];
+  /** Results are network content (wrapped as untrusted); default true. */
+  networkContent?: boolean;
+  /** Per-call limit in ms; default 30 s. */
+  timeoutMs?: number;
+}
+
+/** `sources` in the config file, resolved. */
+export interface SourcesConfig {
+  openapi: Record<string, OpenApiSourceConfig>;
+  /** Lets the operator add stdio MCP servers from the page while the server is exposed (non-loopback HOST). Default false. */
+  allowStdioWhenExposed: boolean;
+}
 
 export interface GatewayConfig {
   /** Folder the config file lives in; relative paths resolve against it. */
@@ -110,6 +145,8 @@ export interface GatewayConfig {
   };
   plugins: { bundled: string[]; external: PluginRef[] };
   mcp: { servers: Record<string, McpServerConfig> };
+  /** OpenAPI tool sources and the live-sources switches (absent on configs built in code: none, stdio refused when exposed). */
+  sources?: SourcesConfig;
   /**
    * Where session transcripts (and so the session store) persist: an absolute SQLite file path after loading,
    * or ":memory:". Absent on configs built in code: those get an in-memory database.
@@ -119,6 +156,8 @@ export interface GatewayConfig {
   server: ServerOptions;
   /** The MCP server face, resolved (a config built in code: resolveMcpServerOptions(undefined)). */
   mcpServer: McpServerOptions;
+  /** Live trace export (absent: none; a run's OTLP JSON is still available to download). */
+  telemetry?: TelemetryOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

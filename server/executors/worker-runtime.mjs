@@ -44,7 +44,7 @@ export class LegFailure extends Error {
 }
 
 /**
- * @param {{ name: string, create: Function, resume: Function, release?: Function }} engine
+ * @param {{ name: string, create: Function, resume: Function, release?: Function, classify?: Function }} engine
  */
 export function runWorker(engine) {
   const legs = new Map();
@@ -190,7 +190,8 @@ export function runWorker(engine) {
 
   function classify(leg, err) {
     if (err instanceof LegFailure) return err;
-    const failure = leg.vm?.classify?.(err, leg) ?? null;
+    // before a VM exists (a restore that failed) the engine classifies its own errors
+    const failure = leg.vm?.classify?.(err, leg) ?? engine.classify?.(err, leg) ?? null;
     if (failure) return failure;
     return new LegFailure('internal_error', `executor failure: ${err && err.message ? err.message : String(err)}`);
   }

@@ -4,6 +4,7 @@
 // tool-call id), then append a `tool-result` entry with the text the model saw. Anything that fails before
 // or instead of a guest run (unknown turn, invalid input, a blocking hook, an executor that cannot start) is
 // a failed result, never a throw.
+import { inferredOverlay, withInferred } from '../catalog/inferred-overlay.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { ExecOptions, TurnInfo, WaitOptions } from '../gateway-types.ts';
@@ -16,6 +17,14 @@ import type { ExecutorSet } from './executors.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
 import type { Turn } from './turns.ts';
 import { isRecord } from '../util/is-record.mjs';
+import { resolveSeed } from '../runs/seed.ts';
+import { CassetteReplayer, parseCassette, type Cassette } from '../runs/cassette.ts';
+
+/** A replay's exec input: the caller's cell, or the cassette's own source when the caller sent none. */
+function replayInput(input: CodeModeExecInput, cassette: Cassette): CodeModeExecInput {
+  const given = isRecord(input) && (typeof input.code === 'string' || typeof input.command === 'string');
+  return given ? input : { ...(isRecord(input) ? input : {}), code: cassette.code, language: cassette.language };
+}
 
 export interface ControlCallDeps {
   recorder: TranscriptRecorder;
@@ -30,7 +39,18 @@ export class ControlCalls {
   constructor(private readonly deps: ControlCallDeps) {}
 
   /** `turn`: the live turn of `agentRunId`, if any (the Gateway looks it up and marks it used). */
-  exec(turn: Turn | undefined, agentRunId: string, input: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
+  exec(turn: Turn | undefined, agentRunId: string, execInput: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
+    // the seed (and a replay's cassette) are settled before the call is recorded, so its exec entry names the seed
+    let seed: number | undefined;
+    let cassette: Cassette | undefined;
+    let replayError: unknown;
+    try {
+      cassette = opts.replay !== undefined ? parseCassette(opts.replay) : undefined;
+      seed = resolveSeed(opts.seed ?? cassette?.seed);
+    } catch (err) {
+      replayError = err;
+    }
+    const input = cassette ? replayInput(execInput, cassette) : execInput;
     const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
     const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
@@ -38,9 +58,10 @@ export class ControlCalls {
       tool: 'exec',
       toolCallId: opts.toolCallId,
       executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
-      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded),
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed),
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
+        if (seed === undefined) throw replayError;
         const live = this.liveTurn(turn, agentRunId);
         if (!live.info.surface.codeMode) {
           throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
@@ -48,7 +69,9 @@ export class ControlCalls {
         const rawInput = input as unknown;
         const hooked = await outerExecHooks(this.deps.plugins, live.info, rawInput);
         const prepared = await prepareExec(hooked, {
-          ambientDeclarations: () => live.catalog.ambientDeclarations,
+          // the inferred types only when the caller opted in: they are guesses from this turn's results
+          ambientDeclarations: () =>
+            opts.typecheckInferred ? withInferred(live.catalog.ambientDeclarations, inferredOverlay(live.catalog, live.scope.inferredOutputs)) : live.catalog.ambientDeclarations,
           signal: live.scope.abort.signal,
           runKey: agentRunId,
           ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
@@ -61,6 +84,8 @@ export class ControlCalls {
           executor,
           restartSafe: prepared.input.restartSafe,
           toolCallId,
+          seed,
+          ...(cassette ? { replay: new CassetteReplayer(cassette) } : {}),
         });
       },
     });

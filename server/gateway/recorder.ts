@@ -2,7 +2,8 @@
 //
 // The model's own calls are what a provider replays, so each exec/wait call appends a `tool-call` entry
 // (source redacted) and a `tool-result` entry (the compact JSON the model saw). Nested calls made from a
-// cell are display-only: when one finishes, a bounded `nested-activity` row is appended with its
+// cell are display-only: when one finishes, a bounded `nested-activity` row is queued (written in a
+// batch, Transcript.appendDeferred) with its
 // invocation id and its parent (the run's exec/wait call and that call's model tool-call id, read from the
 // run's own call record). Starts and partial updates are never written. A transcript write that fails never
 // changes a call's outcome: the caller gets a message to surface as a warning.
@@ -48,8 +49,8 @@ function bounded(text: string): string {
 }
 
 /** The tool-call entry of an exec: source fields redacted, only the fields the caller actually sent. */
-export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown): ToolCallPayload {
-  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId };
+export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown, seed?: number): ToolCallPayload {
+  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}) };
   if (!isRecord(input)) return payload;
   if (typeof input.code === 'string') payload.code = redactSource(input.code);
   if (typeof input.command === 'string') payload.command = redactSource(input.command);
@@ -123,11 +124,16 @@ export class TranscriptRecorder {
     // a run already dropped from the run history has no board to show it either
     const parent = this.controlCall(runId, record.parentCallId);
     if (!parent) return;
-    const warning = this.append(parent.sessionId, 'nested-activity', activityPayload(runId, record, parent.call.toolCallId));
-    if (warning) this.report(warning);
+    // batched: a cell's calls are written a few transactions at a time, before anything reads them
+    try {
+      this.transcript.appendDeferred(parent.sessionId, 'nested-activity', activityPayload(runId, record, parent.call.toolCallId), this.report);
+    } catch (err) {
+      this.report(`the session transcript did not record this nested-activity: ${(err as Error).message}`);
+    }
   }
 
   close(): void {
+    if (!this.closed && this.transcript.open) this.transcript.flushDeferred();
     this.closed = true;
   }
 }

@@ -9,13 +9,15 @@ import { CallScheduler } from '../bridge/scheduler.ts';
 import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
 import type { Catalog } from '../catalog/types.ts';
+import { inferredOverlay, type InferredOverlay } from '../catalog/inferred-overlay.ts';
 import { findAgent, resolveActivation } from '../config/activation.ts';
 import type { CodeModeOptions, GatewayConfig } from '../config/types.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { ClientToolSpec, SurfaceView, TurnInfo, TurnRequest } from '../gateway-types.ts';
 import { ResultsStore } from '../results/store.ts';
 import type { RunManager, TurnScope } from '../runs/runs.ts';
-import { buildModelSurface } from '../surface/surface.ts';
+import { jsonTokens } from '../runs/tokens.ts';
+import { buildModelSurface, directSurfaceTools } from '../surface/surface.ts';
 import type { McpServerView } from '../tools/mcp/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import { applyToolPolicy, hasEmptyAllowlist } from '../tools/policy.ts';
@@ -120,6 +122,8 @@ export class TurnRegistry {
       workspaceDir: this.deps.config.workspace,
       options,
       ...this.guestCatalog(eff.catalog, options),
+      definitionTokens: definitionTokensOf(eff),
+      inferredOutputs: new Map(),
       scheduler: new CallScheduler(),
       results: newResultsStore(options),
       headless: req.headless === true,
@@ -135,7 +139,8 @@ export class TurnRegistry {
           agentRunId,
           invocationId: ctx.invocationId,
         });
-        return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input } : { input: out.input };
+        const hooks = out.decisions;
+        return out.blocked ? { blocked: `${out.blocked.reason} (plugin ${out.blocked.plugin})`, input: out.input, hooks } : { input: out.input, hooks };
       },
     };
     // spec 02: "the admitted run's abort clear[s] saved data", whoever aborts it
@@ -165,7 +170,7 @@ export class TurnRegistry {
     turn.request = request;
     turn.catalog = eff.catalog;
     turn.info = { ...turn.info, surface: eff.surface };
-    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options));
+    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options), { definitionTokens: definitionTokensOf(eff) });
     return turn.info;
   }
 
@@ -178,6 +183,12 @@ export class TurnRegistry {
 
   options(agentRunId: string): Readonly<CodeModeOptions> | undefined {
     return this.turns.get(agentRunId)?.scope.options;
+  }
+
+  /** The turn's inferred output types as an editor overlay; undefined for an unknown or ended turn. */
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    const turn = this.turns.get(agentRunId);
+    return turn ? inferredOverlay(turn.catalog, turn.scope.inferredOutputs) : undefined;
   }
 
   /** Aborts the turn's runs and releases its catalog and saved results; unknown ids are ignored. */
@@ -229,6 +240,12 @@ export class TurnRegistry {
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
     this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
+}
+
+/** The token meter's definition counts for a turn's surface, counted at first use and kept (a turn's tools are fixed until updateClientTools). */
+function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools'>): () => { codeMode: number; direct: number } {
+  let counted: { codeMode: number; direct: number } | undefined;
+  return () => (counted ??= { codeMode: jsonTokens(eff.surface.tools), direct: jsonTokens(directSurfaceTools(eff.tools)) });
 }
 
 /** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */

@@ -64,6 +64,10 @@
   var setAdd = uncurry(Set.prototype.add);
   var setHas = uncurry(Set.prototype.has);
   var setDelete = uncurry(Set.prototype.delete);
+  var RealDate = Date;
+  var ReflectConstruct = Reflect.construct;
+  var imul = Math.imul;
+  var mathFloor = Math.floor;
 
   delete global.__cm_sync;
 
@@ -193,6 +197,74 @@
     return json;
   }
 
+
+  // ---- deterministic time and randomness ----------------------------------------------------------
+  /**
+   * The run's own clock and random numbers, from its seed (docs/decisions.md, "replay lab"): Math.random is
+   * mulberry32 over the seed; Date.now, `new Date()`, `Date()` and performance.now read a logical clock
+   * that starts at a seed-derived instant of 2025 and moves only when a timer fires (to the time that timer
+   * was due). A cell computing or awaiting a tool sees time stand still, so the same seed and the same tool
+   * results give the same value on every executor. Both states live in this heap: a QuickJS snapshot
+   * carries them, a fork continues them. Real time still decides when timers fire and the budget.
+   */
+  var CLOCK_BASE_MS = 1735689600000; // 2025-01-01T00:00:00Z
+  var YEAR_MS = 365 * 24 * 3600 * 1000;
+  var clockMs = CLOCK_BASE_MS;
+  var clockStartMs = CLOCK_BASE_MS;
+  var prngState = 0;
+
+  /** mulberry32: 32 bits of state, the same sequence for the same seed on every engine. */
+  function nextRandom() {
+    prngState = (prngState + 0x6d2b79f5) | 0;
+    var t = imul(prngState ^ (prngState >>> 15), 1 | prngState);
+    t = (t + imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  function installDeterministicClock(seed) {
+    if (!(typeof seed === 'number' && seed >= 0 && seed <= 4294967295 && mathFloor(seed) === seed)) return;
+    prngState = seed | 0;
+    clockMs = CLOCK_BASE_MS + mathFloor(nextRandom() * (YEAR_MS / 1000)) * 1000;
+    clockStartMs = clockMs;
+    var DateProto = RealDate.prototype;
+    var DeterministicDate = function Date(a0, a1, a2, a3, a4, a5, a6) {
+      var n = arguments.length;
+      // called as a function: the current time as a string, as the real Date does
+      if (new.target === undefined) return new RealDate(clockMs).toString();
+      if (n === 0) return ReflectConstruct(RealDate, [clockMs], new.target);
+      var args = [a0];
+      if (n > 1) append(args, a1);
+      if (n > 2) append(args, a2);
+      if (n > 3) append(args, a3);
+      if (n > 4) append(args, a4);
+      if (n > 5) append(args, a5);
+      if (n > 6) append(args, a6);
+      return ReflectConstruct(RealDate, args, new.target);
+    };
+    defineProperty(DeterministicDate, 'prototype', { __proto__: null, value: DateProto, writable: false, enumerable: false, configurable: false });
+    defineProperty(DeterministicDate, 'length', { __proto__: null, value: 7, configurable: true });
+    dataProperty(DeterministicDate, 'now', function now() {
+      return clockMs;
+    }, false);
+    dataProperty(DeterministicDate, 'parse', RealDate.parse, false);
+    dataProperty(DeterministicDate, 'UTC', RealDate.UTC, false);
+    dataProperty(DateProto, 'constructor', DeterministicDate, false);
+    dataProperty(global, 'Date', DeterministicDate, false);
+    dataProperty(Math, 'random', function random() {
+      return nextRandom();
+    }, false);
+    var perf = global.performance;
+    if (perf !== null && typeof perf === 'object') {
+      try {
+        dataProperty(perf, 'now', function now() {
+          return clockMs - clockStartMs;
+        }, false);
+      } catch (e) {
+        // an engine whose performance.now cannot be replaced keeps its real one (docs/decisions.md says so)
+      }
+    }
+  }
+
   // ---- requests ---------------------------------------------------------------------------------
   function send(record) {
     if (record.timer) timers[record.timer].sent = true;
@@ -276,6 +348,8 @@
   }
 
   function runTimer(t) {
+    // the run's own clock: a timer fires at the time it was due, however long the host really took
+    if (t.dueMs > clockMs) clockMs = t.dueMs;
     var fn = t.fn;
     try {
       fn(t.a0, t.a1, t.a2);
@@ -491,6 +565,7 @@
       booted = true;
       var cfg = JSONparse(configJson);
       if (numberIsFinite(cfg.maxPendingToolCalls) && cfg.maxPendingToolCalls > 0) maxInFlight = cfg.maxPendingToolCalls;
+      installDeterministicClock(cfg.seed);
 
       var handles = ObjectCreate(null); // callableName -> handle
 
@@ -672,6 +747,7 @@
           a2: n > 4 ? arguments[4] : undefined,
           requestId: null,
           sent: false,
+          dueMs: clockMs + delay,
         };
         var r = request('timer', ',"ms":' + JSONstringify(delay) + ',"timer":' + JSONstringify(timerId), null, timerId);
         timers[timerId].requestId = r.id;

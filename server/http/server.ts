@@ -115,6 +115,8 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const mcp = mcpOptions
     ? createMcpHttpHandler(opts.gateway, {
         maxRequestBodyBytes: opts.server.maxRequestBodyBytes,
+        maxSessions: mcpOptions.maxSessions,
+        sessionIdleMs: mcpOptions.sessionIdleSeconds * 1000,
         ...(opts.logError ? { log: (line: string) => opts.logError?.('[mcp]', line) } : {}),
       })
     : undefined;
@@ -158,7 +160,11 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       });
     }
     if (isApi) {
-      accessByRequest.set(req, { operator: verdict.operator, clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}` });
+      accessByRequest.set(req, {
+        operator: verdict.operator,
+        exposed: exposure.exposed,
+        clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}`,
+      });
       return void handleApi(req, res);
     }
     // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token

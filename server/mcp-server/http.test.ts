@@ -1,19 +1,16 @@
 // The MCP face over Streamable HTTP: an SDK Client against the real playground server on port 0 (a real Gateway), through the request checks.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_SERVER_OPTIONS, resolveMcpServerOptions } from '../config/schema.ts';
 import type { McpServerOptions } from '../config/types.ts';
-import { Gateway } from '../gateway.ts';
-import { loadToolSources } from '../tools/registry.ts';
-import { testConfig } from '../tools/testing.ts';
-import type { ToolDefinition } from '../tools/types.ts';
-import type { McpToolSource } from '../tools/mcp/manager.ts';
+import type { Gateway } from '../gateway.ts';
 import { startPlaygroundServer, type PlaygroundServer } from '../http/server.ts';
 import { sendRaw, type RawReply, type RawRequest } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { MSG_WRONG_SESSION } from '../runs/messages.ts';
+import { APPROVAL_PROGRESS } from './surface.ts';
 import { runReaches, testGateway, until } from '../testing.ts';
 
 const TOKEN = 't'.repeat(40);
@@ -206,7 +203,7 @@ describe('on loopback', () => {
     gateway.decideApproval({ approvalId: approval.approvalId, approve: true });
     const reply = await pending;
     expect(reply.structuredContent).toMatchObject({ status: 'completed', value: 'approved' });
-    expect(progress.map((p) => p.message)).toContain("guarded_echo awaits approval in the playground's approvals panel");
+    expect(progress.map((p) => p.message)).toContain(`guarded_echo ${APPROVAL_PROGRESS}`);
     await client.close();
   });
 
@@ -277,58 +274,6 @@ describe('mcpServer.enabled false', () => {
       expect(reply.body).toBe('<p>the page</p>');
     } finally {
       await stop(s);
-    }
-  });
-});
-
-describe('tools/list_changed', () => {
-  it('when a source adds a tool after the client listed: the next call is followed by list_changed, and a new list shows it; calls in between rebuild nothing', async () => {
-    // a tool source that grows while the session is open (as an MCP source that connects late does)
-    const extra: ToolDefinition[] = [];
-    let revision = 0;
-    const source: McpToolSource = { ready: async () => {}, tools: () => extra, revision: () => revision, views: () => [], close: async () => {} };
-    const config = testConfig();
-    const gw = new Gateway(config, await loadToolSources(config), { mcp: source, extraTools: () => source.tools() });
-    const rebuilds = vi.spyOn(gw, 'updateClientTools');
-    const s = await startPlaygroundServer({
-      gateway: gw,
-      host: '127.0.0.1',
-      port: 0,
-      server: DEFAULT_SERVER_OPTIONS,
-      accessToken: undefined,
-      mcpServer: resolveMcpServerOptions(undefined),
-      handlePage: async (_req, res) => void res.end(),
-    });
-    let changed = 0;
-    const client = new Client({ name: CLIENT_NAME, version: '1.0.0' }, { listChanged: { tools: { autoRefresh: false, onChanged: () => void changed++ } } });
-    try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${s.exposure.port}/mcp`)));
-      const before = (await client.listTools()).tools.find((t) => t.name === 'exec')?.description ?? '';
-      expect(before).not.toContain('late_arrival');
-      await call(client, 'exec', { code: 'return 1;' });
-      expect(changed).toBe(0);
-      // the sources did not move: no catalog was rebuilt for the list or the call
-      expect(rebuilds).not.toHaveBeenCalled();
-
-      extra.push({
-        name: 'late_arrival',
-        description: 'A tool that appeared after the session listed its tools.',
-        inputSchema: { type: 'object', properties: {} },
-        source: 'bundled_plugin',
-        execute: async () => 'here',
-      });
-      revision++;
-      await call(client, 'exec', { code: 'return 2;' });
-      await until(() => changed === 1, { what: 'notifications/tools/list_changed' });
-      const after = (await client.listTools()).tools.find((t) => t.name === 'exec')?.description ?? '';
-      expect(after).toContain('late_arrival');
-      expect((await call(client, 'exec', { code: 'return await late_arrival({});' })).result).toMatchObject({ status: 'completed', value: 'here' });
-      // told once per change: nothing new since the list
-      expect(changed).toBe(1);
-    } finally {
-      await client.close();
-      await stop(s);
-      await gw.close();
     }
   });
 });

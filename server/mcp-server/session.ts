@@ -43,6 +43,8 @@ export class McpSession {
   /** The tool sources' revision `turn.surface` was built at: the surface is rebuilt only when it moved. */
   private builtAt = -1;
   private closed = false;
+  /** Stops hearing the Gateway's tool-source changes (set once the turn is prepared). */
+  private unsubscribeSources: (() => void) | undefined;
 
   constructor(
     private readonly gateway: GatewayApi,
@@ -96,7 +98,6 @@ export class McpSession {
       } finally {
         extra.signal.removeEventListener('abort', onAbort);
         follow.stop();
-        this.announceSurfaceChange(turn);
       }
     });
   }
@@ -110,6 +111,7 @@ export class McpSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unsubscribeSources?.();
     const turn = await this.turnPromise?.catch(() => undefined);
     if (turn) this.gateway.endTurn(turn.agentRunId);
     await this.server.close().catch(() => undefined);
@@ -125,6 +127,8 @@ export class McpSession {
         client: this.server.getClientVersion()?.name || UNNAMED_CLIENT,
       });
       this.turn = turn;
+      // pushed: a source that changes while the client is idle is announced at once, not at its next call
+      this.unsubscribeSources = this.gateway.onToolSourcesChanged(() => queueMicrotask(() => this.announceSurfaceChange()));
       return turn;
     });
     return this.turnPromise;
@@ -153,13 +157,13 @@ export class McpSession {
   }
 
   /**
-   * After each call: when the surface moved away from what the client last listed, send tools/list_changed
-   * (once, until it lists again). There is no push from the Gateway when a source changes, so a client learns
-   * of it at its next call or list.
+   * On a tool-source change (deferred a microtask, so changes of several sources at once build one surface):
+   * when the surface moved away from what the client last listed, send tools/list_changed (once, until it
+   * lists again). A reconnect that brings the same tools changes nothing the client sees and sends nothing.
    */
-  private announceSurfaceChange(turn: TurnInfo): void {
-    if (this.listedSurface === undefined || this.closed) return;
-    const now = fingerprint(this.refreshSurface(turn).tools);
+  private announceSurfaceChange(): void {
+    if (this.listedSurface === undefined || this.closed || this.turn === undefined) return;
+    const now = fingerprint(this.refreshSurface(this.turn).tools);
     if (now === this.listedSurface) return;
     this.listedSurface = now;
     this.server.sendToolListChanged().catch((err: unknown) => this.opts.log?.(`mcp: tools/list_changed not sent: ${(err as Error).message}`));

@@ -28,10 +28,13 @@ export const CODE_MODE_RESULT_SCHEMA: NonNullable<Tool['outputSchema']> = {
   additionalProperties: true,
 };
 
+/** The progress line of an approval request (after the tool's name): where the operator decides it. */
+export const APPROVAL_PROGRESS = 'awaits approval in the playground\'s approvals panel (its "all turns" view shows an MCP client\'s runs)';
+
 /** One progress line per nested call started or finished; other events of the run say nothing to the client. */
 export function describeProgress(event: RunEvent): string | undefined {
   if (event.type === 'nested.started') return `${event.call.tool} started`;
   if (event.type === 'nested.finished') return `${event.call.tool} ${event.call.status}`;
-  if (event.type === 'approval.requested') return `${event.approval.tool} awaits approval in the playground's approvals panel`;
+  if (event.type === 'approval.requested') return `${event.approval.tool} ${APPROVAL_PROGRESS}`;
   return undefined;
 }

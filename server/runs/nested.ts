@@ -3,13 +3,16 @@
 // each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
 // owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
 import { dispatchRequest, type DispatchContext } from '../bridge/dispatcher.ts';
-import { describeRequest } from '../bridge/describe.ts';
+import { describeRequest, resolveCallTarget, type NestedCallKind } from '../bridge/describe.ts';
+import { observe } from '../catalog/infer-type.ts';
+import { wantsInference } from '../catalog/inferred-overlay.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
 import { previewOf, previewOfError } from './preview.ts';
+import { jsonTokens, textTokens } from './tokens.ts';
 import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
 import type { NestedCallRecord, RunEvent } from './types.ts';
 
@@ -48,6 +51,8 @@ export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: strin
     status: 'running',
     parentCallId,
     inputPreview: previewOf(input),
+    // a call direct tool calling would make itself: the meter counts what the model would have written
+    ...(isToolCall(kind) ? { inputTokens: jsonTokens({ name: label, arguments: input }) } : {}),
   };
   const host: HostRequest = { req, record, delivered: false };
   run.requests.set(req.id, host);
@@ -94,7 +99,39 @@ function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: Neste
   const host = openNestedCall(run, req, parentCallId);
   env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (req.op === 'yield') return answerYield(run, host);
-  const dispatched = dispatchRequest(dispatchContext(run, host, env), req, host.record.invocationId);
+  if (req.op === 'call' && run.cell.replay) return answerFromCassette(run, host, req, env);
+  send(run, host, env);
+}
+
+/** Replay: a tool call is answered from the run's cassette and never dispatched; one it does not hold fails the run. */
+function answerFromCassette(run: Run, host: HostRequest, req: Extract<BridgeRequest, { op: 'call' }>, env: NestedCallEnv): void {
+  const out = run.cell.replay!.answer(req, host.record.tool);
+  if ('mismatch' in out) {
+    env.failRun(run, 'replay_mismatch', out.mismatch);
+    return;
+  }
+  host.record.answeredBy = 'cassette';
+  // after the frontier, as a dispatched call's reply would come
+  queueMicrotask(() => onReply(run, host, out.reply, Buffer.byteLength(JSON.stringify(out.reply), 'utf8'), env));
+}
+
+/**
+ * A fork's copy of a request its parent had sent and not settled: dispatched again, for the fork (its scope,
+ * its signal, its approvals). Its record was copied with the request; it starts over.
+ */
+export function redispatch(run: Run, host: HostRequest, env: NestedCallEnv): void {
+  host.record.startedAt = Date.now();
+  host.record.status = 'running';
+  env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  try {
+    send(run, host, env);
+  } catch (err) {
+    env.failRun(run, 'internal_error', hostFaultMessage("dispatch this cell's requests", err));
+  }
+}
+
+function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
+  const dispatched = dispatchRequest(dispatchContext(run, host, env), host.req, host.record.invocationId);
   host.cancel = dispatched.cancel;
   void dispatched.reply
     .then((reply) => onReply(run, host, reply, dispatched.outputBytes?.(), env))
@@ -107,13 +144,36 @@ function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: n
   env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (run.released || isTerminal(run.state)) return;
   if (run.live && !run.live.parkRequested) {
-    host.delivered = true;
-    run.guestInFlight--;
-    run.live.leg.deliver([reply]);
+    const live = run.live;
+    const outbox = (live.outbox ??= []);
+    outbox.push(host);
+    // replies that settle in the same microtask checkpoint (a Promise.all of fast calls) go in one message
+    if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live, env));
   } else {
     run.wake?.();
     env.touch(run);
   }
+}
+
+/** Deliver the replies queued for `live` in one message; if the leg is no longer live, keep them for the next wait. */
+function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
+  // a wait may have taken some already (takeDeliverable): those are not sent twice
+  const hosts = (live.outbox ?? []).filter((h) => !h.delivered);
+  live.outbox = undefined;
+  if (hosts.length === 0 || run.released || isTerminal(run.state)) return;
+  if (run.live !== live || live.parkRequested) {
+    run.wake?.();
+    env.touch(run);
+    return;
+  }
+  const replies: BridgeReply[] = [];
+  for (const h of hosts) {
+    if (!h.settled) continue;
+    h.delivered = true;
+    run.guestInFlight--;
+    replies.push(h.settled);
+  }
+  live.leg.deliver(replies);
 }
 
 /** The context one nested call of `run` is dispatched with: the run's projection, turn, stores, signal and hooks. */
@@ -141,7 +201,12 @@ export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv)
       workspaceDir: turn.workspaceDir,
     }),
     hooks: {
-      beforeToolCall: (entry, input, invId) => turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId }),
+      beforeToolCall: async (entry, input, invId) => {
+        const out = await turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId });
+        // the span detail shows what each hook decided (an empty list: no plugin has a hook)
+        if (out.hooks !== undefined && out.hooks.length > 0) host.record.hooks = out.hooks;
+        return out;
+      },
       requestApproval: async (entry, input) => {
         run.approvalsPending++;
         run.syncBudget();
@@ -195,7 +260,23 @@ export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, out
   if (!reply.ok) record.errorCode = reply.code;
   if (reply.ok) record.outputPreview = previewOf(reply.value);
   else record.errorPreview = previewOfError(reply.error);
+  // the full result a model would read under direct calling (the preview above is cut; this counts all of it)
+  if (isToolCall(record.kind)) record.outputTokens = reply.ok ? jsonTokens(reply.value) : textTokens(reply.error);
+  if (reply.ok && req.op === 'call') observeOutput(run, req, record.tool, reply.value);
   run.clientCalls.delete(req.id);
+}
+
+/** A result of a tool that declares no output goes into the turn's inferred type for it (declared types always win). */
+function observeOutput(run: Run, req: Extract<BridgeRequest, { op: 'call' }>, label: string, value: unknown): void {
+  const entry = resolveCallTarget(run.catalog, req);
+  if (!entry || !wantsInference(entry)) return;
+  const seen = run.turn.inferredOutputs.get(label);
+  run.turn.inferredOutputs.set(label, { shape: observe(seen?.shape, value), samples: (seen?.samples ?? 0) + 1 });
+}
+
+/** A tool, MCP or client call: what a model would call itself without code mode. */
+function isToolCall(kind: NestedCallKind): boolean {
+  return kind === 'tool' || kind === 'mcp' || kind === 'client';
 }
 
 export function hasDeliverable(run: Run): boolean {

@@ -44,3 +44,33 @@ describe('span previews through the Gateway', () => {
     for (const entry of activity) expect(JSON.stringify(entry.payload)).not.toMatch(/Preview|QuickJS/);
   });
 });
+
+describe('hook decisions on a span', () => {
+  it('a nested call records what each before_tool_call hook decided, in run history and the export, not in the transcript', async () => {
+    const gw = await testGateway({
+      plugins: [
+        { id: 'watcher', tools: [], hooks: { before_tool_call: () => undefined } },
+        { id: 'no-secrets', tools: [], hooks: { before_tool_call: (e) => (e.tool === 'read' && JSON.stringify(e.input).includes('secrets/') ? { block: 'secrets stay closed' } : undefined) } },
+      ],
+    });
+    const t = gw.prepareTurn({});
+    const result = expectCompleted(
+      await gw.exec(t.agentRunId, {
+        code: 'await read({ path: "notes/todo.md" }).catch(() => null);\ntry { await read({ path: "secrets/token.txt" }); } catch (e) { return String(e); }',
+      }),
+    );
+    const run = gw.run(result.telemetry.runId!)!;
+    const [allowed, blocked] = run.nested;
+    expect(allowed?.hooks).toEqual([
+      { plugin: 'watcher', decision: 'passed' },
+      { plugin: 'no-secrets', decision: 'passed' },
+    ]);
+    expect(blocked?.hooks).toEqual([
+      { plugin: 'watcher', decision: 'passed' },
+      { plugin: 'no-secrets', decision: 'blocked', reason: 'secrets stay closed' },
+    ]);
+    expect(blocked?.status).toBe('error');
+    expect(gw.trajectory(run.runId)?.calls[0]?.nested[1]?.hooks).toEqual(blocked?.hooks);
+    for (const entry of gw.transcript(t.sessionId).filter((e) => e.type === 'nested-activity')) expect(JSON.stringify(entry.payload)).not.toMatch(/hooks|secrets stay/);
+  });
+});

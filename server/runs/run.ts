@@ -2,6 +2,7 @@
 // shaping and the trajectory views read), and the facts about run states every side tests.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
+import type { InferredOutput } from '../catalog/inferred-overlay.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
@@ -10,8 +11,10 @@ import type { Continuation, Executor, Leg } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
+import type { HookDecision } from '../tools/plugins.ts';
 import type { ExecutionBudget } from './budget.ts';
-import type { CodeModeResult, ControlCallRecord, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
+import type { CassetteReplayer } from './cassette.ts';
+import type { CodeModeResult, ControlCallRecord, ForkOrigin, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
 /** States a run never leaves: it is off the run map and holds nothing. */
 const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['completed', 'failed', 'expired', 'aborted']);
@@ -45,8 +48,12 @@ export interface TurnScope {
    */
   headless: boolean;
   abort: AbortController;
+  /** What this turn's results looked like, per guest label, for tools that declare no output (the editor's inferred types). */
+  inferredOutputs: Map<string, InferredOutput>;
+  /** Tokens of the tool definitions on the code-mode surface and on a direct surface (token meter; computed once, at first use). */
+  definitionTokens(): { codeMode: number; direct: number };
   /** before_tool_call hooks of the loaded plugins. */
-  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown }>;
+  beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown; hooks?: HookDecision[] }>;
 }
 
 export interface StartCell {
@@ -57,6 +64,10 @@ export interface StartCell {
   restartSafe: boolean;
   /** The model's tool-call id of the exec that starts the cell: on its call record and part of the cell identity. */
   toolCallId: string;
+  /** The seed (uint32) the guest's Date, performance.now and Math.random derive from (recorded in the run). */
+  seed: number;
+  /** Replay: the cell's tool calls are answered from this cassette, never dispatched (cassette.ts). */
+  replay?: CassetteReplayer;
 }
 
 export interface HostRequest {
@@ -82,6 +93,11 @@ export interface LiveLeg {
    */
   opened?: { startMs: number; restoreMs?: number; rawBytes?: number };
   startTimer?: ReturnType<typeof setTimeout>;
+  /**
+   * Replies settled in this microtask checkpoint and not yet sent to the VM: delivered together in one
+   * message (nested.ts), so a frontier of calls that settle together costs one hop back, not one each.
+   */
+  outbox?: HostRequest[];
 }
 
 export interface ClientCall {
@@ -136,6 +152,10 @@ export class Run {
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
   ttlTimer?: NodeJS.Timeout;
+  /** Set on a fork: the run it restored and which suspension of it (runs.fork). */
+  forkedFrom?: ForkOrigin;
+  /** Runs forked from this one. */
+  readonly forks: string[] = [];
   /** Wakes a wait that is parked with nothing to deliver. */
   wake?: () => void;
   /** The budget of such a wait (approval pauses apply to it too). */
@@ -279,6 +299,22 @@ export class Run {
     }
     return out;
   }
+}
+
+/**
+ * Broken invariants of a run map and its slot count: slots held equal live runs holding one, no ended run
+ * is still mapped, no released run holds anything. Empty when sound.
+ */
+export function runMapLeaks(runs: ReadonlyMap<string, Run>, history: readonly Run[], slotsInUse: number): string[] {
+  const out: string[] = [];
+  let holding = 0;
+  for (const run of runs.values()) {
+    if (run.holdsSlot) holding++;
+    out.push(...run.leaks(true));
+  }
+  for (const run of history) if (!runs.has(run.runId)) out.push(...run.leaks(false));
+  if (holding !== slotsInUse) out.push(`slots in use is ${slotsInUse} but ${holding} live runs hold one`);
+  return out;
 }
 
 /** The limits a leg's worker enforces, from the turn's resolved options. */

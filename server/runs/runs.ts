@@ -13,20 +13,25 @@
 // throw out of a handler, and every way a run ends releases its slot exactly once (leaks() checks it).
 // A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
 //
-// This file holds the manager: the run map, slots, history, the public API, release, abort and expiry.
-// The run record is run.ts; nested calls nested.ts; how a leg's outcome settles the run settle.ts;
-// result shaping results.ts; board and trajectory views trajectory.ts; model-facing text messages.ts.
-import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
+// This file holds the manager: the run map, slots, history, the public API, release, abort and expiry. The run
+// record is run.ts; nested calls nested.ts; settling a leg settle.ts; results results.ts; views trajectory.ts;
+// model-facing text messages.ts; forks fork.ts; cassettes cassette.ts.
+import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
 import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION, tooManyRunsMessage } from './messages.ts';
-import { hasDeliverable, onRequests, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
+import { hasDeliverable, onRequests, redispatch, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
+import { forkRun } from './fork.ts';
+import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
+import { recordCassette, type Cassette } from './cassette.ts';
 import { failedResult, waitingResult } from './results.ts';
-import { isTerminal, legLimits, Run, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
+import { isTerminal, legLimits, Run, runMapLeaks, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
 import { recordPressure, trajectory, view } from './trajectory.ts';
+import { resultToModelText } from './model-text.ts';
+import { jsonTokens, textTokens } from './tokens.ts';
 import type { PressureEvent } from '../executors/types.ts';
 import type { CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, TrajectoryExport } from './types.ts';
 
@@ -34,22 +39,6 @@ export type { StartCell, TurnScope } from './run.ts';
 
 /** Spec: "OpenClaw caps the number of concurrently suspended runs per process (64)". */
 export const MAX_SUSPENDED_RUNS = 64;
-
-
-/**
- * How long a leg's VM may take to get ready (worker start, VM creation, snapshot decode and restore)
- * before the run fails with runtime_unavailable. Warm legs open in milliseconds and a cold worker in
- * well under a second; 64 cells opening at once on a loaded 2-core machine took a few seconds. Past
- * this the executor is not coming back soon, and the caller should hear so rather than wait.
- */
-export const LEG_START_LIMIT_MS = 20_000;
-
-/**
- * Ended runs kept for the runs board and trajectory export after they leave the run map (the oldest
- * goes first). Enough for a session's worth of cells on the board; each holds only its records (its
- * continuation and calls are released), so the cap bounds memory, not correctness.
- */
-export const MAX_FINISHED_RUNS_KEPT = 200;
 
 export interface RunManagerDeps {
   sessions: SessionStore;
@@ -104,7 +93,7 @@ export class RunManager {
     const live = run.openLive(budget, call);
     try {
       live.leg = cell.executor.start(
-        { body: cell.body, boot: turn.boot, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
+        { body: cell.body, boot: { ...turn.boot, seed: cell.seed }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
         this.handlers(run, live),
       );
     } catch (err) {
@@ -201,15 +190,25 @@ export class RunManager {
    * every case.
    */
   leaks(): string[] {
-    const out: string[] = [];
-    let holding = 0;
-    for (const run of this.runs.values()) {
-      if (run.holdsSlot) holding++;
-      out.push(...run.leaks(true));
-    }
-    for (const run of this.history) if (!this.runs.has(run.runId)) out.push(...run.leaks(false));
-    if (holding !== this.slotsInUse) out.push(`slots in use is ${this.slotsInUse} but ${holding} live runs hold one`);
-    return out;
+    return runMapLeaks(this.runs, this.history, this.slotsInUse);
+  }
+
+  /**
+   * Fork waiting run `runId` (QuickJS; fork.ts): a new waiting run of its turn from its snapshot, `replies`
+   * answering pending calls; it holds a slot at once (runtime_unavailable when the cap is full).
+   */
+  fork(runId: string, replies?: unknown): RunView {
+    const { parent, fork, redispatch: again } = forkRun(typeof runId === 'string' ? this.runs.get(runId) : undefined, String(runId), replies);
+    if (this.slotsInUse >= MAX_SUSPENDED_RUNS) throw new CodeModeError('runtime_unavailable', tooManyRunsMessage(MAX_SUSPENDED_RUNS));
+    fork.holdsSlot = true;
+    this.slotsInUse++;
+    this.runs.set(fork.runId, fork);
+    parent.forks.push(fork.runId);
+    this.emit({ type: 'run.started', runId: fork.runId, at: Date.now(), view: view(fork) });
+    this.armTtl(fork);
+    for (const host of again) redispatch(fork, host, this.nestedEnv);
+    this.touch(parent);
+    return view(fork);
   }
 
   list(): RunView[] {
@@ -218,13 +217,15 @@ export class RunManager {
   }
 
   get(runId: string): RunView | undefined {
-    const run = this.find(runId);
-    return run ? view(run) : undefined;
+    return this.project(runId, view);
   }
 
   trajectory(runId: string): TrajectoryExport | undefined {
-    const run = this.find(runId);
-    return run ? trajectory(run) : undefined;
+    return this.project(runId, trajectory);
+  }
+
+  cassette(runId: string): Cassette | undefined {
+    return this.project(runId, recordCassette);
   }
 
   async close(): Promise<void> {
@@ -312,7 +313,9 @@ export class RunManager {
   // ---- bookkeeping -----------------------------------------------------------------------------
 
   private openCall(run: Run, tool: 'exec' | 'wait', toolCallId: string): ControlCallRecord {
-    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, toolCallId, tool, startedAt: Date.now() };
+    // the token meter: what the model wrote for this call (the cell source, or the wait input)
+    const inputTokens = tool === 'exec' ? textTokens(run.cell.code) : jsonTokens({ runId: run.runId });
+    const call: ControlCallRecord = { callId: `${tool}_${run.calls.length + 1}`, toolCallId, tool, startedAt: Date.now(), inputTokens };
     run.calls.push(call);
     return call;
   }
@@ -321,6 +324,7 @@ export class RunManager {
     call.endedAt = Date.now();
     call.status = result.status;
     if (result.status === 'failed') call.errorCode = result.code;
+    call.resultTokens = textTokens(resultToModelText(result));
     run.lastResult = result;
     this.touch(run);
     return result;
@@ -369,6 +373,11 @@ export class RunManager {
       this.release(run, 'expired');
       this.touch(run);
     });
+  }
+
+  private project<T>(runId: string, projection: (run: Run) => T): T | undefined {
+    const run = this.find(runId);
+    return run ? projection(run) : undefined;
   }
 
   private find(runId: string): Run | undefined {

@@ -4,7 +4,8 @@
 import { describeRequest } from '../bridge/describe.ts';
 import type { LegOutcome, PressureEvent } from '../executors/types.ts';
 import type { Run } from './run.ts';
-import type { CodeModePendingToolCall, RunView, SnapshotRecord, TrajectoryExport } from './types.ts';
+import { tokenMeter } from './meter.ts';
+import type { CodeModePendingToolCall, RunView, SnapshotRecord, TokenMeter, TrajectoryExport } from './types.ts';
 
 /** Identity and source of a run, shared by the board view and the trajectory export. */
 export function header(run: Run) {
@@ -17,6 +18,10 @@ export function header(run: Run) {
     executor: run.executorKind,
     language: run.cell.language,
     code: run.displayCode,
+    seed: run.cell.seed,
+    ...(run.forkedFrom ? { forkedFrom: { ...run.forkedFrom } } : {}),
+    ...(run.cell.replay ? { replay: run.cell.replay.cassette.runId !== undefined ? { runId: run.cell.replay.cassette.runId } : {} } : {}),
+    ...(run.forks.length > 0 ? { forks: [...run.forks] } : {}),
   };
 }
 
@@ -61,7 +66,14 @@ export function view(run: Run): RunView {
     calls: run.calls.map((c) => ({ ...c })),
     nested: [...run.requests.values()].map((r) => ({ ...r.record })),
     ...(run.lastResult ? { lastResult: run.lastResult } : {}),
+    ...meterOf(run),
   };
+}
+
+/** The run's token meter (runs/meter.ts), once one of its exec/wait calls ended. */
+export function meterOf(run: Run): { meter?: TokenMeter } {
+  const meter = tokenMeter({ definitions: run.turn.definitionTokens(), calls: run.calls, nested: [...run.requests.values()].map((r) => r.record) });
+  return meter ? { meter } : {};
 }
 
 /** The trajectory export: each exec/wait call with the nested calls it dispatched. */
@@ -72,6 +84,7 @@ export function trajectory(run: Run): TrajectoryExport {
     calls: run.calls.map((c) => ({ ...c, nested: nested.filter((n) => n.parentCallId === c.callId) })),
     counters: { ...run.counters },
     snapshots: [...run.snapshots],
+    ...meterOf(run),
   };
 }
 

@@ -3,6 +3,7 @@ import type { CodeModeErrorCode } from '../errors.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { NestedCallKind } from '../bridge/describe.ts';
 import type { CodeModeOutput } from '../bridge/protocol.ts';
+import type { HookDecision } from '../tools/plugins.ts';
 
 export interface CodeModeExecInput {
   code?: string;
@@ -64,6 +65,21 @@ export type CodeModeResult =
     }
   | { status: 'failed'; error: string; code?: CodeModeErrorCode; output?: CodeModeOutput[]; telemetry: CodeModeTelemetry };
 
+/** Where a fork came from: its parent run and the parent's suspension it restored (1 = the first waiting result). */
+export interface ForkOrigin {
+  runId: string;
+  suspension: number;
+}
+
+/** An edited answer for one pending call of the run being forked: a result, or an error (with an optional code). */
+export interface ForkReply {
+  /** The pending call's guest request id (pendingToolCalls[].id). */
+  id: string;
+  result?: unknown;
+  error?: string;
+  code?: string;
+}
+
 /** Lifecycle state of a run as the runs board shows it. */
 export type RunState =
   /** an exec or wait call is executing the cell */
@@ -102,6 +118,14 @@ export interface NestedCallRecord {
   errorPreview?: string;
   /** The operator's decision when the call needed approval. */
   approval?: { approved: boolean; reason?: string };
+  /** Tool, MCP and client calls: tokens of the call as a model would write it directly (name and input JSON). */
+  inputTokens?: number;
+  /** Tool, MCP and client calls: tokens of the full result (or error message) as a model would read it directly. */
+  outputTokens?: number;
+  /** Answered without dispatching it: by a reply given to runs.fork, or from the cassette a replay runs against. */
+  answeredBy?: 'fork' | 'cassette';
+  /** What each before_tool_call hook decided, in order (absent when no plugin has a hook or none ran). */
+  hooks?: HookDecision[];
 }
 
 /** One model-level exec or wait call of a run. */
@@ -114,6 +138,47 @@ export interface ControlCallRecord {
   endedAt?: number;
   status?: CodeModeResult['status'];
   errorCode?: string;
+  /** Tokens the model wrote for this call: the cell source (exec) or the wait input. */
+  inputTokens?: number;
+  /** Tokens of the result text the model read (set when the call ended). */
+  resultTokens?: number;
+}
+
+/**
+ * The token meter of one run (runs/meter.ts): an estimate in one tokenizer's encoding of what the model
+ * consumed in code mode against what direct tool calling would have cost for the same work.
+ */
+export interface TokenMeter {
+  /** The tokenizer encoding of every count (o200k_base; other model families differ, see runs/tokens.ts). */
+  encoding: string;
+  codeMode: {
+    /** The surface's tool definitions (exec with its quick index, wait, direct-only tools). */
+    definitions: number;
+    /** What the model wrote: cell source and wait inputs. */
+    written: number;
+    /** The exec/wait result texts the model read. */
+    read: number;
+    total: number;
+  };
+  direct: {
+    /** Every effective tool's definition on the surface. */
+    definitions: number;
+    /** Tool, MCP and client calls the model would have made itself. */
+    calls: number;
+    callInputs: number;
+    callResults: number;
+    total: number;
+  };
+  /** direct.total / codeMode.total: above 1 code mode saved tokens. */
+  ratio: number;
+  /** direct.total - codeMode.total (negative: code mode cost more). */
+  saved: number;
+  /** Tool calls of this cell's average size at which direct calling costs as much as this cell; null when it made none. */
+  breakEvenCalls: number | null;
+  /** Tokens per model turn in code mode: one per exec/wait call (the first carries the definitions). */
+  codeModeTurns: number[];
+  /** Tokens per model turn under direct calling: one per tool call (the first carries the definitions). */
+  directTurns: number[];
 }
 
 export interface SnapshotRecord {
@@ -136,9 +201,18 @@ export interface TrajectoryExport {
   executor: ExecutorKind;
   language: 'javascript' | 'typescript';
   code: string;
+  /** The seed the cell's time and randomness derive from. */
+  seed: number;
+  /** Set on a replay: its tool calls are answered from a cassette (recorded from run `runId`, when it says). */
+  replay?: { runId?: string };
+  /** Set on a fork: the run it was forked from and at which of its suspensions (1 = its first waiting result). */
+  forkedFrom?: ForkOrigin;
+  /** Runs forked from this one, oldest first. */
+  forks?: string[];
   calls: Array<ControlCallRecord & { nested: NestedCallRecord[] }>;
   counters: { search: number; describe: number; call: number };
   snapshots: SnapshotRecord[];
+  meter?: TokenMeter;
 }
 
 export interface RunView {
@@ -153,6 +227,14 @@ export interface RunView {
   reason?: 'pending_tools' | 'yield';
   language: 'javascript' | 'typescript';
   code: string;
+  /** The seed the cell's time and randomness derive from (exec's seed, or one the Gateway drew). */
+  seed: number;
+  /** Set on a replay: its tool calls are answered from a cassette (recorded from run `runId`, when it says). */
+  replay?: { runId?: string };
+  /** Set on a fork: the run it was forked from and at which of its suspensions. */
+  forkedFrom?: ForkOrigin;
+  /** Runs forked from this one, oldest first. */
+  forks?: string[];
   createdAt: number;
   updatedAt: number;
   /** Epoch ms the waiting continuation expires (waiting only). */
@@ -166,6 +248,8 @@ export interface RunView {
   calls: ControlCallRecord[];
   nested: NestedCallRecord[];
   lastResult?: CodeModeResult;
+  /** The token meter, once an exec/wait call of the run ended. */
+  meter?: TokenMeter;
 }
 
 export interface ApprovalView {

@@ -198,3 +198,55 @@ describe('compaction', () => {
     expect(() => t.compact('s', ' ')).toThrow(/summary must be a non-empty string/);
   });
 });
+
+describe('appendDeferred (batched display-only rows)', () => {
+  const activity = (n: number) => ({
+    runId: 'run_1',
+    parentCallId: 'c1',
+    invocationId: `cell:${n}`,
+    requestId: `r${n}`,
+    tool: 'noop',
+    kind: 'tool' as const,
+    status: 'ok' as const,
+    inputBytes: 2,
+    startedAt: n,
+  });
+
+  it('on rows queued between other appends: a read sees them at once, in append order, chained under the leaf', () => {
+    const t = transcript();
+    say(t, 's', 'before');
+    const errors: string[] = [];
+    t.appendDeferred('s', 'nested-activity', activity(1), (m) => errors.push(m));
+    t.appendDeferred('s', 'nested-activity', activity(2), (m) => errors.push(m));
+    t.appendDeferred('other', 'nested-activity', activity(3), (m) => errors.push(m));
+    // a write flushes the queue first, so the message lands after the two rows
+    say(t, 's', 'after');
+    const branch = t.branch('s');
+    expect(branch.map((e) => (e.type === 'nested-activity' ? e.payload.invocationId : e.type === 'message' ? e.payload.text : e.type))).toEqual(['before', 'cell:1', 'cell:2', 'after']);
+    for (let i = 1; i < branch.length; i++) expect(branch[i]?.parentId).toBe(branch[i - 1]?.id);
+    expect(t.branch('other').map((e) => e.type)).toEqual(['nested-activity']);
+    expect(errors).toEqual([]);
+  });
+
+  it('on a batch: the append listeners hear every row once; nothing queued is lost when the transcript closes', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cm-deferred-')), 'db.sqlite');
+    const t = new Transcript(openSessionDatabase(path));
+    const heard: string[] = [];
+    t.onAppend((e) => heard.push(e.type === 'nested-activity' ? e.payload.invocationId : e.type));
+    for (let n = 1; n <= 3; n++) t.appendDeferred('s', 'nested-activity', activity(n), () => {});
+    t.flushDeferred();
+    expect(heard).toEqual(['cell:1', 'cell:2', 'cell:3']);
+    t.appendDeferred('s', 'nested-activity', activity(4), () => {});
+    t.close();
+    const reopened = transcript(path);
+    expect(reopened.branch('s').map((e) => (e.type === 'nested-activity' ? e.payload.invocationId : e.type))).toEqual(['cell:1', 'cell:2', 'cell:3', 'cell:4']);
+    rmSync(path, { force: true });
+  });
+
+  it('on an invalid session id or payload: throws at once, like appendEntry, and queues nothing', () => {
+    const t = transcript();
+    expect(() => t.appendDeferred('', 'nested-activity', activity(1), () => {})).toThrow(InvalidInputError);
+    expect(() => t.appendDeferred('s', 'nested-activity', [] as never, () => {})).toThrow(/JSON object/);
+    expect(t.branch('s')).toEqual([]);
+  });
+});

@@ -58,12 +58,18 @@ function newEntryId(): string {
   return `e_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
 }
 
+/** How long a deferred (display-only) entry may wait for its batch: well under what a person notices. */
+export const DEFERRED_APPEND_MS = 25;
+
 export class Transcript {
   /** Bumped by branchFrom in this process, so cached projections of the old branch know to rebuild. */
   private readonly generations = new Map<string, number>();
   private readonly stmts;
   /** Told of every entry once it is written (the Gateway announces it as a `session.appended` event). */
   private readonly appendListeners = new Set<(entry: TranscriptEntry) => void>();
+  /** Display-only entries waiting for their batch write (appendDeferred). */
+  private deferred: Array<{ sessionId: string; type: EntryType; payload: unknown; json: string; at: number; onError: (message: string) => void }> = [];
+  private deferTimer?: ReturnType<typeof setTimeout>;
 
   constructor(readonly db: SessionDatabase) {
     this.stmts = {
@@ -92,19 +98,7 @@ export class Transcript {
 
   /** Appends one entry under the current leaf and makes it the leaf. */
   appendEntry<K extends EntryType>(sessionId: string, type: K, payload: EntryPayloads[K]): Extract<TranscriptEntry, { type: K }> {
-    assertSessionId(sessionId);
-    if (!isEntryType(type)) {
-      throw new InvalidInputError(`type must be one of ${ENTRY_TYPES.join(', ')}; got ${JSON.stringify(type)}`);
-    }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-      throw new InvalidInputError(`payload of a "${type}" entry must be a JSON object`);
-    }
-    let json: string;
-    try {
-      json = JSON.stringify(payload);
-    } catch (err) {
-      throw new InvalidInputError(`payload of a "${type}" entry is not JSON-serializable (${(err as Error).message}); pass plain data`);
-    }
+    const json = this.checkedJson(sessionId, type, payload);
     const id = newEntryId();
     const at = Date.now();
     const parentId = this.write(`append a "${type}" entry to session "${sessionId}"`, () => {
@@ -117,6 +111,59 @@ export class Transcript {
     const entry = { id, parentId, sessionId, type, payload, createdAt: at } as Extract<TranscriptEntry, { type: K }>;
     for (const listener of this.appendListeners) listener(entry);
     return entry;
+  }
+
+  /**
+   * Appends a display-only entry (nested activity) in a batch: rows queued within DEFERRED_APPEND_MS
+   * are written in one transaction, before any other read or write of this transcript and when it
+   * closes, so every reader sees them in order. A cell's thousand nested calls then cost a few
+   * transactions instead of a thousand. Input is checked now (throws like appendEntry); a failed
+   * batch write is reported to `onError`, since nobody awaits it.
+   */
+  appendDeferred<K extends EntryType>(sessionId: string, type: K, payload: EntryPayloads[K], onError: (message: string) => void): void {
+    const json = this.checkedJson(sessionId, type, payload);
+    this.deferred.push({ sessionId, type, payload, json, at: Date.now(), onError });
+    if (!this.deferTimer) {
+      this.deferTimer = setTimeout(() => this.flushDeferred(), DEFERRED_APPEND_MS);
+      this.deferTimer.unref();
+    }
+  }
+
+  /** Writes the queued deferred entries now (in one transaction), then tells the append listeners. */
+  flushDeferred(): void {
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferTimer = undefined;
+    if (this.deferred.length === 0 || !this.db.open) return;
+    const batch = this.deferred;
+    this.deferred = [];
+    const written: TranscriptEntry[] = [];
+    try {
+      this.db
+        .transaction(() => {
+          // each session's leaf is read once and moved once per batch; the rows chain from it in order
+          const leaves = new Map<string, { id: string | null; at: number }>();
+          for (const d of batch) {
+            let leaf = leaves.get(d.sessionId);
+            if (!leaf) {
+              this.stmts.ensureSession.run(d.sessionId, d.at, d.at);
+              leaf = { id: this.stmts.session.get(d.sessionId)?.leaf_id ?? null, at: d.at };
+              leaves.set(d.sessionId, leaf);
+            }
+            const id = newEntryId();
+            this.stmts.insert.run(id, d.sessionId, leaf.id, d.type, d.json, d.at);
+            written.push({ id, parentId: leaf.id, sessionId: d.sessionId, type: d.type, payload: d.payload, createdAt: d.at } as TranscriptEntry);
+            leaf.id = id;
+            leaf.at = d.at;
+          }
+          for (const [sessionId, leaf] of leaves) this.stmts.setLeaf.run(leaf.id, leaf.at, sessionId);
+        })
+        .immediate();
+    } catch (err) {
+      const message = `the session transcript did not record ${batch.length} nested-activity entries: ${(err as Error).message}`;
+      for (const report of new Set(batch.map((d) => d.onError))) report(message);
+      return;
+    }
+    for (const entry of written) for (const listener of this.appendListeners) listener(entry);
   }
 
   /** Calls `listener` after each append, whichever part of the house wrote it (control calls, store commits, compaction); returns an unsubscribe. */
@@ -238,10 +285,28 @@ export class Transcript {
   }
 
   close(): void {
+    this.flushDeferred();
     if (this.db.open) this.db.close();
   }
 
+  private checkedJson(sessionId: string, type: EntryType, payload: unknown): string {
+    assertSessionId(sessionId);
+    if (!isEntryType(type)) {
+      throw new InvalidInputError(`type must be one of ${ENTRY_TYPES.join(', ')}; got ${JSON.stringify(type)}`);
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      throw new InvalidInputError(`payload of a "${type}" entry must be a JSON object`);
+    }
+    try {
+      return JSON.stringify(payload);
+    } catch (err) {
+      throw new InvalidInputError(`payload of a "${type}" entry is not JSON-serializable (${(err as Error).message}); pass plain data`);
+    }
+  }
+
   private write<T>(what: string, fn: () => T): T {
+    // queued activity rows go first: every write (and read) sees the transcript in append order
+    this.flushDeferred();
     try {
       // IMMEDIATE takes the write lock up front: reading the leaf and moving it cannot interleave with another writer
       return this.db.transaction(fn).immediate();
@@ -252,6 +317,7 @@ export class Transcript {
   }
 
   private read<T>(fn: () => T): T {
+    this.flushDeferred();
     try {
       return fn();
     } catch (err) {

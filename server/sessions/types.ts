@@ -22,6 +22,8 @@ export interface ToolCallPayload {
   language?: 'javascript' | 'typescript';
   restartSafe?: boolean;
   typecheck?: boolean;
+  /** exec: the seed the cell's time and randomness derive from (replay lab). */
+  seed?: number;
   /** wait: the run it continues. */
   runId?: string;
 }

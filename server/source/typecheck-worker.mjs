@@ -3,38 +3,27 @@
 // when a check outlives its deadline.
 //
 // The program is two virtual files (the ambient declarations and the cell) plus lib.es2022 from the typescript
-// package. Lib SourceFiles are parsed once per thread and reused by every later program (the binder skips files
+// package, under the options, wrapper and positions of cell-types.mjs (the editor checks with the same). Lib SourceFiles are parsed once per thread and reused by every later program (the binder skips files
 // it already bound), which keeps a check in the tens of milliseconds after the first.
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import tsModule from 'typescript';
+import { cellCompilerOptions, cellDiagnostics, flattenMessage, wrapCell } from './cell-types.mjs';
 
 const ts = tsModule;
 const ROOT = '/codemode';
-const CELL_FILE = `${ROOT}/cell.ts`;
+const CELL_FILES = { typescript: `${ROOT}/cell.ts`, javascript: `${ROOT}/cell.js` };
 const DECLARATIONS_FILE = `${ROOT}/declarations.d.ts`;
-// The cell sits inside an async arrow so top-level `await` and `return` typecheck as they run; it starts on line 2.
-const CELL_PREFIX = 'void (async () => {\n';
-const CELL_SUFFIX = '\n})();\n';
-const CELL_PREFIX_LINES = 1;
-
-const options = {
-  strict: true,
-  target: ts.ScriptTarget.ES2022,
-  lib: ['lib.es2022.d.ts'],
-  types: [],
-  noEmit: true,
-  noResolve: true,
-  skipLibCheck: true,
-  moduleDetection: ts.ModuleDetectionKind.Legacy,
-};
-const libDir = dirname(ts.getDefaultLibFilePath(options));
+const OPTIONS = { typescript: cellCompilerOptions('typescript'), javascript: cellCompilerOptions('javascript') };
+const libDir = dirname(ts.getDefaultLibFilePath(OPTIONS.typescript));
 const libFiles = new Map();
 let declarations;
 let previousProgram;
 
-const parse = (fileName, text) => ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ES2022 }, true);
+// As a program's own host parses: moduleDetection decides whether the cell is a module (Force: it is).
+const parseOptions = { languageVersion: ts.ScriptTarget.ES2022, setExternalModuleIndicator: ts.getSetExternalModuleIndicator(OPTIONS.typescript) };
+const parse = (fileName, text) => ts.createSourceFile(fileName, text, parseOptions, true);
 
 function libText(fileName) {
   if (!fileName.startsWith(libDir)) return undefined;
@@ -45,13 +34,13 @@ function libText(fileName) {
   }
 }
 
-function createHost(cellText, declarationsText) {
-  const cellFile = parse(CELL_FILE, cellText);
+function createHost(cellName, cellText, declarationsText) {
+  const cellFile = parse(cellName, cellText);
   if (declarations?.text !== declarationsText) declarations = { text: declarationsText, file: parse(DECLARATIONS_FILE, declarationsText) };
   const declarationsFile = declarations.file;
   return {
     getSourceFile(fileName) {
-      if (fileName === CELL_FILE) return cellFile;
+      if (fileName === cellName) return cellFile;
       if (fileName === DECLARATIONS_FILE) return declarationsFile;
       const cached = libFiles.get(fileName);
       if (cached) return cached;
@@ -68,34 +57,25 @@ function createHost(cellText, declarationsText) {
     getCanonicalFileName: (fileName) => fileName,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => '\n',
-    fileExists: (fileName) => fileName === CELL_FILE || fileName === DECLARATIONS_FILE || libFiles.has(fileName) || libText(fileName) !== undefined,
-    readFile: (fileName) => (fileName === CELL_FILE ? cellText : fileName === DECLARATIONS_FILE ? declarationsText : libText(fileName)),
+    fileExists: (fileName) => fileName === cellName || fileName === DECLARATIONS_FILE || libFiles.has(fileName) || libText(fileName) !== undefined,
+    readFile: (fileName) => (fileName === cellName ? cellText : fileName === DECLARATIONS_FILE ? declarationsText : libText(fileName)),
   };
 }
 
-const flatten = (message) => ts.flattenDiagnosticMessageText(message, '\n').replace(/\s*\n\s*/g, ' ');
-
 /** { diagnostics } positioned on the user's lines, or { hostFault } when the compiler itself could not run. */
-function check({ source, declarations: declarationsText }) {
-  const host = createHost(`${CELL_PREFIX}${source}${CELL_SUFFIX}`, declarationsText);
-  const program = ts.createProgram({ rootNames: [DECLARATIONS_FILE, CELL_FILE], options, host, oldProgram: previousProgram });
+function check({ source, declarations: declarationsText, language = 'typescript' }) {
+  const cellName = CELL_FILES[language] ?? CELL_FILES.typescript;
+  const options = OPTIONS[language] ?? OPTIONS.typescript;
+  const host = createHost(cellName, wrapCell(source), declarationsText);
+  const program = ts.createProgram({ rootNames: [DECLARATIONS_FILE, cellName], options, host, oldProgram: previousProgram });
   previousProgram = program;
   const global = program.getGlobalDiagnostics();
   // Missing global types mean the lib files did not load: a host fault, not the cell's.
-  if (global.length > 0) return { hostFault: `typecheck could not load its TypeScript libraries: ${flatten(global[0]?.messageText ?? '')}` };
-  const cellFile = program.getSourceFile(CELL_FILE);
+  if (global.length > 0) return { hostFault: `typecheck could not load its TypeScript libraries: ${flattenMessage(global[0]?.messageText)}` };
+  const cellFile = program.getSourceFile(cellName);
   if (cellFile === undefined) return { hostFault: 'typecheck lost its cell file' };
-  const userLines = source.split(/\r\n|\r|\n/).length;
   const found = [...program.getSyntacticDiagnostics(cellFile), ...program.getSemanticDiagnostics(cellFile)];
-  const diagnostics = found.map((diagnostic) => {
-    const start = diagnostic.start ?? CELL_PREFIX.length;
-    const position = cellFile.getLineAndCharacterOfPosition(start);
-    // Diagnostics anchored on the wrapper (before line 1 or after the last line) are pinned to the nearest user line.
-    const line = Math.min(Math.max(position.line - CELL_PREFIX_LINES + 1, 1), userLines);
-    const column = position.line < CELL_PREFIX_LINES ? 1 : position.character + 1;
-    return { line, column, message: flatten(diagnostic.messageText) };
-  });
-  return { diagnostics };
+  return { diagnostics: cellDiagnostics(found, source) };
 }
 
 parentPort.on('message', ({ id, job }) => {

@@ -7,14 +7,10 @@
 // TYPECHECK_DEADLINE_MS is stopped by terminating the thread, and a fresh one starts at once.
 import { CodeModeError, InvalidInputError } from '../errors.ts';
 import { DeadlineWorker } from '../offload/deadline-worker.ts';
+import type { CellTypeDiagnostic, CellTypesLanguage } from './cell-types.mjs';
 
-export interface CellDiagnostic {
-  /** 1-based line in the user's cell source. */
-  line: number;
-  /** 1-based column. */
-  column: number;
-  message: string;
-}
+/** A diagnostic on the user's lines (1-based line and column, its end, the message and TypeScript's code); see cell-types.mjs. */
+export type CellDiagnostic = CellTypeDiagnostic;
 
 /**
  * A warm check of a cell against the catalog's declarations takes tens of milliseconds; one that needs seconds is
@@ -30,6 +26,7 @@ export const MAX_QUEUED_TYPECHECKS = 16;
 interface CheckJob {
   source: string;
   declarations: string;
+  language: CellTypesLanguage;
 }
 type CheckResult = { diagnostics: CellDiagnostic[] } | { hostFault: string };
 
@@ -42,6 +39,11 @@ export interface CheckOptions {
   signal?: AbortSignal;
   /** The agent run (turn) it belongs to: one place in the thread's queue per run (DeadlineWorker fairness). */
   runKey?: string;
+  /**
+   * The cell's language (default typescript). exec typechecks TypeScript cells only (the spec's rule); a JavaScript
+   * check is the editor's world (cell-types.mjs, checkJs), used by the test that holds the editor to the server.
+   */
+  language?: CellTypesLanguage;
 }
 
 /** The typecheck thread and its deadline; `typecheckCell` uses the process's shared one. */
@@ -66,7 +68,7 @@ export class TypeChecker {
    * (CodeModeError runtime_unavailable or internal_error).
    */
   async check(tsSource: string, ambientDeclarations: string, opts: CheckOptions = {}): Promise<CellDiagnostic[]> {
-    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations }, opts.signal, opts.runKey);
+    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations, language: opts.language ?? 'typescript' }, opts.signal, opts.runKey);
     if (outcome.ok) {
       if ('hostFault' in outcome.value) throw new CodeModeError('internal_error', outcome.value.hostFault);
       return outcome.value.diagnostics;

@@ -98,6 +98,11 @@ function oneWinnerPerName(tools: readonly ToolDefinition[]): ToolDefinition[] {
   return [...byName.values()];
 }
 
+/** Every effective tool as direct tool calling would put it on the surface (the token meter's comparison). */
+export function directSurfaceTools(tools: readonly ToolDefinition[]): ModelTool[] {
+  return oneWinnerPerName(tools).map(toModelTool);
+}
+
 /** The exec description: how the guest API works in a few lines, the run's limits, then the quick index. */
 export function execDescription(quickIndex: string, options: CodeModeOptions): string {
   const lines = [

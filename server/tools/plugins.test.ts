@@ -17,8 +17,25 @@ function plugin(id: string, hook?: NonNullable<CodeModePlugin['hooks']>['before_
 }
 
 describe('runBeforeToolCallHooks', () => {
+  it('records each hook\'s decision in order: passed, rewrote input, blocked (with the reason); none after a block', async () => {
+    const outcome = await runBeforeToolCallHooks(
+      [
+        plugin('quiet', () => undefined),
+        plugin('rewriter', () => ({ input: { path: 'b.md' } })),
+        plugin('guard', () => ({ block: 'not today' })),
+        plugin('after', () => undefined),
+      ],
+      event,
+    );
+    expect(outcome.decisions).toEqual([
+      { plugin: 'quiet', decision: 'passed' },
+      { plugin: 'rewriter', decision: 'rewrote input' },
+      { plugin: 'guard', decision: 'blocked', reason: 'not today' },
+    ]);
+  });
+
   it('on no hooks: passes the input through', async () => {
-    expect(await runBeforeToolCallHooks([plugin('a')], event)).toEqual({ input: event.input });
+    expect(await runBeforeToolCallHooks([plugin('a')], event)).toEqual({ input: event.input, decisions: [] });
   });
 
   it('on a block: names the plugin and its reason, and later hooks do not run', async () => {
@@ -52,7 +69,7 @@ describe('runBeforeToolCallHooks', () => {
       event,
     );
     expect(seen).toEqual([{ path: 'README.md' }, { path: 'notes/todo.md' }]);
-    expect(outcome).toEqual({ input: { path: 'notes/todo.md', extra: 1 } });
+    expect(outcome).toEqual({ input: { path: 'notes/todo.md', extra: 1 }, decisions: [{ plugin: 'a', decision: 'rewrote input' }, { plugin: 'b', decision: 'rewrote input' }] });
   });
 
   it('hands hooks the call identity (agent, session, run, invocation, source)', async () => {

@@ -44,11 +44,21 @@ export interface CodeModePlugin {
   hooks?: { before_tool_call?: BeforeToolCallHook };
 }
 
+/** What one plugin's before_tool_call hook decided for a call (kept on the nested call's record for its span detail). */
+export interface HookDecision {
+  plugin: string;
+  decision: 'passed' | 'rewrote input' | 'blocked';
+  /** A block's reason. */
+  reason?: string;
+}
+
 export interface BeforeToolCallOutcome {
   /** Set when a hook denied the call: which plugin and why (the reason reaches the model). */
   blocked?: { plugin: string; reason: string };
   /** The input to run the tool with (rewritten by hooks, or the original). */
   input: unknown;
+  /** Each hook that ran, in order, with its decision (the hooks after a block do not run). */
+  decisions: HookDecision[];
 }
 
 export async function runBeforeToolCallHooks(
@@ -56,6 +66,11 @@ export async function runBeforeToolCallHooks(
   event: BeforeToolCallEvent,
 ): Promise<BeforeToolCallOutcome> {
   let input = event.input;
+  const decisions: HookDecision[] = [];
+  const block = (plugin: string, reason: string): BeforeToolCallOutcome => {
+    decisions.push({ plugin, decision: 'blocked', reason });
+    return { blocked: { plugin, reason }, input, decisions };
+  };
   for (const plugin of plugins) {
     const hook = plugin.hooks?.before_tool_call;
     if (!hook) continue;
@@ -64,21 +79,21 @@ export async function runBeforeToolCallHooks(
       result = await hook({ ...event, input });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return { blocked: { plugin: plugin.id, reason: `the ${plugin.id} before_tool_call hook failed (${message}), so the call was blocked` }, input };
+      return block(plugin.id, `the ${plugin.id} before_tool_call hook failed (${message}), so the call was blocked`);
     }
-    if (result === undefined || result === null) continue;
+    if (result === undefined || result === null) {
+      decisions.push({ plugin: plugin.id, decision: 'passed' });
+      continue;
+    }
     if (isRecord(result) && 'block' in result) {
-      const reason = typeof result['block'] === 'string' && result['block'].trim() ? result['block'] : `blocked by the ${plugin.id} plugin`;
-      return { blocked: { plugin: plugin.id, reason }, input };
+      return block(plugin.id, typeof result['block'] === 'string' && result['block'].trim() ? result['block'] : `blocked by the ${plugin.id} plugin`);
     }
     if (isRecord(result) && 'input' in result) {
       input = result['input'];
+      decisions.push({ plugin: plugin.id, decision: 'rewrote input' });
       continue;
     }
-    return {
-      blocked: { plugin: plugin.id, reason: `the ${plugin.id} before_tool_call hook returned an unusable answer, so the call was blocked` },
-      input,
-    };
+    return block(plugin.id, `the ${plugin.id} before_tool_call hook returned an unusable answer, so the call was blocked`);
   }
-  return { input };
+  return { input, decisions };
 }

@@ -10,6 +10,8 @@ import { SubscriberRegistry } from './subscribers.ts';
 export interface Access {
   /** The playground page (it holds the operator cookie): may watch and act on every run without tokens. */
   operator: boolean;
+  /** The server is bound beyond loopback (adding a stdio MCP server is then refused unless the config allows it). Absent: not exposed. */
+  exposed?: boolean;
   /** Whom the subscriber cap counts against: "operator", or the remote address (all loopback clients share one). */
   clientId: string;
 }

@@ -138,3 +138,9 @@ export function requireExecutorOverride(ctx: InnerContext, agentRunId: string, e
     `executor "${executor}" was asked for, but this agent runs cells on "${options.executor}" and ${who} override it (tools.codeMode.allowExecutorOverride is "${policy}"); leave executor out`,
   );
 }
+
+/** Operator-only actions (adding and removing tool sources, writing the config file): no token opens them. */
+export function requireOperator(ctx: InnerContext, action: string): void {
+  if (ctx.access.operator) return;
+  throw forbidden(`${action} is an operator action: only the playground page (the operator cookie) may do it; API tokens never open it`);
+}

@@ -80,6 +80,7 @@ describe('runs of another client', () => {
       expect((await rejection(b.answerClientCall({ runId, callId: 'c1', result: 1, ...t }))).code).toBe(expected);
       expect((await rejection(b.runs.get({ runId, ...t }))).code).toBe(expected);
       expect((await rejection(b.runs.trajectory({ runId, ...t }))).code).toBe(expected);
+      expect((await rejection(b.runs.otlp({ runId, ...t }))).code).toBe(expected);
     }
     // B's own turn and token do not reach A's run either: wait refuses a run of another turn
     const waitedByB = await b.wait({ agentRunId: other.agentRunId, turnToken: other.turnToken, runId });
@@ -90,6 +91,7 @@ describe('runs of another client', () => {
     expect(await a.answerClientCall({ runId, callId, result: 'yes', turnToken: turn.turnToken })).toEqual({ answered: true });
     expect(await a.wait({ agentRunId: turn.agentRunId, runId, turnToken: turn.turnToken })).toMatchObject({ status: 'completed', value: 'yes' });
     expect((await a.runs.trajectory({ runId, turnToken: turn.turnToken })).runId).toBe(runId);
+    expect((await a.runs.otlp({ runId, turnToken: turn.turnToken })).json).toContain(runId);
   });
 
   it('runs.list shows a client only the runs of the turns whose tokens it passes; the operator sees them all', async () => {
@@ -266,7 +268,7 @@ function heldMcp() {
   const firstAttempt = new Promise<void>((resolve) => {
     settle = resolve;
   });
-  const source: McpToolSource = { ready: () => firstAttempt, tools: () => [], revision: () => 0, views: () => [], close: async () => {} };
+  const source: McpToolSource = { ready: () => firstAttempt, tools: () => [], revision: () => 0, onToolsChanged: () => () => {}, views: () => [], close: async () => {} };
   return { source, settle };
 }
 

@@ -110,6 +110,15 @@ describe('a turn end to end', () => {
     const trajectory = await caller.runs.trajectory({ runId: first.runId });
     expect(trajectory.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
     expect(trajectory.calls[0]?.nested.map((n) => n.tool)).toEqual(['sleep', 'yield_control']);
+    // the same run as OTLP/JSON spans: one trace, the run span at the root
+    const otlp = await caller.runs.otlp({ runId: first.runId });
+    expect(otlp.fileName).toBe(`trace-${first.runId}.otlp.json`);
+    const spans = (JSON.parse(otlp.json) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; parentSpanId?: string }> }> }> }).resourceSpans
+      .flatMap((r) => r.scopeSpans)
+      .flatMap((s) => s.spans);
+    expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual(['codemode.run']);
+    expect(spans.map((s) => s.name)).toEqual(expect.arrayContaining(['codemode.exec', 'codemode.wait', 'codemode.call sleep']));
+    await expect(caller.runs.otlp({ runId: 'run_unknown' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     controller.abort();
     await collecting;
     const types = events.filter((e) => e.runId === first.runId).map((e) => e.type);

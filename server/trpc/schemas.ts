@@ -62,6 +62,11 @@ export const execRequestSchema = z.strictObject({
   input: execInputSchema,
   executor: z.enum(EXECUTOR_KINDS).optional(),
   toolCallId: z.string().max(MAX_ID_LENGTH).optional(),
+  /** A cassette (runs.cassette's JSON) to replay the cell against; the Gateway checks it field by field. */
+  replay: z.unknown().optional(),
+  seed: z.number().int('seed must be an integer').min(0, 'seed must be 0 or more').max(0xffff_ffff, 'seed must be at most 4294967295').optional(),
+  /** With input.typecheck: check the cell against this turn's inferred output types too (the user opted in). */
+  typecheckInferred: z.boolean().optional(),
 });
 
 /** One cell on every executor (or the ones named), each in its own run of the turn. */
@@ -79,6 +84,23 @@ export const waitRequestSchema = z.strictObject({
 });
 
 export const runIdSchema = z.strictObject({ runId: id('runId'), turnToken: turnTokenField });
+
+/** runs.fork: edited answers for some pending calls (the Gateway checks them against the run: runs/fork.ts). */
+export const forkRunSchema = z.strictObject({
+  runId: id('runId'),
+  turnToken: turnTokenField,
+  replies: z
+    .array(
+      z.strictObject({
+        id: id('id'),
+        result: z.unknown().optional(),
+        error: z.string().min(1, 'error must say what went wrong').max(2000).optional(),
+        code: z.string().max(64).optional(),
+      }),
+    )
+    .max(256, 'at most 256 replies: one per pending call')
+    .optional(),
+});
 
 /** List calls: the caller's turns (the operator sees every run and may leave it out). */
 export const turnTokensSchema = z.strictObject({ turnTokens: turnTokensField }).optional();

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
+import { baseImage } from './base-image.ts';
 import { WorkerPool, type PoolStats } from './pool.ts';
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
@@ -47,6 +48,9 @@ export class QuickJsExecutor implements Executor {
 
   constructor(opts: QuickJsExecutorOptions = {}) {
     const wasm = quickjsModule();
+    const maxStackSizeBytes = opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES;
+    // built once per process on this thread while the workers start; every worker diffs against it
+    const base = baseImage(wasm.module, wasm.hash, { maxStackSizeBytes, ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) });
     this.pool = new WorkerPool({
       kind: 'quickjs',
       entry: opts.entry ?? new URL('./worker.mjs', import.meta.url),
@@ -54,8 +58,9 @@ export class QuickJsExecutor implements Executor {
       ...(opts.maxExtraWorkers !== undefined ? { maxExtraWorkers: opts.maxExtraWorkers } : {}),
       ...(opts.extraWorkerIdleMs !== undefined ? { extraWorkerIdleMs: opts.extraWorkerIdleMs } : {}),
       ...(opts.maxLiveVmsPerWorker !== undefined ? { maxLiveVmsPerWorker: opts.maxLiveVmsPerWorker } : {}),
+      workerInit: base.then((b) => ({ baseMemory: b.memory, baseHash: b.hash })),
       workerData: {
-        maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES,
+        maxStackSizeBytes,
         wasmModule: wasm.module,
         moduleHash: wasm.hash,
         ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}),

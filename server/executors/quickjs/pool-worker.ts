@@ -1,5 +1,5 @@
 // One worker thread of the QuickJS pool: its start, readiness, the legs it holds, and how it reports messages and death.
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { routeWorkerMessage, type RoutedMessage } from '../leg-messages.ts';
 import type { LegState } from './pressure.ts';
 
@@ -25,12 +25,20 @@ export function startPoolWorker(o: {
   entry: URL;
   workerData?: Record<string, unknown>;
   extra: boolean;
+  /**
+   * Data every worker needs but the host only has after it started (the base image): sent on a port
+   * of its own (workerData.initPort) when it settles, so the worker can wait for it before it warms up
+   * while the leg messages already sent to it wait in its queue.
+   */
+  init?: Promise<Record<string, unknown>>;
   onMessage: (routed: RoutedMessage) => void;
   onDeath: (reason: string) => void;
 }): PoolWorker {
   const busySince = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
+  const channel = o.init ? new MessageChannel() : undefined;
   const worker = new Worker(o.entry, {
-    workerData: { ...o.workerData, busySince: busySince.buffer },
+    workerData: { ...o.workerData, busySince: busySince.buffer, ...(channel ? { initPort: channel.port2 } : {}) },
+    transferList: channel ? [channel.port2] : [],
     // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which slow every start
     execArgv: ['--no-warnings'],
     stdout: false,
@@ -43,6 +51,13 @@ export function startPoolWorker(o: {
     markFailed = reject;
   });
   ready.catch(() => undefined);
+  if (o.init && channel) {
+    const port = channel.port1;
+    o.init.then(
+      (data) => port.postMessage(data),
+      (err: unknown) => port.postMessage({ initError: err instanceof Error ? err.message : String(err) }),
+    ).finally(() => port.close());
+  }
   const pw: PoolWorker = { id: o.id, worker, ready, legs: new Map(), dead: false, warm: false, extra: o.extra, busySince };
   // an idle extra must not keep a finished host process (a CLI command) alive
   if (o.extra) worker.unref();

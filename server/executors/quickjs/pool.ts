@@ -59,6 +59,8 @@ export interface PoolOptions {
   /** Default DEFAULT_MAX_LIVE_VMS_PER_WORKER; Infinity turns pressure parking off. */
   maxLiveVmsPerWorker?: number;
   workerData?: Record<string, unknown>;
+  /** Sent to every worker once it settles (pool-worker.ts `init`): the QuickJS base image. */
+  workerInit?: Promise<Record<string, unknown>>;
 }
 
 export interface PoolStats {
@@ -153,6 +155,7 @@ export class WorkerPool {
       id: this.nextWorkerId++,
       entry: this.opts.entry,
       workerData: this.opts.workerData,
+      ...(this.opts.workerInit ? { init: this.opts.workerInit } : {}),
       extra,
       onMessage: (routed) => this.onMessage(pw, routed),
       onDeath: (reason) => this.onDeath(pw, reason),

@@ -7,5 +7,11 @@ export interface RawSnapshot {
   runtimePtr: number;
   contextPtr: number;
 }
-export declare function encodeSnapshot(snapshot: RawSnapshot, moduleHash: Uint8Array): { bytes: Uint8Array; rawBytes: number; storedBytes: number };
-export declare function decodeSnapshot(bytes: Uint8Array, moduleHash: Uint8Array): RawSnapshot & { extensions: [] };
+/** The image every VM of this process starts from (module + prelude), named by baseImageHash. */
+export interface BaseImage {
+  memory: Uint8Array;
+  hash: Uint8Array;
+}
+export declare function baseImageHash(moduleHash: Uint8Array, memory: Uint8Array): Uint8Array;
+export declare function encodeSnapshot(snapshot: RawSnapshot, base: BaseImage): { bytes: Uint8Array; rawBytes: number; storedBytes: number };
+export declare function decodeSnapshot(bytes: Uint8Array, base: BaseImage): RawSnapshot & { extensions: [] };

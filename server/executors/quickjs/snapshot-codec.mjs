@@ -1,12 +1,21 @@
-// Snapshot encoding: a header (format version, WASM module hash, raw size) then the VM memory with
-// all-zero 4 KiB pages skipped, deflated. Snapshots are host-only data tied to one WASM build.
+// Snapshot encoding, format 2: a suspended VM stored as its difference from the base image.
+//
+// Every VM starts from the same image: the WASM module, the guest prelude and QuickJS's own start-up.
+// The executor builds that image once per process (base-image.ts) and shares it with every worker; a
+// snapshot keeps only the 4 KiB pages that differ from it, each XORed with the base page (a page past
+// the base's end against zeros), so a page where a few words changed is mostly zeros. Those pages are
+// deflated. The header names the base image by hash: a snapshot whose base this process does not have
+// (another WASM build, another prelude, another process) is refused like a foreign module, and so is a
+// format-1 snapshot (whole pages, no base). Snapshots are host-only data tied to one process.
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync, constants } from 'node:zlib';
 
 const MAGIC = 0x434d534e; // "CMSN"
-export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_FORMAT_VERSION = 2;
 const PAGE = 4096;
+const WORDS_PER_PAGE = PAGE / 4;
 const HASH_BYTES = 32;
-// magic, version, raw size, stack pointer, runtime ptr, context ptr, page count, body length
+// magic, version, base hash, raw size, stack pointer, runtime ptr, context ptr, page count, body length
 const HEADER_BYTES = 4 + 4 + HASH_BYTES + 4 * 6;
 
 export class SnapshotFormatError extends Error {
@@ -17,71 +26,103 @@ export class SnapshotFormatError extends Error {
 }
 
 /**
+ * The hash that names a base image: the WASM module's hash and the image's memory.
+ * @param {Uint8Array} moduleHash
+ * @param {Uint8Array} memory
+ */
+export function baseImageHash(moduleHash, memory) {
+  return new Uint8Array(createHash('sha256').update(moduleHash).update(memory).digest());
+}
+
+// One growing buffer for the changed pages: a worker encodes one snapshot at a time, and reusing it
+// keeps a burst of parks from allocating a memory-sized buffer each (deflate copies what it reads).
+let scratch = new Uint8Array(0);
+
+/** The page map's bytes, rounded up to whole words so the pages after it stay 4-byte aligned. */
+function bitmapBytes(pageCount) {
+  return Math.ceil(pageCount / 32) * 4;
+}
+
+/** A word view of `bytes`, copied when it is not 4-byte aligned (the tail past a whole word is dropped). */
+function words(bytes) {
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >> 2);
+}
+
+/**
  * @param {{ memory: Uint8Array, stackPointer: number, runtimePtr: number, contextPtr: number }} snapshot
- * @param {Uint8Array} moduleHash sha256 of the WASM module bytes
+ * @param {{ memory: Uint8Array, hash: Uint8Array }} base the base image every VM of this process starts from
  * @returns {{ bytes: Uint8Array, rawBytes: number, storedBytes: number }}
  */
-export function encodeSnapshot(snapshot, moduleHash) {
+export function encodeSnapshot(snapshot, base) {
   const mem = snapshot.memory;
   const pageCount = Math.ceil(mem.length / PAGE);
-  const bitmap = new Uint8Array(Math.ceil(pageCount / 8));
-  const words = new Uint32Array(mem.buffer, mem.byteOffset, Math.floor(mem.byteLength / 4));
-  const wordsPerPage = PAGE / 4;
-  const kept = [];
+  const bitmapLength = bitmapBytes(pageCount);
+  const needed = bitmapLength + pageCount * PAGE;
+  if (scratch.length < needed) scratch = new Uint8Array(needed);
+  const out = scratch;
+  out.fill(0, 0, bitmapLength);
+  const m32 = words(mem);
+  const b32 = words(base.memory);
+  let off = bitmapLength;
   for (let p = 0; p < pageCount; p++) {
-    const start = p * wordsPerPage;
-    const endWord = Math.min(start + wordsPerPage, words.length);
-    let nonZero = false;
-    for (let w = start; w < endWord; w++) {
-      if (words[w] !== 0) {
-        nonZero = true;
-        break;
-      }
+    const start = p * WORDS_PER_PAGE;
+    const end = Math.min(start + WORDS_PER_PAGE, m32.length);
+    const inBase = Math.max(start, Math.min(end, b32.length));
+    let w = start;
+    while (w < inBase && m32[w] === b32[w]) w++;
+    if (w === inBase) while (w < end && m32[w] === 0) w++;
+    // a page whose bytes are not all whole words (a memory that is not a multiple of 4) is always kept
+    const ragged = (p + 1) * PAGE > m32.length * 4 && mem.length % 4 !== 0;
+    if (w === end && !ragged) continue;
+    out[p >> 3] |= 1 << (p & 7);
+    if (!ragged && end - start === WORDS_PER_PAGE) {
+      const o32 = new Uint32Array(out.buffer, out.byteOffset + off, WORDS_PER_PAGE);
+      for (let i = start; i < end; i++) o32[i - start] = m32[i] ^ (i < b32.length ? b32[i] : 0);
+    } else {
+      const pageEnd = Math.min((p + 1) * PAGE, mem.length);
+      for (let i = p * PAGE; i < pageEnd; i++) out[off + i - p * PAGE] = mem[i] ^ (i < base.memory.length ? base.memory[i] : 0);
+      out.fill(0, off + pageEnd - p * PAGE, off + PAGE);
     }
-    // the tail (if memory is not a multiple of 4) is always kept
-    if (nonZero || (p === pageCount - 1 && mem.length % 4 !== 0)) {
-      bitmap[p >> 3] |= 1 << (p & 7);
-      kept.push(p);
-    }
-  }
-  const pages = new Uint8Array(bitmap.length + kept.length * PAGE);
-  pages.set(bitmap, 0);
-  let off = bitmap.length;
-  for (const p of kept) {
-    const slice = mem.subarray(p * PAGE, Math.min((p + 1) * PAGE, mem.length));
-    pages.set(slice, off);
     off += PAGE;
   }
-  const body = deflateRawSync(pages.subarray(0, off), { level: constants.Z_BEST_SPEED });
-  const out = new Uint8Array(HEADER_BYTES + body.length);
-  const view = new DataView(out.buffer);
+  const body = deflateRawSync(out.subarray(0, off), { level: constants.Z_BEST_SPEED });
+  const bytes = new Uint8Array(HEADER_BYTES + body.length);
+  const view = new DataView(bytes.buffer);
   view.setUint32(0, MAGIC);
   view.setUint32(4, SNAPSHOT_FORMAT_VERSION, true);
-  out.set(moduleHash.subarray(0, HASH_BYTES), 8);
+  bytes.set(base.hash.subarray(0, HASH_BYTES), 8);
   let h = 8 + HASH_BYTES;
   for (const v of [mem.length, snapshot.stackPointer, snapshot.runtimePtr, snapshot.contextPtr, pageCount, body.length]) {
     view.setUint32(h, v, true);
     h += 4;
   }
-  out.set(body, HEADER_BYTES);
-  return { bytes: out, rawBytes: mem.length, storedBytes: out.length };
+  bytes.set(body, HEADER_BYTES);
+  return { bytes, rawBytes: mem.length, storedBytes: bytes.length };
 }
 
 /**
  * @param {Uint8Array} bytes
- * @param {Uint8Array} moduleHash
+ * @param {{ memory: Uint8Array, hash: Uint8Array }} base
  */
-export function decodeSnapshot(bytes, moduleHash) {
-  if (bytes.length < HEADER_BYTES) throw new SnapshotFormatError('snapshot is truncated');
+export function decodeSnapshot(bytes, base) {
+  if (bytes.length < 8) throw new SnapshotFormatError('snapshot is truncated');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0) !== MAGIC) throw new SnapshotFormatError('not a code mode snapshot');
   const version = view.getUint32(4, true);
   if (version !== SNAPSHOT_FORMAT_VERSION) {
-    throw new SnapshotFormatError(`snapshot format ${version} is not supported (expected ${SNAPSHOT_FORMAT_VERSION})`);
+    throw new SnapshotFormatError(
+      `snapshot format ${version} is not supported (expected ${SNAPSHOT_FORMAT_VERSION}); it was taken by another version of the runtime: run the cell again`,
+    );
   }
+  if (bytes.length < HEADER_BYTES) throw new SnapshotFormatError('snapshot is truncated');
   const hash = bytes.subarray(8, 8 + HASH_BYTES);
   for (let i = 0; i < HASH_BYTES; i++) {
-    if (hash[i] !== moduleHash[i]) throw new SnapshotFormatError('snapshot was taken with a different QuickJS WASM build');
+    if (hash[i] !== base.hash[i]) {
+      throw new SnapshotFormatError(
+        'snapshot was taken with a different QuickJS WASM build or base image (another build, guest prelude or Gateway process); run the cell again',
+      );
+    }
   }
   let h = 8 + HASH_BYTES;
   const read = () => {
@@ -96,16 +137,27 @@ export function decodeSnapshot(bytes, moduleHash) {
   const pageCount = read();
   const bodyLength = read();
   if (HEADER_BYTES + bodyLength !== bytes.length) throw new SnapshotFormatError('snapshot length does not match its header');
+  if (pageCount !== Math.ceil(rawSize / PAGE)) throw new SnapshotFormatError('snapshot page count does not match its size');
   const pages = inflateRawSync(bytes.subarray(HEADER_BYTES));
-  const bitmapLength = Math.ceil(pageCount / 8);
+  const p32 = words(pages);
+  const bitmapLength = bitmapBytes(pageCount);
   const memory = new Uint8Array(rawSize);
+  const m32 = new Uint32Array(memory.buffer, 0, rawSize >> 2);
+  memory.set(base.memory.subarray(0, Math.min(rawSize, base.memory.length)));
   let off = bitmapLength;
   for (let p = 0; p < pageCount; p++) {
-    if (pages[p >> 3] & (1 << (p & 7))) {
-      const len = Math.min(PAGE, rawSize - p * PAGE);
-      memory.set(pages.subarray(off, off + len), p * PAGE);
-      off += PAGE;
+    if (!(pages[p >> 3] & (1 << (p & 7)))) continue;
+    if (off + PAGE > pages.length) throw new SnapshotFormatError('snapshot body is shorter than its page map');
+    const from = p * PAGE;
+    const to = Math.min(from + PAGE, rawSize);
+    if (to - from === PAGE) {
+      const w0 = from >> 2;
+      const o0 = off >> 2;
+      for (let i = 0; i < WORDS_PER_PAGE; i++) m32[w0 + i] ^= p32[o0 + i];
+    } else {
+      for (let i = from; i < to; i++) memory[i] ^= pages[off + i - from];
     }
+    off += PAGE;
   }
   return { memory, stackPointer, runtimePtr, contextPtr, extensions: [] };
 }

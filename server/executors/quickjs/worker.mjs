@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
 import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { runWorker, LegFailure } from '../worker-runtime.mjs';
-import { encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
+import { baseImageHash, encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
 
 // the executor compiles the module once per process and shares it; compile here only when run alone
 const shared = workerData?.wasmModule instanceof WebAssembly.Module ? workerData.wasmModule : null;
@@ -21,6 +21,17 @@ const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url),
 // test hook: guest code that runs before the prelude (a cell that holds the raw host primitive)
 const preludePrefix = typeof workerData?.preludePrefix === 'string' ? workerData.preludePrefix : null;
 const maxStackSizeBytes = workerData?.maxStackSizeBytes ?? 256 * 1024;
+
+// The base image every snapshot is stored against (base-image.ts): the executor builds it once per
+// process while this worker starts and sends it on a port of its own; leg messages wait in the
+// worker's queue meanwhile. Run alone, or if the host could not build one, the base is empty: then a
+// snapshot keeps every non-zero page (and resumes only where the base is empty too).
+const init = workerData?.initPort ? await new Promise((resolve) => workerData.initPort.once('message', resolve)) : null;
+workerData?.initPort?.close();
+const base =
+  init?.baseMemory instanceof SharedArrayBuffer && init.baseHash instanceof Uint8Array
+    ? { memory: new Uint8Array(init.baseMemory), hash: new Uint8Array(init.baseHash) }
+    : { memory: new Uint8Array(0), hash: baseImageHash(moduleHash, new Uint8Array(0)) };
 
 // Instantiate from the compiled module synchronously (see header).
 const asyncInstantiate = WebAssembly.instantiate;
@@ -107,7 +118,7 @@ function wrap(vm, leg, extra) {
       });
       const t0 = performance.now();
       const snap = vm.snapshot();
-      const encoded = encodeSnapshot(snap, moduleHash);
+      const encoded = encodeSnapshot(snap, base);
       const takeMs = performance.now() - t0;
       if (opts?.pressure && encoded.storedBytes > leg.limits.maxSnapshotBytes) return { overLimit: true, storedBytes: encoded.storedBytes };
       this.dispose();
@@ -137,13 +148,14 @@ const engine = {
   name: 'quickjs',
   // a snapshot can resume on any worker, so the pool may move a waiting VM to free this one
   pressureParking: true,
+  classify,
   async create(leg) {
     const vm = await QuickJS.create(vmOptions(leg));
     vm.newFunction(HOST_SYNC, hostSync(vm, leg)).consume((fn) => vm.setProp(vm.global, HOST_SYNC, fn));
     return wrap(vm, leg);
   },
   async resume(leg, msg) {
-    const snapshot = decodeSnapshot(msg.snapshot, moduleHash);
+    const snapshot = decodeSnapshot(msg.snapshot, base);
     const vm = await QuickJS.restore(snapshot, vmOptions(leg));
     vm.registerHostCallback(HOST_SYNC, hostSync(vm, leg));
     return wrap(vm, leg, { rawBytes: snapshot.memory.length });

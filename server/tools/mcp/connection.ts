@@ -35,6 +35,8 @@ export interface McpConnectionSettings {
   stderrTailLines: number;
   /** Where server stderr lines and connection changes go (the gateway log); default: nowhere. */
   log?: (line: string) => void;
+  /** Called after each replacement of the tool list (the manager's change event). */
+  onToolsReplaced?: () => void;
 }
 
 /** What a connection reports to views. */
@@ -309,7 +311,9 @@ export class McpConnection {
 
   private createTransport(): Transport {
     const config = this.config;
-    if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url));
+    if ('url' in config) {
+      return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : undefined);
+    }
     const transport = new StdioClientTransport({
       command: config.command,
       ...(config.args ? { args: config.args } : {}),
@@ -391,6 +395,7 @@ export class McpConnection {
     this.definitions = defs;
     this.toolsRevision++;
     this.skipped = skipped;
+    this.settings.onToolsReplaced?.();
   }
 
   private definition(tool: Tool): ToolDefinition {

@@ -12,7 +12,7 @@ import type { ToolDefinition } from '../types.ts';
 import { MCP_FAULT_CODES } from './faults.ts';
 import { McpManager, type McpManagerOptions } from './manager.ts';
 import { until } from '../../testing.ts';
-import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, slowStartServer } from './testing.ts';
+import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, growingServer, slowStartServer } from './testing.ts';
 
 const managers: McpManager[] = [];
 afterEach(async () => {
@@ -90,6 +90,24 @@ describe('McpManager with the demo stdio server', () => {
     expect(err.code).toBe('invalid_input');
     expect(err.message).toContain('"a" must be a number');
     expect(err.message).toContain('MCP server "demo", tool "add"');
+  });
+
+  it('onToolsChanged: each replacement of a tool list (first list, the server\'s list_changed) is heard after revision() rose; a throwing listener stops no other; unsubscribed hears nothing', async () => {
+    const m = manager({ growing: growingServer() });
+    const heard: Array<{ revision: number; tools: string[] }> = [];
+    m.onToolsChanged(() => {
+      throw new Error('a broken listener');
+    });
+    const stop = m.onToolsChanged(() => heard.push({ revision: m.revision(), tools: m.tools().map((t) => t.name) }));
+    await m.settled();
+    expect(heard).toEqual([{ revision: 1, tools: ['grow'] }]);
+    expect(await tool(m, 'grow').execute({}, ctx())).toEqual({ content: [{ type: 'text', text: 'grown_1' }] });
+    await until(() => heard.length === 2, { what: 'the list_changed refresh' });
+    expect(heard[1]).toEqual({ revision: 2, tools: ['grow', 'grown_1'] });
+    stop();
+    await tool(m, 'grow').execute({}, ctx());
+    await until(() => m.revision() === 3, { what: 'the second refresh' });
+    expect(heard).toHaveLength(2);
   });
 
   it('on a crash mid-call: the call fails with mcp_connection_lost, the server reconnects and a later call works', async () => {

@@ -50,21 +50,64 @@ export interface McpToolSource {
   tools(): ToolDefinition[];
   /** Rises whenever any server's tool list is replaced (connect, reconnect, list_changed): a cheap "did tools() change". */
   revision(): number;
+  /** Calls `listener` after each such replacement (revision() has risen by then); returns the unsubscribe. */
+  onToolsChanged(listener: () => void): () => void;
   /** Each configured server's state, in config order (the catalog adds the name a cell uses). */
   views(): McpServerStatus[];
   close(): Promise<void>;
 }
 
 export class McpManager implements McpToolSource {
-  private readonly connections: McpConnection[];
+  private connections: McpConnection[];
   private readonly log: ((line: string) => void) | undefined;
+  private readonly settings: McpConnectionSettings;
   private firstAttempts: Promise<void> | undefined;
+  private readonly toolsListeners = new Set<() => void>();
+  /** Revision carried over from removed connections plus one per add/remove, so revision() never falls. */
+  private structuralRevision = 0;
 
-  constructor(config: Pick<GatewayConfig, 'mcp' | 'baseDir'>, opts: McpManagerOptions = {}) {
-    const settings = resolveSettings(opts);
-    this.log = settings.log;
+  constructor(
+    private readonly config: Pick<GatewayConfig, 'mcp' | 'baseDir'>,
+    opts: McpManagerOptions = {},
+  ) {
+    this.settings = { ...resolveSettings(opts), onToolsReplaced: () => this.toolsChanged() };
+    this.log = this.settings.log;
     const servers = Object.entries(config.mcp?.servers ?? {});
-    this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), settings));
+    this.connections = servers.map(([name, server]) => new McpConnection(name, checkServer(name, server, config.baseDir), this.settings));
+  }
+
+  /** Names of the servers this manager holds, in order. */
+  names(): string[] {
+    return this.connections.map((c) => c.name);
+  }
+
+  /**
+   * Add a server at runtime (the Sources panel): it connects in the background like a configured one and its
+   * tools reach the next turn. Throws ConfigError for a bad shape or a name already held.
+   */
+  add(name: string, server: McpServerConfig): void {
+    if (this.connections.some((c) => c.name === name)) throw new ConfigError(`mcp.servers.${name}`, `an MCP server named "${name}" is already connected; remove it first or pick another name`);
+    const connection = new McpConnection(name, checkServer(name, server, this.config.baseDir), this.settings);
+    this.connections = [...this.connections, connection];
+    this.structuralRevision += 1;
+    connection.start();
+    this.toolsChanged();
+  }
+
+  /** Resolves when the named server's first attempt settled (connected or failed); at once for an unknown name. */
+  async firstAttempt(name: string): Promise<void> {
+    await this.connections.find((c) => c.name === name)?.firstAttemptSettled();
+  }
+
+  /** Close and forget a server (its process stops). Turns prepared before keep the tools they were built with; their calls then fail. */
+  async remove(name: string): Promise<boolean> {
+    const connection = this.connections.find((c) => c.name === name);
+    if (!connection) return false;
+    this.connections = this.connections.filter((c) => c !== connection);
+    this.structuralRevision += connection.revision() + 1;
+    this.toolsChanged();
+    await connection.close();
+    return true;
   }
 
   /** Connect every server in the background. Returns at once; idempotent. Logs once when the first attempts have settled. */
@@ -93,8 +136,24 @@ export class McpManager implements McpToolSource {
   }
 
   revision(): number {
-    // each connection's count only rises, so their sum does too
-    return this.connections.reduce((sum, c) => sum + c.revision(), 0);
+    // each connection's count only rises, so their sum does too (a removed one's count moves to structuralRevision)
+    return this.connections.reduce((sum, c) => sum + c.revision(), this.structuralRevision);
+  }
+
+  onToolsChanged(listener: () => void): () => void {
+    this.toolsListeners.add(listener);
+    return () => void this.toolsListeners.delete(listener);
+  }
+
+  /** A connection replaced its tools: every listener hears it; one that throws is logged and does not stop the others or the connection. */
+  private toolsChanged(): void {
+    for (const listener of [...this.toolsListeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.log?.(`a tools-changed listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   views(): McpServerStatus[] {

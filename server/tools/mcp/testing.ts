@@ -8,6 +8,7 @@ import type { McpManagerOptions } from './manager.ts';
 export const DEMO_SERVER_SCRIPT = join(REPO_ROOT, 'demo/mcp/server.mjs');
 export const FAULTY_SERVER_SCRIPT = join(REPO_ROOT, 'server/tools/mcp/fixtures/faulty-server.mjs');
 export const SLOW_START_SERVER_SCRIPT = join(REPO_ROOT, 'server/tools/mcp/fixtures/slow-start-server.mjs');
+export const GROWING_SERVER_SCRIPT = join(REPO_ROOT, 'server/tools/mcp/fixtures/growing-server.mjs');
 
 /** How long the slow-start fixture leaves `initialize` unanswered: well past a turn prepared right after start. */
 export const SLOW_START_DELAY_MS = 1500;
@@ -24,6 +25,11 @@ export function faultyServer(...flags: Array<'--silent-tools-list'>): McpServerC
 /** The SDK-built server that connects its transport only after `delayMs` (one tool, `ping`). */
 export function slowStartServer(delayMs = SLOW_START_DELAY_MS): McpServerConfig {
   return { command: process.execPath, args: [SLOW_START_SERVER_SCRIPT, String(delayMs)], cwd: REPO_ROOT };
+}
+
+/** The SDK-built server whose `grow` tool adds a tool and sends tools/list_changed. */
+export function growingServer(): McpServerConfig {
+  return { command: process.execPath, args: [GROWING_SERVER_SCRIPT], cwd: REPO_ROOT };
 }
 
 /** Short delays so reconnect tests take milliseconds, not the production backoff. */

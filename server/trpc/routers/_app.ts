@@ -7,6 +7,8 @@ import { configRouter } from './config.ts';
 import { eventsProcedure } from './events.ts';
 import { runsRouter } from './runs.ts';
 import { sessionsRouter } from './sessions.ts';
+import { sourcesRouter } from './sources.ts';
+import { testPlanRouter } from './testplan.ts';
 import { turnsRouter } from './turns.ts';
 
 export const appRouter = router({
@@ -21,6 +23,8 @@ export const appRouter = router({
   approvals: approvalsRouter,
   runs: runsRouter,
   sessions: sessionsRouter,
+  sources: sourcesRouter,
+  testPlan: testPlanRouter,
   events: eventsProcedure,
 });
 

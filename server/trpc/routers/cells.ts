@@ -18,6 +18,9 @@ export const execProcedure = publicProcedure.input(execRequestSchema).mutation((
   const opts: ExecOptions = {};
   if (input.executor !== undefined) opts.executor = input.executor;
   if (input.toolCallId !== undefined) opts.toolCallId = input.toolCallId;
+  if (input.seed !== undefined) opts.seed = input.seed;
+  if (input.replay !== undefined) opts.replay = input.replay;
+  if (input.typecheckInferred === true) opts.typecheckInferred = true;
   return ctx.gateway.exec(input.agentRunId, input.input, opts).then((result) => withModelText(ctx, result));
 });
 

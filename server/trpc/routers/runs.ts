@@ -1,8 +1,8 @@
-// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory.
+// Runs router: the runs a caller may see (source previews), one run with its full source, and its exported trajectory (JSON or OTLP spans).
 import { TRPCError } from '@trpc/server';
 import { publicProcedure, router } from '../init.ts';
 import { requireRun, visibleTurns } from '../guards.ts';
-import { runIdSchema, turnTokensSchema } from '../schemas.ts';
+import { forkRunSchema, runIdSchema, turnTokensSchema } from '../schemas.ts';
 import type { RunView } from '../../runs/types.ts';
 
 /**
@@ -49,5 +49,31 @@ export const runsRouter = router({
     const trajectory = ctx.gateway.trajectory(input.runId);
     if (!trajectory) throw unknownRun(input.runId);
     return trajectory;
+  }),
+  /** The run's tool calls as a cassette to replay it against (exec's `replay`, `codemode run --replay`). */
+  cassette: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.cassette');
+    const cassette = ctx.gateway.cassette(input.runId);
+    if (!cassette) throw unknownRun(input.runId);
+    return cassette;
+  }),
+  /** A completed run as a cassette plus a Vitest file that replays it and asserts its value (the files go in replays/). */
+  saveAsTest: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.saveAsTest');
+    const saved = ctx.gateway.saveAsTest(input.runId);
+    if (!saved) throw unknownRun(input.runId);
+    return saved;
+  }),
+  /** Fork a waiting QuickJS run into a new waiting run of the same turn (replay lab); the fork is waited on like any run. */
+  fork: publicProcedure.input(forkRunSchema).mutation(({ ctx, input }) => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.fork');
+    return ctx.gateway.forkRun({ runId: input.runId, ...(input.replies ? { replies: input.replies } : {}) });
+  }),
+  /** The trajectory as OTLP/JSON (an ExportTraceServiceRequest body): import it into any OpenTelemetry backend. */
+  otlp: publicProcedure.input(runIdSchema).query(({ ctx, input }): { fileName: string; json: string } => {
+    requireRun(ctx, input.runId, input.turnToken, 'runs.otlp');
+    const json = ctx.gateway.trajectoryOtlp(input.runId);
+    if (json === undefined) throw unknownRun(input.runId);
+    return { fileName: `trace-${input.runId}.otlp.json`, json };
   }),
 });

@@ -27,6 +27,11 @@ export const turnsRouter = router({
       requireTurn(ctx, input.agentRunId, input.turnToken, 'turns.updateClientTools');
       return ctx.gateway.updateClientTools(input.agentRunId, input.clientTools);
     }),
+  /** The output types this turn's results suggest for tools that declare none: an editor overlay (never sent to the model). */
+  inferredTypes: publicProcedure.input(turnRefSchema).query(({ ctx, input }) => {
+    requireTurn(ctx, input.agentRunId, input.turnToken, 'turns.inferredTypes');
+    return ctx.gateway.inferredTypes(input.agentRunId) ?? { tools: [], leading: '', trailing: '' };
+  }),
   end: publicProcedure.input(turnRefSchema).mutation(({ ctx, input }) => {
     requireTurn(ctx, input.agentRunId, input.turnToken, 'turns.end');
     ctx.gateway.endTurn(input.agentRunId);

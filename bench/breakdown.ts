@@ -1,0 +1,138 @@
+// Where one nested call's cost goes (issue 14): CPU per call on the main thread and in the worker, and a
+// main-thread profile of a 1000-call cell split into the stages a call passes through. Printed as rows
+// beside the postMessage floor; nothing here is asserted.
+import { readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import type { Profiler } from 'node:inspector';
+import { formatMs } from './stats.ts';
+import type { BenchRow } from './table.ts';
+
+/** CPU time (ms) the main thread has used, from /proc (Linux); undefined elsewhere. */
+export function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of stat, 11 and 12 after the command), in clock ticks of 10 ms
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Process CPU (all threads) in ms. */
+function processCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * Main-thread stages of a nested call, by the functions that do them (inclusive time). Each is the
+ * function's own file and name, so a rename shows up as a stage at zero rather than a wrong figure.
+ */
+const STAGES: Array<{ label: string; fn: string; file: string }> = [
+  { label: 'worker -> main: message check and routing (pool)', fn: 'onMessage', file: 'pool.ts' },
+  { label: 'dispatch: frontier check, call record, input preview, policy, the tool', fn: 'onRequests', file: 'nested.ts' },
+  { label: 'reply record: output preview', fn: 'recordReply', file: 'nested.ts' },
+  { label: 'run events (nested.started/finished) and their listeners', fn: 'emit', file: 'runs.ts' },
+  { label: 'transcript rows (batched writes)', fn: 'flushDeferred', file: 'transcript.ts' },
+  { label: 'main -> worker: postMessage of the replies (with the thread switch it causes)', fn: 'postMessage', file: 'worker' },
+  { label: 'garbage collection', fn: '(garbage collector)', file: '' },
+];
+
+interface StageTimes {
+  total: number;
+  idle: number;
+  stages: number[];
+}
+
+function stageTimes(profile: Profiler.Profile): StageTimes {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) self.set(samples[i] ?? 0, (self.get(samples[i] ?? 0) ?? 0) + (deltas[i] ?? 0));
+  const out: StageTimes = { total: 0, idle: 0, stages: STAGES.map(() => 0) };
+  const stageOf = (n: Profiler.ProfileNode) =>
+    STAGES.findIndex((s) => n.callFrame.functionName === s.fn && (s.file === '' ? n.callFrame.url === '' : n.callFrame.url.endsWith(`/${s.file}`)));
+  // depth-first with the set of stages open on the stack, so a stage inside another counts for both once
+  const walk = (id: number, open: Set<number>) => {
+    const node = byId.get(id);
+    if (!node) return;
+    const stage = stageOf(node);
+    const added = stage >= 0 && !open.has(stage);
+    if (added) open.add(stage);
+    const t = (self.get(id) ?? 0) / 1000;
+    out.total += t;
+    if (node.callFrame.functionName === '(idle)') out.idle += t;
+    for (const s of open) out.stages[s] = (out.stages[s] ?? 0) + t;
+    for (const c of node.children ?? []) walk(c, open);
+    if (added) open.delete(stage);
+  };
+  const root = profile.nodes[0];
+  if (root) walk(root.id, new Set());
+  return out;
+}
+
+/**
+ * Runs `cell` (which makes `calls` nested calls) `runs` times: CPU per call per thread (the cell's own
+ * start and end included, a few percent), then once more under the main-thread profiler for the stage split.
+ */
+export async function nestedBreakdown(o: { runCell: () => Promise<void>; calls: number; runs: number; floorMs: number }): Promise<BenchRow[]> {
+  const main0 = mainThreadCpuMs();
+  const proc0 = processCpuMs();
+  for (let i = 0; i < o.runs; i++) await o.runCell();
+  const main1 = mainThreadCpuMs();
+  const procMs = processCpuMs() - proc0;
+  const n = o.runs * o.calls;
+  const rows: BenchRow[] = [];
+  const perCall = (ms: number) => formatMs(ms / n);
+  const mainMs = main0 !== undefined && main1 !== undefined ? main1 - main0 : undefined;
+  if (mainMs !== undefined) {
+    rows.push(
+      { id: 'b4', measure: `breakdown, CPU per sequential call: main thread (Gateway: dispatch, records, events, hops)`, a: perCall(mainMs), b: formatMs(o.floorMs), ratio: ratioText(mainMs / n, o.floorMs) },
+      { id: 'b5', measure: `breakdown, CPU per sequential call: worker threads (guest request, checks, delivery, QuickJS)`, a: perCall(procMs - mainMs), b: formatMs(o.floorMs), ratio: ratioText((procMs - mainMs) / n, o.floorMs) },
+    );
+  } else {
+    rows.push({ id: 'b4', measure: 'breakdown, CPU per sequential call: all threads (no /proc: no per-thread split)', a: perCall(procMs) });
+  }
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    await o.runCell();
+    const { profile } = await session.post('Profiler.stop');
+    const t = stageTimes(profile);
+    // the profiler's own cost inflates absolute times: each stage is printed as its share of the main
+    // thread's busy time, applied to the measured CPU per call (b4)
+    const busy = t.total - t.idle;
+    const mainPerCall = mainMs !== undefined ? mainMs / n : undefined;
+    STAGES.forEach((s, i) => {
+      const share = busy > 0 ? (t.stages[i] ?? 0) / busy : 0;
+      rows.push({
+        id: `b${6 + i}`,
+        measure: `breakdown, main thread per call (share of its busy time in a profile): ${s.label}`,
+        a: mainPerCall !== undefined ? `~${formatMs(share * mainPerCall)}` : '',
+        b: `${(share * 100).toFixed(0)}%`,
+      });
+    });
+    const named = t.stages.reduce((a, b) => a + b, 0);
+    const rest = busy > 0 ? Math.max(0, 1 - named / busy) : 0;
+    rows.push({
+      id: `b${6 + STAGES.length}`,
+      measure: 'breakdown, main thread per call (share): the rest (promise and microtask plumbing, exec start/end, tool scheduler, the profiler)',
+      a: mainPerCall !== undefined ? `~${formatMs(rest * mainPerCall)}` : '',
+      b: `${(rest * 100).toFixed(0)}%`,
+    });
+  } finally {
+    await session.post('Profiler.disable').catch(() => undefined);
+    session.disconnect();
+  }
+  return rows;
+}
+
+function ratioText(a: number, b: number): string {
+  if (!(b > 0)) return '';
+  const r = a / b;
+  return `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}x`;
+}

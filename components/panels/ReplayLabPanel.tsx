@@ -1,0 +1,143 @@
+'use client';
+// The replay lab on the page: run the cell with a seed, replay it from a cassette file, and download the selected run's cassette or save it as a test.
+import { useState } from 'react';
+import { Button, ErrorNote, Panel } from '../ui/Panel.tsx';
+import { errorMessage } from '../playground/errors.ts';
+import { useTRPCClient } from '../trpc.ts';
+import type { Run } from '../api.ts';
+
+/** What a Run from this panel adds to the editor's exec: a seed, a cassette to replay (and its source for the editor). */
+export interface LabRun {
+  seed?: number;
+  replay?: unknown;
+  code?: string;
+}
+
+/** Largest cassette file the page reads: past this it is not a recording of one cell. */
+const MAX_CASSETTE_FILE_BYTES = 64 * 1024 * 1024;
+
+function downloadText(fileName: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The seed field as a uint32, undefined when blank, or the message saying what is wrong. */
+export function parseSeed(text: string): number | undefined | { error: string } {
+  const t = text.trim();
+  if (t === '') return undefined;
+  const n = /^\d{1,10}$/.test(t) ? Number(t) : NaN;
+  return n <= 0xffff_ffff ? n : { error: `seed: write an integer from 0 to 4294967295 (got "${t.slice(0, 20)}")` };
+}
+
+export function ReplayLabPanel(props: { selectedRun?: Run | undefined; running: boolean; canRun: boolean; onRun(lab: LabRun): void }) {
+  const client = useTRPCClient();
+  const [seedText, setSeedText] = useState('');
+  const [error, setError] = useState<string>();
+  const [saved, setSaved] = useState<string>();
+  const run = props.selectedRun;
+
+  const runWithSeed = () => {
+    const seed = parseSeed(seedText);
+    if (typeof seed === 'object') return setError(seed.error);
+    setError(undefined);
+    props.onRun(seed !== undefined ? { seed } : {});
+  };
+  const replayFile = async (file: File | undefined) => {
+    if (!file) return;
+    if (file.size > MAX_CASSETTE_FILE_BYTES) return setError(`${file.name} is ${file.size} bytes: not a cassette of one cell`);
+    let cassette: unknown;
+    try {
+      cassette = JSON.parse(await file.text());
+    } catch (err) {
+      return setError(`${file.name} is not JSON (${(err as Error).message}); pick a cassette downloaded from this page or written by codemode run --record`);
+    }
+    const code = cassette !== null && typeof cassette === 'object' && typeof (cassette as { code?: unknown }).code === 'string' ? (cassette as { code: string }).code : undefined;
+    setError(undefined);
+    // the Gateway checks the cassette field by field; a wrong one comes back as the run's invalid_input
+    props.onRun({ replay: cassette, ...(code !== undefined ? { code } : {}) });
+  };
+  const downloadCassette = async () => {
+    if (!run) return;
+    try {
+      const cassette = await client.runs.cassette.query({ runId: run.runId });
+      downloadText(`${run.runId}.cassette.json`, JSON.stringify(cassette, null, 2) + '\n', 'application/json');
+      setError(undefined);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+  const saveAsTest = async () => {
+    if (!run) return;
+    try {
+      const files = await client.runs.saveAsTest.query({ runId: run.runId });
+      downloadText(files.cassette.fileName, files.cassette.text, 'application/json');
+      downloadText(files.test.fileName, files.test.text, 'text/typescript');
+      setSaved(`${files.test.fileName} and ${files.cassette.fileName}: put both in replays/, then npx vitest run replays/`);
+      setError(undefined);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
+  return (
+    <Panel title="Replay lab" testId="replay-lab">
+      <div className="flex flex-wrap items-center gap-1.5 text-[11px] text-neutral-400">
+        <label className="flex items-center gap-1">
+          seed
+          <input
+            data-testid="seed-input"
+            inputMode="numeric"
+            className="w-28 rounded border border-neutral-700 bg-neutral-950 px-1 py-0.5 font-mono text-xs text-neutral-200 placeholder:text-neutral-600"
+            placeholder="random"
+            value={seedText}
+            onChange={(e) => setSeedText(e.target.value)}
+          />
+        </label>
+        <Button testId="run-with-seed" disabled={!props.canRun || props.running} onClick={runWithSeed} title="run the editor's cell with this seed (Date, performance.now, Math.random)">
+          Run with seed
+        </Button>
+        <label className="flex cursor-pointer items-center gap-1 rounded border border-neutral-700 px-1.5 py-0.5 hover:bg-neutral-800">
+          replay from cassette
+          <input
+            type="file"
+            accept="application/json,.json"
+            data-testid="replay-file"
+            className="hidden"
+            disabled={!props.canRun || props.running}
+            onChange={(e) => {
+              void replayFile(e.target.files?.[0]);
+              e.target.value = '';
+            }}
+          />
+        </label>
+      </div>
+      <div className="mt-1 flex flex-wrap items-center gap-1.5 text-[11px] text-neutral-400">
+        {run ? (
+          <>
+            <span>
+              run <span className="font-mono">{run.runId}</span> · seed <span data-testid="run-seed" className="font-mono text-neutral-200">{run.seed}</span>
+            </span>
+            <Button testId="cassette-download" onClick={() => void downloadCassette()} title="its tool calls, seed and outcome as a cassette file">
+              download cassette
+            </Button>
+            <Button testId="save-as-test" disabled={run.state !== 'completed'} onClick={() => void saveAsTest()} title="a cassette and a Vitest file that replays the cell and asserts its value">
+              save as test
+            </Button>
+          </>
+        ) : (
+          <span>select a run to download its cassette or save it as a test</span>
+        )}
+      </div>
+      {saved ? (
+        <p data-testid="save-as-test-done" className="mt-1 text-[11px] text-emerald-300">
+          saved {saved}
+        </p>
+      ) : null}
+      {error ? <ErrorNote title="Replay lab">{error}</ErrorNote> : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,40 @@
+// Issue 14: replies that settle together go back to the VM in one message (one hop per frontier each way).
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
+import { expectCompleted, testGateway } from '../testing.ts';
+import type { ToolDefinition } from '../tools/types.ts';
+
+const instant: ToolDefinition = {
+  name: 'instant',
+  description: 'answers at once',
+  source: 'core',
+  executionMode: 'parallel',
+  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+  execute: async (input) => (input as { n: number }).n,
+};
+
+describe('nested-call replies', () => {
+  let executor: QuickJsExecutor;
+  beforeAll(async () => {
+    executor = new QuickJsExecutor({ workers: 1 });
+    await executor.ready();
+  });
+  afterAll(async () => {
+    await executor.close();
+  });
+
+  it('on a Promise.all of 20 calls that settle together: one deliver message carries all 20 replies, each to its own call', async () => {
+    const gw = await testGateway({ executor, tools: [instant], codeMode: { maxPendingToolCalls: 32 } });
+    const t = gw.prepareTurn({ sessionId: 'batching' });
+    const spy = vi.spyOn(Worker.prototype, 'postMessage');
+    try {
+      const r = expectCompleted(await gw.exec(t.agentRunId, { code: 'return await Promise.all(Array.from({ length: 20 }, (_, n) => instant({ n })))' }));
+      expect(r.value).toEqual(Array.from({ length: 20 }, (_, n) => n));
+      const delivers = spy.mock.calls.map((c) => c[0] as { t?: string; replies?: unknown[] }).filter((m) => m.t === 'deliver');
+      expect(delivers.map((m) => m.replies?.length)).toEqual([20]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+// Runs the spec's 16-step E2E plan against the loaded config: the CLI's `codemode test-plan` and the Test plan tab.
+//
+// Steps drive the real Gateway (its tools, plugins, MCP servers and OpenAPI sources) through exec and wait
+// as a model would. The plan brings one client tool of its own (test_plan_echo, answered here). A step
+// that needs something the catalog lacks says "not applicable: add X" instead of failing; a step that
+// throws fails with the error.
+import type { Gateway } from '../gateway.ts';
+import type { ClientToolSpec, TurnRequest } from '../gateway-types.ts';
+import { codeModeOffConfig, shortLivedConfig, siblingGateway } from './gateways.ts';
+import { PLAN_STEPS, type StepReport, type TestPlanReport } from './types.ts';
+import { codeModeSteps, notApplicable, type PlanContext, type StepOutcome } from './steps.ts';
+
+export const PLAN_CLIENT_TOOL: ClientToolSpec = {
+  name: 'test_plan_echo',
+  description: 'Test plan client tool: echoes its text back (answered by the test-plan runner).',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+};
+
+export interface RunTestPlanOptions {
+  agentId?: string;
+  /** Each step's report as soon as it is known (the tab streams them). */
+  onStep?: (step: StepReport) => void;
+}
+
+export async function runTestPlan(gateway: Gateway, opts: RunTestPlanOptions = {}): Promise<TestPlanReport> {
+  const agentId = opts.agentId ?? gateway.config.agents.list[0]?.id ?? 'main';
+  if (!gateway.config.agents.list.some((a) => a.id === agentId)) {
+    throw new Error(`unknown agent "${agentId}"; the config lists ${gateway.config.agents.list.map((a) => a.id).join(', ')}`);
+  }
+  const steps: StepReport[] = [];
+  const record = (step: number, outcome: StepOutcome, startedAt: number) => {
+    const report: StepReport = { step, title: PLAN_STEPS[step - 1] ?? '', ...outcome, durationMs: Date.now() - startedAt };
+    steps.push(report);
+    opts.onStep?.(report);
+  };
+  const attempt = async (step: number, fn: () => Promise<StepOutcome> | StepOutcome) => {
+    const startedAt = Date.now();
+    let outcome: StepOutcome;
+    try {
+      outcome = await fn();
+    } catch (err) {
+      outcome = { verdict: 'fail', detail: err instanceof Error ? err.message : String(err) };
+    }
+    record(step, outcome, startedAt);
+  };
+  await gateway.mcpReady();
+  const request: TurnRequest = { agentId, clientTools: [PLAN_CLIENT_TOOL] };
+
+  // steps 1-3: a sibling Gateway with code mode off, over the same tool sources
+  let offSurface: { codeMode: boolean; names: string[]; expected: string[]; reason: string } | undefined;
+  await attempt(1, async () => {
+    const off = await siblingGateway(gateway, codeModeOffConfig(gateway.config));
+    try {
+      const turn = off.prepareTurn(request);
+      const expected = off
+        .catalog(request)
+        .tools.filter((t) => !t.deniedBy)
+        .map((t) => t.name);
+      offSurface = { codeMode: turn.surface.codeMode, names: turn.surface.tools.map((t) => t.name), expected, reason: turn.surface.reason };
+      off.endTurn(turn.agentRunId);
+    } finally {
+      await off.close();
+    }
+    return offSurface.codeMode
+      ? { verdict: 'fail', detail: `code mode stayed on with tools.codeMode.enabled: false (${offSurface.reason})` }
+      : { verdict: 'pass', detail: `a Gateway over the same sources with code mode off: ${offSurface.reason}` };
+  });
+  await attempt(2, () =>
+    offSurface ? { verdict: 'pass', detail: `turn of agent "${agentId}" with ${offSurface.names.length} direct tools (plus the plan's client tool)`, result: offSurface.names } : { verdict: 'fail', detail: 'step 1 failed' },
+  );
+  await attempt(3, () => {
+    if (!offSurface) return { verdict: 'fail', detail: 'step 1 failed' };
+    const same = JSON.stringify(offSurface.names) === JSON.stringify(offSurface.expected);
+    return same
+      ? { verdict: 'pass', detail: `the model sees exactly the ${offSurface.expected.length} effective tools, in catalog order` }
+      : { verdict: 'fail', detail: 'the model-visible tools differ from the effective tools', result: { visible: offSurface.names, effective: offSurface.expected } };
+  });
+
+  const turn = gateway.prepareTurn(request);
+  const ctx: PlanContext = { gateway, turn, request, agentId, attempt, short: undefined };
+  try {
+    if (!turn.surface.codeMode) {
+      const why = notApplicable(`enable code mode for agent "${agentId}" (tools.codeMode.enabled: true); now: ${turn.surface.reason}`);
+      for (let step = 4; step <= 16; step++) record(step, why, Date.now());
+    } else {
+      ctx.short = async () => siblingGateway(gateway, shortLivedConfig(gateway.config, agentId));
+      await codeModeSteps(ctx);
+    }
+  } finally {
+    gateway.endTurn(turn.agentRunId);
+  }
+  steps.sort((a, b) => a.step - b.step);
+  return {
+    agentId,
+    ...(gateway.config.configFile ? { configFile: gateway.config.configFile } : {}),
+    startedAt: new Date().toISOString(),
+    steps,
+    summary: {
+      pass: steps.filter((s) => s.verdict === 'pass').length,
+      fail: steps.filter((s) => s.verdict === 'fail').length,
+      notApplicable: steps.filter((s) => s.verdict === 'not_applicable').length,
+    },
+  };
+}
