@@ -4,6 +4,9 @@ import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import { openPlayground, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
 
+// each test runs two or three cells and a fork or a replay: on a loaded machine that outlasts one cell's 90 s
+test.slow();
+
 function runRow(page: Page, runId: string) {
   return page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
 }
