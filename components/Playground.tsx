@@ -1,6 +1,6 @@
 'use client';
 // The playground page: turn setup, the cell editor, and the live panels around it.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { deniedToolsOf } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
@@ -14,9 +14,9 @@ import { RunsPanel } from './panels/RunsPanel.tsx';
 import { SurfacePanel } from './panels/SurfacePanel.tsx';
 import { WaitingBoard } from './panels/WaitingBoard.tsx';
 import { ReplayLabPanel, type LabRun } from './panels/ReplayLabPanel.tsx';
-import type { ClientAnswer } from './panels/WaitingBoard.tsx';
 import { DetailTabs } from './playground/DetailTabs.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
+import { useBoardActions } from './playground/useBoardActions.ts';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import { resultRunId, shownCall } from './playground/callState.ts';
@@ -204,29 +204,7 @@ export function Playground() {
     },
     [live.runs, turn.turn, waitRun],
   );
-  // The board and the prompt show a refused answer or decision next to the control: they get the message as a thrown Error.
-  const { mutateAsync: answerAsync } = useMutation(trpc.answerClientCall.mutationOptions());
-  const { mutateAsync: decideAsync } = useMutation(trpc.approvals.decide.mutationOptions());
-  const onAnswer = useCallback(
-    async (answer: ClientAnswer) => {
-      try {
-        await answerAsync(answer);
-      } catch (err) {
-        throw new Error(errorMessage(err));
-      }
-    },
-    [answerAsync],
-  );
-  const onDecide = useCallback(
-    async (approvalId: string, approve: boolean, reason?: string) => {
-      try {
-        await decideAsync({ approvalId, approve, ...(reason ? { reason } : {}) });
-      } catch (err) {
-        throw new Error(errorMessage(err));
-      }
-    },
-    [decideAsync],
-  );
+  const { onAnswer, onDecide } = useBoardActions();
 
   const waiting = boardRuns(scopedRuns);
   const connection = CONNECTION_LABELS[live.connection];
