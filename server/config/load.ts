@@ -16,7 +16,7 @@ import {
 import { parseJsonText } from './json.ts';
 import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
-import { resolveSources, sourcesSchema } from './sources-schema.ts';
+import { isHttpUrl, resolveSources, sourcesSchema } from './sources-schema.ts';
 import {
   clampNotes,
   codeModeOverridesSchema,
@@ -131,15 +131,6 @@ const httpServerSchema = strictObject(
   },
   'an HTTP MCP server: url, headers, networkContent',
 );
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 /** A server is stdio when it has `command`, HTTP when it has `url`; the two shapes are told apart by key, not by trial. */
 const mcpServerSchema = z.unknown().transform((value, ctx): McpServerConfig => {

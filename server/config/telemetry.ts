@@ -1,6 +1,7 @@
 // The `telemetry` section of the config file: optional live export of each ended run's trace to an OTLP/HTTP endpoint.
 import { z } from 'zod';
 import { expectedReason, strictObject } from './issues.ts';
+import { isHttpUrl } from './sources-schema.ts';
 
 export interface TelemetryOptions {
   /** Export each ended run's trace (OTLP JSON over HTTP) to this endpoint, e.g. a collector's /v1/traces. */
@@ -13,15 +14,6 @@ export const DEFAULT_OTLP_TIMEOUT_MS = 10_000;
 export const OTLP_TIMEOUT_BOUNDS = Object.freeze({ min: 100, max: 120_000 });
 
 const EXAMPLE_URL = 'http://127.0.0.1:4318/v1/traces';
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 export const telemetrySchema = strictObject(
   {
