@@ -2,7 +2,6 @@
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
-import type { SavedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
@@ -78,6 +77,12 @@ export interface ExecOptions {
    * defaults to the cassette's; without code or command in the input the cassette's source runs.
    */
   replay?: unknown;
+}
+
+/** "Save as test": a run's cassette and a Vitest file that replays it (both for replays/). */
+export interface SavedTest {
+  cassette: { fileName: string; text: string };
+  test: { fileName: string; text: string };
 }
 
 export interface ForkRunRequest {

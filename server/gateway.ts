@@ -20,6 +20,7 @@ import type {
   CompactSessionRequest,
   ExecOptions,
   ForkRunRequest,
+  SavedTest,
   GatewayApi,
   McpServerView,
   SurfaceView,
@@ -32,7 +33,7 @@ import { ApprovalBroker } from './runs/approvals.ts';
 import { resultToModelText } from './runs/model-text.ts';
 import { RunManager } from './runs/runs.ts';
 import type { Cassette } from './runs/cassette.ts';
-import { savedTest, type SavedTest } from './gateway/save-as-test.ts';
+import { savedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';

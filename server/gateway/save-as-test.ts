@@ -7,11 +7,8 @@
 // cassette's answers fails it.
 import { InvalidInputError } from '../errors.ts';
 import type { Cassette } from '../runs/cassette.ts';
+import type { SavedTest } from '../gateway-types.ts';
 
-export interface SavedTest {
-  cassette: { fileName: string; text: string };
-  test: { fileName: string; text: string };
-}
 
 /** Where the generated test imports the Gateway from: the file sits in replays/ at the repository root. */
 export const DEFAULT_GATEWAY_IMPORT = '../server/gateway.ts';
