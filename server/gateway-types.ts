@@ -85,6 +85,12 @@ export interface ExecOptions {
   typecheckInferred?: boolean;
 }
 
+/** "Save as test": a run's cassette and a Vitest file that replays it (both for replays/). */
+export interface SavedTest {
+  cassette: { fileName: string; text: string };
+  test: { fileName: string; text: string };
+}
+
 export interface ForkRunRequest {
   runId: string;
   /** Edited answers for pending calls (by pendingToolCalls[].id): a result, or an error with an optional code. */

@@ -25,6 +25,7 @@ import type {
   ExecOptions,
   ExecutorComparisonRow,
   ForkRunRequest,
+  SavedTest,
   GatewayApi,
   SavedTest,
   InferredOverlay,
