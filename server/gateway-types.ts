@@ -235,9 +235,3 @@ export interface ExecutorComparisonRow {
   /** What a parked leg held: a stored snapshot (quickjs) or a live VM's estimate (node, quickjs-emscripten). */
   parked?: { kind: 'snapshot'; storedBytes: number; rawBytes: number } | { kind: 'live-estimate'; bytes: number };
 }
-
-/** Gateway.saveAsTest: a completed run's cassette and a Vitest file that replays it (both for `replays/`). */
-export interface SavedTest {
-  cassette: { fileName: string; text: string };
-  test: { fileName: string; text: string };
-}

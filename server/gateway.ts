@@ -25,7 +25,6 @@ import type {
   ExecOptions,
   ExecutorComparisonRow,
   ForkRunRequest,
-  SavedTest,
   GatewayApi,
   SavedTest,
   InferredOverlay,
