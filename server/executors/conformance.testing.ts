@@ -483,15 +483,20 @@ export function executorConformance(opts: ConformanceOptions): void {
         const g = await gateway({ timeoutMs: 600 });
         try {
           const t = g.prepareTurn({});
-          const pending = g.exec(t.agentRunId, { code: 'const r = await exec({ command: "echo", args: ["approved"] });\nreturn r.stdout.trim()' });
+          let settled = false;
+          const pending = g.exec(t.agentRunId, { code: 'const r = await exec({ command: "echo", args: ["approved"] });\nreturn r.stdout.trim()' }).finally(() => (settled = true));
           await until(() => g.approvals().length > 0);
-          // decide well after the 600 ms budget would have run out
+          // decide well after the 600 ms budget would have run out: the exec must still be in flight
           await new Promise((r) => setTimeout(r, 900));
+          expect(settled, 'the exec must pause its budget for the decision').toBe(false);
           const [approval] = g.approvals();
           expect(approval).toMatchObject({ tool: 'exec', input: { command: 'echo', args: ['approved'] } });
           expect(approval?.code).toContain('exec({ command: "echo"');
           g.decideApproval({ approvalId: approval!.approvalId, approve: true });
-          expect(completed(await pending).value).toBe('approved');
+          // once decided the budget runs again; a slow engine on a loaded machine may park the rest (timeout), which wait resumes
+          let result = await pending;
+          for (let i = 0; i < 20 && result.status === 'waiting'; i++) result = await g.wait(t.agentRunId, { runId: result.runId });
+          expect(completed(result).value).toBe('approved');
         } finally {
           await g.close();
         }
