@@ -42,7 +42,7 @@ describe('withTarget', () => {
   it('on a figure at or under the target: prints the target and "met"', () => {
     const row = withTarget({ id: 'b1', measure: 'per call vs floor', a: '40 µs', b: '35 µs', ratio: '1.14x' }, '≤ 1.5x', 40 / 35, 1.5);
     const cells = renderTable([], [row]).split('\n').at(-1)?.split('|').map((c) => c.trim());
-    expect(cells?.slice(6, 8)).toEqual(['≤ 1.5x', 'met']);
+    expect(cells?.slice(7, 9)).toEqual(['≤ 1.5x', 'met']);
   });
 
   it('on a figure over the target: prints "short"', () => {
