@@ -52,7 +52,7 @@ test('every control has an accessible name: the selects, the catalog filter, the
 test('the keyboard crosses the page in a handful of stops: the catalog list is one, arrows and Home/End walk it', async ({ page }) => {
   await openPlayground(page);
   await page.getByRole('combobox', { name: 'agent' }).focus();
-  const run = page.getByRole('button', { name: /Run/ });
+  const run = page.getByRole('button', { name: 'Run ▸', exact: true });
   const stops = await tabStopsTo(page, run);
   // agent, model, new turn, new session, the theme toggle, the surface's description toggle, client tools, the
   // filter, the catalog list, share, Run: about eleven, where every catalog row used to be a stop (29 in all).
@@ -87,6 +87,8 @@ test('the detail tabs: one tab stop, arrows and Home/End select and focus a tab 
   const trajectory = tablist.getByRole('tab', { name: 'Trajectory' });
   const snapshots = tablist.getByRole('tab', { name: 'Snapshot sizes' });
   const session = tablist.getByRole('tab', { name: 'Session' });
+  const sources = tablist.getByRole('tab', { name: 'Sources' });
+  const testPlan = tablist.getByRole('tab', { name: 'Test plan' });
   await expect(trajectory).toHaveAttribute('aria-selected', 'true');
   await expect(snapshots).toHaveAttribute('tabindex', '-1');
   await trajectory.focus();
@@ -94,10 +96,16 @@ test('the detail tabs: one tab stop, arrows and Home/End select and focus a tab 
   await expect(snapshots).toBeFocused();
   await expect(snapshots).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByRole('tabpanel', { name: 'Snapshot sizes' })).toBeVisible();
-  await page.keyboard.press('End');
+  await page.keyboard.press('ArrowRight');
   await expect(session).toBeFocused();
   await expect(page.getByRole('tabpanel', { name: 'Session' })).toBeVisible();
   await expect(page.getByRole('tabpanel', { name: 'Trajectory' })).toBeHidden();
+  await page.keyboard.press('End');
+  await expect(testPlan).toBeFocused();
+  await expect(page.getByRole('tabpanel', { name: 'Test plan' })).toBeVisible();
+  await page.keyboard.press('ArrowLeft');
+  await expect(sources).toBeFocused();
+  await page.keyboard.press('End');
   await page.keyboard.press('ArrowRight');
   await expect(trajectory).toBeFocused();
   await page.keyboard.press('End');

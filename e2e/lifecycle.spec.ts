@@ -20,7 +20,7 @@ test('step 15: a snapshot past its TTL expires and leaves the board', async ({ p
   await pickAgent(page, 'ephemeral');
   expect(await runCell(page, 'await sleep({ ms: 60000 });\nreturn "never";\n')).toBe('waiting');
   const runId = await resultRunId(page);
-  await expect(waitingRun(page, runId)).toBeVisible();
+  // no check that the card showed first: with a 2 s TTL on a loaded machine it may expire before the board renders it
   await expect(page.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toHaveAttribute('data-state', 'expired');
   await expect(waitingRun(page, runId)).toHaveCount(0);
   expect(await settle(page, () => page.getByTestId('result-wait').click())).toBe('failed');
