@@ -4,12 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from '../gateway.ts';
-import type { PlaygroundServer } from '../http/server.ts';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../tools/testing.ts';
-import { testGateway } from '../testing.ts';
-import { CONFORMANCE_CLI, startMcpTestServer, stopMcpTestServer } from './testing.ts';
+import { CONFORMANCE_CLI, mcpServerForSuite } from './testing.ts';
 
 const run = promisify(execFile);
 /** Each scenario is a child process (seconds, more on a loaded machine). */
@@ -31,22 +28,11 @@ interface ConformanceCheck {
 }
 
 describe('MCP conformance (server scenarios) against /mcp', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
-  let gateway: Gateway;
-  let s: PlaygroundServer;
-  let url: string;
-  beforeAll(async () => {
-    gateway = await testGateway();
-    s = await startMcpTestServer(gateway);
-    url = `http://127.0.0.1:${s.exposure.port}/mcp`;
-  });
-  afterAll(async () => {
-    await stopMcpTestServer(s);
-    await gateway.close();
-  });
+  const suite = mcpServerForSuite();
 
   it.each(APPLICABLE_SCENARIOS)('%s: every check passes (no failure, no warning), the runner exits 0', async (scenario) => {
     const outputDir = mkdtempSync(join(tmpdir(), `codemode-conformance-${scenario}-`));
-    const outcome = await run(process.execPath, [CONFORMANCE_CLI, 'server', '--url', url, '--scenario', scenario, '--output-dir', outputDir], { cwd: REPO_ROOT }).then(
+    const outcome = await run(process.execPath, [CONFORMANCE_CLI, 'server', '--url', suite.url, '--scenario', scenario, '--output-dir', outputDir], { cwd: REPO_ROOT }).then(
       () => ({ code: 0, stdout: '' }),
       (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
     );

@@ -12,6 +12,7 @@ import type { CodeModeResult } from '../runs/types.ts';
 import { MSG_WRONG_SESSION } from '../runs/messages.ts';
 import { APPROVAL_PROGRESS } from './surface.ts';
 import { runReaches, testGateway, until } from '../testing.ts';
+import { GUARDED_ECHO } from './testing.ts';
 
 const TOKEN = 't'.repeat(40);
 const MCP_TOKEN = 'm'.repeat(40);
@@ -27,14 +28,7 @@ beforeAll(async () => {
     // aborted did not merely park at its deadline
     codeMode: { timeoutMs: LONG_BUDGET_MS },
     tools: [
-      {
-        name: 'guarded_echo',
-        description: 'Echoes its input once the operator approves.',
-        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-        source: 'core',
-        approval: 'required',
-        execute: async (input) => (input as { text: string }).text,
-      },
+      GUARDED_ECHO,
     ],
   });
 });

@@ -5,11 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MCP_SERVER_OPTIONS } from '../config/schema.ts';
 import type { Gateway } from '../gateway.ts';
 import { createGateway } from '../gateway.ts';
-import type { PlaygroundServer } from '../http/server.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { REPO_ROOT } from '../tools/testing.ts';
-import { testGateway } from '../testing.ts';
-import { CODEMODE_BIN, INSPECTOR_CLI, startMcpTestServer, stopMcpTestServer, writeStdioTestConfig } from './testing.ts';
+import { CODEMODE_BIN, INSPECTOR_CLI, mcpServerForSuite, writeStdioTestConfig } from './testing.ts';
 
 const run = promisify(execFile);
 /** Each test starts the Inspector and, on stdio, a Gateway in a child process: seconds each, more on a loaded machine. */
@@ -62,37 +60,26 @@ describe('MCP Inspector CLI against `codemode mcp` (stdio)', { timeout: CHILD_PR
 });
 
 describe('MCP Inspector CLI against /mcp (Streamable HTTP)', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
-  let gateway: Gateway;
-  let s: PlaygroundServer;
-  let url: string;
-  beforeAll(async () => {
-    gateway = await testGateway();
-    s = await startMcpTestServer(gateway);
-    url = `http://127.0.0.1:${s.exposure.port}/mcp`;
-  });
-  afterAll(async () => {
-    await stopMcpTestServer(s);
-    await gateway.close();
-  });
+  const suite = mcpServerForSuite();
 
   it('tools/list: exactly the model surface of the default agent', async () => {
-    const { tools } = await inspect<{ tools: ListedTool[] }>(TOOLS_LIST, [url]);
-    expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toEqual(gateway.surface({}).tools);
+    const { tools } = await inspect<{ tools: ListedTool[] }>(TOOLS_LIST, [suite.url]);
+    expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toEqual(suite.gateway.surface({}).tools);
   });
 
   it('tools/call exec of a cell that calls a core tool: the run is on the boards, labelled with the Inspector\'s name, its nested call shown', async () => {
-    const reply = await inspect<CalledTool>(execCall('const r = await sleep({ ms: 1 }); return ["inspected", typeof r.sleptMs];'), [url]);
+    const reply = await inspect<CalledTool>(execCall('const r = await sleep({ ms: 1 }); return ["inspected", typeof r.sleptMs];'), [suite.url]);
     expect(reply.structuredContent).toMatchObject({ status: 'completed', value: ['inspected', 'number'] });
-    expect(reply.content[0]?.text).toBe(gateway.modelText(reply.structuredContent));
-    const runView = gateway.runs().find((r) => r.code.includes('"inspected"'));
+    expect(reply.content[0]?.text).toBe(suite.gateway.modelText(reply.structuredContent));
+    const runView = suite.gateway.runs().find((r) => r.code.includes('"inspected"'));
     expect(runView).toMatchObject({ client: INSPECTOR_CLIENT_NAME, state: 'completed' });
     expect(runView?.nested.map((c) => c.tool)).toEqual(['sleep']);
   });
 
   it('the CLI exits without deleting its sessions: they stay open until the idle close frees them', async () => {
-    const left = s.mcp!.sessionCount();
+    const left = suite.server.mcp!.sessionCount();
     expect(left).toBeGreaterThan(0);
-    expect(await s.mcp!.closeIdle(Date.now() + DEFAULT_MCP_SERVER_OPTIONS.sessionIdleSeconds * 1000)).toBe(left);
-    expect(s.mcp!.sessionCount()).toBe(0);
+    expect(await suite.server.mcp!.closeIdle(Date.now() + DEFAULT_MCP_SERVER_OPTIONS.sessionIdleSeconds * 1000)).toBe(left);
+    expect(suite.server.mcp!.sessionCount()).toBe(0);
   });
 });

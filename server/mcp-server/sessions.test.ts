@@ -9,7 +9,7 @@ import type { PlaygroundServer } from '../http/server.ts';
 import { sendRaw } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { runReaches, testGateway, until } from '../testing.ts';
-import { startMcpTestServer, stopMcpTestServer } from './testing.ts';
+import { GUARDED_ECHO, startMcpTestServer, stopMcpTestServer } from './testing.ts';
 
 const MAX_SESSIONS = 2;
 const IDLE_SECONDS = 600;
@@ -20,14 +20,7 @@ beforeAll(async () => {
   gateway = await testGateway({
     codeMode: { timeoutMs: LONG_BUDGET_MS },
     tools: [
-      {
-        name: 'guarded_echo',
-        description: 'Echoes its input once the operator approves.',
-        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-        source: 'core',
-        approval: 'required',
-        execute: async (input) => (input as { text: string }).text,
-      },
+      GUARDED_ECHO,
     ],
   });
 });

@@ -7,6 +7,10 @@ import type { McpServerOptions } from '../config/types.ts';
 import type { GatewayApi } from '../gateway-types.ts';
 import { startPlaygroundServer, type PlaygroundServer } from '../http/server.ts';
 import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
+import type { ToolDefinition } from '../tools/types.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { testGateway } from '../testing.ts';
+import type { Gateway } from '../gateway.ts';
 
 export const CODEMODE_BIN = join(REPO_ROOT, 'bin', 'codemode.mjs');
 
@@ -59,4 +63,45 @@ export function writeStdioTestConfig(): string {
     }),
   );
   return file;
+}
+
+/** A core tool that needs the operator's approval: echoes `text` once approved (approval flows over MCP). */
+export const GUARDED_ECHO: ToolDefinition = {
+  name: 'guarded_echo',
+  description: 'Echoes its input once the operator approves.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  source: 'core',
+  approval: 'required',
+  execute: async (input) => (input as { text: string }).text,
+};
+
+/**
+ * For a describe block: a test Gateway and the playground server over it on a free port, started before its tests
+ * and closed after; read `gateway`, `server` and `url` (the /mcp endpoint) inside the tests.
+ */
+export function mcpServerForSuite(): { readonly gateway: Gateway; readonly server: PlaygroundServer; readonly url: string } {
+  let gateway: Gateway | undefined;
+  let s: PlaygroundServer | undefined;
+  beforeAll(async () => {
+    gateway = await testGateway();
+    s = await startMcpTestServer(gateway);
+  });
+  afterAll(async () => {
+    if (s) await stopMcpTestServer(s);
+    await gateway?.close();
+  });
+  return {
+    get gateway() {
+      if (!gateway) throw new Error('mcpServerForSuite: read gateway inside a test');
+      return gateway;
+    },
+    get server() {
+      if (!s) throw new Error('mcpServerForSuite: read server inside a test');
+      return s;
+    },
+    get url() {
+      if (!s) throw new Error('mcpServerForSuite: read url inside a test');
+      return `http://127.0.0.1:${s.exposure.port}/mcp`;
+    },
+  };
 }
