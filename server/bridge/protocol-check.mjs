@@ -195,7 +195,7 @@ const hostRequestCheck = (v) => checkRequest(v, checkJsonString);
  */
 export function checkWorkerMessage(m) {
   if (!isRecord(m)) return bad(`a worker message must be an object, got ${describe(m)}`);
-  if (m.t === 'ready') return isString(m.engine) ? good({ t: 'ready', engine: m.engine }) : bad('a ready message must name its engine');
+  if (m.t === 'ready') return isString(m.engine) ? good({ t: 'ready', engine: m.engine, warmedUp: m.warmedUp === true }) : bad('a ready message must name its engine');
   const legId = isString(m.legId) && m.legId.length > 0 && m.legId.length <= MAX_NAME_CHARS ? m.legId : undefined;
   if (!legId) return bad(`a worker message (${isString(m.t) ? m.t.slice(0, 32) : describe(m.t)}) must name its leg`);
   const fail = (error) => ({ ok: false, error, legId });

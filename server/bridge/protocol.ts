@@ -116,7 +116,8 @@ export interface ParkedInfo {
 }
 
 export type WorkerToHost =
-  | { t: 'ready'; engine: string }
+  /** `warmedUp`: the worker ran its warm-up cells to completion before it reported ready. */
+  | { t: 'ready'; engine: string; warmedUp?: boolean }
   | { t: 'requests'; legId: string; requests: BridgeRequest[]; cancels: string[] }
   | { t: 'output'; legId: string; lines: CodeModeOutput[]; droppedBytes: number }
   /** The VM is ready (created, or restored from a snapshot); a resume adds its restore time and the snapshot's raw bytes. */

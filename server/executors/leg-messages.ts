@@ -8,7 +8,7 @@ import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
 
 /** A worker message after its check: for a leg (valid or not), or for no leg at all (dropped). */
 export type RoutedMessage =
-  | { kind: 'ready' }
+  | { kind: 'ready'; warmedUp: boolean }
   | { kind: 'leg'; legId: string; msg: WorkerToHost }
   | { kind: 'malformed'; legId: string; error: string }
   | { kind: 'stray'; error: string };
@@ -18,7 +18,7 @@ export function routeWorkerMessage(raw: unknown): RoutedMessage {
   const checked = checkWorkerMessage(raw);
   if (!checked.ok) return checked.legId !== undefined ? { kind: 'malformed', legId: checked.legId, error: checked.error } : { kind: 'stray', error: checked.error };
   const msg = checked.value;
-  return msg.t === 'ready' ? { kind: 'ready' } : { kind: 'leg', legId: msg.legId, msg };
+  return msg.t === 'ready' ? { kind: 'ready', warmedUp: msg.warmedUp === true } : { kind: 'leg', legId: msg.legId, msg };
 }
 
 /** A Leg that has already failed (no worker was involved): the executor could not open it. */

@@ -12,13 +12,7 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { parentPort, workerData } from 'node:worker_threads';
-import {
-  MAX_REQUEST_ID_CHARS,
-  checkBridgeRequest,
-  checkOutputLine,
-  checkSettledOutcome,
-  parseGuestJson,
-} from '../bridge/protocol-check.mjs';
+import { MAX_REQUEST_ID_CHARS, checkBridgeRequest, checkOutputLine, checkSettledOutcome, parseGuestJson } from '../bridge/protocol-check.mjs';
 import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-control.mjs';
 
 /**
@@ -43,10 +37,18 @@ export class LegFailure extends Error {
   }
 }
 
-/**
- * @param {{ name: string, create: Function, resume: Function, release?: Function, classify?: Function }} engine
- */
+/** @typedef {{ name: string, create: Function, resume: Function, release?: Function, classify?: Function }} Engine */
+
+/** Serves the host's leg messages on this worker's port. @param {Engine} engine */
 export function runWorker(engine) {
+  parentPort.on('message', legLoop(engine, (msg, transfer) => parentPort.postMessage(msg, transfer ?? [])));
+}
+
+/**
+ * The leg loop: `post` sends to the host; returns the handler for the host's messages (warm-up.mjs feeds it too).
+ * @param {Engine} engine @param {(msg: object, transfer?: Transferable[]) => void} post
+ */
+export function legLoop(engine, post) {
   const legs = new Map();
   // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
   // while a guest computes (server/executors/quickjs/pool.ts), and the Node heap watch reads a worker's heap
@@ -60,7 +62,6 @@ export function runWorker(engine) {
       if (busySince) busySince[0] = 0;
     }
   };
-  const post = (msg, transfer) => parentPort.postMessage(msg, transfer ?? []);
 
   function newLeg(msg) {
     const control = new Float64Array(msg.control);
@@ -315,7 +316,7 @@ export function runWorker(engine) {
     post({ t: 'opened', legId: leg.id, ...restore });
   }
 
-  parentPort.on('message', async (msg) => {
+  return async (msg) => {
     try {
       switch (msg.t) {
         case 'start': {
@@ -392,5 +393,5 @@ export function runWorker(engine) {
       const leg = msg.legId ? legs.get(msg.legId) : undefined;
       if (leg) fail(leg, new LegFailure('internal_error', `executor failure: ${err?.message ?? err}`));
     }
-  });
+  };
 }

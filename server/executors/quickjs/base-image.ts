@@ -17,6 +17,8 @@ export interface SharedBaseImage {
   memory: SharedArrayBuffer;
   /** baseImageHash(module hash, memory): what a snapshot's header names. */
   hash: Uint8Array;
+  /** Where the image's QuickJS runtime, context and stack are: a VM restored from the image starts here. */
+  pointers: { stackPointer: number; runtimePtr: number; contextPtr: number };
 }
 
 const images = new Map<string, Promise<SharedBaseImage>>();
@@ -47,7 +49,8 @@ async function build(module: WebAssembly.Module, moduleHash: Uint8Array, opts: {
     const snapshot = vm.snapshot();
     const memory = new SharedArrayBuffer(snapshot.memory.byteLength);
     new Uint8Array(memory).set(snapshot.memory);
-    return { memory, hash: baseImageHash(moduleHash, snapshot.memory) };
+    const { stackPointer, runtimePtr, contextPtr } = snapshot;
+    return { memory, hash: baseImageHash(moduleHash, snapshot.memory), pointers: { stackPointer, runtimePtr, contextPtr } };
   } finally {
     vm.dispose();
   }

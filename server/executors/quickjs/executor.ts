@@ -58,7 +58,7 @@ export class QuickJsExecutor implements Executor {
       ...(opts.maxExtraWorkers !== undefined ? { maxExtraWorkers: opts.maxExtraWorkers } : {}),
       ...(opts.extraWorkerIdleMs !== undefined ? { extraWorkerIdleMs: opts.extraWorkerIdleMs } : {}),
       ...(opts.maxLiveVmsPerWorker !== undefined ? { maxLiveVmsPerWorker: opts.maxLiveVmsPerWorker } : {}),
-      workerInit: base.then((b) => ({ baseMemory: b.memory, baseHash: b.hash })),
+      workerInit: base.then((b) => ({ baseMemory: b.memory, baseHash: b.hash, basePointers: b.pointers })),
       workerData: {
         maxStackSizeBytes,
         wasmModule: wasm.module,

@@ -10,8 +10,10 @@ export interface PoolWorker {
   /** The legs whose VM lives on this worker (moved legs leave it). */
   legs: Map<string, LegState>;
   dead: boolean;
-  /** Reported ready (module instantiated, one VM warmed). */
+  /** Reported ready (module instantiated, instances resident). */
   warm: boolean;
+  /** Its warm-up cells completed: its first real cell finds the leg loop compiled. */
+  warmedUp: boolean;
   /** Started because every worker was taken or full; retires when idle. */
   extra: boolean;
   /** [0]: epoch ms since the worker's guest has been computing, 0 while it waits (written by the worker). */
@@ -58,13 +60,14 @@ export function startPoolWorker(o: {
       (err: unknown) => port.postMessage({ initError: err instanceof Error ? err.message : String(err) }),
     ).finally(() => port.close());
   }
-  const pw: PoolWorker = { id: o.id, worker, ready, legs: new Map(), dead: false, warm: false, extra: o.extra, busySince };
+  const pw: PoolWorker = { id: o.id, worker, ready, legs: new Map(), dead: false, warm: false, warmedUp: false, extra: o.extra, busySince };
   // an idle extra must not keep a finished host process (a CLI command) alive
   if (o.extra) worker.unref();
   worker.on('message', (raw: unknown) => {
     const routed = routeWorkerMessage(raw);
     if (routed.kind !== 'ready') return o.onMessage(routed);
     pw.warm = true;
+    pw.warmedUp = routed.warmedUp;
     markReady();
   });
   const onDeath = (reason: string) => {

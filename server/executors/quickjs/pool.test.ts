@@ -26,6 +26,15 @@ async function value(done: Promise<LegOutcome>): Promise<unknown> {
   return JSON.parse(o.valueJson);
 }
 
+describe('QuickJS pool start', () => {
+  it('on ready: every worker ran its warm-up cells to completion, and the first cell then runs as usual', async () => {
+    const ex = (executor = new QuickJsExecutor({ workers: 2 }));
+    await ex.ready();
+    expect(ex.poolStats()).toMatchObject({ workers: 2, readyWorkers: 2, warmedUpWorkers: 2, activeLegs: 0 });
+    expect(await value(start(ex, 'return "first"').done)).toBe('first');
+  });
+});
+
 describe('elastic QuickJS pool', () => {
   it('on every worker computing: a trivial cell runs on an extra worker, extras stop at the cap, and retire once idle', async () => {
     const ex = (executor = new QuickJsExecutor({ workers: 1, maxExtraWorkers: 1, extraWorkerIdleMs: 20 }));

@@ -65,8 +65,9 @@ export interface PoolOptions {
 
 export interface PoolStats {
   workers: number;
-  /** Workers that reported ready: a cell on them costs what a warm one does. */
+  /** Workers that reported ready, and of those the ones whose warm-up cells completed (worker.mjs). */
   readyWorkers: number;
+  warmedUpWorkers: number;
   extraWorkers: number;
   activeLegs: number;
   /** Workers started since the pool was created (base, replacements and extras). */
@@ -115,6 +116,7 @@ export class WorkerPool {
     return {
       workers: this.workers.length,
       readyWorkers: this.workers.filter((w) => w.warm && !w.dead).length,
+      warmedUpWorkers: this.workers.filter((w) => w.warmedUp && !w.dead).length,
       extraWorkers: this.workers.filter((w) => w.extra).length,
       activeLegs: this.activeLegs(),
       spawned: this.spawned,

@@ -14,4 +14,4 @@ export interface BaseImage {
 }
 export declare function baseImageHash(moduleHash: Uint8Array, memory: Uint8Array): Uint8Array;
 export declare function encodeSnapshot(snapshot: RawSnapshot, base: BaseImage): { bytes: Uint8Array; rawBytes: number; storedBytes: number };
-export declare function decodeSnapshot(bytes: Uint8Array, base: BaseImage): RawSnapshot & { extensions: [] };
+export declare function decodeSnapshot(bytes: Uint8Array, base: BaseImage, memoryFor?: (rawBytes: number) => Uint8Array): RawSnapshot & { extensions: [] };

@@ -104,8 +104,10 @@ export function encodeSnapshot(snapshot, base) {
 /**
  * @param {Uint8Array} bytes
  * @param {{ memory: Uint8Array, hash: Uint8Array }} base
+ * @param {(rawBytes: number) => Uint8Array} [memoryFor] where to decode a memory of `rawBytes` (a
+ *   reused buffer: fresh memory costs page faults); by default a new one
  */
-export function decodeSnapshot(bytes, base) {
+export function decodeSnapshot(bytes, base, memoryFor = (rawBytes) => new Uint8Array(rawBytes)) {
   if (bytes.length < 8) throw new SnapshotFormatError('snapshot is truncated');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0) !== MAGIC) throw new SnapshotFormatError('not a code mode snapshot');
@@ -141,9 +143,12 @@ export function decodeSnapshot(bytes, base) {
   const pages = inflateRawSync(bytes.subarray(HEADER_BYTES));
   const p32 = words(pages);
   const bitmapLength = bitmapBytes(pageCount);
-  const memory = new Uint8Array(rawSize);
+  const memory = memoryFor(rawSize);
+  if (memory.length !== rawSize || memory.byteOffset !== 0) throw new SnapshotFormatError('snapshot memory buffer does not fit');
   const m32 = new Uint32Array(memory.buffer, 0, rawSize >> 2);
-  memory.set(base.memory.subarray(0, Math.min(rawSize, base.memory.length)));
+  const fromBase = Math.min(rawSize, base.memory.length);
+  memory.set(base.memory.subarray(0, fromBase));
+  memory.fill(0, fromBase);
   let off = bitmapLength;
   for (let p = 0; p < pageCount; p++) {
     if (!(pages[p >> 3] & (1 << (p & 7)))) continue;

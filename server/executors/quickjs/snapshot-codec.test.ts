@@ -82,3 +82,21 @@ describe('snapshot codec', () => {
     expect(Buffer.from(decodeSnapshot(encB.bytes, base).memory).equals(Buffer.from(b))).toBe(true);
   });
 });
+
+describe('snapshot codec: decoding into a reused buffer', () => {
+  it('decodes into the buffer it is given, leaving nothing of what the buffer held before', () => {
+    const base = baseImage();
+    const mem = derived(base, [3], 2);
+    const enc = encodeSnapshot(snap(mem), base);
+    const reused = new Uint8Array(mem.length).fill(0xee);
+    const dec = decodeSnapshot(enc.bytes, base, (rawBytes) => reused.subarray(0, rawBytes));
+    expect(dec.memory.buffer).toBe(reused.buffer);
+    expect(Buffer.from(dec.memory).equals(Buffer.from(mem))).toBe(true);
+  });
+
+  it('on a buffer of the wrong size: refuses to decode into it', () => {
+    const base = baseImage();
+    const enc = encodeSnapshot(snap(derived(base, [3])), base);
+    expect(() => decodeSnapshot(enc.bytes, base, (rawBytes) => new Uint8Array(rawBytes - 4))).toThrow(/does not fit/);
+  });
+});

@@ -1,15 +1,20 @@
 // QuickJS executor worker: one quickjs-wasi VM per leg, snapshot on park, restore on resume.
 //
-// The WASM module is compiled once per worker and instantiated synchronously (on Node 20 a second
-// asynchronous WebAssembly.instantiate can stall for hundreds of milliseconds); the worker warms one
-// VM before it reports ready. The guest has no ambient file system, network, process or modules.
+// The WASM module is compiled once per process and shared. A cell's VM is restored from the base
+// image (module + QuickJS start-up + guest prelude) into a recycled instance (instances.mjs), so
+// neither the prelude nor a fresh memory's page faults are paid per cell; the worker warms its
+// instances before it reports ready. The guest has no ambient file system, network, process or modules.
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
 import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { runWorker, LegFailure } from '../worker-runtime.mjs';
+import { warmUp } from '../warm-up.mjs';
+import { InstanceRecycler, MAX_IDLE_INSTANCES } from './instances.mjs';
 import { baseImageHash, encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
 
 // the executor compiles the module once per process and shares it; compile here only when run alone
@@ -32,13 +37,45 @@ const base =
   init?.baseMemory instanceof SharedArrayBuffer && init.baseHash instanceof Uint8Array
     ? { memory: new Uint8Array(init.baseMemory), hash: new Uint8Array(init.baseHash) }
     : { memory: new Uint8Array(0), hash: baseImageHash(moduleHash, new Uint8Array(0)) };
+// the base image as a snapshot a new VM is restored from (none when run alone: then VMs are created)
+const baseSnapshot =
+  base.memory.length > 0 && init?.basePointers
+    ? { memory: base.memory, ...init.basePointers, extensions: [] }
+    : null;
 
-// Instantiate from the compiled module synchronously (see header).
-const asyncInstantiate = WebAssembly.instantiate;
-WebAssembly.instantiate = async (mod, imports) =>
-  mod instanceof WebAssembly.Module ? new WebAssembly.Instance(mod, imports) : asyncInstantiate(mod, imports);
+const instances = new InstanceRecycler();
+instances.install();
+
+// Dropped instances hold their memory (1.5 MiB or more each) until this worker's heap is collected,
+// and an idle worker allocates nothing that would trigger a collection: after a burst of cells (64
+// parked at once dropped ~90 MiB here) the worker collects once, a moment after the last drop.
+// V8 exposes its collector only through a flag; it is set just long enough to take the function.
+const collect = (() => {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    return runInNewContext('gc');
+  } catch {
+    return null;
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+})();
+/** How long after the last dropped instance the worker collects (ms): one collection per burst. */
+const COLLECT_AFTER_DROP_MS = 50;
+let collectTimer = null;
+instances.onDrop = () => {
+  if (!collect) return;
+  if (collectTimer) clearTimeout(collectTimer);
+  collectTimer = setTimeout(() => {
+    collectTimer = null;
+    collect();
+  }, COLLECT_AFTER_DROP_MS);
+  collectTimer.unref();
+};
 
 const HOST_SYNC = '__cm_sync';
+/** Trivial cells each worker runs before it reports ready (the first 10-50 ms, the rest about 2 ms each). */
+const WARM_UP_CELLS = 3;
 
 function vmOptions(leg) {
   return {
@@ -47,6 +84,49 @@ function vmOptions(leg) {
     maxStackSize: maxStackSizeBytes,
     interruptHandler: leg.shouldInterrupt,
     timezoneOffset: 0,
+  };
+}
+
+// One reused buffer to decode snapshots into (a fresh 1.5 MiB buffer costs ~5 ms of page faults).
+// A restore copies it into the VM's memory before the worker handles its next message; a restore
+// that starts while another still holds it decodes into a buffer of its own.
+let decodeBuffer = new ArrayBuffer(0);
+let decodeBufferBusy = false;
+
+/** A VM restored from an encoded snapshot. */
+async function restoreEncoded(bytes, options) {
+  if (decodeBufferBusy) {
+    const snapshot = decodeSnapshot(bytes, base);
+    return { vm: await restoreVm(snapshot, options), rawBytes: snapshot.memory.length };
+  }
+  decodeBufferBusy = true;
+  try {
+    const snapshot = decodeSnapshot(bytes, base, (rawBytes) => {
+      if (decodeBuffer.byteLength < rawBytes) decodeBuffer = new ArrayBuffer(rawBytes);
+      return new Uint8Array(decodeBuffer, 0, rawBytes);
+    });
+    return { vm: await restoreVm(snapshot, options), rawBytes: snapshot.memory.length };
+  } finally {
+    decodeBufferBusy = false;
+  }
+}
+
+/** A VM restored from `snapshot` into a recycled instance where one fits. */
+function restoreVm(snapshot, options) {
+  return QuickJS.restore(snapshot, { ...options, wasi: instances.restoreOptions(snapshot.memory.byteLength) });
+}
+
+/**
+ * What `vm.snapshot()` returns, without copying the memory: the encoder reads the live memory.
+ * (quickjs-wasi's `exports` is private in its types; pinned by package-lock, tested in instances.test.ts.)
+ */
+function liveSnapshot(vm) {
+  const exports = vm.exports;
+  return {
+    memory: new Uint8Array(exports.memory.buffer),
+    stackPointer: exports.__stack_pointer.value,
+    runtimePtr: exports.qjs_get_runtime_ptr(),
+    contextPtr: exports.qjs_get_context_ptr(),
   };
 }
 
@@ -89,10 +169,13 @@ function wrap(vm, leg, extra) {
   return {
     rawBytes: extra?.rawBytes,
     classify,
-    // the runtime's own set-up in the fresh VM: part of start-up, not of the cell's budget
+    // the runtime's own set-up in the fresh VM: part of start-up, not of the cell's budget (a VM
+    // restored from the base image has the prelude already)
     prepare(boot) {
-      if (preludePrefix) vm.evalCode(preludePrefix, 'prefix.js').dispose();
-      vm.evalCode(prelude, 'prelude.js').dispose();
+      if (!extra?.fromBase) {
+        if (preludePrefix) vm.evalCode(preludePrefix, 'prefix.js').dispose();
+        vm.evalCode(prelude, 'prelude.js').dispose();
+      }
       vm.evalCode(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, 'boot.js').dispose();
     },
     start(body) {
@@ -117,8 +200,7 @@ function wrap(vm, leg, extra) {
         return out.typeof === 'string' ? out.toString() : null;
       });
       const t0 = performance.now();
-      const snap = vm.snapshot();
-      const encoded = encodeSnapshot(snap, base);
+      const encoded = encodeSnapshot(liveSnapshot(vm), base);
       const takeMs = performance.now() - t0;
       if (opts?.pressure && encoded.storedBytes > leg.limits.maxSnapshotBytes) return { overLimit: true, storedBytes: encoded.storedBytes };
       this.dispose();
@@ -139,7 +221,9 @@ function wrap(vm, leg, extra) {
     dispose() {
       if (disposed) return;
       disposed = true;
+      const instance = vm.instance;
       vm.dispose();
+      instances.release(instance);
     },
   };
 }
@@ -150,30 +234,44 @@ const engine = {
   pressureParking: true,
   classify,
   async create(leg) {
+    if (baseSnapshot) {
+      const vm = await restoreVm(baseSnapshot, vmOptions(leg));
+      vm.registerHostCallback(HOST_SYNC, hostSync(vm, leg));
+      return wrap(vm, leg, { fromBase: true });
+    }
     const vm = await QuickJS.create(vmOptions(leg));
     vm.newFunction(HOST_SYNC, hostSync(vm, leg)).consume((fn) => vm.setProp(vm.global, HOST_SYNC, fn));
     return wrap(vm, leg);
   },
   async resume(leg, msg) {
-    const snapshot = decodeSnapshot(msg.snapshot, base);
-    const vm = await QuickJS.restore(snapshot, vmOptions(leg));
+    const { vm, rawBytes } = await restoreEncoded(msg.snapshot, vmOptions(leg));
     vm.registerHostCallback(HOST_SYNC, hostSync(vm, leg));
-    return wrap(vm, leg, { rawBytes: snapshot.memory.length });
+    return wrap(vm, leg, { rawBytes });
   },
 };
 
-// Warm this worker: the first VM pays the instantiation costs, and parsing the prelude once warms the
-// engine's hot paths, so the first cell costs what a warm one does.
+let warmedUp = true;
+// Warm this worker: a few resident instances for the first cells (a fresh memory's page faults are
+// most of a VM's creation), then one trivial cell through the whole leg loop so the engine's and the
+// loop's code paths are compiled: the first cell costs what a warm one does.
 {
-  const warm = await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes });
+  const warm = [];
   try {
-    warm.newFunction(HOST_SYNC, () => warm.undefined).consume((fn) => warm.setProp(warm.global, HOST_SYNC, fn));
-    warm.evalCode(prelude, 'prelude.js').dispose();
+    for (let i = 0; i < MAX_IDLE_INSTANCES; i++) {
+      warm.push(baseSnapshot ? await restoreVm(baseSnapshot, { wasm: wasmModule, maxStackSize: maxStackSizeBytes }) : await QuickJS.create({ wasm: wasmModule, maxStackSize: maxStackSizeBytes }));
+    }
   } catch {
     // warming is best effort: a failure here shows up, with its reason, in the first real cell
   } finally {
-    warm.dispose();
+    for (const vm of warm) {
+      const instance = vm.instance;
+      vm.dispose();
+      // created VMs' instances are recycled too: a restore overwrites their memory
+      instances.release(instance);
+    }
   }
+  // a few rounds: V8 compiles a function optimised only after it has run more than once
+  for (let i = 0; i < WARM_UP_CELLS; i++) warmedUp = (await warmUp(engine)) && warmedUp;
 }
 runWorker(engine);
-parentPort.postMessage({ t: 'ready', engine: 'quickjs' });
+parentPort.postMessage({ t: 'ready', engine: 'quickjs', warmedUp });

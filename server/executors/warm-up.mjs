@@ -1,0 +1,49 @@
+// A worker's warm-up: one trivial cell through the whole leg loop before the worker serves the host.
+//
+// Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+import { MessageChannel } from 'node:worker_threads';
+import { CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
+import { legLoop } from './worker-runtime.mjs';
+
+/**
+ * Runs one trivial cell (an output line, a nested call answered at once, a value) through the whole leg
+ * loop in this worker before it serves the host, so the first real cell finds the worker's code paths
+ * compiled (a cold worker's first cell took 2-4x a warm one). Best effort: resolves either way.
+ * @param {{ name: string, create: Function, resume: Function, release?: Function, classify?: Function }} engine
+ * @returns {Promise<boolean>} whether the warm-up cell completed with its value
+ */
+export function warmUp(engine) {
+  return new Promise((resolve) => {
+    const legId = 'warm-up';
+    const control = new SharedArrayBuffer(CONTROL_SLOTS * Float64Array.BYTES_PER_ELEMENT);
+    const slots = new Float64Array(control);
+    slots[CONTROL_DEADLINE] = Infinity;
+    slots[CONTROL_BUDGET] = 10_000;
+    // both directions cross a message channel, as the host's messages do: its (de)serialization warms too
+    const { port1: workerSide, port2: hostSide } = new MessageChannel();
+    const done = (ok) => {
+      workerSide.close();
+      hostSide.close();
+      resolve(ok);
+    };
+    workerSide.on('message', legLoop(engine, (msg, transfer) => workerSide.postMessage(msg, transfer ?? [])));
+    hostSide.on('message', (msg) => {
+      if (msg.t === 'requests') {
+        hostSide.postMessage({ t: 'deliver', legId, replies: msg.requests.map((r) => ({ id: r.id, ok: true, value: null })) });
+      } else if (msg.t === 'settled') {
+        done(msg.ok === true && msg.valueJson === '2');
+      } else if (msg.t === 'parked') {
+        done(false);
+      }
+    });
+    hostSide.postMessage({
+      t: 'start',
+      legId,
+      body: 'console.log("warm"); const r = await warm_up({}); return r === null ? 2 : 0;',
+      boot: { maxPendingToolCalls: 16, tools: [{ callableName: 'warm_up', name: 'warm_up', description: '', source: 'core' }], mcp: [] },
+      limits: { memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024, maxSnapshotBytes: 8 * 1024 * 1024, maxPendingToolCalls: 16 },
+      control,
+      files: {},
+    });
+  });
+}
