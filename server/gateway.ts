@@ -164,6 +164,7 @@ export class Gateway implements GatewayApi {
       plugins: loaded.plugins,
       closed: () => this.closed,
     });
+    this.turns.warmUp();
   }
 
   // ---- configuration views ---------------------------------------------------------------------

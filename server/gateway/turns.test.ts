@@ -160,3 +160,20 @@ describe('isAppend', () => {
     expect(isAppend([ask], [{ ...ask, outputSchema: { type: 'string' } }])).toBe(false);
   });
 });
+
+describe('token meter: the definitions a turn is counted with', () => {
+  const meterOf = (runId: string | undefined) => (runId === undefined ? undefined : gw.run(runId)?.meter);
+
+  it('on two turns of one agent: the same counts (shared, not recounted); another tool set is counted on its own', async () => {
+    const runOf = async (agentRunId: string) => expectCompleted(await gw.exec(agentRunId, { code: 'return 1' })).telemetry.runId;
+    const first = meterOf(await runOf(gw.prepareTurn({}).agentRunId));
+    const second = meterOf(await runOf(gw.prepareTurn({}).agentRunId));
+    const withClient = meterOf(await runOf(gw.prepareTurn({ clientTools: [ask] }).agentRunId));
+    expect(first?.codeMode.definitions).toBeGreaterThan(0);
+    expect(second?.codeMode.definitions).toBe(first?.codeMode.definitions);
+    expect(second?.direct.definitions).toBe(first?.direct.definitions);
+    // code mode lists the client tool in exec's quick index; direct calling defines it in full
+    expect(withClient?.codeMode.definitions).toBeGreaterThan(first!.codeMode.definitions);
+    expect(withClient?.direct.definitions).toBeGreaterThan(first!.direct.definitions);
+  });
+});

@@ -16,7 +16,7 @@ import { InvalidInputError } from '../errors.ts';
 import type { ClientToolSpec, SurfaceView, TurnInfo, TurnRequest } from '../gateway-types.ts';
 import { ResultsStore } from '../results/store.ts';
 import type { RunManager, TurnScope } from '../runs/runs.ts';
-import { jsonTokens } from '../runs/tokens.ts';
+import { textTokens } from '../runs/tokens.ts';
 import { buildModelSurface, directSurfaceTools } from '../surface/surface.ts';
 import type { McpServerView } from '../tools/mcp/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
@@ -76,6 +76,19 @@ export class TurnRegistry {
     const idleMs = deps.idleMs ?? TURN_IDLE_MS;
     this.sweepTimer = setInterval(() => this.endIdle(idleMs), Math.min(idleMs, TURN_SWEEP_MS));
     this.sweepTimer.unref();
+  }
+
+  /**
+   * Part of the Gateway's start: resolves the default agent's turn once and counts its definitions, so
+   * the first cell does not pay for what every later one finds ready. Best effort: a configuration this
+   * cannot resolve fails the same way, with its reason, on the first turn.
+   */
+  warmUp(): void {
+    try {
+      definitionTokensOf(this.effective({}))();
+    } catch {
+      // see above
+    }
   }
 
   /** Resolves a turn request: policy, catalog, quick index and model surface for its agent and model. */
@@ -245,7 +258,24 @@ export class TurnRegistry {
 /** The token meter's definition counts for a turn's surface, counted at first use and kept (a turn's tools are fixed until updateClientTools). */
 function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools'>): () => { codeMode: number; direct: number } {
   let counted: { codeMode: number; direct: number } | undefined;
-  return () => (counted ??= { codeMode: jsonTokens(eff.surface.tools), direct: jsonTokens(directSurfaceTools(eff.tools)) });
+  return () => (counted ??= { codeMode: definitionTokens(eff.surface.tools), direct: definitionTokens(directSurfaceTools(eff.tools)) });
+}
+
+/** Definition texts counted so far: most turns share an agent's tools, so a new turn's count is a lookup. */
+const definitionCounts = new Map<string, number>();
+/** Distinct definition texts kept (one per agent, model and client tool set in use; a few KiB each). */
+const MAX_DEFINITION_COUNTS = 64;
+
+/** Tokens of tool definitions as the model reads them (compact JSON), counted once per distinct text. */
+function definitionTokens(definitions: unknown): number {
+  const text = JSON.stringify(definitions) ?? 'null';
+  let count = definitionCounts.get(text);
+  if (count === undefined) {
+    count = textTokens(text);
+    if (definitionCounts.size >= MAX_DEFINITION_COUNTS) definitionCounts.delete(definitionCounts.keys().next().value!);
+    definitionCounts.set(text, count);
+  }
+  return count;
 }
 
 /** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
