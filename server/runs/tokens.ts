@@ -20,8 +20,23 @@ export const MAX_EXACT_TOKEN_CHARS = 256 * 1024;
 // (the library's default throws on them).
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+/** Texts up to this long are counted once and remembered: a loop's nested calls repeat their small inputs and results. */
+export const MEMO_MAX_CHARS = 256;
+/** Short texts remembered (a few hundred KiB at most); the oldest is forgotten first. */
+const MEMO_ENTRIES = 2048;
+const memo = new Map<string, number>();
+
 /** Tokens of `text` in TOKEN_ENCODING (extrapolated past MAX_EXACT_TOKEN_CHARS). */
 export function textTokens(text: string): number {
+  if (text.length <= MEMO_MAX_CHARS) {
+    let count = memo.get(text);
+    if (count === undefined) {
+      count = countTokens(text, PLAIN_TEXT);
+      if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+      memo.set(text, count);
+    }
+    return count;
+  }
   if (text.length <= MAX_EXACT_TOKEN_CHARS) return countTokens(text, PLAIN_TEXT);
   const head = countTokens(text.slice(0, MAX_EXACT_TOKEN_CHARS), PLAIN_TEXT);
   return Math.round((head * text.length) / MAX_EXACT_TOKEN_CHARS);

@@ -101,3 +101,25 @@ describe('isSecretName', () => {
     }
   });
 });
+
+describe('redactSource: the shortcut past the tokenizer', () => {
+  it('on names split inside their secret word (PASS_WORD, Api-Key, SESSION_ID): still masks their literals', () => {
+    expect(redactSource('const PASS_WORD = "hunter2"; headers["Api-Key"] = "k1"; o = { SESSION_ID: "s1" }')).toBe(
+      'const PASS_WORD = "***"; headers["Api-Key"] = "***"; o = { SESSION_ID: "***" }',
+    );
+  });
+
+  it('on every secret name the rule accepts, written in JSON: masks the value (no name slips past the shortcut)', () => {
+    const names = ['token', 'secrets', 'password', 'passwd', 'passphrase', 'apikey', 'accessKey', 'private_key', 'secretKey', 'signingKey', 'encryption-key', 'client_secret', 'authorization', 'auth', 'credential', 'credentials', 'cookie', 'sessionId', 'bearer'];
+    for (const name of names) {
+      expect(isSecretName(name), name).toBe(true);
+      expect(redactSource(JSON.stringify({ [name]: 'value-1' })), name).toBe(`{"${name}":"***"}`);
+    }
+  });
+
+  it('on text without a quote or without a secret-looking word: returns it as it is, recognizable tokens still masked', () => {
+    expect(redactSource('{"city":"Paris","days":3}')).toBe('{"city":"Paris","days":3}');
+    expect(redactSource('token = 42; x = null')).toBe('token = 42; x = null');
+    expect(redactSource('{"note":"use sk-ant-abcdefghijklmnop1234"}')).toBe('{"note":"use ***"}');
+  });
+});

@@ -240,12 +240,23 @@ function globalPattern(pattern: RegExp): RegExp {
 }
 
 /** Redact cell source for storage: credential literals, recognizable tokens, registered secrets and patterns. */
+// Every name step 1 masks for contains one of these once lowercased and stripped to letters and digits
+// (the endings SECRET_NAME accepts), so a text without any of them has no literal to mask.
+const SECRET_NAME_STEMS = /token|secret|passw|passphrase|key|auth|credential|cookie|sessionid|bearer/;
+
+/** Whether step 1 can find anything: a string or template literal, and a secret-looking name. Most tool inputs and results have neither. */
+function mayAssignSecretLiteral(code: string): boolean {
+  return /["'`]/.test(code) && SECRET_NAME_STEMS.test(code.toLowerCase().replace(/[^a-z0-9]/g, ''));
+}
+
 export function redactSource(code: string, options: RedactOptions = {}): string {
-  let out: string;
-  try {
-    out = applyEdits(code, literalEdits(code));
-  } catch {
-    out = maskAssignedLiteralsByLine(code);
+  let out = code;
+  if (mayAssignSecretLiteral(code)) {
+    try {
+      out = applyEdits(code, literalEdits(code));
+    } catch {
+      out = maskAssignedLiteralsByLine(code);
+    }
   }
   for (const { pattern, replace } of RECOGNIZABLE_TOKENS) out = out.replace(pattern, replace);
   for (const secret of options.secrets ?? []) {
