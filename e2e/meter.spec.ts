@@ -22,6 +22,10 @@ test('the result panel shows the token meter of a run: both totals, ratio, break
   await expect(totals).toContainText('break-even');
   await expect(meter).toContainText('An estimate');
   await expect(meter).toContainText('o200k_base');
+  // every model turn re-sends the context so far: the note gives the formula, the totals what was re-sent
+  await expect(page.getByTestId('token-meter-note')).toContainText('re-sends the whole context so far');
+  await expect(totals).toContainText('re-sent');
+  await expect(totals).toContainText('over 3 turns');
   // the meter is the shown run's: its ratio matches the totals it prints
   const ratio = Number(await meter.getAttribute('data-ratio'));
   expect(ratio).toBeCloseTo(Number(await meter.getAttribute('data-direct')) / Number(await meter.getAttribute('data-code-mode')), 2);
