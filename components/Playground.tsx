@@ -34,6 +34,7 @@ import { ThemeToggle } from './ui/ThemeToggle.tsx';
 import type { Run, TurnRequest } from './api.ts';
 import { ComparePanel } from './panels/ComparePanel.tsx';
 import { useCompare } from './playground/useCompare.ts';
+import { typecheckRequest } from './playground/typecheckRequest.ts';
 
 const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
   live: { text: 'live', color: 'bg-emerald-500' },
@@ -90,7 +91,8 @@ export function Playground() {
     agents: agentsQuery.data,
     write: writeSettings,
   });
-  const { agentId, setAgentId, model, setModel, clientTools, setClientTools, typecheck, setTypecheck, executor, setExecutor } = settings;
+  const { agentId, setAgentId, model, setModel, clientTools, setClientTools, typecheck, setTypecheck, typecheckInferred, executor, setExecutor } = settings;
+  const checks = useMemo(() => typecheckRequest({ language, typecheck, typecheckInferred }), [language, typecheck, typecheckInferred]);
   const agent = agentsQuery.data?.find((a) => a.id === agentId);
   const turnRequest = useMemo<TurnRequest | undefined>(() => {
     if (!agentId) return undefined;
@@ -185,16 +187,17 @@ export function Playground() {
     selectRun(undefined);
     execCell({
       agentRunId,
-      input: { code, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) },
+      input: { code, language, ...checks.inputFields },
+      ...checks.requestFields,
       ...(executor !== 'default' ? { executor } : {}),
       ...(lab.seed !== undefined ? { seed: lab.seed } : {}),
       ...(lab.replay !== undefined ? { replay: lab.replay } : {}),
     });
-  }, [turn.turn, running, language, typecheck, executor, execCell, writeCell, selectRun]);
+  }, [turn.turn, running, language, checks, executor, execCell, writeCell, selectRun]);
 
   // "Run on all executors": the editor's cell, as Run would send it, on each executor in its own run
-  const cellInput = () => ({ code: editorRef.current?.getValue() ?? codeRef.current, language, ...(typecheck && language === 'typescript' ? { typecheck: true } : {}) });
-  const compare = useCompare(() => (turn.turn ? { agentRunId: turn.turn.agentRunId, input: cellInput() } : undefined));
+  const cellInput = () => ({ code: editorRef.current?.getValue() ?? codeRef.current, language, ...checks.inputFields });
+  const compare = useCompare(() => (turn.turn ? { agentRunId: turn.turn.agentRunId, input: cellInput(), ...checks.requestFields } : undefined));
   const onWaitRun = useCallback((run: Run) => waitRun(run.runId, run.agentRunId), [waitRun]);
   const onWaitFromResult = useCallback(
     (runId: string) => {
@@ -313,6 +316,8 @@ export function Playground() {
             }}
             typecheck={typecheck}
             onTypecheckChange={setTypecheck}
+            typecheckInferred={typecheckInferred}
+            onTypecheckInferredChange={settings.setTypecheckInferred}
             executor={executor}
             {...(agent ? { agentExecutor: agent.executor } : {})}
             onExecutorChange={setExecutor}

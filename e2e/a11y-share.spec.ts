@@ -124,11 +124,12 @@ test('a catalog filter that matches nothing says no tools match, and lists no MC
   await expect(catalog.getByTestId('catalog-tool')).toHaveCount(0);
 });
 
-test('a share link restores agent, model, executor, typecheck, language, client tools and the example', async ({ page }) => {
+test('a share link restores agent, model, executor, typecheck (and its inferred-types box), language, client tools and the example', async ({ page }) => {
   await openPlayground(page);
   await pickAgent(page, 'research');
   await page.getByRole('combobox', { name: 'Examples' }).selectOption('typescript');
-  await page.getByRole('checkbox', { name: 'typecheck' }).check();
+  await page.getByRole('checkbox', { name: 'typecheck', exact: true }).check();
+  await page.getByRole('checkbox', { name: 'typecheck uses "inferred" types' }).check();
   await page.getByRole('combobox', { name: 'Executor' }).selectOption('node');
   await page.getByRole('button', { name: 'client tools…' }).click();
   const toolsEditor = page.getByLabel('client tools of this turn (JSON array)');
@@ -150,7 +151,8 @@ test('a share link restores agent, model, executor, typecheck, language, client 
   await expect(second.getByRole('combobox', { name: 'agent' })).toHaveValue('research');
   await expect(second.getByRole('combobox', { name: /^model/ })).toHaveValue('demo/coder');
   await expect(second.getByRole('combobox', { name: 'Executor' })).toHaveValue('node');
-  await expect(second.getByRole('checkbox', { name: 'typecheck' })).toBeChecked();
+  await expect(second.getByRole('checkbox', { name: 'typecheck', exact: true })).toBeChecked();
+  await expect(second.getByRole('checkbox', { name: 'typecheck uses "inferred" types' })).toBeChecked();
   await expect(second.getByTestId('language-ts')).toHaveAttribute('aria-pressed', 'true');
   await expect(second.getByRole('combobox', { name: 'Examples' })).toHaveValue('typescript');
   await expect(second.getByTestId('catalog-panel')).toContainText('pick_color');

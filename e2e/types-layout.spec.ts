@@ -54,7 +54,7 @@ test('the editor flags what the server typecheck rejects, with the same message;
   const message = (await problem.innerText()).replace(/^2:10 /, '').replace(/\s*ts\(2339\)$/, '');
 
   // the server's typecheck says the same, on the same line
-  await page.getByRole('checkbox', { name: 'typecheck' }).check();
+  await page.getByRole('checkbox', { name: 'typecheck', exact: true }).check();
   expect(await settle(page, () => page.getByTestId('run-button').click(), CHECK_TIMEOUT_MS)).toBe('failed');
   await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
   await expect(page.getByTestId('result-panel')).toContainText(`line 2: ${message}`);

@@ -155,8 +155,8 @@ export interface GatewayApi {
    */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
-  /** The cell on every executor (or `kinds`), each in its own run of the turn, side by side. */
-  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[]): Promise<ExecutorComparisonRow[]>;
+  /** The cell on every executor (or `kinds`), each in its own run of the turn, side by side; `opts.typecheckInferred` as exec's. */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred'>): Promise<ExecutorComparisonRow[]>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
   modelText(result: CodeModeResult): string;

@@ -13,7 +13,7 @@ import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
 import { ExecutorSet } from './gateway/executors.ts';
-import { compareExecutors } from './gateway/compare.ts';
+import { compareExecutors, type CompareOptions } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
 import type { OtlpLiveExport } from './gateway/otlp-live.ts';
 import { isTerminal } from './runs/run.ts';
@@ -293,7 +293,7 @@ export class Gateway implements GatewayApi {
   }
 
   /** The cell on every executor (or `kinds`), each in its own run of this turn, side by side (gateway/compare.ts). */
-  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[]): Promise<ExecutorComparisonRow[]> {
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts: CompareOptions = {}): Promise<ExecutorComparisonRow[]> {
     return compareExecutors(
       {
         exec: (id, i, o) => this.exec(id, i, o),
@@ -304,6 +304,7 @@ export class Gateway implements GatewayApi {
       agentRunId,
       input,
       kinds,
+      opts,
     );
   }
 

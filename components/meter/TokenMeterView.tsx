@@ -2,7 +2,7 @@
 // The token meter of the shown run: code mode against direct tool calling, labelled as the estimate it is.
 import type { Meter } from '../api.ts';
 import { KeyValueList } from '../ui/Panel.tsx';
-import { breakEvenText, formatTokens, meterSegments, ratioText, type MeterSegment } from './meterView.ts';
+import { breakEvenText, estimateNote, formatTokens, meterSegments, ratioText, totalsText, type MeterSegment } from './meterView.ts';
 
 function Bar({ label, segments, color, testId }: { label: string; segments: MeterSegment[]; color: string; testId: string }) {
   return (
@@ -24,12 +24,10 @@ function Bar({ label, segments, color, testId }: { label: string; segments: Mete
 
 export function TokenMeterView({ meter }: { meter: Meter }) {
   const segments = meterSegments(meter);
+  const totals = totalsText(meter);
   const rows: Array<[string, string]> = [
-    ['code mode', `${formatTokens(meter.codeMode.total)} tokens (definitions ${formatTokens(meter.codeMode.definitions)}, written ${formatTokens(meter.codeMode.written)}, read ${formatTokens(meter.codeMode.read)})`],
-    [
-      'direct calling',
-      `${formatTokens(meter.direct.total)} tokens (definitions ${formatTokens(meter.direct.definitions)}, ${meter.direct.calls} calls: inputs ${formatTokens(meter.direct.callInputs)}, results ${formatTokens(meter.direct.callResults)})`,
-    ],
+    ['code mode', totals.codeMode],
+    ['direct calling', totals.direct],
     ['ratio', ratioText(meter)],
     ['break-even', breakEvenText(meter)],
   ];
@@ -40,9 +38,8 @@ export function TokenMeterView({ meter }: { meter: Meter }) {
         <Bar label="code mode" segments={segments.codeMode} color="bg-emerald-500/80" testId="token-meter-code-mode" />
         <Bar label="direct" segments={segments.direct} color="bg-amber-500/80" testId="token-meter-direct" />
       </div>
-      <p className="text-[10px] text-neutral-500">
-        An estimate: tokens counted once as they enter the model&apos;s context, in the {meter.encoding} encoding (OpenAI&apos;s current models; other model
-        families tokenize differently, typically within 10–20 %). Each bar segment is one model turn.
+      <p className="text-[10px] text-neutral-500" data-testid="token-meter-note">
+        {estimateNote(meter.encoding)}
       </p>
     </div>
   );

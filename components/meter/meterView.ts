@@ -24,6 +24,29 @@ export function meterSegments(meter: Pick<Meter, 'codeModeTurns' | 'directTurns'
   return { codeMode: segments(meter.codeModeTurns), direct: segments(meter.directTurns) };
 }
 
+/**
+ * The meter's "estimate" note: what is counted and how (the formula of server/runs/meter.ts, also in the
+ * README and docs/decisions.md).
+ */
+export function estimateNote(encoding: string): string {
+  return (
+    'An estimate, not a bill. Every model turn re-sends the whole context so far: turn k counts the definitions plus every call and result up to k, ' +
+    'so n turns cost n × definitions + Σ (n − k + 1) × (call_k + result_k). Code mode has one turn per exec/wait call, direct calling one per tool call. ' +
+    `The user's prompt and the final answer are left out (alike in both). Counted in the ${encoding} encoding (OpenAI's current models; ` +
+    'other model families tokenize differently, typically within 10–20 %). Each bar segment is one model turn.'
+  );
+}
+
+/** The two totals with what they are made of, as the meter's rows print them. */
+export function totalsText(meter: Pick<Meter, 'codeMode' | 'direct' | 'codeModeTurns' | 'directTurns'>): { codeMode: string; direct: string } {
+  const turns = (n: number) => `${n} turn${n === 1 ? '' : 's'}`;
+  const { codeMode: c, direct: d } = meter;
+  return {
+    codeMode: `${formatTokens(c.total)} tokens over ${turns(meter.codeModeTurns.length)} (definitions ${formatTokens(c.definitions)}, written ${formatTokens(c.written)}, read ${formatTokens(c.read)}, re-sent ${formatTokens(c.resent)})`,
+    direct: `${formatTokens(d.total)} tokens over ${turns(meter.directTurns.length)} (definitions ${formatTokens(d.definitions)}, ${d.calls} calls: inputs ${formatTokens(d.callInputs)}, results ${formatTokens(d.callResults)}, re-sent ${formatTokens(d.resent)})`,
+  };
+}
+
 /** `12,345` with thin grouping, as the meter prints token counts. */
 export function formatTokens(n: number): string {
   return Math.round(n).toLocaleString('en-US');

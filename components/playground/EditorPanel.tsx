@@ -1,11 +1,12 @@
 'use client';
-// The editor panel: the cell editor core plus its toolbar (examples, language, typecheck, executor, share, run).
+// The editor panel: the cell editor core plus its toolbar (examples, language, typecheck and its inferred-types opt-in, executor, share, run).
 import { useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
 import type { CellEditorApi, CellLanguage, CellMarker, CellTypeWorld, DeniedTool } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
 import { useTheme } from '../ui/theme.ts';
 import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
+import { serverTypechecks } from './typecheckRequest.ts';
 import type { ExampleCell } from './examples.ts';
 
 export type ExecutorChoice = 'default' | 'quickjs' | 'node' | 'quickjs-emscripten';
@@ -16,6 +17,9 @@ export function EditorPanel(props: {
   onLanguageChange: (language: CellLanguage) => void;
   typecheck: boolean;
   onTypecheckChange: (typecheck: boolean) => void;
+  /** The server typecheck also uses this turn's inferred output types (applies only while it typechecks). */
+  typecheckInferred: boolean;
+  onTypecheckInferredChange: (typecheckInferred: boolean) => void;
   executor: ExecutorChoice;
   agentExecutor?: string;
   onExecutorChange: (executor: ExecutorChoice) => void;
@@ -50,6 +54,7 @@ export function EditorPanel(props: {
   const problems = markers.filter((m) => m.severity !== 'hint');
   const errors = problems.filter((m) => m.severity === 'error');
   const effectiveExecutor = props.executor === 'default' ? props.agentExecutor : props.executor;
+  const typechecks = serverTypechecks(props);
   return (
     <Panel
       title="Cell"
@@ -129,6 +134,23 @@ export function EditorPanel(props: {
             onChange={(e) => props.onTypecheckChange(e.target.checked)}
           />
           typecheck
+        </label>
+        <label
+          className={`flex items-center gap-1 text-[11px] ${typechecks ? 'text-neutral-300' : 'text-neutral-600'}`}
+          title={
+            'The server typecheck of this cell also uses the output types inferred from this turn\'s results (shown in the editor\'s hover marked "inferred") ' +
+            'for tools that declare no output. Declared types always win. Off by default: inferred types are guesses from what the tools returned so far. ' +
+            'Applies with typecheck on a TypeScript cell; the model never sees inferred types.'
+          }
+        >
+          <input
+            type="checkbox"
+            data-testid="typecheck-inferred-toggle"
+            disabled={!typechecks}
+            checked={props.typecheckInferred && typechecks}
+            onChange={(e) => props.onTypecheckInferredChange(e.target.checked)}
+          />
+          typecheck uses &quot;inferred&quot; types
         </label>
         <select
           aria-label="Executor"

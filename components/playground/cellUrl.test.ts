@@ -13,6 +13,7 @@ const settings: TurnSettings = {
   model: 'demo/fast & cheap',
   executor: 'node',
   typecheck: true,
+  typecheckInferred: true,
   clientTools: [...DEFAULT_CLIENT_TOOLS, pickColor],
   example: 'sleep-wait',
 };
@@ -46,7 +47,7 @@ describe('cellUrl', () => {
 });
 
 describe('turn settings in the URL', () => {
-  it('on a share link: carries agent, model, executor, typecheck, client tools and example, and reading it gives them back', () => {
+  it('on a share link: carries agent, model, executor, typecheck (and its inferred-types opt-in), client tools and example, and reading it gives them back', () => {
     const link = cellUrl(`${PAGE}?run=run_1`, { kind: 'share', cell, settings });
     expect(new URL(link).search).toBe('');
     expect(readCellUrl(link)).toEqual({ cell, settings });
@@ -61,13 +62,13 @@ describe('turn settings in the URL', () => {
     const page = cellUrl(`${PAGE}${encodeCellHash({ code: 'old', language: 'javascript' })}`, { kind: 'settings', settings });
     expect(readCellUrl(cellUrl(page, { kind: 'cell', cell }))).toEqual({ cell, settings });
   });
-  it('leaves defaults out of the link: the default client tools, typecheck off and no executor override', () => {
-    const link = cellUrl(PAGE, { kind: 'share', cell, settings: { agentId: 'main', clientTools: DEFAULT_CLIENT_TOOLS, typecheck: false } });
-    expect(new URL(link).hash).not.toMatch(/tools=|typecheck=|executor=/);
+  it('leaves defaults out of the link: the default client tools, typecheck and inferred types off and no executor override', () => {
+    const link = cellUrl(PAGE, { kind: 'share', cell, settings: { agentId: 'main', clientTools: DEFAULT_CLIENT_TOOLS, typecheck: false, typecheckInferred: false } });
+    expect(new URL(link).hash).not.toMatch(/tools=|typecheck=|inferred=|executor=/);
     expect(readCellUrl(link)).toEqual({ cell, settings: { agentId: 'main' } });
   });
   it('on a damaged setting (unknown executor, client tools that do not parse): leaves that one out and keeps the rest', () => {
-    const link = `${PAGE}${encodeCellHash(cell)}&agent=main&executor=deno&tools=%5B%7B%7D%5D&typecheck=yes`;
+    const link = `${PAGE}${encodeCellHash(cell)}&agent=main&executor=deno&tools=%5B%7B%7D%5D&typecheck=yes&inferred=true`;
     expect(readCellUrl(link)).toEqual({ cell, settings: { agentId: 'main' } });
   });
 });

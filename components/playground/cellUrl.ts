@@ -12,20 +12,22 @@ export type ExecutorOverride = 'quickjs' | 'node' | 'quickjs-emscripten';
 
 /**
  * What a link carries besides the cell: every field is optional, and a missing one means the page's default
- * (the first agent, its model, its executor, typecheck off, the default client tools, no example).
+ * (the first agent, its model, its executor, typecheck off, inferred types off, the default client tools, no example).
  */
 export interface TurnSettings {
   agentId?: string;
   model?: string;
   executor?: ExecutorOverride;
   typecheck?: boolean;
+  /** The server typecheck also uses this turn's inferred output types (the user's opt-in; only with typecheck). */
+  typecheckInferred?: boolean;
   clientTools?: ClientToolSpec[];
   /** The example the cell was loaded from (the examples menu shows it). */
   example?: string;
 }
 
 /** Hash keys of the settings; `lang` and `code` belong to the cell (editor/share.ts). */
-const SETTING_KEYS = { agentId: 'agent', model: 'model', executor: 'executor', typecheck: 'typecheck', clientTools: 'tools', example: 'example' } as const;
+const SETTING_KEYS = { agentId: 'agent', model: 'model', executor: 'executor', typecheck: 'typecheck', typecheckInferred: 'inferred', clientTools: 'tools', example: 'example' } as const;
 
 /** What a visit's URL holds: the cell of a link (absent, or damaged, when it has none), its settings and the run to show. */
 export interface CellUrlState {
@@ -49,6 +51,7 @@ export function readSettings(hash: string): TurnSettings {
   const executor = params.get(SETTING_KEYS.executor);
   if (executor === 'quickjs' || executor === 'node' || executor === 'quickjs-emscripten') settings.executor = executor;
   if (params.get(SETTING_KEYS.typecheck) === '1') settings.typecheck = true;
+  if (params.get(SETTING_KEYS.typecheckInferred) === '1') settings.typecheckInferred = true;
   const tools = params.get(SETTING_KEYS.clientTools);
   if (tools !== null) {
     const parsed = parseClientTools(tools);
@@ -66,6 +69,7 @@ function putSettings(params: URLSearchParams, settings: TurnSettings): void {
   if (settings.model) params.set(SETTING_KEYS.model, settings.model);
   if (settings.executor) params.set(SETTING_KEYS.executor, settings.executor);
   if (settings.typecheck) params.set(SETTING_KEYS.typecheck, '1');
+  if (settings.typecheckInferred) params.set(SETTING_KEYS.typecheckInferred, '1');
   if (settings.clientTools && JSON.stringify(settings.clientTools) !== JSON.stringify(DEFAULT_CLIENT_TOOLS)) {
     params.set(SETTING_KEYS.clientTools, JSON.stringify(settings.clientTools));
   }

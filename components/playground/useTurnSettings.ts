@@ -1,5 +1,5 @@
 'use client';
-// The turn's settings the page edits (agent, model, executor, typecheck, client tools, loaded example): seeded from a link, mirrored into the URL.
+// The turn's settings the page edits (agent, model, executor, typecheck and its inferred-types opt-in, client tools, loaded example): seeded from a link, mirrored into the URL.
 import { useEffect, useState } from 'react';
 import type { Agent, ClientToolSpec } from '../api.ts';
 import type { TurnSettings } from './cellUrl.ts';
@@ -15,6 +15,9 @@ export interface TurnSettingsState {
   setExecutor(executor: ExecutorChoice): void;
   typecheck: boolean;
   setTypecheck(typecheck: boolean): void;
+  /** The server typecheck also uses this turn's inferred output types (off unless the user ticks it). */
+  typecheckInferred: boolean;
+  setTypecheckInferred(typecheckInferred: boolean): void;
   clientTools: ClientToolSpec[];
   setClientTools(tools: ClientToolSpec[]): void;
   exampleId?: string;
@@ -36,6 +39,7 @@ export function useTurnSettings(opts: {
   const [model, setModel] = useState(linked?.model ?? '');
   const [executor, setExecutor] = useState<ExecutorChoice>(linked?.executor ?? 'default');
   const [typecheck, setTypecheck] = useState(linked?.typecheck ?? false);
+  const [typecheckInferred, setTypecheckInferred] = useState(linked?.typecheckInferred ?? false);
   const [clientTools, setClientTools] = useState<ClientToolSpec[]>(linked?.clientTools ?? DEFAULT_CLIENT_TOOLS);
   const [exampleId, setExampleId] = useState(linked?.example ?? opts.defaultExampleId);
 
@@ -50,11 +54,25 @@ export function useTurnSettings(opts: {
     if (model.trim()) settings.model = model.trim();
     if (executor !== 'default') settings.executor = executor;
     if (typecheck) settings.typecheck = true;
+    if (typecheckInferred) settings.typecheckInferred = true;
     if (exampleId) settings.example = exampleId;
     write(settings);
-  }, [agentId, model, executor, typecheck, clientTools, exampleId, write]);
+  }, [agentId, model, executor, typecheck, typecheckInferred, clientTools, exampleId, write]);
 
-  const state: TurnSettingsState = { setAgentId, model, setModel, executor, setExecutor, typecheck, setTypecheck, clientTools, setClientTools, setExampleId };
+  const state: TurnSettingsState = {
+    setAgentId,
+    model,
+    setModel,
+    executor,
+    setExecutor,
+    typecheck,
+    setTypecheck,
+    typecheckInferred,
+    setTypecheckInferred,
+    clientTools,
+    setClientTools,
+    setExampleId,
+  };
   if (agentId !== undefined) state.agentId = agentId;
   if (exampleId !== undefined) state.exampleId = exampleId;
   return state;

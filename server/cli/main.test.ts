@@ -91,12 +91,20 @@ describe.concurrent('codemode run', () => {
     const file = cellFile('const a = await sleep({ ms: 1 }); const b = await sleep({ ms: 2 });\nreturn [a, b]');
     const { code, lines } = await cli(['run', file, '--config', roomy, '--tokens']);
     expect(code).toBe(0);
-    const last = JSON.parse(lines.at(-1)!) as { tokens: Record<string, unknown> & { codeMode: { total: number }; direct: { calls: number; total: number } } };
+    const last = JSON.parse(lines.at(-1)!) as {
+      tokens: Record<string, unknown> & { codeMode: { total: number; resent: number }; direct: { definitions: number; calls: number; resent: number; total: number }; directTurns: number[] };
+    };
     const result = JSON.parse(lines.at(-2)!) as { status: string; telemetry: { runId: string } };
     expect(result.status).toBe('completed');
     expect(last.tokens).toMatchObject({ runId: result.telemetry.runId, estimate: true, encoding: 'o200k_base', direct: { calls: 2 } });
     expect(last.tokens.codeMode.total).toBeGreaterThan(0);
     expect(last.tokens.direct.total).toBeGreaterThan(0);
+    // the same meter as the page's: the second direct turn re-sends the definitions and the first call
+    const [turn1 = 0, turn2 = 0] = last.tokens.directTurns;
+    expect(turn2).toBeGreaterThan(turn1);
+    expect(last.tokens.direct.resent).toBe(turn1);
+    expect(last.tokens.direct.total).toBe(turn1 + turn2);
+    expect(last.tokens.codeMode.resent).toBe(0);
     // without the flag: results only
     const plain = await cli(['run', file, '--config', roomy]);
     expect(plain.lines.every((l) => !('tokens' in (JSON.parse(l) as object)))).toBe(true);

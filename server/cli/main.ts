@@ -25,7 +25,8 @@ const USAGE = `usage:
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
       --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
       --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
-      o200k_base encoding of code mode's cost against direct tool calling for the same work.
+      o200k_base encoding of code mode's cost against direct tool calling for the same work, every model
+      turn re-sending the whole context so far (turn k = definitions + all calls and results up to k).
       --executor all: each cell runs on every executor, each in its own run, and prints one JSON line per
       executor (status, value, duration, nested-call cost, parked bytes, cold or warm start).
       --seed N: the cells' Date, performance.now and Math.random derive from N (0..4294967295).

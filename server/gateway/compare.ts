@@ -12,9 +12,14 @@ export type { ExecutorComparisonRow };
  */
 export const MAX_COMPARE_WAITS = 20;
 
+/** What every row's exec shares besides the cell: the opt-in to inferred types in its typecheck (ExecOptions). */
+export interface CompareOptions {
+  typecheckInferred?: boolean;
+}
+
 /** The Gateway calls the comparison needs (a narrow face, so tests and the CLI share it). */
 export interface ComparisonHost {
-  exec(agentRunId: string, input: CodeModeExecInput, opts: { executor: ExecutorKind }): Promise<CodeModeResult>;
+  exec(agentRunId: string, input: CodeModeExecInput, opts: { executor: ExecutorKind } & CompareOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }): Promise<CodeModeResult>;
   trajectory(runId: string): TrajectoryExport | undefined;
   /** Whether the Gateway has started this executor already. */
@@ -27,17 +32,18 @@ export async function compareExecutors(
   agentRunId: string,
   input: CodeModeExecInput,
   kinds: readonly ExecutorKind[] = EXECUTOR_KINDS,
+  opts: CompareOptions = {},
 ): Promise<ExecutorComparisonRow[]> {
   const rows: ExecutorComparisonRow[] = [];
-  for (const executor of kinds) rows.push(await compareOne(host, agentRunId, input, executor));
+  for (const executor of kinds) rows.push(await compareOne(host, agentRunId, input, executor, opts));
   const reference = rows.find((r) => r.status === 'completed')?.valueJson;
   for (const r of rows) r.valueDiffers = r.status === 'completed' && reference !== undefined && r.valueJson !== reference;
   return rows;
 }
 
-async function compareOne(host: ComparisonHost, agentRunId: string, input: CodeModeExecInput, executor: ExecutorKind): Promise<ExecutorComparisonRow> {
+async function compareOne(host: ComparisonHost, agentRunId: string, input: CodeModeExecInput, executor: ExecutorKind, opts: CompareOptions): Promise<ExecutorComparisonRow> {
   const start = host.executorStarted(executor) ? 'warm' : 'cold';
-  let result = await host.exec(agentRunId, input, { executor });
+  let result = await host.exec(agentRunId, input, { ...opts, executor });
   const row: ExecutorComparisonRow = {
     executor,
     start,

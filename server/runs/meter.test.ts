@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { expectCompleted, testGateway } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
-import { breakEvenCalls, tokenMeter } from './meter.ts';
+import { breakEvenCalls, directTotalFor, resentTurns, tokenMeter } from './meter.ts';
 import { jsonTokens, MAX_EXACT_TOKEN_CHARS, textTokens } from './tokens.ts';
 
 describe('token counts (o200k_base)', () => {
@@ -39,7 +39,7 @@ describe('tokenMeter', () => {
   const callResult = jsonTokens(bigResult);
   const modelText = textTokens('{"status":"completed","value":50}');
 
-  it('adds definitions, source and result text for code mode; definitions and each call for direct', () => {
+  it('adds definitions, source and result text for code mode; definitions and each call for direct, each turn re-sending the context', () => {
     const m = tokenMeter({
       definitions: { codeMode: 300, direct: 120 },
       calls: [{ tool: 'exec', inputTokens: textTokens(source), resultTokens: modelText }],
@@ -52,18 +52,21 @@ describe('tokenMeter', () => {
     });
     expect(m).toBeDefined();
     if (!m) return;
+    const call = callInput + callResult;
     expect(m.encoding).toBe('o200k_base');
-    expect(m.codeMode).toEqual({ definitions: 300, written: textTokens(source), read: modelText, total: 300 + textTokens(source) + modelText });
-    expect(m.direct).toEqual({ definitions: 120, calls: 2, callInputs: 2 * callInput, callResults: 2 * callResult, total: 120 + 2 * (callInput + callResult) });
+    // one exec turn: nothing to re-send
+    expect(m.codeMode).toEqual({ definitions: 300, written: textTokens(source), read: modelText, resent: 0, total: 300 + textTokens(source) + modelText });
+    // the second direct turn re-sends the definitions and the first call and result
+    expect(m.directTurns).toEqual([120 + call, 120 + 2 * call]);
+    expect(m.direct).toEqual({ definitions: 120, calls: 2, callInputs: 2 * callInput, callResults: 2 * callResult, resent: 120 + call, total: 2 * 120 + 3 * call });
     expect(m.saved).toBe(m.direct.total - m.codeMode.total);
     expect(m.ratio).toBeCloseTo(m.direct.total / m.codeMode.total, 10);
     expect(m.ratio).toBeGreaterThan(1);
     expect(m.codeModeTurns).toEqual([m.codeMode.total]);
-    expect(m.directTurns).toEqual([120 + callInput + callResult, callInput + callResult]);
-    expect(m.breakEvenCalls).toBe(Math.ceil((m.codeMode.total - 120) / (callInput + callResult)));
+    expect(m.breakEvenCalls).toBe(breakEvenCalls(m.codeMode.total, 120, 2, 2 * call));
   });
 
-  it('counts each ended exec/wait call as a model turn; a call still running is left out', () => {
+  it('code mode re-sends its context per exec/wait turn; a call still running is left out', () => {
     const m = tokenMeter({
       definitions: { codeMode: 10, direct: 5 },
       calls: [
@@ -73,21 +76,64 @@ describe('tokenMeter', () => {
       ],
       nested: [{ kind: 'mcp', inputTokens: 2 }],
     });
-    expect(m?.codeModeTurns).toEqual([37, 7]);
-    expect(m?.codeMode.total).toBe(44);
+    // the wait turn carries the definitions, the cell and its first result again
+    expect(m?.codeModeTurns).toEqual([37, 44]);
+    expect(m?.codeMode).toEqual({ definitions: 10, written: 10, read: 24, resent: 37, total: 81 });
     // the MCP call has not settled: no direct turn yet, the definitions stand alone
     expect(m?.directTurns).toEqual([5]);
+    expect(m?.direct.total).toBe(5);
     expect(m?.breakEvenCalls).toBeNull();
+  });
+
+  it('N nested calls: the direct total is N*definitions + size*N(N+1)/2, super-linear in N, while one exec turn stays linear', () => {
+    const definitions = { codeMode: 400, direct: 250 };
+    const size = { input: 12, output: 88 };
+    const meterFor = (n: number) =>
+      tokenMeter({
+        definitions,
+        calls: [{ tool: 'exec', inputTokens: 30 + n, resultTokens: 15 }],
+        nested: Array.from({ length: n }, () => ({ kind: 'mcp' as const, inputTokens: size.input, outputTokens: size.output })),
+      });
+    const call = size.input + size.output;
+    const totals = [1, 2, 4, 8, 16].map((n) => {
+      const m = meterFor(n);
+      expect(m?.direct.total).toBe(n * definitions.direct + (call * n * (n + 1)) / 2);
+      expect(m?.direct.resent).toBe((n - 1) * definitions.direct + (call * n * (n - 1)) / 2);
+      expect(m?.codeMode.total).toBe(definitions.codeMode + 30 + n + 15);
+      return m?.direct.total ?? 0;
+    });
+    // doubling the calls more than doubles the direct total (counting each call once would exactly add n calls)
+    for (let i = 1; i < totals.length; i++) expect(totals[i] ?? 0).toBeGreaterThan(2 * (totals[i - 1] ?? 0));
+    // the increments grow: each call's turn re-sends every earlier one
+    const turns = meterFor(5)?.directTurns ?? [];
+    expect(turns).toEqual([1, 2, 3, 4, 5].map((k) => definitions.direct + k * call));
+  });
+
+  it('resentTurns: each turn is the context so far; no turns is one turn of definitions', () => {
+    expect(resentTurns(10, [{ written: 1, read: 2 }, { written: 3, read: 4 }, { written: 0, read: 5 }])).toEqual([13, 20, 25]);
+    expect(resentTurns(10, [])).toEqual([10]);
   });
 
   it('before any exec/wait call ended: no meter', () => {
     expect(tokenMeter({ definitions: { codeMode: 1, direct: 1 }, calls: [{ tool: 'exec', inputTokens: 1 }], nested: [] })).toBeUndefined();
   });
 
-  it('break-even: 0 when the direct definitions alone cost more; rounds up to whole calls', () => {
+  it('break-even: 0 when the direct definitions alone cost more; else the fewest calls whose re-sent total reaches code mode', () => {
     expect(breakEvenCalls(100, 150, 1, 10)).toBe(0);
-    expect(breakEvenCalls(100, 40, 2, 50)).toBe(3);
+    // 1 call of 25: 40 + 25 = 65; 2 calls: 2*40 + 25 + 50 = 155
+    expect(breakEvenCalls(100, 40, 2, 50)).toBe(2);
     expect(breakEvenCalls(100, 40, 0, 0)).toBeNull();
+    // against a brute-force count over directTotalFor
+    for (const [total, defs, calls, tokens] of [
+      [5_000, 300, 3, 900],
+      [123_456, 2_000, 7, 70],
+      [1_000_000, 10, 1, 1],
+      [801, 800, 4, 4],
+    ] as const) {
+      let m = 1;
+      while (directTotalFor(defs, m, tokens / calls) < total) m++;
+      expect(breakEvenCalls(total, defs, calls, tokens)).toBe(m);
+    }
   });
 });
 
@@ -122,6 +168,11 @@ describe('the meter of a real run', () => {
     expect(meter.direct.calls).toBe(2);
     expect(meter.direct.callResults).toBe(2 * jsonTokens({ rows }));
     expect(meter.direct.callInputs).toBe(jsonTokens({ name: 'bulk_rows', arguments: { n: 1 } }) + jsonTokens({ name: 'bulk_rows', arguments: { n: 2 } }));
+    // the second call's turn re-sends the definitions and the first call: a 400-row result read twice
+    const first = jsonTokens({ name: 'bulk_rows', arguments: { n: 1 } }) + jsonTokens({ rows });
+    expect(meter.direct.resent).toBe(meter.direct.definitions + first);
+    expect(meter.direct.total).toBe(meter.directTurns.reduce((a, b) => a + b, 0));
+    expect(meter.codeMode.resent).toBe(0);
     // the definitions are the turn's own surfaces: exec+wait for code mode, every tool for direct
     expect(meter.codeMode.definitions).toBe(jsonTokens(turn.surface.tools));
     expect(meter.direct.definitions).toBeGreaterThanOrEqual(jsonTokens([{ name: bulk.name, description: bulk.description, inputSchema: bulk.inputSchema }]));

@@ -158,6 +158,9 @@ export interface TokenMeter {
     written: number;
     /** The exec/wait result texts the model read. */
     read: number;
+    /** Tokens later turns re-send: each exec/wait turn carries the whole context so far (runs/meter.ts). */
+    resent: number;
+    /** definitions + written + read + resent: the sum of codeModeTurns. */
     total: number;
   };
   direct: {
@@ -167,17 +170,20 @@ export interface TokenMeter {
     calls: number;
     callInputs: number;
     callResults: number;
+    /** Tokens later turns re-send: each tool-call turn carries the whole context so far (runs/meter.ts). */
+    resent: number;
+    /** definitions + callInputs + callResults + resent: the sum of directTurns. */
     total: number;
   };
   /** direct.total / codeMode.total: above 1 code mode saved tokens. */
   ratio: number;
   /** direct.total - codeMode.total (negative: code mode cost more). */
   saved: number;
-  /** Tool calls of this cell's average size at which direct calling costs as much as this cell; null when it made none. */
+  /** Tool calls of this cell's average size at which direct calling (re-sending included) costs as much as this cell; null when it made none. */
   breakEvenCalls: number | null;
-  /** Tokens per model turn in code mode: one per exec/wait call (the first carries the definitions). */
+  /** Tokens per model turn in code mode, one per exec/wait call: each carries the definitions and every earlier turn again. */
   codeModeTurns: number[];
-  /** Tokens per model turn under direct calling: one per tool call (the first carries the definitions). */
+  /** Tokens per model turn under direct calling, one per tool call: each carries the definitions and every earlier call again. */
   directTurns: number[];
 }
 

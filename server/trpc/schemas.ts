@@ -75,6 +75,8 @@ export const compareRequestSchema = z.strictObject({
   turnToken: turnTokenField,
   input: execInputSchema,
   executors: z.array(z.enum(EXECUTOR_KINDS)).min(1, 'name at least one executor, or leave executors out for all').max(EXECUTOR_KINDS.length).optional(),
+  /** As exec's: with input.typecheck, every row's typecheck uses this turn's inferred output types too. */
+  typecheckInferred: z.boolean().optional(),
 });
 
 export const waitRequestSchema = z.strictObject({
