@@ -304,7 +304,7 @@ interface ParkRound {
 async function parkAll(gw: Gateway, gc: (() => void) | undefined): Promise<ParkRound> {
   if (gw.runsManager.suspendedSlots !== 0) throw new Error('(d) needs every suspended slot free; an earlier row left a run parked');
   const turns = Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.prepareTurn({}).agentRunId);
-  const before = settledMemory(gc);
+  const before = await settledMemory(gc);
   // each parks as soon as its VM reaches yield_control, with a real tool call pending beside it; the
   // sleep is never waited for: ending the turns releases the runs and cancels it
   const results = await Promise.all(turns.map((id, i) => gw.exec(id, { code: PARKED_CELL(i) })));
@@ -312,10 +312,10 @@ async function parkAll(gw: Gateway, gc: (() => void) | undefined): Promise<ParkR
     const w = expectStatus(r, 'waiting', `suspended run ${i + 1} of ${MAX_SUSPENDED_RUNS}`);
     return sum + (w.telemetry.snapshot?.storedBytes ?? 0);
   }, 0);
-  const during = settledMemory(gc);
+  const during = await settledMemory(gc);
   const slots = gw.runsManager.suspendedSlots;
   for (const id of turns) gw.endTurn(id);
-  const after = settledMemory(gc);
+  const after = await settledMemory(gc);
   return { slots, storedSum, before, during, after };
 }
 
@@ -325,7 +325,14 @@ function exposeGc(): (() => void) | undefined {
   return typeof gc === 'function' ? () => (gc as () => void)() : undefined;
 }
 
-function settledMemory(gc: (() => void) | undefined): NodeJS.MemoryUsage {
+/**
+ * How long memory is left to settle before it is read: a QuickJS worker collects 50 ms after it last
+ * dropped an instance, and V8 frees WASM memories on a background thread after that.
+ */
+const MEMORY_SETTLE_MS = 1000;
+
+async function settledMemory(gc: (() => void) | undefined): Promise<NodeJS.MemoryUsage> {
+  await new Promise((resolve) => setTimeout(resolve, MEMORY_SETTLE_MS));
   gc?.();
   gc?.();
   return process.memoryUsage();
