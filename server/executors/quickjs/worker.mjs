@@ -51,6 +51,8 @@ instances.install();
 // parked at once dropped ~90 MiB here) the worker collects once, a moment after the last drop.
 // V8 exposes its collector only through a flag; it is set just long enough to take the function.
 const collect = (() => {
+  // a process started with --expose-gc already gave this thread its collector: leave the flag alone
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
   try {
     v8.setFlagsFromString('--expose-gc');
     return runInNewContext('gc');
