@@ -8,8 +8,15 @@
 // fixed at spawn, quickjs-emscripten's is set per cell). Memory pressure retires idle workers, never a
 // parked one: a parked cell cannot leave its worker.
 //
+// Warm start: ready() spawns a worker for the budget it is given and puts it in the idle set before
+// any cell, so the first cell costs what a warm one does (a worker's start, module load and first
+// context are most of a cold cell: docs/decisions.md). From then on, a leg that ends leaving no idle
+// worker for a warm budget (its worker parked or retired) starts one more in the background for the
+// next cell. A ready worker is an idle worker like any other: the same cap, time to live and pressure.
+//
 // What differs per engine is a small spec (LiveWorkerSpec): its worker entry and options, its key, and
 // whether a failed cell leaves the worker sound.
+import { DEFAULT_CODE_MODE_OPTIONS } from '../config/schema.ts';
 import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import type { Continuation, Executor, Leg, LegHandlers, LegOutcome, LiveContinuation, LiveExecutorKind, ResumeRequest, StartRequest } from './types.ts';
 import { failedLeg } from './leg-messages.ts';
@@ -30,7 +37,7 @@ export const DEFAULT_SUPERVISOR_GRACE_MS = 1000;
 export const DEFAULT_WORKER_START_TIMEOUT_MS = 10_000;
 
 export interface LivePoolOptions {
-  /** Idle workers kept warm; 0 closes each worker once its cell ends. */
+  /** Idle workers kept warm; 0 closes each worker once its cell ends (and ready() keeps none). */
   maxIdleWorkers?: number;
   idleWorkerTtlMs?: number;
   supervisorGraceMs?: number;
@@ -60,14 +67,22 @@ export interface LiveWorkerSpec<K extends LiveExecutorKind> {
 
 export interface LivePoolStats {
   idle: number;
+  /** Idle workers that reported ready: a cell on one costs what a warm one does. */
+  readyIdle: number;
   busy: number;
   parked: number;
-  /** Workers started since the executor was created. */
+  /** Workers started since the executor was created (ready workers included). */
   spawned: number;
-  /** Cells that started on a warm worker. */
+  /** Cells that started on a warm (or ready) worker. */
   reused: number;
   /** Workers terminated or lost (failure, expiry, pressure, crash). */
   retired: number;
+}
+
+/** An idle worker and its expiry timer (a ready worker still starting has none yet). */
+interface IdleSlot {
+  worker: NodeWorker;
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
@@ -79,8 +94,10 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
   private readonly graceMs: number;
   private readonly startTimeoutMs: number;
   private readonly workers = new Map<number, NodeWorker>();
-  /** Idle workers, least recently used first, with their expiry timers. */
-  private idle: Array<{ worker: NodeWorker; timer: ReturnType<typeof setTimeout> }> = [];
+  /** Idle workers, least recently used first. */
+  private idle: IdleSlot[] = [];
+  /** Budgets ready() was asked for, by key: the pool keeps a ready worker for each. */
+  private readonly warmBudgets = new Map<string, number>();
   private nextWorkerId = 1;
   private counters = { spawned: 0, reused: 0, retired: 0 };
   private closed = false;
@@ -147,6 +164,26 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     this.retire(worker);
   }
 
+  /**
+   * Start a worker for cells with this budget (default: the config's default memoryLimitBytes) and
+   * resolve once it reported ready; it waits in the idle set for the first cell, and the pool keeps
+   * one ready for this budget from now on. Rejects with the reason when the worker cannot start.
+   */
+  async ready(hint?: { memoryLimitBytes: number }): Promise<void> {
+    if (this.closed || this.maxIdle === 0) return;
+    const budget = hint?.memoryLimitBytes ?? DEFAULT_CODE_MODE_OPTIONS.memoryLimitBytes;
+    const key = this.spec.keyFor(budget);
+    this.warmBudgets.set(key, budget);
+    const worker = this.idle.find((s) => s.worker.key === key)?.worker ?? this.startReadyWorker(key, budget);
+    try {
+      await worker.ready;
+    } catch (err) {
+      // retired on purpose before it was ready (closed, idle cap, pressure): not a start failure
+      if (this.closed || worker.stopping) return;
+      throw new Error(cannotStartMessage(this.kind, (err as Error).message));
+    }
+  }
+
   stats(): { workers: number; activeLegs: number } {
     let activeLegs = 0;
     for (const w of this.workers.values()) if (w.hasActiveLeg) activeLegs++;
@@ -160,7 +197,10 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
       if (w.state === 'idle' && w.hasActiveLeg) out.push(`${this.kind} worker ${w.id} is idle with an active leg`);
       if (w.state === 'parked' && !w.continuationId && !w.hasActiveLeg) out.push(`${this.kind} worker ${w.id} is parked without a continuation`);
     }
-    for (const { worker } of this.idle) if (!this.workers.has(worker.id)) out.push(`idle ${this.kind} worker ${worker.id} is not tracked`);
+    for (const { worker } of this.idle) {
+      if (!this.workers.has(worker.id)) out.push(`idle ${this.kind} worker ${worker.id} is not tracked`);
+      if (worker.hasActiveLeg) out.push(`idle ${this.kind} worker ${worker.id} holds a leg`);
+    }
     return out;
   }
 
@@ -169,9 +209,11 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     let parked = 0;
     for (const w of this.workers.values()) {
       if (w.state === 'parked') parked++;
-      else if (w.state === 'busy' || w.state === 'starting') busy++;
+      // a ready worker still starting waits in the idle set without a leg
+      else if (w.state === 'busy' || (w.state === 'starting' && w.hasActiveLeg)) busy++;
     }
-    return { idle: this.idle.length, busy, parked, ...this.counters };
+    const readyIdle = this.idle.filter((s) => s.worker.state === 'idle').length;
+    return { idle: this.idle.length, readyIdle, busy, parked, ...this.counters };
   }
 
   /** Retire every idle worker (critical memory pressure); parked workers keep their continuations. */
@@ -232,6 +274,26 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     return worker;
   }
 
+  /**
+   * A worker for the next cell, idle from the start. It holds the process until it reported ready (a
+   * caller awaiting ready() must not see the process exit under it), then lets go like any idle worker.
+   */
+  private startReadyWorker(key: string, memoryLimitBytes: number): NodeWorker {
+    const worker = this.spawn(key, memoryLimitBytes);
+    // its idle time counts from ready: a slow start must not use up its time to live
+    const slot: IdleSlot = { worker };
+    this.addIdle(slot);
+    worker.ready.then(
+      () => {
+        if (!this.idle.includes(slot)) return;
+        worker.holdProcess(false);
+        this.armIdleTtl(slot);
+      },
+      () => undefined,
+    );
+    return worker;
+  }
+
   private afterLeg(worker: NodeWorker, outcome: LegOutcome): void {
     if (!worker.alive) return;
     switch (outcome.kind) {
@@ -249,6 +311,22 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
         else this.makeIdle(worker);
         break;
     }
+    this.keepWarm();
+  }
+
+  /** For every warm budget without an idle worker, start one (within the idle cap, never under pressure). */
+  private keepWarm(): void {
+    if (this.closed) return;
+    for (const [key, budget] of this.warmBudgets) {
+      if (this.idle.length >= this.maxIdle || this.spec.memoryPressure()) return;
+      if (this.idle.some((s) => s.worker.key === key)) continue;
+      try {
+        this.startReadyWorker(key, budget);
+      } catch {
+        // a worker that cannot start now: the next cell reports why (runtime_unavailable)
+        return;
+      }
+    }
   }
 
   private makeIdle(worker: NodeWorker): void {
@@ -258,10 +336,19 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     }
     worker.state = 'idle';
     worker.holdProcess(false);
-    const timer = setTimeout(() => this.retire(worker), this.idleTtlMs);
-    timer.unref();
-    this.idle.push({ worker, timer });
+    const slot: IdleSlot = { worker };
+    this.armIdleTtl(slot);
+    this.addIdle(slot);
+  }
+
+  private addIdle(slot: IdleSlot): void {
+    this.idle.push(slot);
     while (this.idle.length > this.maxIdle) this.retire(this.idle[0]!.worker);
+  }
+
+  private armIdleTtl(slot: IdleSlot): void {
+    slot.timer = setTimeout(() => this.retire(slot.worker), this.idleTtlMs);
+    slot.timer.unref();
   }
 
   private retire(worker: NodeWorker): void {
