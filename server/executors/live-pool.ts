@@ -174,12 +174,13 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     const budget = hint?.memoryLimitBytes ?? DEFAULT_CODE_MODE_OPTIONS.memoryLimitBytes;
     const key = this.spec.keyFor(budget);
     this.warmBudgets.set(key, budget);
-    const worker = this.idle.find((s) => s.worker.key === key)?.worker ?? this.startReadyWorker(key, budget);
+    let worker: NodeWorker | undefined;
     try {
+      worker = this.idle.find((s) => s.worker.key === key)?.worker ?? this.startReadyWorker(key, budget);
       await worker.ready;
     } catch (err) {
       // retired on purpose before it was ready (closed, idle cap, pressure): not a start failure
-      if (this.closed || worker.stopping) return;
+      if (this.closed || worker?.stopping) return;
       throw new Error(cannotStartMessage(this.kind, (err as Error).message));
     }
   }
