@@ -56,7 +56,11 @@ async function main(): Promise<void> {
             await ex.ready();
             return ex;
           },
-          async () => new EmscriptenExecutor(),
+          async () => {
+            const ex = new EmscriptenExecutor();
+            await ex.ready();
+            return ex;
+          },
         );
       },
     ],

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway } from './gateway.ts';
 import { QuickJsExecutor } from './executors/quickjs/executor.ts';
+import { NodeExecutor } from './executors/node/executor.ts';
 import { loadToolSources } from './tools/registry.ts';
 import { testConfig } from './tools/testing.ts';
 import type { BeforeToolCallEvent, CodeModePlugin } from './tools/plugins.ts';
@@ -275,6 +276,26 @@ describe('start-up', () => {
     } finally {
       await gw.close();
       await cold.close();
+    }
+  });
+
+  it('on warmUp with the node executor configured: one worker for the configured memoryLimitBytes is ready, and the first cell runs on it', async () => {
+    const memoryLimitBytes = 48 * 1024 * 1024;
+    const config = testConfig({ tools: { ...testConfig().tools, codeMode: { ...testConfig().tools.codeMode, executor: 'node', memoryLimitBytes } } });
+    const sources = await loadToolSources(config);
+    const node = new NodeExecutor({ memoryPressure: () => false });
+    const gw = new Gateway(config, sources, { executors: { node } });
+    try {
+      expect(node.poolStats()).toMatchObject({ spawned: 0, idle: 0 });
+      await gw.warmUp();
+      expect(node.poolStats()).toMatchObject({ spawned: 1, readyIdle: 1 });
+      const t = gw.prepareTurn({});
+      expect(await gw.exec(t.agentRunId, { code: 'return 1' })).toMatchObject({ status: 'completed', value: 1 });
+      // the ready worker had the agent's heap limit: the cell reused it instead of starting another
+      expect(node.poolStats()).toMatchObject({ spawned: 1, reused: 1 });
+    } finally {
+      await gw.close();
+      await node.close();
     }
   });
 });

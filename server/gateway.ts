@@ -427,11 +427,16 @@ export class Gateway implements GatewayApi {
 
   /**
    * Start the executors the configured agents use and wait until they are warm (QuickJS: workers
-   * started, module compiled, one VM instantiated), so the first cell costs what a warm one does.
+   * started, idle instances resident, warm-up cells run; Node and quickjs-emscripten: one worker started for
+   * each agent's memory budget), so the first cell costs what a warm one does.
    */
   async warmUp(): Promise<void> {
-    const kinds = new Set(this.agents().map((a) => a.executor));
-    await Promise.all([...kinds].map(async (kind) => (await this.executors.get(kind)).ready?.()));
+    const budgets = new Map<string, { kind: ExecutorKind; memoryLimitBytes: number }>();
+    for (const a of this.config.agents.list) {
+      const { executor: kind, memoryLimitBytes } = agentCodeModeOptions(this.config, a);
+      budgets.set(`${kind}#${memoryLimitBytes}`, { kind, memoryLimitBytes });
+    }
+    await Promise.all([...budgets.values()].map(async ({ kind, memoryLimitBytes }) => (await this.executors.get(kind)).ready?.({ memoryLimitBytes })));
   }
 
   private emit(event: RunEvent): void {

@@ -113,8 +113,11 @@ export interface Executor {
   stats(): { workers: number; activeLegs: number };
   /** Broken invariants (legs held by dead workers, ended legs still tracked); empty when sound. Tests call it after each case. */
   leaks(): string[];
-  /** Resolves when the executor can take a cell at warm cost (workers started, module compiled). */
-  ready?(): Promise<void>;
+  /**
+   * Resolves when the executor can take a cell at warm cost (workers started, module compiled). `hint`:
+   * the budget the configured cells run with (live executors start a worker for it; QuickJS ignores it).
+   */
+  ready?(hint?: { memoryLimitBytes: number }): Promise<void>;
   close(): Promise<void>;
 }
 

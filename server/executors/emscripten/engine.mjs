@@ -16,6 +16,7 @@
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { LegFailure } from '../worker-runtime.mjs';
+import { liveContinuations } from '../live-continuations.mjs';
 
 const HOST_SYNC = '__cm_sync';
 
@@ -34,8 +35,7 @@ export function createEmscriptenEngine(opts) {
   const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet });
   /** The module the next cell runs on; null after an abort (loaded again on demand). */
   let module = null;
-  const continuations = new Map();
-  let nextContinuation = 0;
+  const continuations = liveContinuations('e');
   const counters = { modulesLoaded: 0, runtimesCreated: 0, runtimesDisposed: 0, disposeAborts: 0, liveRuntimes: 0 };
 
   async function currentModule() {
@@ -198,15 +198,14 @@ export function createEmscriptenEngine(opts) {
         } finally {
           out.dispose();
         }
-        continuationId = `e${++nextContinuation}`;
-        continuations.set(continuationId, guest);
+        continuationId = continuations.keep(guest);
         leg = null;
         return { continuationId, retainedBytesEstimate: liveBytes(), queuedJson };
       },
       dispose() {
         if (disposed) return;
         disposed = true;
-        if (continuationId) continuations.delete(continuationId);
+        if (continuationId) continuations.forget(continuationId);
         continuationId = null;
         leg = null;
         disposeRuntime(rt, ctx, mod);
@@ -236,16 +235,8 @@ export function createEmscriptenEngine(opts) {
     /** Load the module now (the worker warms before it reports ready). */
     warm: currentModule,
     create: (leg) => create(leg),
-    async resume(leg, msg) {
-      const guest = continuations.get(msg.continuationId);
-      if (!guest) throw new LegFailure('invalid_input', 'code mode run is unavailable or expired.');
-      continuations.delete(msg.continuationId);
-      guest.attach(leg);
-      return guest;
-    },
-    release(continuationId) {
-      continuations.get(continuationId)?.dispose();
-    },
+    resume: continuations.resume,
+    release: continuations.release,
   };
 }
 

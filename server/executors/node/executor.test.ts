@@ -101,6 +101,25 @@ describe('warm workers', () => {
     expect(ex.poolStats()).toMatchObject({ spawned: 1, reused: 1, idle: 1 });
   });
 
+  it('on ready() for a heap limit: the ready worker serves cells with that limit only', async () => {
+    const ex = executor();
+    await ex.ready({ memoryLimitBytes: limits.memoryLimitBytes });
+    expect(ex.poolStats()).toMatchObject({ spawned: 1, readyIdle: 1 });
+    await value(start(ex, 'return 1', { memoryLimitBytes: 48 * MiB }));
+    expect(ex.poolStats()).toMatchObject({ spawned: 2, reused: 0 });
+    await value(start(ex, 'return 2'));
+    expect(ex.poolStats()).toMatchObject({ spawned: 2, reused: 1 });
+  });
+
+  it('after ready(): a failed cell retires its worker and a ready one takes its place for the next cell', async () => {
+    const ex = executor();
+    await ex.ready({ memoryLimitBytes: limits.memoryLimitBytes });
+    expect((await failure(start(ex, 'throw new Error("bad")'))).error).toContain('bad');
+    expect(ex.poolStats()).toMatchObject({ retired: 1, idle: 1, spawned: 2 });
+    expect(await value(start(ex, 'return "next"'))).toBe('next');
+    expect(ex.poolStats()).toMatchObject({ spawned: 2, reused: 2 });
+  });
+
   it('on a different heap limit: starts another worker instead of reusing', async () => {
     const ex = executor();
     await value(start(ex, 'return 1'));

@@ -1,7 +1,8 @@
 // Supervision of one Node executor worker thread: its start, its one leg at a time, its watchdog and its death.
 //
-// A Node worker serves one cell at a time (a failed cell retires its worker, which must not take
-// another run's live context with it), so unlike the shared WorkerPool this owns exactly one leg.
+// A live worker (node or quickjs-emscripten) serves one cell at a time (a parked cell keeps its
+// context here; ../live-pool.ts decides what becomes of the worker after each leg), so unlike the
+// QuickJS WorkerPool this owns exactly one leg.
 // The watchdog is the last line: the worker's own vm timeout stops a busy guest at the deadline;
 // when the leg still has not ended `graceMs` later, the guest is stuck where V8's watchdog cannot
 // reach and the worker is terminated. The heap watch (heap-watch.ts), when the process has one,
@@ -49,6 +50,11 @@ interface ActiveLeg {
 }
 
 let legCounter = 0;
+
+/** Why a cell found no worker, and what to do: the executor's own words when a worker cannot start. */
+export function cannotStartMessage(kind: LiveExecutorKind, reason: string): string {
+  return `the ${kind} executor cannot start a worker: ${reason}. Check the gateway log, or select ${kind === 'node' ? 'the quickjs' : 'another'} executor.`;
+}
 
 export class NodeWorker {
   readonly id: number;
@@ -270,12 +276,7 @@ export class NodeWorker {
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? { kind: 'failed', code: 'memory_limit_exceeded', error: this.memoryLimitMessage(), droppedBytes: 0 }
           : !wasReady
-            ? {
-                kind: 'failed',
-                code: 'runtime_unavailable',
-                error: `the ${this.kind} executor cannot start a worker: ${err.message}. Check the gateway log, or select ${this.kind === 'node' ? 'the quickjs' : 'another'} executor.`,
-                droppedBytes: 0,
-              }
+            ? { kind: 'failed', code: 'runtime_unavailable', error: cannotStartMessage(this.kind, err.message), droppedBytes: 0 }
             : {
                 kind: 'failed',
                 code: 'internal_error',

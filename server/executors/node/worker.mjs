@@ -15,6 +15,7 @@ import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CONTROL_ABORT, CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { runWorker, LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
+import { liveContinuations } from '../live-continuations.mjs';
 
 const prelude = new vm.Script(readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8'), { filename: 'prelude.js' });
 // One entry into a context never runs longer than this, even while an approval pauses the budget
@@ -81,8 +82,7 @@ const drainScript = new vm.Script('undefined', { filename: 'drain.js' });
 const queuedScript = new vm.Script('__cm_queued()', { filename: 'queued.js' });
 
 /** Live contexts of parked cells, by continuation id; `continue` re-attaches a leg to one. */
-const continuations = new Map();
-let nextContinuation = 0;
+const continuations = liveContinuations('c');
 
 function classify(err, leg) {
   if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
@@ -174,13 +174,12 @@ function createGuest(firstLeg) {
       leg.sliceFloor = Date.now() + MIN_SLICE_MS;
       // checked by the leg loop: the queue is guest memory, and a non-string never reaches JSON.parse here
       const queuedJson = run(queuedScript);
-      continuationId = `c${++nextContinuation}`;
-      continuations.set(continuationId, guest);
+      continuationId = continuations.keep(guest);
       leg = null;
       return { continuationId, retainedBytesEstimate: await retainedEstimate(baselineHeapBytes), queuedJson: typeof queuedJson === 'string' ? queuedJson : null };
     },
     dispose() {
-      if (continuationId) continuations.delete(continuationId);
+      if (continuationId) continuations.forget(continuationId);
       continuationId = null;
       ctx = null;
       leg = null;
@@ -194,16 +193,8 @@ const engine = {
   async create(leg) {
     return createGuest(leg);
   },
-  async resume(leg, msg) {
-    const guest = continuations.get(msg.continuationId);
-    if (!guest) throw new LegFailure('invalid_input', 'code mode run is unavailable or expired.');
-    continuations.delete(msg.continuationId);
-    guest.attach(leg);
-    return guest;
-  },
-  release(continuationId) {
-    continuations.get(continuationId)?.dispose();
-  },
+  resume: continuations.resume,
+  release: continuations.release,
 };
 
 // A rejection the guest makes and never handles ends up here (a context's promises report to its
