@@ -1,6 +1,7 @@
 'use client';
 // The page's exec, wait and abort calls, each straight through the tRPC client: the call the result panel shows and the runs being waited on.
 import { useCallback, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { useTRPCClient } from '../trpc.ts';
 import { resultRunId } from './callState.ts';
 import type { CellCall } from './callState.ts';
@@ -73,14 +74,22 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
       // A Wait started meanwhile took the panel: the exec's result then comes back as the newest call (a fresh seq).
       const settleCall = (ended: CellCall) =>
         setCall((shown) => (shown?.seq === started.seq ? ended : { ...ended, seq: (callSeq.current += 1) }));
-      response
-        .then((result) => {
-          settleCall({ ...started, endedAt: Date.now(), result });
-          const runId = resultRunId(result);
-          if (runId) onRun(runId);
-        })
-        .catch((err: unknown) => settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }))
-        .finally(() => setExecInFlight((current) => (current === toolCallId ? undefined : current)));
+      const ended = () => setExecInFlight((current) => (current === toolCallId ? undefined : current));
+      // the result, its run and the Run button in one render, now rather than after the tasks queued meanwhile
+      response.then(
+        (result) =>
+          flushSync(() => {
+            settleCall({ ...started, endedAt: Date.now(), result });
+            const runId = resultRunId(result);
+            if (runId) onRun(runId);
+            ended();
+          }),
+        (err: unknown) =>
+          flushSync(() => {
+            settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
+            ended();
+          }),
+      );
     },
     [start, client, onRun],
   );
