@@ -11,7 +11,9 @@ import { DEFAULT_CLIENT_TOOLS } from './playground/clientTools.ts';
 import { effectiveAgentId, turnRequestOf } from './playground/turnRequest.ts';
 import { useTRPC } from './trpc.ts';
 
-const Playground = dynamic(() => import('./Playground.tsx').then((m) => m.Playground), {
+const loadPlayground = () => import('./Playground.tsx').then((m) => m.Playground);
+
+const Playground = dynamic(loadPlayground, {
   ssr: false,
   loading: () => (
     <div className="flex h-screen items-center justify-center font-mono text-xs text-neutral-500" data-testid="playground-loading">
@@ -25,7 +27,11 @@ function usePrefetchFirstView(): void {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   useEffect(() => {
-    void preloadCellEditor().catch(() => undefined);
+    // Monaco's chunks after the page's own: the browser opens few connections per host, and the page's chunk is
+    // what renders the editor's frame and starts the turn
+    void loadPlayground()
+      .then(() => preloadCellEditor())
+      .catch(() => undefined);
     const linked = readCellUrl(window.location.href).settings;
     queryClient
       .fetchQuery(trpc.config.agents.queryOptions())
