@@ -1,7 +1,8 @@
 // Page timings for the bench (issue 14), measured with Playwright and the system Chromium: navigation
 // -> editor ready with the Gateway's declarations, and Run pressed -> value shown for a trivial cell.
 // Runs only when a UI build exists (.next/BUILD_ID); starts its own server on BENCH_PAGE_PORT (default
-// 3225) and stops it. Prints rows for the table; nothing is asserted.
+// 3225) and stops it. Prints rows for the table; nothing is asserted. Breakdown rows (p1a, p1b, p2a, p2b) read the
+// page's own clock (resource timing, a MutationObserver) to say where the time goes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -46,15 +47,32 @@ async function startServer(port: number): Promise<ChildProcess> {
   }
 }
 
+interface EditorReady {
+  /** Navigation -> both below, as Playwright sees it (the p2 row). */
+  totalMs: number;
+  /** In the page, from its navigation start: the catalog.list response (the declarations) received. */
+  catalogMs: number;
+  /** In the page: Monaco's chunk received (the largest script). */
+  monacoChunkMs: number;
+}
+
 /** Navigation -> the editor shows and the catalog (with the declarations the editor gets) has arrived. */
-async function editorReadyMs(browser: Browser, url: string): Promise<number> {
+async function editorReady(browser: Browser, url: string): Promise<EditorReady> {
   const page = await browser.newPage();
   try {
     const t0 = performance.now();
     const declarations = page.waitForResponse((r) => r.url().includes('catalog.list') && r.ok(), { timeout: 60_000 });
     await page.goto(url);
     await Promise.all([declarations, page.locator('.monaco-editor .view-lines').waitFor({ timeout: 60_000 })]);
-    return performance.now() - t0;
+    const totalMs = performance.now() - t0;
+    const inPage = await page.evaluate(() => {
+      const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+      const catalog = entries.find((e) => e.name.includes('catalog.list'));
+      const scripts = entries.filter((e) => e.initiatorType === 'script' || e.name.endsWith('.js'));
+      const largest = scripts.reduce<PerformanceResourceTiming | undefined>((big, e) => (!big || e.encodedBodySize > big.encodedBodySize ? e : big), undefined);
+      return { catalogMs: catalog?.responseEnd ?? Number.NaN, monacoChunkMs: largest?.responseEnd ?? Number.NaN };
+    });
+    return { totalMs, ...inPage };
   } finally {
     await page.close();
   }
@@ -64,9 +82,33 @@ async function callSeq(page: Page): Promise<number> {
   return Number((await page.getByTestId('result-seq').getAttribute('data-seq')) ?? '0');
 }
 
+interface RunToValue {
+  /** Run pressed -> completed result shown, as Playwright sees it (the p1 row). */
+  totalMs: number;
+  /** In the page: the click event -> the exec response received (the request, the Gateway, the network). */
+  clickToResponseMs: number;
+  /** In the page: the exec response received -> the completed result in the DOM (parsing, React). */
+  responseToShownMs: number;
+}
+
 /** Run pressed -> the result panel shows a completed result for the new call. */
-async function runToValueMs(page: Page): Promise<number> {
+async function runToValue(page: Page): Promise<RunToValue> {
   const before = await callSeq(page);
+  // in-page clock: the click event, and the first DOM change that shows the new completed result
+  await page.evaluate((prev) => {
+    performance.clearResourceTimings();
+    const probe = { clickAt: 0, shownAt: 0 };
+    (window as unknown as { __pageTiming: typeof probe }).__pageTiming = probe;
+    document.querySelector('[data-testid=run-button]')?.addEventListener('click', () => (probe.clickAt = performance.now()), { once: true, capture: true });
+    const observer = new MutationObserver(() => {
+      const seq = Number(document.querySelector('[data-testid=result-seq]')?.getAttribute('data-seq') ?? '0');
+      if (seq > prev && document.querySelector('[data-testid=result-status]')?.getAttribute('data-status') === 'completed') {
+        probe.shownAt = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+  }, before);
   const t0 = performance.now();
   await page.getByTestId('run-button').click();
   await page.waitForFunction(
@@ -77,7 +119,20 @@ async function runToValueMs(page: Page): Promise<number> {
     before,
     { timeout: 60_000, polling: 'raf' },
   );
-  return performance.now() - t0;
+  const totalMs = performance.now() - t0;
+  const inPage = await page.evaluate(() => {
+    const probe = (window as unknown as { __pageTiming: { clickAt: number; shownAt: number } }).__pageTiming;
+    const exec = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.name.includes('/api/trpc/exec')).at(-1);
+    const responseAt = exec?.responseEnd ?? Number.NaN;
+    return { clickToResponseMs: responseAt - probe.clickAt, responseToShownMs: probe.shownAt - responseAt };
+  });
+  return { totalMs, ...inPage };
+}
+
+/** Median of the finite values (a sample whose in-page mark was missing is left out), NaN when none are. */
+function medianOf(values: number[]): number {
+  const finite = values.filter(Number.isFinite);
+  return finite.length > 0 ? median(finite) : Number.NaN;
 }
 
 async function pageRows(): Promise<BenchRow[]> {
@@ -86,11 +141,11 @@ async function pageRows(): Promise<BenchRow[]> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
   try {
     const url = `http://127.0.0.1:${port}/`;
-    await editorReadyMs(browser, url); // warm-up: the server compiles and caches on the first visit
-    const ready: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) ready.push(await editorReadyMs(browser, url));
+    await editorReady(browser, url); // warm-up: the server compiles and caches on the first visit
+    const ready: EditorReady[] = [];
+    for (let i = 0; i < SAMPLES; i++) ready.push(await editorReady(browser, url));
     const page = await browser.newPage();
-    const runs: number[] = [];
+    const runs: RunToValue[] = [];
     try {
       await page.goto(url);
       await page.getByTestId('run-button').waitFor();
@@ -101,16 +156,21 @@ async function pageRows(): Promise<BenchRow[]> {
       await page.keyboard.press('Delete');
       await page.keyboard.type('return 1');
       await page.locator('.monaco-editor .view-lines').getByText('return 1').waitFor();
-      await runToValueMs(page);
-      for (let i = 0; i < SAMPLES; i++) runs.push(await runToValueMs(page));
+      await runToValue(page);
+      for (let i = 0; i < SAMPLES; i++) runs.push(await runToValue(page));
     } finally {
       await page.close();
     }
-    const r = median(runs);
-    const e = median(ready);
+    const r = median(runs.map((x) => x.totalMs));
+    const e = median(ready.map((x) => x.totalMs));
+    const ms = (value: number) => (Number.isFinite(value) ? formatMs(value) : 'n/a');
     return [
       withTarget({ id: 'p1', measure: `page: Run pressed -> completed result shown, trivial cell \`return 1\` (median of ${SAMPLES})`, a: formatMs(r) }, '≤ 100 ms', r, 100),
+      { id: 'p1a', measure: 'p1 breakdown, in the page: click event -> exec response received (request, Gateway, network)', a: ms(medianOf(runs.map((x) => x.clickToResponseMs))) },
+      { id: 'p1b', measure: 'p1 breakdown, in the page: exec response received -> completed result in the DOM (parse, React)', a: ms(medianOf(runs.map((x) => x.responseToShownMs))) },
       withTarget({ id: 'p2', measure: `page: navigation -> editor shown and the catalog with its declarations received (median of ${SAMPLES})`, a: formatMs(e) }, '≤ 1.5 s', e, 1500),
+      { id: 'p2a', measure: 'p2 breakdown, in the page from navigation start: catalog.list (the declarations) received', a: ms(medianOf(ready.map((x) => x.catalogMs))) },
+      { id: 'p2b', measure: "p2 breakdown, in the page from navigation start: Monaco's chunk (the largest script) received", a: ms(medianOf(ready.map((x) => x.monacoChunkMs))) },
     ];
   } finally {
     await browser.close();

@@ -5,7 +5,6 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { deniedToolsOf } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
-import type { ConnectionState } from './live/useLiveRuns.ts';
 import { approvalsInScope, boardRuns, isLive, runForToolCall, runsInScope } from './live/runsState.ts';
 import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
@@ -19,6 +18,7 @@ import { EditorPanel } from './playground/EditorPanel.tsx';
 import { useBoardActions } from './playground/useBoardActions.ts';
 import { errorMessage } from './playground/errors.ts';
 import { DEFAULT_EXAMPLE } from './playground/examples.ts';
+import type { ExampleCell } from './playground/examples.ts';
 import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
 import { useInferredTypes } from './playground/useInferredTypes.ts';
@@ -29,49 +29,14 @@ import { useTurnSettings } from './playground/useTurnSettings.ts';
 import { gridColumns } from './playground/layout.ts';
 import { SideColumn, useCollapsedColumns } from './playground/SideColumn.tsx';
 import { useTRPC } from './trpc.ts';
+import { CONNECTION_LABELS, ConnectionBanner } from './playground/ConnectionBanner.tsx';
 import { Button } from './ui/Panel.tsx';
 import { ThemeToggle } from './ui/ThemeToggle.tsx';
-import type { Run, TurnRequest } from './api.ts';
+import type { Run } from './api.ts';
 import { ComparePanel } from './panels/ComparePanel.tsx';
 import { useCompare } from './playground/useCompare.ts';
 import { typecheckRequest } from './playground/typecheckRequest.ts';
-
-const CONNECTION_LABELS: Record<ConnectionState, { text: string; color: string }> = {
-  live: { text: 'live', color: 'bg-emerald-500' },
-  connecting: { text: 'connecting…', color: 'bg-sky-500 animate-pulse' },
-  reconnecting: { text: 'reconnecting…', color: 'bg-amber-500 animate-pulse' },
-  lost: { text: 'disconnected', color: 'bg-rose-500' },
-};
-
-/** A first connection slower than this is worth a message: the user may be waiting on a dead server. */
-export const SLOW_CONNECT_MS = 4_000;
-
-function ConnectionBanner({ state, error }: { state: ConnectionState; error?: string }) {
-  const [slow, setSlow] = useState(false);
-  useEffect(() => {
-    setSlow(false);
-    if (state !== 'connecting') return;
-    const timer = setTimeout(() => setSlow(true), SLOW_CONNECT_MS);
-    return () => clearTimeout(timer);
-  }, [state]);
-  if (state === 'live' || (state === 'connecting' && !slow)) return null;
-  const lost = state === 'lost';
-  const message = {
-    lost: `Live updates failed${error ? `: ${error}` : ''}. Reload the page once the server is back.`,
-    reconnecting: 'Live updates lost; reconnecting… Runs and approvals shown may be stale until the connection is back.',
-    connecting: `Cannot reach the live-updates stream yet; retrying… Runs and approvals will not update until it connects${error ? ` (${error})` : ''}.`,
-  }[state];
-  return (
-    <div
-      data-testid="connection-banner"
-      data-state={state}
-      role="status"
-      className={`border-b px-3 py-1 text-xs ${lost ? 'border-rose-900 bg-rose-950/60 text-rose-200' : 'border-amber-900 bg-amber-950/50 text-amber-200'}`}
-    >
-      {message}
-    </div>
-  );
-}
+import { turnRequestOf } from './playground/turnRequest.ts';
 
 export function Playground() {
   const trpc = useTRPC();
@@ -94,12 +59,7 @@ export function Playground() {
   const { agentId, setAgentId, model, setModel, clientTools, setClientTools, typecheck, setTypecheck, typecheckInferred, executor, setExecutor } = settings;
   const checks = useMemo(() => typecheckRequest({ language, typecheck, typecheckInferred }), [language, typecheck, typecheckInferred]);
   const agent = agentsQuery.data?.find((a) => a.id === agentId);
-  const turnRequest = useMemo<TurnRequest | undefined>(() => {
-    if (!agentId) return undefined;
-    const req: TurnRequest = { agentId, clientTools };
-    if (model.trim()) req.model = model.trim();
-    return req;
-  }, [agentId, model, clientTools]);
+  const turnRequest = useMemo(() => turnRequestOf(agentId, model, clientTools), [agentId, model, clientTools]);
   const turn = useTurn(turnRequest);
   const surfaceQuery = useQuery({ ...trpc.config.surface.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
   const catalogQuery = useQuery({ ...trpc.catalog.list.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
@@ -150,10 +110,11 @@ export function Playground() {
   // Scope: the page's own turn by default; "all turns" shows every run the operator can see.
   const [allTurns, setAllTurns] = useState(false);
   const columns = useCollapsedColumns();
-  const scopedRuns = runsInScope(live.runs, allTurns ? { kind: 'all' } : { kind: 'turn', agentRunId: turnId });
-  const scopedApprovals = approvalsInScope(live.approvals, scopedRuns);
-  const ownRuns = live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId);
-  const ownWaiting = ownRuns.filter((r) => r.state === 'waiting');
+  // kept while the run list holds: the memoized panels re-render only when what they show changed
+  const scopedRuns = useMemo(() => runsInScope(live.runs, allTurns ? { kind: 'all' } : { kind: 'turn', agentRunId: turnId }), [live.runs, allTurns, turnId]);
+  const scopedApprovals = useMemo(() => approvalsInScope(live.approvals, scopedRuns), [live.approvals, scopedRuns]);
+  const ownRuns = useMemo(() => live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId), [live.runs, turnId]);
+  const ownWaiting = useMemo(() => ownRuns.filter((r) => r.state === 'waiting'), [ownRuns]);
   const endTurn = (next: () => void) => {
     const liveCount = ownRuns.filter(isLive).length;
     const question = `End this turn? Its ${liveCount} running or waiting run${liveCount === 1 ? '' : 's'} will be aborted.`;
@@ -198,6 +159,38 @@ export function Playground() {
   // "Run on all executors": the editor's cell, as Run would send it, on each executor in its own run
   const cellInput = () => ({ code: editorRef.current?.getValue() ?? codeRef.current, language, ...checks.inputFields });
   const compare = useCompare(() => (turn.turn ? { agentRunId: turn.turn.agentRunId, input: cellInput(), ...checks.requestFields } : undefined));
+  // the editor panel's callbacks keep their identity (the panel is memoized; Monaco sits inside it)
+  const onLanguageChange = useCallback(
+    (lang: CellLanguage) => {
+      setLanguage(lang);
+      writeCell({ code: editorRef.current?.getValue() ?? codeRef.current, language: lang });
+    },
+    [writeCell],
+  );
+  const onCodeChange = useCallback(
+    (code: string) => {
+      codeRef.current = code;
+      writeCell({ code, language });
+    },
+    [writeCell, language],
+  );
+  const onRunPressed = useCallback(() => runCell(), [runCell]);
+  const onEditorReady = useCallback((api: CellEditorApi) => {
+    editorRef.current = api;
+  }, []);
+  const currentCode = useCallback(() => editorRef.current?.getValue() ?? codeRef.current, []);
+  const { setExampleId } = settings;
+  const onExample = useCallback(
+    (example: ExampleCell) => {
+      setExampleId(example.id);
+      editorRef.current?.setValue(example.code);
+      codeRef.current = example.code;
+      setLanguage(example.language);
+      writeCell({ code: example.code, language: example.language });
+    },
+    [setExampleId, writeCell],
+  );
+  const cellShareUrl = useCallback(() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language }), [shareUrl, language]);
   const onWaitRun = useCallback((run: Run) => waitRun(run.runId, run.agentRunId), [waitRun]);
   const onWaitFromResult = useCallback(
     (runId: string) => {
@@ -208,8 +201,9 @@ export function Playground() {
     [live.runs, turn.turn, waitRun],
   );
   const { onAnswer, onDecide } = useBoardActions();
+  const onAbortAll = useMemo(() => (ownWaiting.length > 0 ? () => ownWaiting.forEach(onAbort) : undefined), [ownWaiting, onAbort]);
 
-  const waiting = boardRuns(scopedRuns);
+  const waiting = useMemo(() => boardRuns(scopedRuns), [scopedRuns]);
   const connection = CONNECTION_LABELS[live.connection];
   const turnInfo = turn.turn;
   const inferred = useInferredTypes(turnInfo, catalogQuery.data?.declarations ?? '', call?.result);
@@ -310,10 +304,7 @@ export function Playground() {
           <EditorPanel
             defaultCode={cell.code}
             language={language}
-            onLanguageChange={(lang) => {
-              setLanguage(lang);
-              writeCell({ code: editorRef.current?.getValue() ?? codeRef.current, language: lang });
-            }}
+            onLanguageChange={onLanguageChange}
             typecheck={typecheck}
             onTypecheckChange={setTypecheck}
             typecheckInferred={typecheckInferred}
@@ -324,28 +315,17 @@ export function Playground() {
             declarations={inferred.declarations}
             {...(catalogQuery.data ? { cellTypes: catalogQuery.data.cellTypes } : {})}
             deniedTools={deniedTools}
-            onCodeChange={(code) => {
-              codeRef.current = code;
-              writeCell({ code, language });
-            }}
-            onRun={() => runCell()}
+            onCodeChange={onCodeChange}
+            onRun={onRunPressed}
             onCompare={compare.start}
             comparing={compare.running}
             running={running}
             canRun={turnInfo !== undefined}
-            onReady={(api) => {
-              editorRef.current = api;
-            }}
+            onReady={onEditorReady}
             {...(settings.exampleId ? { exampleId: settings.exampleId } : {})}
-            currentCode={() => editorRef.current?.getValue() ?? codeRef.current}
-            onExample={(example) => {
-              settings.setExampleId(example.id);
-              editorRef.current?.setValue(example.code);
-              codeRef.current = example.code;
-              setLanguage(example.language);
-              writeCell({ code: example.code, language: example.language });
-            }}
-            shareUrl={() => shareUrl({ code: editorRef.current?.getValue() ?? codeRef.current, language })}
+            currentCode={currentCode}
+            onExample={onExample}
+            shareUrl={cellShareUrl}
           />
           {compare.rows || compare.running || compare.error ? <ComparePanel {...compare} onClose={compare.clear} /> : null}
           <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} />
@@ -376,7 +356,7 @@ export function Playground() {
             onWait={onWaitRun}
             onAbort={onAbort}
             onAnswer={onAnswer}
-            onAbortAll={ownWaiting.length > 0 ? () => ownWaiting.forEach(onAbort) : undefined}
+            onAbortAll={onAbortAll}
           />
           <div className="flex max-h-48 min-h-0 flex-col">
             <RunsPanel runs={scopedRuns} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />

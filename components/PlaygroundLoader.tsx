@@ -1,8 +1,19 @@
 'use client';
 // Renders the playground in the browser only: its first state comes from the URL (cell, run), which the server cannot see.
+// While the page's own code loads, the loader starts what the first view waits for (issue 14): Monaco's chunk, and
+// the agents, then the catalog (the editor's declarations) and surface of the turn the page will ask for.
+import { useQueryClient } from '@tanstack/react-query';
 import dynamic from 'next/dynamic';
+import { useEffect } from 'react';
+import { preloadCellEditor } from './editor/index.ts';
+import { readCellUrl } from './playground/cellUrl.ts';
+import { DEFAULT_CLIENT_TOOLS } from './playground/clientTools.ts';
+import { effectiveAgentId, turnRequestOf } from './playground/turnRequest.ts';
+import { useTRPC } from './trpc.ts';
 
-export const PlaygroundLoader = dynamic(() => import('./Playground.tsx').then((m) => m.Playground), {
+const loadPlayground = () => import('./Playground.tsx').then((m) => m.Playground);
+
+const Playground = dynamic(loadPlayground, {
   ssr: false,
   loading: () => (
     <div className="flex h-screen items-center justify-center font-mono text-xs text-neutral-500" data-testid="playground-loading">
@@ -10,3 +21,32 @@ export const PlaygroundLoader = dynamic(() => import('./Playground.tsx').then((m
     </div>
   ),
 });
+
+/** The first view's data, fetched into the page's query cache under the keys the page reads (a miss only costs a request). */
+function usePrefetchFirstView(): void {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    // Monaco's chunks after the page's own: the browser opens few connections per host, and the page's chunk is
+    // what renders the editor's frame and starts the turn
+    void loadPlayground()
+      .then(() => preloadCellEditor())
+      .catch(() => undefined);
+    const linked = readCellUrl(window.location.href).settings;
+    queryClient
+      .fetchQuery(trpc.config.agents.queryOptions())
+      .then((agents) => {
+        const request = turnRequestOf(effectiveAgentId(linked?.agentId, agents), linked?.model ?? '', linked?.clientTools ?? DEFAULT_CLIENT_TOOLS);
+        if (!request) return;
+        void queryClient.prefetchQuery(trpc.catalog.list.queryOptions(request));
+        void queryClient.prefetchQuery(trpc.config.surface.queryOptions(request));
+      })
+      // the page's own query shows the error (and retries)
+      .catch(() => undefined);
+  }, [trpc, queryClient]);
+}
+
+export function PlaygroundLoader() {
+  usePrefetchFirstView();
+  return <Playground />;
+}

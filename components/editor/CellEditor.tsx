@@ -3,6 +3,11 @@
 import dynamic from 'next/dynamic';
 import type { CellEditorProps } from './types.ts';
 
+/** Starts loading Monaco (its chunk is most of the page's bytes and parse time) without waiting for the editor to render. */
+export function preloadCellEditor(): Promise<unknown> {
+  return import('./MonacoCellEditor.tsx');
+}
+
 const MonacoCellEditor = dynamic(() => import('./MonacoCellEditor.tsx'), {
   ssr: false,
   loading: () => <div className="p-3 text-xs text-neutral-400">Loading editor…</div>,

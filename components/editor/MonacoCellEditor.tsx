@@ -3,7 +3,7 @@
 // markers from the server typecheck's world (cellCheck.ts: the cell checked inside its wrapper on a hidden model).
 import * as monaco from 'monaco-editor';
 import Editor, { loader } from '@monaco-editor/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { cellModelPath, defaultConfig } from './config.ts';
 import { cellMarkers, checkModelPath, checkText, type RawDiagnostic } from './cellCheck.ts';
 import { configureLanguageService, setCellTypes, setDeclarations } from './languageService.ts';
@@ -65,6 +65,19 @@ export default function MonacoCellEditor(props: CellEditorProps) {
   const debounceRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const checkTimerRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const checkSeqRef = useRef(0);
+  // @monaco-editor/react calls editor.updateOptions whenever this object is a new one: keep it while its inputs hold
+  const options = useMemo<monaco.editor.IStandaloneEditorConstructionOptions>(
+    () => ({
+      fontSize: config.fontSizePx,
+      minimap: { enabled: config.minimap },
+      scrollBeyondLastLine: false,
+      automaticLayout: true,
+      tabSize: 2,
+      fixedOverflowWidgets: true,
+      renderLineHighlight: 'line',
+    }),
+    [config.fontSizePx, config.minimap],
+  );
 
   /** A check soon (edits arrive in bursts); only the latest one publishes its markers. */
   const scheduleCheck = (delayMs: number) => {
@@ -116,15 +129,7 @@ export default function MonacoCellEditor(props: CellEditorProps) {
       defaultPath={cellModelPath(props.language)}
       defaultValue={props.defaultValue}
       loading={<div className="p-3 text-xs text-neutral-400">Loading editor…</div>}
-      options={{
-        fontSize: config.fontSizePx,
-        minimap: { enabled: config.minimap },
-        scrollBeyondLastLine: false,
-        automaticLayout: true,
-        tabSize: 2,
-        fixedOverflowWidgets: true,
-        renderLineHighlight: 'line',
-      }}
+      options={options}
       onChange={(value) => {
         clearTimeout(debounceRef.current);
         debounceRef.current = setTimeout(() => propsRef.current.onChange?.(value ?? ''), config.changeDebounceMs);

@@ -1,5 +1,5 @@
 // The editor core's public surface; the page imports from here and nothing deeper.
-export { CellEditor } from './CellEditor.tsx';
+export { CellEditor, preloadCellEditor } from './CellEditor.tsx';
 export { defaultConfig, cellModelPath } from './config.ts';
 export type { CellEditorConfig } from './config.ts';
 export { decodeCellHash, encodeCellHash } from './share.ts';

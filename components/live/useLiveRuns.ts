@@ -17,8 +17,6 @@ export interface LiveRuns {
   connection: ConnectionState;
   /** Why the connection or the initial load failed, in words. */
   error?: string;
-  /** Last event time, to show the stream is alive. */
-  lastEventAt?: number;
 }
 
 export function useLiveRuns(): LiveRuns {
@@ -27,11 +25,9 @@ export function useLiveRuns(): LiveRuns {
   const runsQuery = useQuery({ ...trpc.runs.list.queryOptions(), select: sortRuns });
   const approvalsQuery = useQuery(trpc.approvals.list.queryOptions());
   const [everLive, setEverLive] = useState(false);
-  const [lastEventAt, setLastEventAt] = useState<number>();
 
   const onData = useCallback(
     (event: RunEvent) => {
-      setLastEventAt(Date.now());
       queryClient.setQueryData(trpc.runs.list.queryKey(), (old: RunView[] | undefined) => applyRunEvent(old ?? [], event));
       queryClient.setQueryData(trpc.approvals.list.queryKey(), (old: ApprovalView[] | undefined) => applyApprovalEvent(old ?? [], event));
       // Only a shown session's queries are active, so only the session panel on screen refetches.
@@ -65,6 +61,5 @@ export function useLiveRuns(): LiveRuns {
   const error = subscription.error?.message ?? runsQuery.error?.message ?? approvalsQuery.error?.message;
   const live: LiveRuns = { runs: runsQuery.data ?? [], approvals: approvalsQuery.data ?? [], connection };
   if (error !== undefined) live.error = error;
-  if (lastEventAt !== undefined) live.lastEventAt = lastEventAt;
   return live;
 }

@@ -1,6 +1,6 @@
 'use client';
 // Approvals prompt: nested calls waiting for an operator, with the tool, its input and the cell that asked.
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { JsonTree } from '../ui/JsonTree.tsx';
 import { Button, ErrorNote } from '../ui/Panel.tsx';
 import { formatDuration } from '../ui/format.ts';
@@ -60,7 +60,8 @@ function ApprovalCard(props: { approval: Approval; now: number; onDecide: (appro
   );
 }
 
-export function ApprovalsPrompt(props: { approvals: Approval[]; onDecide: (approvalId: string, approve: boolean, reason?: string) => Promise<void> }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const ApprovalsPrompt = memo(function ApprovalsPrompt(props: { approvals: Approval[]; onDecide: (approvalId: string, approve: boolean, reason?: string) => Promise<void> }) {
   const now = useNow(1000, props.approvals.length > 0);
   if (props.approvals.length === 0) return null;
   return (
@@ -75,4 +76,4 @@ export function ApprovalsPrompt(props: { approvals: Approval[]; onDecide: (appro
       </ul>
     </section>
   );
-}
+});

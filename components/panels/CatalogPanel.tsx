@@ -1,6 +1,6 @@
 'use client';
 // The hidden catalog grouped by source, with projected callable names, declarations, policy and MCP servers.
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
@@ -126,7 +126,8 @@ function ClientToolsEditor(props: { tools: ClientToolSpec[]; onApply: (tools: Cl
   );
 }
 
-export function CatalogPanel(props: {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const CatalogPanel = memo(function CatalogPanel(props: {
   catalog?: CatalogData;
   error?: string;
   loading: boolean;
@@ -245,4 +246,4 @@ export function CatalogPanel(props: {
       </div>
     </Panel>
   );
-}
+});

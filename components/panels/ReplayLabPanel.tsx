@@ -1,6 +1,6 @@
 'use client';
 // The replay lab on the page: run the cell with a seed, replay it from a cassette file, and download the selected run's cassette or save it as a test.
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { Button, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { errorMessage } from '../playground/errors.ts';
 import { useTRPCClient } from '../trpc.ts';
@@ -33,7 +33,8 @@ export function parseSeed(text: string): number | undefined | { error: string } 
   return n <= 0xffff_ffff ? n : { error: `seed: write an integer from 0 to 4294967295 (got "${t.slice(0, 20)}")` };
 }
 
-export function ReplayLabPanel(props: { selectedRun?: Run | undefined; running: boolean; canRun: boolean; onRun(lab: LabRun): void }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const ReplayLabPanel = memo(function ReplayLabPanel(props: { selectedRun?: Run | undefined; running: boolean; canRun: boolean; onRun(lab: LabRun): void }) {
   const client = useTRPCClient();
   const [seedText, setSeedText] = useState('');
   const [error, setError] = useState<string>();
@@ -140,4 +141,4 @@ export function ReplayLabPanel(props: { selectedRun?: Run | undefined; running: 
       {error ? <ErrorNote title="Replay lab">{error}</ErrorNote> : null}
     </Panel>
   );
-}
+});

@@ -1,5 +1,6 @@
 'use client';
 // The runs in the page's scope (its turn, or every turn), newest first; picking one shows its trajectory and snapshots.
+import { memo } from 'react';
 import { Empty, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import type { Run } from '../api.ts';
@@ -7,7 +8,8 @@ import type { Run } from '../api.ts';
 /** The list stays short; older runs are still reachable through their link. */
 export const MAX_RUNS_LISTED = 50;
 
-export function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect: (runId: string) => void }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const RunsPanel = memo(function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect: (runId: string) => void }) {
   const runs = props.runs.slice(0, MAX_RUNS_LISTED);
   return (
     <Panel title={`Runs (${props.runs.length})`} testId="runs-panel" bodyClassName="p-1">
@@ -51,4 +53,4 @@ export function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect
       )}
     </Panel>
   );
-}
+});

@@ -1,7 +1,7 @@
 'use client';
 // The current turn's session: the store and transcript views, branching and compacting it, and what those actions said.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { useTRPC } from '../trpc.ts';
 import { SessionStoreView } from '../session/SessionStore.tsx';
 import { SessionTranscriptView } from '../session/SessionTranscript.tsx';
@@ -54,7 +54,8 @@ function CompactForm(props: { busy: boolean; onCompact(summary: string): void; o
 }
 
 /** Its queries refetch when the events subscription reports an entry appended to this session (see useLiveRuns). */
-export function SessionPanel(props: { sessionId?: string; runs: Run[]; selectedRunId?: string }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const SessionPanel = memo(function SessionPanel(props: { sessionId?: string; runs: Run[]; selectedRunId?: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { sessionId } = props;
@@ -169,4 +170,4 @@ export function SessionPanel(props: { sessionId?: string; runs: Run[]; selectedR
       ) : null}
     </Panel>
   );
-}
+});

@@ -1,5 +1,6 @@
 'use client';
 // Snapshot sizes: each suspension of the selected run, and a small plain-SVG chart across runs.
+import { memo } from 'react';
 import { Empty, Panel } from '../ui/Panel.tsx';
 import { formatBytes, formatDuration, percentOf } from '../ui/format.ts';
 import type { Run, Snapshot } from '../api.ts';
@@ -57,7 +58,8 @@ export function noSnapshotText(run: Pick<Run, 'runId' | 'executor'>, chartedRunI
     : `Run ${run.runId} never suspended.`;
 }
 
-export function SnapshotsPanel(props: { runs: Run[]; run?: Run; scope: string }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const SnapshotsPanel = memo(function SnapshotsPanel(props: { runs: Run[]; run?: Run; scope: string }) {
   const points: ChartPoint[] = props.runs
     .flatMap((run) => run.snapshots.map((snapshot) => ({ runId: run.runId, snapshot })))
     .sort((a, b) => a.snapshot.at - b.snapshot.at)
@@ -110,4 +112,4 @@ export function SnapshotsPanel(props: { runs: Run[]; run?: Run; scope: string })
       </div>
     </Panel>
   );
-}
+});

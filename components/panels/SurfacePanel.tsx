@@ -1,6 +1,6 @@
 'use client';
 // The model surface: the tools a model is given for this turn (exec, wait, direct-only) and the exec description.
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { Empty, ErrorNote, Panel, KeyValueList } from '../ui/Panel.tsx';
 import { formatBytes, formatDuration } from '../ui/format.ts';
 import type { Surface } from '../api.ts';
@@ -21,7 +21,8 @@ function OptionsGrid({ options }: { options: Surface['options'] }) {
   );
 }
 
-export function SurfacePanel(props: { surface?: Surface; error?: string; loading: boolean }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const SurfacePanel = memo(function SurfacePanel(props: { surface?: Surface; error?: string; loading: boolean }) {
   const [showDescription, setShowDescription] = useState(false);
   const { surface } = props;
   return (
@@ -78,4 +79,4 @@ export function SurfacePanel(props: { surface?: Surface; error?: string; loading
       ) : null}
     </Panel>
   );
-}
+});

@@ -1,6 +1,6 @@
 'use client';
 // Trajectory of one run: nested calls as a tree under their exec/wait calls and as a timeline; JSON export.
-import { Fragment, useState } from 'react';
+import { Fragment, memo, useState } from 'react';
 import { SpanDetail } from '../trajectory/SpanDetail.tsx';
 import { useTRPCClient } from '../trpc.ts';
 import { axisTicks, buildTree, layoutTimeline, orphanCalls } from '../trajectory/layout.ts';
@@ -130,7 +130,8 @@ function Timeline({ run, now }: { run: Run; now: number }) {
   );
 }
 
-export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const TrajectoryPanel = memo(function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
   const client = useTRPCClient();
   const { run } = props;
   const open = run !== undefined && (run.calls.some((c) => c.endedAt === undefined) || run.nested.some((n) => n.endedAt === undefined));
@@ -202,4 +203,4 @@ export function TrajectoryPanel(props: { run?: Run; selectedRunId?: string }) {
       ) : null}
     </Panel>
   );
-}
+});

@@ -1,6 +1,6 @@
 'use client';
 // Waiting runs board: suspended runs (and running ones asking the user) as one-line cards that expand to pending calls, snapshot size, client answers; Wait/Abort, abort all.
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
@@ -237,7 +237,8 @@ function WaitingRunDetail(props: {
   );
 }
 
-export function WaitingBoard(props: {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const WaitingBoard = memo(function WaitingBoard(props: {
   runs: Run[];
   waitingFor: Set<string>;
   selectedRunId?: string | undefined;
@@ -280,4 +281,4 @@ export function WaitingBoard(props: {
       )}
     </Panel>
   );
-}
+});

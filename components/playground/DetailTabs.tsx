@@ -1,6 +1,6 @@
 'use client';
 // The right column's lower slot: the selected run's trajectory and snapshots, the session, the live Sources and the Test plan, one at a time.
-import { useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import { SessionPanel } from '../panels/SessionPanel.tsx';
 import { SnapshotsPanel } from '../panels/SnapshotsPanel.tsx';
 import { TrajectoryPanel } from '../panels/TrajectoryPanel.tsx';
@@ -19,7 +19,8 @@ const DETAIL_TABS: ReadonlyArray<TabSpec<DetailTab>> = [
   { id: 'testplan', label: 'Test plan' },
 ];
 
-export function DetailTabs(props: {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const DetailTabs = memo(function DetailTabs(props: {
   /** Runs in the page's scope (the snapshot table). */
   runs: Run[];
   /** What the scope is, as the snapshot chart names it. */
@@ -35,6 +36,13 @@ export function DetailTabs(props: {
 }) {
   const [tab, setTab] = useState<DetailTab>('trajectory');
   const { selectedRun, selectedRunId, selectRun } = props;
+  const openRun = useCallback(
+    (runId: string) => {
+      selectRun(runId);
+      setTab('trajectory');
+    },
+    [selectRun],
+  );
   return (
     <div className="flex flex-col gap-1.5">
       <Tabs tabs={DETAIL_TABS} active={tab} onChange={setTab} label="run and session details" />
@@ -51,14 +59,8 @@ export function DetailTabs(props: {
         <SourcesPanel onCatalogChanged={props.onCatalogChanged} />
       </TabPanel>
       <TabPanel id="testplan" active={tab === 'testplan'}>
-        <TestPlanPanel
-          agentId={props.agentId}
-          onOpenRun={(runId) => {
-            selectRun(runId);
-            setTab('trajectory');
-          }}
-        />
+        <TestPlanPanel agentId={props.agentId} onOpenRun={openRun} />
       </TabPanel>
     </div>
   );
-}
+});

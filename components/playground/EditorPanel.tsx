@@ -1,6 +1,6 @@
 'use client';
 // The editor panel: the cell editor core plus its toolbar (examples, language, typecheck and its inferred-types opt-in, executor, share, run).
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { CellEditor } from '../editor/index.ts';
 import type { CellEditorApi, CellLanguage, CellMarker, CellTypeWorld, DeniedTool } from '../editor/index.ts';
 import { Button, Panel } from '../ui/Panel.tsx';
@@ -11,7 +11,8 @@ import type { ExampleCell } from './examples.ts';
 
 export type ExecutorChoice = 'default' | 'quickjs' | 'node' | 'quickjs-emscripten';
 
-export function EditorPanel(props: {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const EditorPanel = memo(function EditorPanel(props: {
   defaultCode: string;
   language: CellLanguage;
   onLanguageChange: (language: CellLanguage) => void;
@@ -204,4 +205,4 @@ export function EditorPanel(props: {
       </div>
     </Panel>
   );
-}
+});

@@ -1,8 +1,8 @@
 'use client';
-// The page's exec, wait and abort calls, each through useMutation: the call the result panel shows and the runs being waited on.
-import { useMutation } from '@tanstack/react-query';
+// The page's exec, wait and abort calls, each straight through the tRPC client: the call the result panel shows and the runs being waited on.
 import { useCallback, useRef, useState } from 'react';
-import { useTRPC } from '../trpc.ts';
+import { flushSync } from 'react-dom';
+import { useTRPCClient } from '../trpc.ts';
 import { resultRunId } from './callState.ts';
 import type { CellCall } from './callState.ts';
 import { errorMessage } from './errors.ts';
@@ -36,14 +36,12 @@ function newToolCallId(): string {
 
 /**
  * `timeoutMs` is the budget each call gets (shown while it runs); `onRun` names the run an exec or wait is
- * about, so the page can show it. Calls go through mutateAsync, not mutate's per-call callbacks: those fire
- * for the latest call only, and the board can wait on several runs at once.
+ * about, so the page can show it. Calls go through the tRPC client, not useMutation: this hook keeps its own
+ * state per call (the board can wait on several runs at once), and a mutation observer would re-render the
+ * whole page twice more per call (pending, then settled) for state nobody reads (issue 14).
  */
 export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId: string): void }): CellCalls {
-  const trpc = useTRPC();
-  const { mutateAsync: execAsync } = useMutation(trpc.exec.mutationOptions());
-  const { mutateAsync: waitAsync } = useMutation(trpc.wait.mutationOptions());
-  const { mutateAsync: abortAsync } = useMutation(trpc.abort.mutationOptions());
+  const client = useTRPCClient();
   const [call, setCall] = useState<CellCall>();
   const callSeq = useRef(0);
   const [waitingFor, setWaitingFor] = useState<Set<string>>(() => new Set());
@@ -68,22 +66,32 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
   const exec = useCallback(
     (request: Omit<ExecRequest, 'toolCallId'>) => {
       const toolCallId = newToolCallId();
+      // the request leaves before the page re-renders for it (issue 14: Run pressed -> value shown)
+      const response = client.exec.mutate({ ...request, toolCallId });
       const started = { ...start('exec'), toolCallId };
       setCall(started);
       setExecInFlight(toolCallId);
       // A Wait started meanwhile took the panel: the exec's result then comes back as the newest call (a fresh seq).
       const settleCall = (ended: CellCall) =>
         setCall((shown) => (shown?.seq === started.seq ? ended : { ...ended, seq: (callSeq.current += 1) }));
-      execAsync({ ...request, toolCallId })
-        .then((result) => {
-          settleCall({ ...started, endedAt: Date.now(), result });
-          const runId = resultRunId(result);
-          if (runId) onRun(runId);
-        })
-        .catch((err: unknown) => settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }))
-        .finally(() => setExecInFlight((current) => (current === toolCallId ? undefined : current)));
+      const ended = () => setExecInFlight((current) => (current === toolCallId ? undefined : current));
+      // the result, its run and the Run button in one render, now rather than after the tasks queued meanwhile
+      response.then(
+        (result) =>
+          flushSync(() => {
+            settleCall({ ...started, endedAt: Date.now(), result });
+            const runId = resultRunId(result);
+            if (runId) onRun(runId);
+            ended();
+          }),
+        (err: unknown) =>
+          flushSync(() => {
+            settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
+            ended();
+          }),
+      );
     },
-    [start, execAsync, onRun],
+    [start, client, onRun],
   );
 
   const wait = useCallback(
@@ -91,7 +99,8 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
       setWaitingFor((s) => new Set(s).add(runId));
       const started = start('wait', runId);
       onRun(runId);
-      waitAsync({ agentRunId, runId })
+      client.wait
+        .mutate({ agentRunId, runId })
         .then((result) => setCall({ ...started, endedAt: Date.now(), result }))
         .catch((err: unknown) => setCall({ ...started, endedAt: Date.now(), error: errorMessage(err) }))
         .finally(() =>
@@ -102,16 +111,17 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
           }),
         );
     },
-    [start, waitAsync, onRun],
+    [start, client, onRun],
   );
 
   const abort = useCallback(
     (run: Run) => {
-      abortAsync({ runId: run.runId })
+      client.abort
+        .mutate({ runId: run.runId })
         .then(({ aborted }) => setActionError(aborted ? undefined : `run ${run.runId} was no longer abortable (it settled or expired)`))
         .catch((err: unknown) => setActionError(errorMessage(err)));
     },
-    [abortAsync],
+    [client],
   );
 
   const restore = useCallback((result: ExecResult) => {

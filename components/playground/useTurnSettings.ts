@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import type { Agent, ClientToolSpec } from '../api.ts';
 import type { TurnSettings } from './cellUrl.ts';
 import { DEFAULT_CLIENT_TOOLS } from './clientTools.ts';
+import { effectiveAgentId } from './turnRequest.ts';
 import type { ExecutorChoice } from './EditorPanel.tsx';
 
 export interface TurnSettingsState {
@@ -44,8 +45,8 @@ export function useTurnSettings(opts: {
   const [exampleId, setExampleId] = useState(linked?.example ?? opts.defaultExampleId);
 
   useEffect(() => {
-    const first = agents?.[0];
-    if (first && !agents.some((a) => a.id === agentId)) setAgentId(first.id);
+    const effective = effectiveAgentId(agentId, agents);
+    if (effective !== agentId) setAgentId(effective);
   }, [agents, agentId]);
 
   useEffect(() => {

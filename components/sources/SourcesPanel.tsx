@@ -3,7 +3,7 @@
 // each with its state; "save to config" writes one into the config file. A stdio command runs only after
 // the operator confirmed the exact command line the Gateway will run.
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { useTRPC, useTRPCClient } from '../trpc.ts';
 import { errorMessage } from '../playground/errors.ts';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
@@ -34,7 +34,8 @@ function Field(props: { label: string; children: React.ReactNode }) {
 }
 
 /** `onCatalogChanged` runs when a source connects, fails, changes its tools or goes: the page refreshes its catalog and turn. */
-export function SourcesPanel(props: { onCatalogChanged: () => void }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const SourcesPanel = memo(function SourcesPanel(props: { onCatalogChanged: () => void }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const [form, setForm] = useState<SourceForm>(EMPTY_FORM);
@@ -231,4 +232,4 @@ export function SourcesPanel(props: { onCatalogChanged: () => void }) {
       </div>
     </Panel>
   );
-}
+});

@@ -2,7 +2,7 @@
 // The Test plan tab: runs the spec's 16 E2E steps against the loaded config and shows each verdict, the cell
 // it ran, what came back, and a link that selects its run (trajectory).
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { useTRPC } from '../trpc.ts';
 import { errorMessage } from '../playground/errors.ts';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
@@ -46,7 +46,8 @@ function StepRow(props: { step: TestPlanStep; onOpenRun: (runId: string) => void
   );
 }
 
-export function TestPlanPanel(props: { agentId: string | undefined; onOpenRun: (runId: string) => void }) {
+// memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
+export const TestPlanPanel = memo(function TestPlanPanel(props: { agentId: string | undefined; onOpenRun: (runId: string) => void }) {
   const trpc = useTRPC();
   const run = useMutation(trpc.testPlan.run.mutationOptions());
   const report = run.data;
@@ -78,4 +79,4 @@ export function TestPlanPanel(props: { agentId: string | undefined; onOpenRun: (
       ) : null}
     </Panel>
   );
-}
+});
