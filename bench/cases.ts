@@ -466,6 +466,8 @@ async function coldOnce(kind: ExecutorKind, create: () => Promise<Executor>): Pr
   const startMs = performance.now() - t0;
   const gw = await openGateway(kind, ex);
   try {
+    // the Gateway's start, as createGateway finishes it (not timed: the row is the first cell after it)
+    await gw.warmUp();
     const { agentRunId } = gw.prepareTurn({});
     const t1 = performance.now();
     await trivialOnce(gw, agentRunId, kind);

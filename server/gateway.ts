@@ -164,7 +164,6 @@ export class Gateway implements GatewayApi {
       plugins: loaded.plugins,
       closed: () => this.closed,
     });
-    this.turns.warmUp();
   }
 
   // ---- configuration views ---------------------------------------------------------------------
@@ -428,9 +427,11 @@ export class Gateway implements GatewayApi {
   /**
    * Start the executors the configured agents use and wait until they are warm (QuickJS: workers
    * started, idle instances resident, warm-up cells run; Node and quickjs-emscripten: one worker started for
-   * each agent's memory budget), so the first cell costs what a warm one does.
+   * each agent's memory budget), and resolve the default agent's turn once, so the first cell costs what
+   * a warm one does.
    */
   async warmUp(): Promise<void> {
+    this.turns.warmUp();
     const budgets = new Map<string, { kind: ExecutorKind; memoryLimitBytes: number }>();
     for (const a of this.config.agents.list) {
       const { executor: kind, memoryLimitBytes } = agentCodeModeOptions(this.config, a);

@@ -79,7 +79,7 @@ export class TurnRegistry {
   }
 
   /**
-   * Part of the Gateway's start: resolves the default agent's turn once and counts its definitions, so
+   * Part of the Gateway's start (Gateway.warmUp): resolves the default agent's turn once and counts its definitions, so
    * the first cell does not pay for what every later one finds ready. Best effort: a configuration this
    * cannot resolve fails the same way, with its reason, on the first turn.
    */

@@ -97,20 +97,26 @@ let decodeBufferBusy = false;
 
 /** A VM restored from an encoded snapshot. */
 async function restoreEncoded(bytes, options) {
-  if (decodeBufferBusy) {
-    const snapshot = decodeSnapshot(bytes, base);
-    return { vm: await restoreVm(snapshot, options), rawBytes: snapshot.memory.length };
-  }
+  const reuse = !decodeBufferBusy;
   decodeBufferBusy = true;
   try {
-    const snapshot = decodeSnapshot(bytes, base, (rawBytes) => {
-      if (decodeBuffer.byteLength < rawBytes) decodeBuffer = new ArrayBuffer(rawBytes);
-      return new Uint8Array(decodeBuffer, 0, rawBytes);
-    });
+    const snapshot = decodeSnapshot(bytes, base, reuse ? reusedDecodeBuffer : undefined);
     return { vm: await restoreVm(snapshot, options), rawBytes: snapshot.memory.length };
   } finally {
-    decodeBufferBusy = false;
+    if (reuse) decodeBufferBusy = false;
   }
+}
+
+function reusedDecodeBuffer(rawBytes) {
+  if (decodeBuffer.byteLength < rawBytes) decodeBuffer = new ArrayBuffer(rawBytes);
+  return new Uint8Array(decodeBuffer, 0, rawBytes);
+}
+
+/** Disposes `vm` and hands its instance to the recycler (a later restore overwrites its memory). */
+function disposeVm(vm) {
+  const instance = vm.instance;
+  vm.dispose();
+  instances.release(instance);
 }
 
 /** A VM restored from `snapshot` into a recycled instance where one fits. */
@@ -223,9 +229,7 @@ function wrap(vm, leg, extra) {
     dispose() {
       if (disposed) return;
       disposed = true;
-      const instance = vm.instance;
-      vm.dispose();
-      instances.release(instance);
+      disposeVm(vm);
     },
   };
 }
@@ -254,8 +258,8 @@ const engine = {
 
 let warmedUp = true;
 // Warm this worker: a few resident instances for the first cells (a fresh memory's page faults are
-// most of a VM's creation), then one trivial cell through the whole leg loop so the engine's and the
-// loop's code paths are compiled: the first cell costs what a warm one does.
+// most of a VM's creation), then WARM_UP_CELLS trivial cells through the whole leg loop so the engine's
+// and the loop's code paths are compiled: the first cell costs what a warm one does.
 {
   const warm = [];
   try {
@@ -265,12 +269,7 @@ let warmedUp = true;
   } catch {
     // warming is best effort: a failure here shows up, with its reason, in the first real cell
   } finally {
-    for (const vm of warm) {
-      const instance = vm.instance;
-      vm.dispose();
-      // created VMs' instances are recycled too: a restore overwrites their memory
-      instances.release(instance);
-    }
+    for (const vm of warm) disposeVm(vm);
   }
   // a few rounds: V8 compiles a function optimised only after it has run more than once
   for (let i = 0; i < WARM_UP_CELLS; i++) warmedUp = (await warmUp(engine)) && warmedUp;
