@@ -60,11 +60,16 @@ export interface DispatchContext {
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
 }
 
-/** JSON round-trip: what crosses the bridge is plain data, detached from the host object. */
-export function toBridgeValue(value: unknown): unknown {
-  if (value === undefined) return null;
-  const json = JSON.stringify(value);
-  return json === undefined ? null : JSON.parse(json);
+/** A value as it crosses the bridge, with the compact JSON it was made from (bytes, preview and tokens read it). */
+export interface Bridged {
+  value: unknown;
+  json: string;
+}
+
+/** JSON round-trip: what crosses the bridge is plain data, detached from the host object. Throws on what JSON cannot hold. */
+export function toBridged(value: unknown): Bridged {
+  const json = (value === undefined ? undefined : JSON.stringify(value)) ?? 'null';
+  return { value: JSON.parse(json), json };
 }
 
 function errorReply(id: string, err: unknown): BridgeReply {
@@ -76,7 +81,7 @@ function errorReply(id: string, err: unknown): BridgeReply {
 }
 
 /** Run one nested tool call through hooks, approval, scheduling and the tool (or the client). */
-async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<unknown> {
+async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 'call' }>, invocationId: string): Promise<Bridged> {
   // hooks and approvals see the input before the tool validates it: they may rely on one object
   if (!isRecord(req.input)) {
     const name = describeRequest(req, ctx.catalog).label;
@@ -116,9 +121,9 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
     return entry.tool.execute(input, ctx.toolContext(invocationId));
   };
   try {
-    const out = toBridgeValue(await ctx.scheduler.schedule(entry.executionMode, run));
+    const out = toBridged(await ctx.scheduler.schedule(entry.executionMode, run));
     if (entry.tool.networkContent) ctx.markNetworkContent();
-    validateToolOutput(describeRequest(req, ctx.catalog).label, entry.tool, out);
+    validateToolOutput(describeRequest(req, ctx.catalog).label, entry.tool, out.value);
     return out;
   } catch (err) {
     if (entry.tool.networkContent) ctx.markNetworkContent();
@@ -149,8 +154,8 @@ export interface Dispatched {
   reply: Promise<BridgeReply>;
   /** Timers only: clear the host timer (clearTimeout in the guest). */
   cancel?: () => void;
-  /** Bytes of the reply value, once known. */
-  outputBytes?: () => number | undefined;
+  /** The reply value's compact JSON, once known (its bytes, preview and tokens are read from it). */
+  outputJson(): string | undefined;
 }
 
 /**
@@ -195,11 +200,10 @@ function assertInteractive(ctx: DispatchContext, what: string, instead: string):
 /** Dispatch one checked guest request. Never rejects and never throws: every failure is an error reply. */
 export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
   const canceler: { cancel?: () => void } = {};
-  let outBytes: number | undefined;
-  const work = async (): Promise<unknown> => {
+  let outJson: string | undefined;
+  // every request but a tool call (whose value callTool bridges and checks against its output schema)
+  const work = async (req: Exclude<BridgeRequest, { op: 'call' }>): Promise<unknown> => {
     switch (req.op) {
-      case 'call':
-        return callTool(ctx, req, invocationId);
       case 'search': {
         const limit = clampSearchLimit(req.limit, ctx.options);
         return searchCatalog(ctx.catalog, req.query, limit).map(guestMeta);
@@ -261,17 +265,17 @@ export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invoca
         return null;
     }
   };
-  const reply = work()
-    .then((value): BridgeReply => {
-      // a tool may return what JSON cannot hold (a BigInt): that fails this call, not the dispatcher
-      const v = toBridgeValue(value);
-      outBytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
-      return { id: req.id, ok: true, value: v };
+  // a tool may return what JSON cannot hold (a BigInt): that fails this call, not the dispatcher
+  const bridged = req.op === 'call' ? callTool(ctx, req, invocationId) : work(req).then(toBridged);
+  const reply = bridged
+    .then((out): BridgeReply => {
+      outJson = out.json;
+      return { id: req.id, ok: true, value: out.value };
     })
     .catch((err: unknown): BridgeReply => errorReply(req.id, err));
   return {
     reply,
     cancel: req.op === 'timer' ? () => canceler.cancel?.() : undefined,
-    outputBytes: () => outBytes,
+    outputJson: () => outJson,
   };
 }

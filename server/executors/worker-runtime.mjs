@@ -353,12 +353,9 @@ export function legLoop(engine, post) {
           if (!leg) return;
           await leg.opened;
           if (leg.ended) return;
-          return enter(leg, () => {
-            for (const reply of msg.replies) {
-              leg.inFlight--;
-              leg.vm.deliver(JSON.stringify(reply));
-            }
-          });
+          // every reply of the message in one entry into the VM (the guest takes a list)
+          leg.inFlight -= msg.replies.length;
+          return enter(leg, () => leg.vm.deliver(JSON.stringify(msg.replies)));
         }
         case 'park':
         case 'pressure-park': {

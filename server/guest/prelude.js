@@ -32,7 +32,7 @@
 // Entry points the executor calls (non-writable, non-configurable globals):
 //   __cm_boot(configJson)   once per cell: tool metadata, limits
 //   __cm_run(asyncFn)       once per cell: runs the cell function and settles it
-//   __cm_deliver(replyJson) one bridge reply: { id, ok, value?, error?, code? }
+//   __cm_deliver(repliesJson) one bridge reply { id, ok, value?, error?, code? }, or a list of them
 //   __cm_queued()           JSON of queued (not yet sent) requests, for the waiting board
 //
 // Pending requests, the queue beyond maxPendingToolCalls, timers and buffered state all live in this
@@ -360,60 +360,67 @@
 
   defineProperty(global, '__cm_deliver', {
     __proto__: null,
-    value: function (replyJson) {
-      // Guest code can run in here (a timer callback, a getter or `then` on the resolved value); it may
-      // throw only into the guest, never out of this entry point.
-      var reply;
+    value: function (repliesJson) {
+      // one reply, or a list of them (every reply of one host message: one entry into the VM)
+      var parsed;
       try {
-        reply = JSONparse(replyJson);
+        parsed = JSONparse(repliesJson);
       } catch (e) {
         return;
       }
-      var id = own(reply, 'id');
-      if (typeof id !== 'string') return;
-      var entry = pending[id];
-      if (!entry) return;
-      delete pending[id];
-      inFlight--;
-      if (own(reply, 'ok') === true) {
-        if (entry.timer) {
-          var t = timers[entry.timer];
-          if (t) {
-            delete timers[entry.timer];
-            runTimer(t);
-          }
-        } else {
-          var value = own(reply, 'value');
-          if (entry.map) {
-            try {
-              value = entry.map(value);
-            } catch (e) {
-              entry.reject(e);
-              pump();
-              return;
-            }
-          }
-          entry.resolve(value);
-        }
-      } else {
-        var error = own(reply, 'error');
-        var code = own(reply, 'code');
-        var name = own(reply, 'name');
-        var err;
-        try {
-          err = makeError(
-            typeof error === 'string' && error ? error : 'tool failed',
-            typeof code === 'string' && code ? code : 'tool_error',
-            typeof name === 'string' && name ? name : 'ToolError',
-          );
-        } catch (e) {
-          err = e; // a guest Error.prepareStackTrace threw: the guest gets its own error
-        }
-        entry.reject(err);
-      }
-      pump();
+      if (!isArray(parsed)) return deliverOne(parsed);
+      // a fresh array from JSON.parse: its length and elements are its own data properties
+      for (var i = 0, n = parsed.length; i < n; i++) deliverOne(parsed[i]);
     },
   });
+
+  function deliverOne(reply) {
+    // Guest code can run in here (a timer callback, a getter or `then` on the resolved value); it may
+    // throw only into the guest, never out of this entry point.
+    var id = own(reply, 'id');
+    if (typeof id !== 'string') return;
+    var entry = pending[id];
+    if (!entry) return;
+    delete pending[id];
+    inFlight--;
+    if (own(reply, 'ok') === true) {
+      if (entry.timer) {
+        var t = timers[entry.timer];
+        if (t) {
+          delete timers[entry.timer];
+          runTimer(t);
+        }
+      } else {
+        var value = own(reply, 'value');
+        if (entry.map) {
+          try {
+            value = entry.map(value);
+          } catch (e) {
+            entry.reject(e);
+            pump();
+            return;
+          }
+        }
+        entry.resolve(value);
+      }
+    } else {
+      var error = own(reply, 'error');
+      var code = own(reply, 'code');
+      var name = own(reply, 'name');
+      var err;
+      try {
+        err = makeError(
+          typeof error === 'string' && error ? error : 'tool failed',
+          typeof code === 'string' && code ? code : 'tool_error',
+          typeof name === 'string' && name ? name : 'ToolError',
+        );
+      } catch (e) {
+        err = e; // a guest Error.prepareStackTrace threw: the guest gets its own error
+      }
+      entry.reject(err);
+    }
+    pump();
+  }
 
   defineProperty(global, '__cm_queued', {
     __proto__: null,

@@ -11,7 +11,7 @@ import type { SessionStore } from '../sessions/store.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
-import { previewOf, previewOfError } from './preview.ts';
+import { previewOf, previewOfError, previewOfJson } from './preview.ts';
 import { jsonTokens, textTokens } from './tokens.ts';
 import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
 import type { NestedCallRecord, RunEvent } from './types.ts';
@@ -112,7 +112,7 @@ function answerFromCassette(run: Run, host: HostRequest, req: Extract<BridgeRequ
   }
   host.record.answeredBy = 'cassette';
   // after the frontier, as a dispatched call's reply would come
-  queueMicrotask(() => onReply(run, host, out.reply, Buffer.byteLength(JSON.stringify(out.reply), 'utf8'), env));
+  queueMicrotask(() => onReply(run, host, out.reply, out.reply.ok ? JSON.stringify(out.reply.value) : undefined, env));
 }
 
 /**
@@ -134,13 +134,13 @@ function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
   const dispatched = dispatchRequest(dispatchContext(run, host, env), host.req, host.record.invocationId);
   host.cancel = dispatched.cancel;
   void dispatched.reply
-    .then((reply) => onReply(run, host, reply, dispatched.outputBytes?.(), env))
+    .then((reply) => onReply(run, host, reply, dispatched.outputJson(), env))
     .catch((err: unknown) => env.failRun(run, 'internal_error', hostFaultMessage('deliver a reply to this cell', err)));
 }
 
 /** A nested request settled: record it, then deliver it into the live VM or keep it for the next wait. */
-function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: number | undefined, env: NestedCallEnv): void {
-  recordReply(run, host, reply, outputBytes);
+function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined, env: NestedCallEnv): void {
+  recordReply(run, host, reply, outputJson);
   env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (run.released || isTerminal(run.state)) return;
   if (run.live && !run.live.parkRequested) {
@@ -250,18 +250,28 @@ export function answerYield(run: Run, host: HostRequest): void {
   }
 }
 
-/** A nested request settled: its record ends (canceled when the run was aborted) and its client call is done. */
-export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, outputBytes: number | undefined): void {
+/**
+ * A nested request settled: its record ends (canceled when the run was aborted) and its client call is done.
+ * `outputJson` is the reply value's compact JSON when the dispatcher already made it (one serialization serves
+ * the byte count, the preview and the token count).
+ */
+export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined): void {
   const { req, record } = host;
   host.settled = reply;
   record.endedAt = Date.now();
-  record.outputBytes = outputBytes;
   record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
-  if (!reply.ok) record.errorCode = reply.code;
-  if (reply.ok) record.outputPreview = previewOf(reply.value);
-  else record.errorPreview = previewOfError(reply.error);
-  // the full result a model would read under direct calling (the preview above is cut; this counts all of it)
-  if (isToolCall(record.kind)) record.outputTokens = reply.ok ? jsonTokens(reply.value) : textTokens(reply.error);
+  if (reply.ok) {
+    const json = outputJson ?? JSON.stringify(reply.value) ?? 'null';
+    record.outputBytes = Buffer.byteLength(json, 'utf8');
+    record.outputPreview = previewOfJson(json);
+    // the full result a model would read under direct calling (the preview is cut; this counts all of it)
+    if (isToolCall(record.kind)) record.outputTokens = textTokens(json);
+  } else {
+    record.outputBytes = undefined;
+    record.errorCode = reply.code;
+    record.errorPreview = previewOfError(reply.error);
+    if (isToolCall(record.kind)) record.outputTokens = textTokens(reply.error);
+  }
   if (reply.ok && req.op === 'call') observeOutput(run, req, record.tool, reply.value);
   run.clientCalls.delete(req.id);
 }

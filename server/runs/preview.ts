@@ -1,6 +1,7 @@
 // Bounded, redacted previews of a nested call's input, output and error, kept in run history (the span detail
 // and the trajectory export) for the run's lifetime; the session transcript's nested-activity rows never carry them.
 import { redactSource } from '../source/redact.ts';
+import { memoShortText } from '../util/text-memo.ts';
 
 /**
  * A preview keeps this many characters of the value's JSON: enough to read a tool's arguments or the head of
@@ -25,12 +26,20 @@ export function previewOf(value: unknown): string {
   return bounded(json);
 }
 
+/** The preview of a value whose compact JSON the caller already holds (a reply the dispatcher serialized). */
+export function previewOfJson(json: string): string {
+  return bounded(json);
+}
+
 /** An error message, redacted and cut the same way. */
 export function previewOfError(message: string): string {
   return bounded(message);
 }
 
-function bounded(text: string): string {
+/** Short texts (a loop's repeated small inputs and results) are redacted once and remembered. */
+const bounded = memoShortText(boundedUncached, 256, 2048);
+
+function boundedUncached(text: string): string {
   const total = text.length;
   const redacted = redactSource(total > NESTED_PREVIEW_CHARS + REDACT_SLACK_CHARS ? text.slice(0, NESTED_PREVIEW_CHARS + REDACT_SLACK_CHARS) : text);
   if (total <= NESTED_PREVIEW_CHARS && redacted.length <= NESTED_PREVIEW_CHARS) return redacted;

@@ -5,6 +5,7 @@
 // model families use other tokenizers: for Claude, Gemini or Llama the counts are an estimate, typically
 // within about 10-20 % on English prose and JSON (code and non-Latin text drift more). The meter says so.
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { memoShortText } from '../util/text-memo.ts';
 
 /** The encoding every count here uses (shown beside the meter). */
 export const TOKEN_ENCODING = 'o200k_base';
@@ -24,19 +25,11 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 export const MEMO_MAX_CHARS = 256;
 /** Short texts remembered (a few hundred KiB at most); the oldest is forgotten first. */
 const MEMO_ENTRIES = 2048;
-const memo = new Map<string, number>();
+const shortTextTokens = memoShortText((text) => countTokens(text, PLAIN_TEXT), MEMO_MAX_CHARS, MEMO_ENTRIES);
 
 /** Tokens of `text` in TOKEN_ENCODING (extrapolated past MAX_EXACT_TOKEN_CHARS). */
 export function textTokens(text: string): number {
-  if (text.length <= MEMO_MAX_CHARS) {
-    let count = memo.get(text);
-    if (count === undefined) {
-      count = countTokens(text, PLAIN_TEXT);
-      if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
-      memo.set(text, count);
-    }
-    return count;
-  }
+  if (text.length <= MEMO_MAX_CHARS) return shortTextTokens(text);
   if (text.length <= MAX_EXACT_TOKEN_CHARS) return countTokens(text, PLAIN_TEXT);
   const head = countTokens(text.slice(0, MAX_EXACT_TOKEN_CHARS), PLAIN_TEXT);
   return Math.round((head * text.length) / MAX_EXACT_TOKEN_CHARS);
