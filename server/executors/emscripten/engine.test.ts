@@ -75,6 +75,19 @@ describe('quickjs-emscripten engine', () => {
     expect(e.counters).toMatchObject({ liveRuntimes: 0, disposeAborts: 0 });
   });
 
+  it('one deliver of a list settles every request in it, in the list\'s order, before the cell goes on', async () => {
+    const e = engine();
+    const r = await run(e, 'const order = [];\nconst a = new Promise((done) => setTimeout(() => { order.push("a"); done(); }, 5));\nconst b = new Promise((done) => setTimeout(() => { order.push("b"); done(); }, 9));\nawait Promise.all([a, b]);\nreturn order');
+    expect(r.failure).toBeUndefined();
+    const [ta, tb] = r.requests();
+    expect([ta?.op, tb?.op]).toEqual(['timer', 'timer']);
+    // listed b first: timers fire in the order their replies come
+    r.guest.deliver(JSON.stringify([{ id: tb!.id, ok: true }, { id: ta!.id, ok: true }]));
+    r.guest.drain();
+    expect(r.settled()).toEqual({ ok: true, json: '["b","a"]' });
+    r.guest.dispose();
+  });
+
   it('releases a parked runtime it will never resume', async () => {
     const e = engine();
     const r = await run(e, 'await new Promise((done) => setTimeout(done, 5));\nreturn 1');
