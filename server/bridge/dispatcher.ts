@@ -29,7 +29,7 @@ import { validateToolInput, validateToolOutput } from '../tools/validate.ts';
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
   /** before_tool_call hooks: may block (reason) or rewrite the input. */
-  beforeToolCall(entry: CatalogEntry, input: unknown, invocationId: string): Promise<{ blocked?: string; input: unknown }>;
+  beforeToolCall(entry: CatalogEntry, input: unknown, invocationId: string, requestId: string): Promise<{ blocked?: string; input: unknown }>;
   /** Resolves true/false when an operator decides; the run's budget pauses meanwhile. */
   requestApproval(entry: CatalogEntry, input: unknown, requestId: string): Promise<{ approved: boolean; reason?: string }>;
   /** Hand a client tool's call to the client; resolves with its answer. */
@@ -100,7 +100,7 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
   if (ctx.restartSafe && !entry.tool.replaySafe) {
     throw new ToolError(`${entry.callableName} is not replay-safe; restartSafe cells may call only audited read-only tools`, 'invalid_input');
   }
-  const hooked = await ctx.hooks.beforeToolCall(entry, req.input, invocationId);
+  const hooked = await ctx.hooks.beforeToolCall(entry, req.input, invocationId, req.id);
   if (hooked.blocked) throw new ToolError(`${entry.callableName} was blocked by a before_tool_call hook: ${hooked.blocked}`, 'blocked');
   const input = hooked.input;
   if (entry.tool.approval === 'required') {

@@ -13,6 +13,7 @@ import {
   projectNames,
 } from './names.ts';
 import { declarationFor, docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
+import { internText } from '../util/text-memo.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 /** A tool list the catalog cannot be built from; `field` names the offending input (`tools[3].owner`). */
@@ -231,7 +232,7 @@ export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
     }
     mcp.set(serverCallable, members);
     const file = mcpServerFile(server, serverCallable, memberTexts, aliasTexts.join('\n'));
-    files.set(`mcp/${serverCallable}.d.ts`, file);
+    files.set(`mcp/${serverCallable}.d.ts`, internText(file));
     serverFiles.push(file);
     serverMembers.push(`  ${docComment(`MCP server "${server}": ${serverTools.length} ${serverTools.length === 1 ? 'tool' : 'tools'}.`, '  ')}${serverCallable}: ${mcpInterfaceName(serverCallable)};`);
   }
@@ -242,18 +243,19 @@ export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
     '',
     serverMembers.length === 0 ? 'declare const MCP: {};' : `declare const MCP: {\n${serverMembers.join('\n')}\n};`,
   ].join('\n');
-  files.set('mcp/index.d.ts', mcpIndex);
+  files.set('mcp/index.d.ts', internText(mcpIndex));
   files.set('results.d.ts', RESULTS_DECLARATIONS);
 
   const toolFiles: string[] = [];
   for (const entry of entries) {
     if (entry.mcp) continue;
     const file = toolFile(entry);
-    files.set(`tools/${entry.callableName}.d.ts`, file);
+    files.set(`tools/${entry.callableName}.d.ts`, internText(file));
     toolFiles.push(file);
   }
 
-  const ambientDeclarations = [GUEST_RUNTIME_DECLARATIONS, RESULTS_DECLARATIONS, mcpIndex, ...serverFiles, ...toolFiles].join('\n\n') + '\n';
+  // each turn builds its own catalog; equal texts are kept once across turns
+  const ambientDeclarations = internText([GUEST_RUNTIME_DECLARATIONS, RESULTS_DECLARATIONS, mcpIndex, ...serverFiles, ...toolFiles].join('\n\n') + '\n');
   return { entries, byCallable, mcp, files: sortedMap(files), ambientDeclarations };
 }
 
@@ -267,7 +269,7 @@ function makeEntry(tool: ToolDefinition, identity: string, callableName: string,
     description: tool.description,
     inputSchema: tool.inputSchema,
     executionMode: tool.executionMode ?? 'parallel',
-    declaration,
+    declaration: internText(declaration),
   };
   if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema;
   return entry;

@@ -2,7 +2,8 @@
 // each request gets its trajectory record and is dispatched on the Gateway with the run's scope, and
 // each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
 // owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
-import { dispatchRequest, type DispatchContext } from '../bridge/dispatcher.ts';
+import { dispatchRequest, type DispatchContext, type NestedCallHooks } from '../bridge/dispatcher.ts';
+import type { CatalogEntry } from '../catalog/types.ts';
 import { describeRequest, resolveCallTarget, type NestedCallKind } from '../bridge/describe.ts';
 import { observe } from '../catalog/infer-type.ts';
 import { wantsInference } from '../catalog/inferred-overlay.ts';
@@ -131,7 +132,7 @@ export function redispatch(run: Run, host: HostRequest, env: NestedCallEnv): voi
 }
 
 function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
-  const dispatched = dispatchRequest(dispatchContext(run, host, env), host.req, host.record.invocationId);
+  const dispatched = dispatchRequest(dispatchContext(run, env), host.req, host.record.invocationId);
   host.cancel = dispatched.cancel;
   void dispatched.reply
     .then((reply) => onReply(run, host, reply, dispatched.outputJson(), env))
@@ -176,66 +177,101 @@ function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
   live.leg.deliver(replies);
 }
 
-/** The context one nested call of `run` is dispatched with: the run's projection, turn, stores, signal and hooks. */
-export function dispatchContext(run: Run, host: HostRequest, env: NestedCallEnv): DispatchContext {
-  const turn = run.turn;
-  return {
-    catalog: run.catalog,
-    options: turn.options,
-    scheduler: turn.scheduler,
+/**
+ * The context `run`'s nested calls are dispatched with: the run's projection, turn, stores, signal and hooks.
+ * One per run, made at its first call, with its hooks as methods: a cell's thousand calls make no thousand
+ * sets of closures, and what a hook learns about one call is filed on that call's record by its request id.
+ */
+export function dispatchContext(run: Run, env: NestedCallEnv): DispatchContext {
+  return (run.dispatchContext ??= new RunDispatch(run, env));
+}
+
+class RunDispatch implements DispatchContext, NestedCallHooks {
+  readonly catalog: DispatchContext['catalog'];
+  readonly options: DispatchContext['options'];
+  readonly scheduler: DispatchContext['scheduler'];
+  readonly results: DispatchContext['results'];
+  readonly sessions: DispatchContext['sessions'];
+  readonly sessionId: string;
+  readonly storeBuffer: DispatchContext['storeBuffer'];
+  readonly restartSafe: boolean;
+  readonly headless: boolean;
+  readonly signal: AbortSignal;
+  readonly hooks: NestedCallHooks = this;
+
+  constructor(
+    private readonly run: Run,
+    private readonly env: NestedCallEnv,
+  ) {
+    const turn = run.turn;
+    this.catalog = run.catalog;
+    this.options = turn.options;
+    this.scheduler = turn.scheduler;
     // the store the cell captured when it started, never the turn's current one
-    results: run.results,
+    this.results = run.results;
     // the turn's own view: its projection is built at its first read and sees only its own commits
-    sessions: env.sessions.forTurn(turn),
-    sessionId: turn.sessionId,
-    storeBuffer: run.storeBuffer,
-    restartSafe: run.cell.restartSafe,
-    headless: turn.headless,
-    signal: run.abort.signal,
-    toolContext: (invId): ToolContext => ({
-      agentId: turn.agentId,
-      agentRunId: turn.agentRunId,
-      sessionId: turn.sessionId,
-      signal: run.abort.signal,
-      invocationId: invId,
-      workspaceDir: turn.workspaceDir,
-    }),
-    hooks: {
-      beforeToolCall: async (entry, input, invId) => {
-        const out = await turn.beforeToolCall(entry, input, { invocationId: invId, runId: run.runId });
-        // the span detail shows what each hook decided (an empty list: no plugin has a hook)
-        if (out.hooks !== undefined && out.hooks.length > 0) host.record.hooks = out.hooks;
-        return out;
-      },
-      requestApproval: async (entry, input) => {
-        run.approvalsPending++;
-        run.syncBudget();
-        try {
-          const decision = await env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
-          host.record.approval = decision.reason !== undefined ? { approved: decision.approved, reason: decision.reason } : { approved: decision.approved };
-          return decision;
-        } finally {
-          run.approvalsPending--;
-          run.syncBudget();
-        }
-      },
-      callClient: (entry, input, requestId) =>
-        new Promise((resolve, reject) => {
-          run.clientCalls.set(requestId, { callId: requestId, tool: entry.callableName, input, resolve, reject });
-          env.touch(run);
-        }),
-    },
-    markNetworkContent: () => {
-      run.networkContent = true;
-    },
-    hasNetworkContent: () => run.networkContent,
-    onStatus: (_id, status) => {
-      host.record.status = status;
-      // the board shows calls waiting on a person; a plain start is already a nested.started event
-      // (a full run view per call would make a cell's cost grow with its number of calls)
-      if (status !== 'running') env.touch(run);
-    },
-  };
+    this.sessions = env.sessions.forTurn(turn);
+    this.sessionId = turn.sessionId;
+    this.storeBuffer = run.storeBuffer;
+    this.restartSafe = run.cell.restartSafe;
+    this.headless = turn.headless;
+    this.signal = run.abort.signal;
+  }
+
+  private recordOf(requestId: string): NestedCallRecord | undefined {
+    return this.run.requests.get(requestId)?.record;
+  }
+
+  toolContext(invocationId: string): ToolContext {
+    const turn = this.run.turn;
+    return { agentId: turn.agentId, agentRunId: turn.agentRunId, sessionId: turn.sessionId, signal: this.signal, invocationId, workspaceDir: turn.workspaceDir };
+  }
+
+  async beforeToolCall(entry: CatalogEntry, input: unknown, invocationId: string, requestId: string): Promise<{ blocked?: string; input: unknown }> {
+    const out = await this.run.turn.beforeToolCall(entry, input, { invocationId, runId: this.run.runId });
+    // the span detail shows what each hook decided (an empty list: no plugin has a hook)
+    const record = this.recordOf(requestId);
+    if (record && out.hooks !== undefined && out.hooks.length > 0) record.hooks = out.hooks;
+    return out;
+  }
+
+  async requestApproval(entry: CatalogEntry, input: unknown, requestId: string): Promise<{ approved: boolean; reason?: string }> {
+    const run = this.run;
+    run.approvalsPending++;
+    run.syncBudget();
+    try {
+      const decision = await this.env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
+      const record = this.recordOf(requestId);
+      if (record) record.approval = decision.reason !== undefined ? { approved: decision.approved, reason: decision.reason } : { approved: decision.approved };
+      return decision;
+    } finally {
+      run.approvalsPending--;
+      run.syncBudget();
+    }
+  }
+
+  callClient(entry: CatalogEntry, input: unknown, requestId: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.run.clientCalls.set(requestId, { callId: requestId, tool: entry.callableName, input, resolve, reject });
+      this.env.touch(this.run);
+    });
+  }
+
+  markNetworkContent(): void {
+    this.run.networkContent = true;
+  }
+
+  hasNetworkContent(): boolean {
+    return this.run.networkContent;
+  }
+
+  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void {
+    const record = this.recordOf(requestId);
+    if (record) record.status = status;
+    // the board shows calls waiting on a person; a plain start is already a nested.started event
+    // (a full run view per call would make a cell's cost grow with its number of calls)
+    if (status !== 'running') this.env.touch(this.run);
+  }
 }
 
 /** The guest yielded: the run answers it itself (delivered by the next wait) and parks the live leg now. */

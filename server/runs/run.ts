@@ -7,6 +7,7 @@ import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
 import type { CallScheduler } from '../bridge/scheduler.ts';
+import type { DispatchContext } from '../bridge/dispatcher.ts';
 import type { Continuation, Executor, Leg } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
@@ -158,6 +159,8 @@ export class Run {
   readonly forks: string[] = [];
   /** Wakes a wait that is parked with nothing to deliver. */
   wake?: () => void;
+  /** What its nested calls are dispatched with (nested.ts dispatchContext), made at the first call. */
+  dispatchContext?: DispatchContext;
   /** The budget of such a wait (approval pauses apply to it too). */
   idleBudget?: ExecutionBudget;
 

@@ -20,3 +20,4 @@ describe('memoShortText', () => {
     expect(seen).toEqual(['a', 'b', 'c', 'a']);
   });
 });
+

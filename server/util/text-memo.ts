@@ -16,3 +16,20 @@ export function memoShortText<T>(fn: (text: string) => T, maxChars: number, entr
     return out;
   };
 }
+
+/** Texts handed out by internText (bounded like a memo: the oldest is forgotten first). */
+const INTERNED_ENTRIES = 4096;
+const interned = new Map<string, string>();
+
+/**
+ * One shared copy of a text many owners build alike (each turn's catalog builds the same tool declarations):
+ * the first copy seen is kept, flat, and every later equal text is answered with it, so the later copies
+ * (often ropes of many small pieces) become garbage.
+ */
+export function internText(text: string): string {
+  const kept = interned.get(text);
+  if (kept !== undefined) return kept;
+  if (interned.size >= INTERNED_ENTRIES) interned.delete(interned.keys().next().value!);
+  interned.set(text, text);
+  return text;
+}
