@@ -1,14 +1,12 @@
-// The QuickJS executor's worker supervision: an elastic pool of worker threads running one worker
-// entry, many legs per worker routed by id, crash isolation (a dead worker fails its legs with
-// internal_error and is replaced), and a check of every worker message before the host reads it.
-// (The Node executor supervises one leg per worker itself: node/node-worker.ts.)
-//
-// The guest never runs on the Gateway's event loop. Each leg carries a SharedArrayBuffer control
-// block (deadline, abort flag) the worker's interrupt handler reads, so the host can stop a guest
-// that never yields. Each worker also publishes since when its guest has been computing: a worker
-// whose guest has run longer than BUSY_AFTER_MS is taken, and when every worker is taken (or full,
-// below) the pool starts an extra one (up to maxExtraWorkers), so CPU-bound cells cannot starve other
-// cells. Extra workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
+// The QuickJS executor's worker supervision: an elastic pool of worker threads running one worker entry,
+// many legs per worker routed by id, crash isolation (a dead worker fails its legs with internal_error and
+// is replaced), and a check of every worker message before the host reads it. (The live executors, Node
+// and quickjs-emscripten, share ../live-pool.ts.) The guest never runs on the Gateway's event loop. Each
+// leg carries a SharedArrayBuffer control block (deadline, abort flag) the worker's interrupt handler
+// reads, so the host can stop a guest that never yields. Each worker also publishes since when its guest
+// has been computing: a worker whose guest has run longer than BUSY_AFTER_MS is taken, and when every
+// worker is taken (or full, below) the pool starts an extra one (up to maxExtraWorkers), so CPU-bound
+// cells cannot starve other cells. Extra workers retire once they have been empty for EXTRA_WORKER_IDLE_MS.
 //
 // Pool pressure (spec 01: "worker-pool pressure checkpoints it"): a worker holds at most
 // maxLiveVmsPerWorker live VMs. A leg that finds no worker with a free place, at the extra-worker cap,
@@ -93,6 +91,7 @@ export class WorkerPool {
   private queue: LegState[] = [];
   /** Legs checkpointed by pressure and not yet queued again. */
   private readonly parkedByPressure = new Set<LegState>();
+  private readonly pressureHosts = new WeakMap<PoolWorker, PressureHost>();
   private pressureParks = 0;
   private pumping = false;
   private repump?: ReturnType<typeof setTimeout>;
@@ -198,9 +197,11 @@ export class WorkerPool {
     else if (this.queue.length > 0) this.pump();
   }
 
-  /** What pressure.ts does to the pool when `pw` reports a pressure message. */
+  /** What pressure.ts does to the pool when `pw` reports a pressure message (one per worker, made at its first message). */
   private pressureHost(pw: PoolWorker): PressureHost {
-    return {
+    const known = this.pressureHosts.get(pw);
+    if (known) return known;
+    const host: PressureHost = {
       flush: (leg) => {
         for (const m of leg.backlog.splice(0)) postToWorker(leg, m);
       },
@@ -214,6 +215,8 @@ export class WorkerPool {
       finish: (leg, outcome) => this.finish(leg, outcome),
       hold: (leg) => this.parkedByPressure.add(leg),
     };
+    this.pressureHosts.set(pw, host);
+    return host;
   }
 
   private finish(leg: LegState, outcome: LegOutcome): void {
@@ -326,10 +329,7 @@ export class WorkerPool {
   /** Look again once a guest computing now counts as taken (then its worker is not waited for). */
   private pumpLater(): void {
     if (this.repump) return;
-    this.repump = setTimeout(() => {
-      this.repump = undefined;
-      this.pump();
-    }, BUSY_AFTER_MS + 1);
+    this.repump = setTimeout(() => ((this.repump = undefined), this.pump()), BUSY_AFTER_MS + 1);
     this.repump.unref();
   }
 
@@ -349,10 +349,7 @@ export class WorkerPool {
     if (msg.t === 'deliver' && this.parkedByPressure.has(leg)) this.requeue(leg);
   }
 
-  /**
-   * Open a leg and send its first message (built from the leg id and control buffer) once it has a
-   * worker. The guest gets `budgetMs` from when the worker reports its VM ready.
-   */
+  /** Open a leg; its first message (built from leg id and control buffer) goes once it has a worker. Its budget starts at `opened`. */
   openLeg(handlers: LegHandlers, budgetMs: number, first: (legId: string, control: SharedArrayBuffer) => HostToWorker, transfer: ArrayBuffer[] = []): Leg {
     if (this.closed || this.workers.length === 0) return failedLeg('runtime_unavailable', `the ${this.opts.kind} executor is not running; check the gateway log`);
     const legId = `leg${++legCounter}`;

@@ -174,6 +174,11 @@ function classify(err, leg) {
 
 function wrap(vm, leg, extra) {
   let disposed = false;
+  let deliverFn = null;
+  const releaseDeliverFn = () => {
+    deliverFn?.dispose();
+    deliverFn = null;
+  };
   return {
     rawBytes: extra?.rawBytes,
     classify,
@@ -193,14 +198,15 @@ function wrap(vm, leg, extra) {
     drain() {
       vm.executePendingJobs();
     },
-    deliver(replyJson) {
-      vm.withScope(() => {
-        const fn = vm.global.getProp('__cm_deliver');
-        vm.callFunction(fn, vm.undefined, vm.newString(replyJson)).dispose();
-      });
+    deliver(repliesJson) {
+      // looked up once per VM (the prelude defines it non-writable); released before a snapshot or disposal
+      deliverFn ??= vm.global.getProp('__cm_deliver');
+      vm.withScope(() => vm.callFunction(deliverFn, vm.undefined, vm.newString(repliesJson)).dispose());
     },
     // `pressure`: a checkpoint the pool asked for; over maxSnapshotBytes the VM stays alive and runs on
     park(_leg, opts) {
+      // a snapshot must not count a host handle's reference: the restored VM would never release it
+      releaseDeliverFn();
       const queuedJson = vm.withScope(() => {
         const fn = vm.global.getProp('__cm_queued');
         const out = vm.callFunction(fn, vm.undefined);
@@ -229,6 +235,7 @@ function wrap(vm, leg, extra) {
     dispose() {
       if (disposed) return;
       disposed = true;
+      releaseDeliverFn();
       disposeVm(vm);
     },
   };
