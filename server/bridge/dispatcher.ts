@@ -154,8 +154,8 @@ export interface Dispatched {
   reply: Promise<BridgeReply>;
   /** Timers only: clear the host timer (clearTimeout in the guest). */
   cancel?: () => void;
-  /** The reply value's compact JSON, once known (its bytes, preview and tokens are read from it). */
-  outputJson(): string | undefined;
+  /** The reply value's compact JSON, set when `reply` settles ok (its bytes, preview and tokens are read from it). */
+  outputJson: string | undefined;
 }
 
 /**
@@ -197,85 +197,84 @@ function assertInteractive(ctx: DispatchContext, what: string, instead: string):
   if (mode) throw new ToolError(`${what} are unavailable in ${mode} execution; ${instead}`, 'invalid_input');
 }
 
+/** Every request but a tool call (whose value callTool bridges and checks against its output schema). */
+async function otherRequest(ctx: DispatchContext, req: Exclude<BridgeRequest, { op: 'call' }>, canceler: { cancel?: () => void }): Promise<unknown> {
+  switch (req.op) {
+    case 'search': {
+      const limit = clampSearchLimit(req.limit, ctx.options);
+      return searchCatalog(ctx.catalog, req.query, limit).map(guestMeta);
+    }
+    case 'all':
+      return ctx.catalog.entries.filter((e) => !e.mcp).map(guestMeta);
+    case 'describe': {
+      if (req.mcpServer !== undefined) {
+        const api = mcpServerApi(ctx.catalog, req.mcpServer);
+        if (!api) throw new ToolError(`no MCP server "${req.mcpServer}" in this run`, 'not_found');
+        return api;
+      }
+      const entry = req.tool === undefined ? undefined : ctx.catalog.byCallable.get(req.tool);
+      if (!entry) throw new ToolError(`${req.tool} is not a tool of this run`, 'not_found');
+      return describeTool(entry);
+    }
+    case 'timer': {
+      const ms = Math.max(0, Math.min(req.ms, 2 ** 31 - 1));
+      await sleepFor(ms, ctx.signal, canceler);
+      return null;
+    }
+    case 'store': {
+      assertInteractive(ctx, 'store/load', 'pass the values the cell needs in its source, and return what it computed');
+      const key = req.key;
+      if (req.action === 'set') {
+        if (req.json === undefined) {
+          ctx.storeBuffer.set(key, { json: undefined, networkContent: false });
+          return null;
+        }
+        // the session store is for small values that outlive the turn; it lands in the transcript
+        const json = boundedJson(`store(${JSON.stringify(key)})`, req.json, ctx.options.maxOutputBytes);
+        ctx.storeBuffer.set(key, { json, networkContent: ctx.hasNetworkContent() });
+        return null;
+      }
+      const buffered = ctx.storeBuffer.get(key);
+      const v = buffered ?? ctx.sessions.get(ctx.sessionId, key);
+      if (v?.damaged !== undefined) throw new ToolError(damagedValueMessage(key, v.damaged), DAMAGED_VALUE_CODE);
+      if (!v || v.json === undefined) return null;
+      if (v.networkContent) ctx.markNetworkContent();
+      return parseStored(key, v.json);
+    }
+    case 'results': {
+      assertInteractive(ctx, 'results.save/load/delete', 'return the value itself (a value over maxOutputBytes comes back as a preview)');
+      if (req.action === 'save') {
+        const canonical = canonicalJson(req.json ?? 'null');
+        if (!canonical.ok) throw new InvalidInputError(`results.save: ${canonical.reason}; save plain JSON data`);
+        return ctx.results.save(canonical.json, ctx.hasNetworkContent());
+      }
+      const ref = req.ref ?? '';
+      if (req.action === 'load') {
+        const r = ctx.results.load(ref);
+        if (r.networkContent) ctx.markNetworkContent();
+        return JSON.parse(r.json);
+      }
+      return ctx.results.delete(ref);
+    }
+    case 'yield':
+      // answered by the run when the next wait resumes the cell
+      return null;
+  }
+}
+
 /** Dispatch one checked guest request. Never rejects and never throws: every failure is an error reply. */
 export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
   const canceler: { cancel?: () => void } = {};
-  let outJson: string | undefined;
-  // every request but a tool call (whose value callTool bridges and checks against its output schema)
-  const work = async (req: Exclude<BridgeRequest, { op: 'call' }>): Promise<unknown> => {
-    switch (req.op) {
-      case 'search': {
-        const limit = clampSearchLimit(req.limit, ctx.options);
-        return searchCatalog(ctx.catalog, req.query, limit).map(guestMeta);
-      }
-      case 'all':
-        return ctx.catalog.entries.filter((e) => !e.mcp).map(guestMeta);
-      case 'describe': {
-        if (req.mcpServer !== undefined) {
-          const api = mcpServerApi(ctx.catalog, req.mcpServer);
-          if (!api) throw new ToolError(`no MCP server "${req.mcpServer}" in this run`, 'not_found');
-          return api;
-        }
-        const entry = req.tool === undefined ? undefined : ctx.catalog.byCallable.get(req.tool);
-        if (!entry) throw new ToolError(`${req.tool} is not a tool of this run`, 'not_found');
-        return describeTool(entry);
-      }
-      case 'timer': {
-        const ms = Math.max(0, Math.min(req.ms, 2 ** 31 - 1));
-        await sleepFor(ms, ctx.signal, canceler);
-        return null;
-      }
-      case 'store': {
-        assertInteractive(ctx, 'store/load', 'pass the values the cell needs in its source, and return what it computed');
-        const key = req.key;
-        if (req.action === 'set') {
-          if (req.json === undefined) {
-            ctx.storeBuffer.set(key, { json: undefined, networkContent: false });
-            return null;
-          }
-          // the session store is for small values that outlive the turn; it lands in the transcript
-          const json = boundedJson(`store(${JSON.stringify(key)})`, req.json, ctx.options.maxOutputBytes);
-          ctx.storeBuffer.set(key, { json, networkContent: ctx.hasNetworkContent() });
-          return null;
-        }
-        const buffered = ctx.storeBuffer.get(key);
-        const v = buffered ?? ctx.sessions.get(ctx.sessionId, key);
-        if (v?.damaged !== undefined) throw new ToolError(damagedValueMessage(key, v.damaged), DAMAGED_VALUE_CODE);
-        if (!v || v.json === undefined) return null;
-        if (v.networkContent) ctx.markNetworkContent();
-        return parseStored(key, v.json);
-      }
-      case 'results': {
-        assertInteractive(ctx, 'results.save/load/delete', 'return the value itself (a value over maxOutputBytes comes back as a preview)');
-        if (req.action === 'save') {
-          const canonical = canonicalJson(req.json ?? 'null');
-          if (!canonical.ok) throw new InvalidInputError(`results.save: ${canonical.reason}; save plain JSON data`);
-          return ctx.results.save(canonical.json, ctx.hasNetworkContent());
-        }
-        const ref = req.ref ?? '';
-        if (req.action === 'load') {
-          const r = ctx.results.load(ref);
-          if (r.networkContent) ctx.markNetworkContent();
-          return JSON.parse(r.json);
-        }
-        return ctx.results.delete(ref);
-      }
-      case 'yield':
-        // answered by the run when the next wait resumes the cell
-        return null;
-    }
-  };
+  const dispatched: Dispatched = { reply: undefined as unknown as Promise<BridgeReply>, outputJson: undefined };
+  if (req.op === 'timer') dispatched.cancel = () => canceler.cancel?.();
   // a tool may return what JSON cannot hold (a BigInt): that fails this call, not the dispatcher
-  const bridged = req.op === 'call' ? callTool(ctx, req, invocationId) : work(req).then(toBridged);
-  const reply = bridged
-    .then((out): BridgeReply => {
-      outJson = out.json;
+  const bridged = req.op === 'call' ? callTool(ctx, req, invocationId) : otherRequest(ctx, req, canceler).then(toBridged);
+  dispatched.reply = bridged.then(
+    (out): BridgeReply => {
+      dispatched.outputJson = out.json;
       return { id: req.id, ok: true, value: out.value };
-    })
-    .catch((err: unknown): BridgeReply => errorReply(req.id, err));
-  return {
-    reply,
-    cancel: req.op === 'timer' ? () => canceler.cancel?.() : undefined,
-    outputJson: () => outJson,
-  };
+    },
+    (err: unknown): BridgeReply => errorReply(req.id, err),
+  );
+  return dispatched;
 }

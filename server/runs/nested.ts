@@ -12,8 +12,8 @@ import type { SessionStore } from '../sessions/store.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
-import { previewOf, previewOfError, previewOfJson } from './preview.ts';
-import { jsonTokens, textTokens } from './tokens.ts';
+import { previewOfError, previewOfJson } from './preview.ts';
+import { textTokens } from './tokens.ts';
 import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
 import type { NestedCallRecord, RunEvent } from './types.ts';
 
@@ -39,6 +39,7 @@ export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: strin
   run.guestInFlight++;
   const n = ++run.nestedCount;
   const { label, kind, input } = describeRequest(req, run.catalog);
+  const inputJson = jsonOf(input);
   if (kind === 'search') run.counters.search++;
   else if (kind === 'describe') run.counters.describe++;
   else if (kind === 'tool' || kind === 'mcp' || kind === 'client') run.counters.call++;
@@ -51,9 +52,10 @@ export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: strin
     startedAt: Date.now(),
     status: 'running',
     parentCallId,
-    inputPreview: previewOf(input),
+    inputPreview: previewOfJson(inputJson),
     // a call direct tool calling would make itself: the meter counts what the model would have written
-    ...(isToolCall(kind) ? { inputTokens: jsonTokens({ name: label, arguments: input }) } : {}),
+    // (the JSON of { name, arguments }, built from the input's JSON made once above)
+    ...(isToolCall(kind) ? { inputTokens: textTokens(`{"name":${JSON.stringify(label)},"arguments":${inputJson}}`) } : {}),
   };
   const host: HostRequest = { req, record, delivered: false };
   run.requests.set(req.id, host);
@@ -135,7 +137,7 @@ function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
   const dispatched = dispatchRequest(dispatchContext(run, env), host.req, host.record.invocationId);
   host.cancel = dispatched.cancel;
   void dispatched.reply
-    .then((reply) => onReply(run, host, reply, dispatched.outputJson(), env))
+    .then((reply) => onReply(run, host, reply, dispatched.outputJson, env))
     .catch((err: unknown) => env.failRun(run, 'internal_error', hostFaultMessage('deliver a reply to this cell', err)));
 }
 
@@ -318,6 +320,15 @@ function observeOutput(run: Run, req: Extract<BridgeRequest, { op: 'call' }>, la
   if (!entry || !wantsInference(entry)) return;
   const seen = run.turn.inferredOutputs.get(label);
   run.turn.inferredOutputs.set(label, { shape: observe(seen?.shape, value), samples: (seen?.samples ?? 0) + 1 });
+}
+
+/** A value's compact JSON as previews and token counts read it (what JSON cannot hold reads as null). */
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return 'null';
+  }
 }
 
 /** A tool, MCP or client call: what a model would call itself without code mode. */
