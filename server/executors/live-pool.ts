@@ -1,6 +1,6 @@
 // The worker pool of a live-continuation executor (node, quickjs-emscripten): one cell per worker, and a parked cell keeps its worker.
 //
-// Worker lifecycle (one leg at a time per worker, supervised by NodeWorker in node/node-worker.ts):
+// Worker lifecycle (one leg at a time per worker, supervised by LiveWorker in live-worker.ts):
 //   spawn -> busy --completed (or a failure the engine survives)--> idle (warm: at most maxIdleWorkers, each for idleWorkerTtlMs)
 //                 --parked-----> parked (holds the cell's live context or runtime; `continue` legs go back to it)
 //                 --failed, timed out, aborted, released--> retired (terminated)
@@ -21,7 +21,7 @@ import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import type { Continuation, Executor, Leg, LegHandlers, LegOutcome, LiveContinuation, LiveExecutorKind, ResumeRequest, StartRequest } from './types.ts';
 import { failedLeg } from './leg-messages.ts';
 import type { HeapWatch } from './node/heap-watch.ts';
-import { cannotStartMessage, NodeWorker } from './node/node-worker.ts';
+import { cannotStartMessage, LiveWorker } from './live-worker.ts';
 
 /** Spec (Node runtime): "Node keeps up to four idle workers warm". quickjs-emscripten keeps the same. */
 export const DEFAULT_MAX_IDLE_WORKERS = 4;
@@ -81,7 +81,7 @@ export interface LivePoolStats {
 
 /** An idle worker and its expiry timer (a ready worker still starting has none yet). */
 interface IdleSlot {
-  worker: NodeWorker;
+  worker: LiveWorker;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -93,7 +93,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
   private readonly idleTtlMs: number;
   private readonly graceMs: number;
   private readonly startTimeoutMs: number;
-  private readonly workers = new Map<number, NodeWorker>();
+  private readonly workers = new Map<number, LiveWorker>();
   /** Idle workers, least recently used first. */
   private idle: IdleSlot[] = [];
   /** Budgets ready() was asked for, by key: the pool keeps a ready worker for each. */
@@ -115,7 +115,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
 
   start(req: StartRequest, handlers: LegHandlers): Leg {
     if (this.closed) return failedLeg('runtime_unavailable', `the ${this.kind} executor is closed; the gateway is shutting down`);
-    let worker: NodeWorker;
+    let worker: LiveWorker;
     try {
       worker = this.acquire(req.limits.memoryLimitBytes);
     } catch (err) {
@@ -174,7 +174,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     const budget = hint?.memoryLimitBytes ?? DEFAULT_CODE_MODE_OPTIONS.memoryLimitBytes;
     const key = this.spec.keyFor(budget);
     this.warmBudgets.set(key, budget);
-    let worker: NodeWorker | undefined;
+    let worker: LiveWorker | undefined;
     try {
       worker = this.idle.find((s) => s.worker.key === key)?.worker ?? this.startReadyWorker(key, budget);
       await worker.ready;
@@ -240,7 +240,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     return continuation.executor !== 'quickjs' && continuation.executor === this.kind ? continuation : undefined;
   }
 
-  private acquire(memoryLimitBytes: number): NodeWorker {
+  private acquire(memoryLimitBytes: number): LiveWorker {
     if (this.idle.length > 0 && this.spec.memoryPressure()) this.relieveMemoryPressure();
     const key = this.spec.keyFor(memoryLimitBytes);
     // most recently used first: it is the one most likely still hot in the caches
@@ -256,8 +256,8 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     return this.spawn(key, memoryLimitBytes);
   }
 
-  private spawn(key: string, memoryLimitBytes: number): NodeWorker {
-    const worker = new NodeWorker({
+  private spawn(key: string, memoryLimitBytes: number): LiveWorker {
+    const worker = new LiveWorker({
       id: this.nextWorkerId++,
       kind: this.kind,
       entry: this.spec.entry,
@@ -279,7 +279,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
    * A worker for the next cell, idle from the start. It holds the process until it reported ready (a
    * caller awaiting ready() must not see the process exit under it), then lets go like any idle worker.
    */
-  private startReadyWorker(key: string, memoryLimitBytes: number): NodeWorker {
+  private startReadyWorker(key: string, memoryLimitBytes: number): LiveWorker {
     const worker = this.spawn(key, memoryLimitBytes);
     // its idle time counts from ready: a slow start must not use up its time to live
     const slot: IdleSlot = { worker };
@@ -295,7 +295,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     return worker;
   }
 
-  private afterLeg(worker: NodeWorker, outcome: LegOutcome): void {
+  private afterLeg(worker: LiveWorker, outcome: LegOutcome): void {
     if (!worker.alive) return;
     switch (outcome.kind) {
       case 'completed':
@@ -330,7 +330,7 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     }
   }
 
-  private makeIdle(worker: NodeWorker): void {
+  private makeIdle(worker: LiveWorker): void {
     if (this.closed || this.maxIdle === 0 || this.spec.memoryPressure()) {
       this.retire(worker);
       return;
@@ -352,13 +352,13 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     slot.timer.unref();
   }
 
-  private retire(worker: NodeWorker): void {
+  private retire(worker: LiveWorker): void {
     if (this.forget(worker)) this.counters.retired++;
     void worker.terminate();
   }
 
   /** Stop tracking a worker; false when it was already gone. */
-  private forget(worker: NodeWorker): boolean {
+  private forget(worker: LiveWorker): boolean {
     const i = this.idle.findIndex((s) => s.worker === worker);
     if (i >= 0) {
       clearTimeout(this.idle[i]!.timer);

@@ -4,7 +4,7 @@
 // process, Buffer, fetch, Node timers or WebAssembly) and refuses code generation from strings.
 // `microtaskMode: 'afterEvaluate'` gives the context its own job queue, drained at the end of every
 // script run, so every entry (start, deliver, drain) is a script run that carries a `timeout`: a
-// guest that never yields is stopped by V8's watchdog, and the supervisor (node-worker.ts) terminates
+// guest that never yields is stopped by V8's watchdog, and the supervisor (../live-worker.ts) terminates
 // the whole worker if even that does not end the leg. This is trusted execution, not a security
 // boundary (spec: security boundary); the hardening here only keeps honest mistakes contained.
 //

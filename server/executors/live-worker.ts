@@ -1,24 +1,24 @@
-// Supervision of one Node executor worker thread: its start, its one leg at a time, its watchdog and its death.
+// Supervision of one live executor worker thread (node or quickjs-emscripten): its start, its one leg at a time, its watchdog and its death.
 //
 // A live worker (node or quickjs-emscripten) serves one cell at a time (a parked cell keeps its
-// context here; ../live-pool.ts decides what becomes of the worker after each leg), so unlike the
+// context here; live-pool.ts decides what becomes of the worker after each leg), so unlike the
 // QuickJS WorkerPool this owns exactly one leg.
 // The watchdog is the last line: the worker's own vm timeout stops a busy guest at the deadline;
 // when the leg still has not ended `graceMs` later, the guest is stuck where V8's watchdog cannot
-// reach and the worker is terminated. The heap watch (heap-watch.ts), when the process has one,
+// reach and the worker is terminated. The heap watch (node/heap-watch.ts), when the process has one,
 // enforces the cell's memoryLimitBytes the same way: the leg fails, then the worker is terminated.
 import { Worker } from 'node:worker_threads';
-import type { CodeModeErrorCode } from '../../errors.ts';
-import type { HostToWorker } from '../../bridge/protocol.ts';
-import { CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
-import type { Leg, LegHandlers, LegOutcome, LiveExecutorKind } from '../types.ts';
-import type { HeapWatch } from './heap-watch.ts';
-import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from '../leg-messages.ts';
+import type { CodeModeErrorCode } from '../errors.ts';
+import type { HostToWorker } from '../bridge/protocol.ts';
+import { CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
+import type { Leg, LegHandlers, LegOutcome, LiveExecutorKind } from './types.ts';
+import type { HeapWatch } from './node/heap-watch.ts';
+import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from './leg-messages.ts';
 
 /** What a worker is doing; `parked` holds exactly one live continuation. */
-export type NodeWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
+export type LiveWorkerState = 'starting' | 'busy' | 'idle' | 'parked' | 'dead';
 
-export interface NodeWorkerOptions {
+export interface LiveWorkerOptions {
   id: number;
   /** The executor whose cells this worker runs (a live-continuation executor: node or quickjs-emscripten). */
   kind?: LiveExecutorKind;
@@ -33,7 +33,7 @@ export interface NodeWorkerOptions {
   /** Enforces memoryLimitBytes while a leg runs; null: the worker's V8 limit is the budget itself. */
   heap: HeapWatch | null;
   /** Called once when the thread is gone (exited, crashed, out of memory or terminated). */
-  onDeath: (w: NodeWorker) => void;
+  onDeath: (w: LiveWorker) => void;
 }
 
 interface ActiveLeg {
@@ -56,11 +56,11 @@ export function cannotStartMessage(kind: LiveExecutorKind, reason: string): stri
   return `the ${kind} executor cannot start a worker: ${reason}. Check the gateway log, or select ${kind === 'node' ? 'the quickjs' : 'another'} executor.`;
 }
 
-export class NodeWorker {
+export class LiveWorker {
   readonly id: number;
   readonly key: string;
   readonly ready: Promise<void>;
-  state: NodeWorkerState = 'starting';
+  state: LiveWorkerState = 'starting';
   /** The live continuation this worker holds while `parked`. */
   continuationId: string | undefined;
   private readonly worker: Worker;
@@ -72,7 +72,7 @@ export class NodeWorker {
   /** terminate() was called: the thread is going, even while its leg's end is still being reported. */
   private stoppingFlag = false;
 
-  constructor(private readonly opts: NodeWorkerOptions) {
+  constructor(private readonly opts: LiveWorkerOptions) {
     this.id = opts.id;
     this.key = opts.key;
     // since when the worker's guest has been computing (worker-runtime.mjs writes it): the heap watch
