@@ -22,16 +22,18 @@ const Playground = dynamic(loadPlayground, {
   ),
 });
 
+// Monaco's chunks load beside the page's own from the start: uncompressed on loopback they no longer hold the page's
+// chunk back, and evaluating Monaco (most of the first view's main-thread time) then starts as early as it can.
+if (typeof window !== 'undefined') {
+  void loadPlayground().catch(() => undefined);
+  void preloadCellEditor().catch(() => undefined);
+}
+
 /** The first view's data, fetched into the page's query cache under the keys the page reads (a miss only costs a request). */
 function usePrefetchFirstView(): void {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   useEffect(() => {
-    // Monaco's chunks after the page's own: the browser opens few connections per host, and the page's chunk is
-    // what renders the editor's frame and starts the turn
-    void loadPlayground()
-      .then(() => preloadCellEditor())
-      .catch(() => undefined);
     const linked = readCellUrl(window.location.href).settings;
     queryClient
       .fetchQuery(trpc.config.agents.queryOptions())

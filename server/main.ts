@@ -5,8 +5,10 @@
  * [--config FILE]`. PORT and HOST override the address; it binds to loopback unless told otherwise,
  * and a non-loopback HOST needs an access token (CODEMODE_ACCESS_TOKEN or server.accessToken).
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGateway } from './gateway.ts';
+import { createNextStaticHandler } from './http/next-static.ts';
 import { startPlaygroundServer } from './http/server.ts';
 import { describeExposure, ExposureError, refuseUnprotectedExposure, resolveAccessToken } from './http/request-checks.ts';
 
@@ -56,6 +58,8 @@ async function main(): Promise<void> {
   const app = next({ dev, dir, hostname: host, port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
+  // the build's static files, served with V8's compile hint and compressed once (next-static.ts); dev serves its own
+  const serveStatic = dev ? undefined : createNextStaticHandler(join(dir, '.next', 'static'));
 
   const { server, exposure, mcp } = await startPlaygroundServer({
     gateway,
@@ -64,7 +68,10 @@ async function main(): Promise<void> {
     server: serverOptions,
     mcpServer: gateway.config.mcpServer,
     accessToken,
-    handlePage: (req, res) => handleNext(req, res),
+    handlePage: async (req, res) => {
+      if (serveStatic && (await serveStatic(req, res))) return;
+      await handleNext(req, res);
+    },
     logError: (line, err) => console.error(line, err),
   });
   console.log(`Code Mode Playground ${dev ? '(dev) ' : ''}on http://${host.includes(':') ? `[${host}]` : host}:${exposure.port}`);

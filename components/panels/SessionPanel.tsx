@@ -1,7 +1,7 @@
 'use client';
 // The current turn's session: the store and transcript views, branching and compacting it, and what those actions said.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { memo, useEffect, useState } from 'react';
+import { memo, useState } from 'react';
 import { useTRPC } from '../trpc.ts';
 import { SessionStoreView } from '../session/SessionStore.tsx';
 import { SessionTranscriptView } from '../session/SessionTranscript.tsx';
@@ -67,11 +67,14 @@ export const SessionPanel = memo(function SessionPanel(props: { sessionId?: stri
   const [note, setNote] = useState<ActionNote>();
   const [compacting, setCompacting] = useState(false);
 
-  // a note about another session would mislead
-  useEffect(() => {
+  // another session: the last action's note and an open compact form belonged to the one before (adjusted while
+  // rendering, not in an effect: a hidden tab's effects run again each time it is shown, which would clear them)
+  const [noteSessionId, setNoteSessionId] = useState(sessionId);
+  if (noteSessionId !== sessionId) {
+    setNoteSessionId(sessionId);
     setNote(undefined);
     setCompacting(false);
-  }, [sessionId]);
+  }
 
   const store = storeQuery.data ?? [];
   const branch = transcriptQuery.data ?? [];

@@ -55,7 +55,8 @@ export const DetailTabs = memo(function DetailTabs(props: {
       <TabPanel id="session" active={tab === 'session'}>
         <SessionPanel runs={props.allRuns} {...(props.sessionId ? { sessionId: props.sessionId } : {})} {...(selectedRunId ? { selectedRunId } : {})} />
       </TabPanel>
-      <TabPanel id="sources" active={tab === 'sources'}>
+      {/* live: it polls the sources and tells the page when the catalog changed, shown or not */}
+      <TabPanel id="sources" active={tab === 'sources'} live>
         <SourcesPanel onCatalogChanged={props.onCatalogChanged} />
       </TabPanel>
       <TabPanel id="testplan" active={tab === 'testplan'}>

@@ -23,7 +23,11 @@ export function useCellUrl(): CellUrl {
   const [initial] = useState<CellUrlState>(() => (typeof window === 'undefined' ? {} : readCellUrl(window.location.href)));
   const settingsRef = useRef<TurnSettings>(initial.settings ?? {});
   // replaceState, not pushState: every keystroke rewrites the hash, and Back should leave the page, not undo typing.
-  const replace = useCallback((change: CellUrlChange) => window.history.replaceState(null, '', cellUrl(window.location.href, change)), []);
+  // and only on a real change: the same URL again would still be a history entry rewritten for nothing
+  const replace = useCallback((change: CellUrlChange) => {
+    const next = cellUrl(window.location.href, change);
+    if (next !== window.location.href) window.history.replaceState(null, '', next);
+  }, []);
   const writeCell = useCallback((cell: SharedCell) => replace({ kind: 'cell', cell }), [replace]);
   const writeSettings = useCallback(
     (settings: TurnSettings) => {

@@ -1,6 +1,6 @@
 'use client';
 // A tab strip that switches between panels sharing one slot; the panels stay mounted so their state survives.
-import type { ReactNode } from 'react';
+import { Activity, type ReactNode } from 'react';
 import { useRovingFocus } from './roving.ts';
 
 export interface TabSpec<T extends string> {
@@ -47,11 +47,16 @@ export function Tabs<T extends string>(props: { tabs: ReadonlyArray<TabSpec<T>>;
   );
 }
 
-/** The body of one tab: hidden (not unmounted) while another tab is active. */
-export function TabPanel(props: { id: string; active: boolean; children: ReactNode }) {
+/**
+ * The body of one tab: hidden (not unmounted) while another tab is active. A hidden body keeps its state inside a
+ * hidden `<Activity>`: React renders its updates only when idle and pauses its effects, so a query it holds does not
+ * refetch on every live event (issue 14: each run refetched the hidden Session tab's transcript). `live` keeps the
+ * effects of a body that must act while hidden (the Sources tab polls and reports catalog changes).
+ */
+export function TabPanel(props: { id: string; active: boolean; live?: boolean; children: ReactNode }) {
   return (
     <div role="tabpanel" id={`tabpanel-${props.id}`} aria-labelledby={`tab-${props.id}`} hidden={!props.active} className="flex min-h-0 flex-col">
-      {props.children}
+      {props.live ? props.children : <Activity mode={props.active ? 'visible' : 'hidden'}>{props.children}</Activity>}
     </div>
   );
 }
