@@ -1,8 +1,8 @@
 // E2E: the page by keyboard and by name (labels, roving tab stops, tabs), and its state in the URL (share links, reload, examples menu).
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Page } from '@playwright/test';
 import { EXAMPLES } from '../components/playground/examples.ts';
-import { openPlayground, pickAgent, resultRunId, runCell, setCell, settle } from './helpers.ts';
+import { openPlayground, pickAgent, playgroundReady, resultRunId, runCell, setCell, settle, POLL_INTERVALS_MS } from './helpers.ts';
 
 /** Roles a user operates; each needs an accessible name (the aria snapshot prints it in quotes after the role). */
 const CONTROL_ROLES = ['button', 'checkbox', 'combobox', 'searchbox', 'textbox', 'tab', 'radio', 'switch', 'slider', 'spinbutton'];
@@ -26,9 +26,7 @@ async function tabStopsTo(page: Page, target: ReturnType<Page['getByRole']>, max
 /** Reloads the page and waits, as openPlayground does, until a turn is ready and live updates flow. */
 async function reloadPlayground(page: Page): Promise<void> {
   await page.reload();
-  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
-  await expect(page.getByTestId('run-button')).toBeEnabled();
-  await page.locator('.monaco-editor .view-lines').waitFor();
+  await playgroundReady(page);
 }
 
 function exampleTitle(id: string): string {
@@ -203,13 +201,13 @@ test('the examples menu shows the loaded example and asks before replacing an ed
   await setCell(page, 'return "my own work";\n');
   // Dismissed: the cell and the menu stay as they were.
   await menu.selectOption('sleep-wait');
-  await expect.poll(() => asked).toBe(true);
+  await expect.poll(() => asked, { intervals: POLL_INTERVALS_MS }).toBe(true);
   await expect(menu).toHaveValue('search-describe');
   await expect(editor).toContainText('my own work');
   // Accepted: the example replaces the cell.
   asked = false;
   await menu.selectOption('read-grep');
-  await expect.poll(() => asked).toBe(true);
+  await expect.poll(() => asked, { intervals: POLL_INTERVALS_MS }).toBe(true);
   await expect(menu).toHaveValue('read-grep');
   await expect(editor).toContainText('grep finds lines');
 });
@@ -236,7 +234,7 @@ test('the theme follows the system preference until toggled; the pick survives a
   await page.getByRole('button', { name: 'Switch to the light theme' }).click();
   await expect(html).toHaveAttribute('data-theme', 'light');
   await expect(monaco).toHaveClass(/(^|\s)vs(\s|$)/);
-  await expect.poll(background).not.toBe(darkBackground);
+  await expect.poll(background, { intervals: POLL_INTERVALS_MS }).not.toBe(darkBackground);
   await reloadPlayground(page);
   // The pick wins over the (dark) system preference after a reload.
   await expect(html).toHaveAttribute('data-theme', 'light');

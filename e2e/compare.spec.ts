@@ -1,5 +1,5 @@
 // E2E (issue 15): "Run on all executors" runs the editor's cell on quickjs, node and quickjs-emscripten, each in its own run, side by side.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { openPlayground, PANEL_SHOTS_DIR, setCell } from './helpers.ts';
 
 // A tool call, a wait (each executor parks its own way) and a value one engine gives differently.

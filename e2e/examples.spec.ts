@@ -1,7 +1,7 @@
 // E2E: every example cell in the picker runs against the shipped demo catalog, as a new user would try them.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { EXAMPLES } from '../components/playground/examples.ts';
-import { callSeq, openPlayground, settledAfter } from './helpers.ts';
+import { callSeq, openPlayground, resultRunId, settledAfter, waitingRun } from './helpers.ts';
 
 /** What each example should end in under the suite's config (2.5 s exec deadline). */
 const EXPECTED: Record<string, { status: string; approve?: boolean; code?: string }> = {
@@ -21,18 +21,34 @@ test('every example cell is covered by this test', () => {
   expect(EXAMPLES.map((e) => e.id).sort()).toEqual(Object.keys(EXPECTED).sort());
 });
 
-for (const example of EXAMPLES) {
-  test(`example "${example.title}" runs`, async ({ page }) => {
-    const expected = EXPECTED[example.id];
-    expect(expected, `add ${example.id} to EXPECTED`).toBeDefined();
-    await openPlayground(page);
-    await page.getByTestId('example-select').selectOption(example.id);
-    await expect(page.getByTestId(example.language === 'typescript' ? 'language-ts' : 'language-js')).toHaveAttribute('aria-pressed', 'true');
-    const before = await callSeq(page);
-    await page.getByTestId('run-button').click();
-    if (expected?.approve) await page.getByTestId('approval').getByTestId('approval-approve').click();
-    expect(await settledAfter(page, before)).toBe(expected?.status);
-    if (expected?.code) await expect(page.getByTestId('result-error-code')).toHaveText(expected.code);
-    if (expected?.status === 'completed') await expect(page.getByTestId('result-value')).toBeVisible();
-  });
-}
+// One page tries them all in turn, as a new user would: a page load costs more than most examples.
+test('every example cell runs in turn on one page and ends as expected', async ({ page }) => {
+  // the test's cap: one page load plus each example's (a hung page's) limit
+  test.setTimeout(60_000 + EXAMPLES.length * 60_000);
+  await openPlayground(page);
+  const menu = page.getByTestId('example-select');
+  for (const example of EXAMPLES) {
+    await test.step(`example "${example.title}" runs`, async () => {
+      const expected = EXPECTED[example.id];
+      expect(expected, `add ${example.id} to EXPECTED`).toBeDefined();
+      await menu.selectOption(example.id);
+      await expect(menu).toHaveValue(example.id);
+      // the editor holds this example's cell, not the one before it
+      await expect(page.locator('.monaco-editor .view-lines')).toContainText(example.code.trim().split('\n')[0] ?? '');
+      await expect(page.getByTestId(example.language === 'typescript' ? 'language-ts' : 'language-js')).toHaveAttribute('aria-pressed', 'true');
+      const before = await callSeq(page);
+      await page.getByTestId('run-button').click();
+      if (expected?.approve) await page.getByTestId('approval').getByTestId('approval-approve').click();
+      expect(await settledAfter(page, before)).toBe(expected?.status);
+      if (expected?.code) await expect(page.getByTestId('result-error-code')).toHaveText(expected.code);
+      if (expected?.status === 'completed') await expect(page.getByTestId('result-value')).toBeVisible();
+      if (expected?.status === 'waiting') {
+        // Each example starts as on a fresh page, with no run of this turn still waiting: a pending call of a
+        // sequential tool (the client tool's) would hold the next example's sequential calls (the shell exec).
+        const card = waitingRun(page, await resultRunId(page));
+        await card.getByTestId('abort-button').click();
+        await expect(card).toHaveCount(0);
+      }
+    });
+  }
+});

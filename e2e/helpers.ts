@@ -5,12 +5,23 @@ import type { Locator, Page, TestInfo } from '@playwright/test';
 
 export const PANEL_SHOTS_DIR = 'e2e-artifacts/panels';
 
+/**
+ * The cap on one page load (until a turn is prepared and live updates flow): a limit for a hung page, roomier than
+ * the suite's expect timeout because a load is the costliest step with two workers beside CPU-bound load.
+ */
+export const PAGE_LOAD_TIMEOUT_MS = 60_000;
+
 /** Opens the page and waits until a turn is prepared and live updates flow. */
 export async function openPlayground(page: Page, path = '/'): Promise<void> {
   await page.goto(path);
-  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
-  await expect(page.getByTestId('run-button')).toBeEnabled();
-  await page.locator('.monaco-editor .view-lines').waitFor();
+  await playgroundReady(page);
+}
+
+/** Waits, after a load or reload, until a turn is prepared and live updates flow. */
+export async function playgroundReady(page: Page): Promise<void> {
+  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live', { timeout: PAGE_LOAD_TIMEOUT_MS });
+  await expect(page.getByTestId('run-button')).toBeEnabled({ timeout: PAGE_LOAD_TIMEOUT_MS });
+  await page.locator('.monaco-editor .view-lines').waitFor({ timeout: PAGE_LOAD_TIMEOUT_MS });
 }
 
 export async function pickAgent(page: Page, agentId: string): Promise<void> {
@@ -44,12 +55,18 @@ export async function callSeq(page: Page): Promise<number> {
   return Number((await page.getByTestId('result-seq').getAttribute('data-seq')) ?? '0');
 }
 
-/** Waits for a call started after `before` (see callSeq) to settle; returns its status. */
+/**
+ * expect.poll's intervals for the suite: its default backs off to one read a second, so a state that arrived
+ * right after a read went unseen for up to a second. Cheap reads (an attribute, a variable) can come often.
+ */
+export const POLL_INTERVALS_MS = [100, 250];
+
 /** The default cap on one exec/wait: its budget (2.5 s in the suite's config) plus a loaded machine's slowness. */
 export const SETTLE_TIMEOUT_MS = 45_000;
 
+/** Waits for a call started after `before` (see callSeq) to settle; returns its status. */
 export async function settledAfter(page: Page, before: number, timeoutMs = SETTLE_TIMEOUT_MS): Promise<string> {
-  await expect.poll(() => callSeq(page), { timeout: timeoutMs }).toBeGreaterThan(before);
+  await expect.poll(() => callSeq(page), { timeout: timeoutMs, intervals: POLL_INTERVALS_MS }).toBeGreaterThan(before);
   const status = page.getByTestId('result-status');
   await expect(status).toHaveAttribute('data-status', /^(completed|failed|waiting)$/, { timeout: timeoutMs });
   return (await status.getAttribute('data-status')) ?? '';

@@ -1,5 +1,5 @@
 // E2E: the hostile corpus (server/hostile/cells) against the real server over HTTP, as an API client would send it.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { APIRequestContext } from '@playwright/test';
 import { checkOutcome, loadCorpus, PROBE_EXPECT, PROBE_FILE, type ResultLike } from '../server/hostile/corpus.ts';
 import { readFileSync } from 'node:fs';

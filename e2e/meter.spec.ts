@@ -1,9 +1,9 @@
 // Issue 18 in the page: the token meter of a run in the result panel, the inferred output type of an MCP
 // tool without an output schema (the demo server's `echo`) in the editor's hover, and the box that lets the
 // server typecheck use it.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Page } from '@playwright/test';
-import { openPlayground, panelShot, resultRunId, resultValue, runCell, setCell } from './helpers.ts';
+import { openPlayground, panelShot, resultRunId, resultValue, runCell, setCell, POLL_INTERVALS_MS, PAGE_LOAD_TIMEOUT_MS } from './helpers.ts';
 
 /** Puts the caret on `word` in the first line and asks for the hover (Ctrl/Cmd+K Ctrl/Cmd+I), as a keyboard user would, until it says "inferred". */
 async function expectInferredHover(page: Page, firstLine: string, word: string): Promise<string> {
@@ -85,7 +85,7 @@ test('the typecheck-inferred box: off, the server typecheck passes a cell that m
 
   await inferred.check();
   // kept like the other turn settings: in the link
-  await expect.poll(() => new URL(page.url()).hash).toContain('inferred=1');
+  await expect.poll(() => new URL(page.url()).hash, { intervals: POLL_INTERVALS_MS }).toContain('inferred=1');
   expect(await runCell(page, misuse)).toBe('failed');
   await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
   const panel = page.getByTestId('result-panel');
@@ -101,6 +101,6 @@ test('the typecheck-inferred box: off, the server typecheck passes a cell that m
 
   // the box survives a reload (it lives in the URL hash)
   await page.reload();
-  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live', { timeout: PAGE_LOAD_TIMEOUT_MS });
   await expect(page.getByRole('checkbox', { name: 'typecheck uses "inferred" types' })).toBeChecked();
 });

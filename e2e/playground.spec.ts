@@ -1,6 +1,6 @@
 // E2E: the playground's own flows (issue 4) against the real server: load, marker, run, waiting + Wait, timeout.
-import { expect, test } from '@playwright/test';
-import { openPlayground, panelShot, resultRunId, resultValue, runCell, setCell, settle, waitingRun } from './helpers.ts';
+import { expect, test } from './fixtures.ts';
+import { openPlayground, panelShot, resultRunId, resultValue, runCell, setCell, settle, waitingRun, POLL_INTERVALS_MS } from './helpers.ts';
 
 test('the page loads: surface, catalog, editor and live updates', async ({ page }, testInfo) => {
   const consoleErrors: string[] = [];
@@ -98,7 +98,7 @@ test('a share link reproduces the cell and its language', async ({ page }) => {
       const encoded = new URLSearchParams(location.hash.slice(1)).get('code') ?? '';
       return atob(encoded.replace(/-/g, '+').replace(/_/g, '/'));
     });
-  await expect.poll(sharedCode).toContain('41 + 1');
+  await expect.poll(sharedCode, { intervals: POLL_INTERVALS_MS }).toContain('41 + 1');
   expect(page.url()).toContain('lang=ts');
   const url = page.url();
   const second = await page.context().newPage();

@@ -1,6 +1,6 @@
 // E2E (issue 17, replay lab): fork a waiting run from the waiting board with an edited reply and see both runs; replay a downloaded cassette.
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Page } from '@playwright/test';
 import { openPlayground, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 // E2E (issue 13): the page tells one story: panels scoped to its own turn, one selected run, Stop, client calls answered while the run runs.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Page } from '@playwright/test';
 import { callSeq, openPlayground, PANEL_SHOTS_DIR, pickAgent, resultRunId, resultValue, runCell, setCell, settle, settledAfter, waitingRun } from './helpers.ts';
 
@@ -19,8 +19,8 @@ function allTurns(page: Page) {
 test('two pages: each board, runs list and approvals show its own turn; "all turns" shows the other page\'s', async ({ context }) => {
   const a = await context.newPage();
   const b = await context.newPage();
-  await openPlayground(a);
-  await openPlayground(b);
+  // the two loads are independent: side by side they cost one load's wait, not two
+  await Promise.all([openPlayground(a), openPlayground(b)]);
 
   // B parks a run; B sees it, expanded (it is B's selected run).
   await b.bringToFront();

@@ -1,5 +1,5 @@
 // E2E: the Session panel (store and transcript of the current turn's session) follows cells as they complete.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { openPlayground, panelShot, resultRunId, resultValue, runCell, waitingRun } from './helpers.ts';
 
 test('a stored value shows in the Session panel, and the transcript shows both exec calls with their store rows', async ({ page }, testInfo) => {

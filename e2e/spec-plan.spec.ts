@@ -1,6 +1,6 @@
 // E2E: the spec's E2E test plan (maintainer notes), the steps a user can observe in the playground.
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { E2E_DISABLED_PORT } from './ports.ts';
 import { openPlayground, panelShot, pickAgent, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
 

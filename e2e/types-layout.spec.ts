@@ -1,10 +1,10 @@
 // E2E (issue 13, the rest): one type world in the editor, the layout at 1280x720 and 900 px with collapsible side
 // panels, the session panel following the selected run, snapshot text true for the selected run, hook decisions in a span.
 import { mkdirSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Page } from '@playwright/test';
 import { EXAMPLES } from '../components/playground/examples.ts';
-import { callSeq, openPlayground, PANEL_SHOTS_DIR, pickAgent, resultRunId, runCell, setCell, settle, settledAfter, waitingRun } from './helpers.ts';
+import { callSeq, openPlayground, PANEL_SHOTS_DIR, pickAgent, resultRunId, runCell, setCell, settle, settledAfter, waitingRun, POLL_INTERVALS_MS, PAGE_LOAD_TIMEOUT_MS } from './helpers.ts';
 
 // The editor's first check waits for Monaco's TypeScript worker to start and load its lib: on a loaded 2-core
 // machine that took most of a minute. These are limits for a hung page, not timings.
@@ -115,13 +115,13 @@ test('at 1280x720 the editor is tall enough, run ids are whole, and each side pa
   await expect(page.getByTestId('catalog-panel')).toHaveCount(0);
   await page.getByRole('button', { name: 'Hide the runs panel' }).click();
   await expect(page.getByTestId('runs-panel')).toHaveCount(0);
-  await expect.poll(async () => (await editor.boundingBox())?.width ?? 0).toBeGreaterThan(widthBefore + 400);
+  await expect.poll(async () => (await editor.boundingBox())?.width ?? 0, { intervals: POLL_INTERVALS_MS }).toBeGreaterThan(widthBefore + 400);
   mkdirSync(PANEL_SHOTS_DIR, { recursive: true });
   await page.screenshot({ path: `${PANEL_SHOTS_DIR}/layout-1280x720-collapsed.png` });
 
   // kept across a reload
   await page.reload();
-  await expect(page.getByRole('button', { name: 'Show the tools panel' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Show the tools panel' })).toBeVisible({ timeout: PAGE_LOAD_TIMEOUT_MS });
   await expect(page.getByRole('button', { name: 'Show the runs panel' })).toBeVisible();
   await page.getByRole('button', { name: 'Show the tools panel' }).click();
   await page.getByRole('button', { name: 'Show the runs panel' }).click();
