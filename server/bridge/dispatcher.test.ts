@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildCatalog } from '../catalog/build.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { ResultsStore } from '../results/store.ts';
@@ -102,6 +102,33 @@ describe('dispatchRequest', () => {
     const approvalTool = buildCatalog([tool('exec', { approval: 'required' })]);
     const denied = context({ catalog: approvalTool, hooks: { ...context().hooks, requestApproval: async () => ({ approved: false, reason: 'nope' }) } });
     expect(await reply({ id: 'r9', op: 'call', tool: 'exec', input: {} }, denied)).toMatchObject({ ok: false, code: 'approval_denied', error: expect.stringContaining('nope') });
+  });
+
+  it('an approved call queued behind an earlier sequential call says running, no longer awaiting_approval', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const seq = buildCatalog([
+      tool('slow', { executionMode: 'sequential', execute: async () => (await gate, 'slow') }),
+      tool('exec', { executionMode: 'sequential', approval: 'required' }),
+    ]);
+    let approve!: () => void;
+    const statuses: string[] = [];
+    const ctx = context({
+      catalog: seq,
+      hooks: { ...context().hooks, requestApproval: () => new Promise((r) => (approve = () => r({ approved: true }))) },
+      onStatus: (id, status) => {
+        if (id === 'a') statuses.push(status);
+      },
+    });
+    const first = dispatchRequest(ctx, { id: 's', op: 'call', tool: 'slow', input: {} }, 'cm_test:1');
+    const second = dispatchRequest(ctx, { id: 'a', op: 'call', tool: 'exec', input: {} }, 'cm_test:2');
+    await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval']), { timeout: 20_000 });
+    approve();
+    // still queued behind "slow", which has not finished
+    await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval', 'running']), { timeout: 20_000 });
+    release();
+    expect(await first.reply).toMatchObject({ ok: true, value: 'slow' });
+    expect(await second.reply).toMatchObject({ ok: true });
   });
 
   it('on a store() value over maxOutputBytes: refuses it with capacity_exceeded and keeps nothing', async () => {

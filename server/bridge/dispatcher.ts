@@ -109,6 +109,8 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
     if (!decision.approved) {
       throw new ToolError(`${entry.callableName} was denied by the operator${decision.reason ? `: ${decision.reason}` : ''}; do not retry it`, 'approval_denied');
     }
+    // approved: no longer waiting on a person, even while it queues behind earlier sequential calls
+    ctx.onStatus(req.id, 'running');
   }
   const run = async () => {
     if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');

@@ -269,10 +269,11 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
 
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void {
     const record = this.recordOf(requestId);
+    const was = record?.status;
     if (record) record.status = status;
-    // the board shows calls waiting on a person; a plain start is already a nested.started event
-    // (a full run view per call would make a cell's cost grow with its number of calls)
-    if (status !== 'running') this.env.touch(this.run);
+    // the board shows calls waiting on a person, and when they stop waiting; a plain start is already a
+    // nested.started event (a full run view per call would make a cell's cost grow with its number of calls)
+    if (status !== 'running' || (was !== undefined && was !== 'running')) this.env.touch(this.run);
   }
 }
 
