@@ -267,16 +267,18 @@ async function otherRequest(ctx: DispatchContext, req: Exclude<BridgeRequest, { 
 /** Dispatch one checked guest request. Never rejects and never throws: every failure is an error reply. */
 export function dispatchRequest(ctx: DispatchContext, req: BridgeRequest, invocationId: string): Dispatched {
   const canceler: { cancel?: () => void } = {};
-  const dispatched: Dispatched = { reply: undefined as unknown as Promise<BridgeReply>, outputJson: undefined };
-  if (req.op === 'timer') dispatched.cancel = () => canceler.cancel?.();
   // a tool may return what JSON cannot hold (a BigInt): that fails this call, not the dispatcher
   const bridged = req.op === 'call' ? callTool(ctx, req, invocationId) : otherRequest(ctx, req, canceler).then(toBridged);
-  dispatched.reply = bridged.then(
-    (out): BridgeReply => {
-      dispatched.outputJson = out.json;
-      return { id: req.id, ok: true, value: out.value };
-    },
-    (err: unknown): BridgeReply => errorReply(req.id, err),
-  );
+  const dispatched: Dispatched = {
+    reply: bridged.then(
+      (out): BridgeReply => {
+        dispatched.outputJson = out.json;
+        return { id: req.id, ok: true, value: out.value };
+      },
+      (err: unknown): BridgeReply => errorReply(req.id, err),
+    ),
+    outputJson: undefined,
+  };
+  if (req.op === 'timer') dispatched.cancel = () => canceler.cancel?.();
   return dispatched;
 }

@@ -17,6 +17,7 @@ import type { ClientToolSpec, SurfaceView, TurnInfo, TurnRequest } from '../gate
 import { ResultsStore } from '../results/store.ts';
 import type { RunManager, TurnScope } from '../runs/runs.ts';
 import { textTokens } from '../runs/tokens.ts';
+import { memoShortText } from '../util/text-memo.ts';
 import { buildModelSurface, directSurfaceTools } from '../surface/surface.ts';
 import type { McpServerView } from '../tools/mcp/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
@@ -262,20 +263,14 @@ function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools'>): () => { 
 }
 
 /** Definition texts counted so far: most turns share an agent's tools, so a new turn's count is a lookup. */
-const definitionCounts = new Map<string, number>();
 /** Distinct definition texts kept (one per agent, model and client tool set in use; a few KiB each). */
 const MAX_DEFINITION_COUNTS = 64;
+/** Every definition text is remembered, whatever its length: a turn's are counted once per distinct text. */
+const definitionTextTokens = memoShortText(textTokens, Infinity, MAX_DEFINITION_COUNTS);
 
 /** Tokens of tool definitions as the model reads them (compact JSON), counted once per distinct text. */
 function definitionTokens(definitions: unknown): number {
-  const text = JSON.stringify(definitions) ?? 'null';
-  let count = definitionCounts.get(text);
-  if (count === undefined) {
-    count = textTokens(text);
-    if (definitionCounts.size >= MAX_DEFINITION_COUNTS) definitionCounts.delete(definitionCounts.keys().next().value!);
-    definitionCounts.set(text, count);
-  }
-  return count;
+  return definitionTextTokens(JSON.stringify(definitions) ?? 'null');
 }
 
 /** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
