@@ -1,8 +1,13 @@
 // The quickjs-emscripten engine: one QuickJS runtime + context per cell on a WASM module this worker owns; a parked cell stays live.
 //
-// Limits: memoryLimitBytes is the runtime's memory limit (QuickJS's allocator refuses past it), the
-// stack is its max stack size, and time is the interrupt handler, which reads the leg's shared
-// deadline and abort flag. A waiting cell keeps its runtime and context in this worker (quickjs-emscripten
+// Limits: memoryLimitBytes is the runtime's memory limit, the stack is its max stack size, and time is
+// the interrupt handler, which reads the leg's shared deadline and abort flag. QuickJS's allocator
+// refuses one allocation past the limit, but under emscripten it cannot read an allocation's size
+// (js_def_malloc_usable_size is 0 there) and counts each one as 8 bytes: a cell could pile up hundreds of
+// megabytes of 1 MiB buffers under an 8 MiB limit. So the interrupt handler also measures the runtime
+// (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory grew and at
+// most every MEMORY_CHECK_SPACING times the last measurement's own cost, and ends the cell with
+// memory_limit_exceeded when it is over the limit. A waiting cell keeps its runtime and context in this worker (quickjs-emscripten
 // has no public memory snapshot): its parked cost is the runtime's live memory, an estimate.
 //
 // Disposal is exact: every handle the host takes is disposed in the scope that took it, then the
@@ -27,6 +32,12 @@ export const OUT_OF_MEMORY_MESSAGE =
 const OOM_PATTERN = /^InternalError: out of memory/;
 
 /**
+ * Wall time between two memory measurements of a running cell, as a multiple of the last one's cost
+ * (it walks every object): the check stays near 1/MEMORY_CHECK_SPACING of the cell's time.
+ */
+const MEMORY_CHECK_SPACING = 32;
+
+/**
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
  */
 export function createEmscriptenEngine(opts) {
@@ -36,12 +47,16 @@ export function createEmscriptenEngine(opts) {
   /** The module the next cell runs on; null after an abort (loaded again on demand). */
   let module = null;
   const continuations = liveContinuations('e');
+  /** Per loaded module: where its runtimes keep QuickJS's allocation count (allocationCountsOf). */
+  const allocationCounts = new WeakMap();
   const counters = { modulesLoaded: 0, runtimesCreated: 0, runtimesDisposed: 0, disposeAborts: 0, liveRuntimes: 0 };
 
   async function currentModule() {
     if (!module) {
       module = await newQuickJSWASMModuleFromVariant(variant);
       counters.modulesLoaded++;
+      const counts = allocationCountsOf(module);
+      if (counts) allocationCounts.set(module, counts);
     }
     return module;
   }
@@ -95,9 +110,28 @@ export function createEmscriptenEngine(opts) {
     // Bellard QuickJS stops the code that runs at an interrupt, but an async function turns the error
     // into a rejection the prelude settles with: the flag makes the entry fail with the budget's code
     let interrupted = false;
+    // set when a measurement found the runtime over its memory limit: the cell ends at that interrupt
+    let overMemory = false;
+    let checkedWasmBytes = 0;
+    // the most QuickJS's own allocation count was seen at (in its units), for an uncaught null (below)
+    let peakAllocated = 0;
+    const allocCount = allocationCounts.get(mod);
+    let nextCheckAt = 0;
     rt.setInterruptHandler(() => {
-      if (!leg || !leg.shouldInterrupt()) return false;
-      interrupted = true;
+      if (!leg) return false;
+      if (leg.shouldInterrupt()) {
+        interrupted = true;
+        return true;
+      }
+      if (allocCount) peakAllocated = Math.max(peakAllocated, allocCount.used(rt));
+      const wasmBytes = wasmMemoryBytes(mod);
+      const now = performance.now();
+      if (wasmBytes <= checkedWasmBytes && now < nextCheckAt) return false;
+      checkedWasmBytes = wasmBytes;
+      const used = liveBytes();
+      nextCheckAt = now + MEMORY_CHECK_SPACING * (performance.now() - now);
+      if (used === undefined || used <= leg.limits.memoryLimitBytes) return false;
+      overMemory = interrupted = true;
       return true;
     });
 
@@ -108,7 +142,7 @@ export function createEmscriptenEngine(opts) {
       const op = opHandle !== undefined && ctx.typeof(opHandle) === 'string' ? ctx.getString(opHandle) : '';
       const kind = payloadHandle === undefined ? 'undefined' : ctx.typeof(payloadHandle);
       const payload = kind === 'string' ? ctx.getString(payloadHandle) : kind === 'undefined' ? '' : null;
-      if (op === 'settle' && typeof payload === 'string' && isOutOfMemoryOutcome(payload)) {
+      if (op === 'settle' && typeof payload === 'string' && (isOutOfMemoryOutcome(payload) || (payload === UNCAUGHT_NULL && nearCountLimit()))) {
         // the limit's own failure, reported when the entry ends (drain), not the guest's InternalError
         outOfMemory = true;
         return undefined;
@@ -122,12 +156,18 @@ export function createEmscriptenEngine(opts) {
       host.dispose();
     }
 
+    /** Whether the cell took QuickJS's allocation count close to its limit (see UNCAUGHT_NULL). */
+    const nearCountLimit = () => allocCount !== undefined && peakAllocated >= NEAR_LIMIT * allocCount.limit(rt);
+
     /** Evaluate, dispose the value; a thrown guest error becomes the leg's failure. */
     const evaluate = (code, filename) => {
       const result = ctx.evalCode(code, filename);
-      if (result.error) throw interrupted ? (result.error.dispose(), classify({ message: 'interrupted' }, leg)) : failureOf(result.error, filename === 'cell.js');
+      if (result.error) throw interrupted ? (result.error.dispose(), interruption()) : failureOf(result.error, filename === 'cell.js');
       result.value.dispose();
     };
+
+    /** Why the interrupt handler stopped the cell: over its memory, else its budget or an abort. */
+    const interruption = () => (overMemory ? new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE) : classify({ message: 'interrupted' }, leg));
 
     const failureOf = (handle, compile) => {
       let dumped;
@@ -138,6 +178,7 @@ export function createEmscriptenEngine(opts) {
       } finally {
         handle.dispose();
       }
+      if (interrupted) return interruption();
       const name = dumped && typeof dumped === 'object' && typeof dumped.name === 'string' ? dumped.name : 'Error';
       const message = dumped && typeof dumped === 'object' && typeof dumped.message === 'string' ? dumped.message : String(dumped);
       const known = classify({ message }, leg);
@@ -183,7 +224,7 @@ export function createEmscriptenEngine(opts) {
           if (r.error) throw failureOf(r.error, false);
           if (r.value === 0) break;
         }
-        if (interrupted) throw classify({ message: 'interrupted' }, leg);
+        if (interrupted) throw interruption();
         if (outOfMemory) throw new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
       },
       deliver(replyJson) {
@@ -238,6 +279,52 @@ export function createEmscriptenEngine(opts) {
     resume: continuations.resume,
     release: continuations.release,
   };
+}
+
+/**
+ * What the prelude settles for an uncaught `null`. Bellard QuickJS throws null when it runs out of memory
+ * while building the out-of-memory error itself (a Map grown entry by entry leaves no room for it): when the
+ * cell's allocation count had come within NEAR_LIMIT of the limit, the engine reports memory_limit_exceeded
+ * instead of "null". A guest's own `throw null` far from the limit stays its uncaught error.
+ */
+const UNCAUGHT_NULL = '{"ok":false,"error":"null"}';
+const NEAR_LIMIT = 0.9;
+
+/** A limit no runtime is given, set once on a probe runtime to find where QuickJS keeps it. */
+const LIMIT_PROBE = 0x3a5c1f04;
+
+/**
+ * QuickJS's allocation count against the memory limit lives in JSRuntime's malloc_state (malloc_size, then
+ * malloc_limit); neither is in quickjs-emscripten's API. Found once per module by setting LIMIT_PROBE on a
+ * probe runtime and looking for it among the struct's first words; undefined when the layout is not the
+ * expected one (then an uncaught null stays "null").
+ */
+function allocationCountsOf(mod) {
+  let probe;
+  try {
+    probe = mod.newRuntime();
+    probe.setMemoryLimit(LIMIT_PROBE);
+    const word = (address) => {
+      const heap = mod.module.HEAPU8;
+      return (heap[address] | (heap[address + 1] << 8) | (heap[address + 2] << 16) | (heap[address + 3] << 24)) >>> 0;
+    };
+    const pointer = (rt) => rt.rt.value;
+    for (let offset = 4; offset < 64; offset += 4) {
+      if (word(pointer(probe) + offset) !== LIMIT_PROBE) continue;
+      return { used: (rt) => word(pointer(rt) + offset - 4), limit: (rt) => word(pointer(rt) + offset) };
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    probe?.dispose();
+  }
+}
+
+/** Bytes of the module's WASM memory (it only grows): a growth is when a cell may have gone over its limit. */
+function wasmMemoryBytes(mod) {
+  // the emscripten module is private in quickjs-emscripten's types; HEAPU8 is the memory's current view
+  return mod.module?.HEAPU8?.byteLength ?? 0;
 }
 
 /**
