@@ -129,6 +129,33 @@ async function runToValue(page: Page): Promise<RunToValue> {
   return { totalMs, ...inPage };
 }
 
+/**
+ * What the instrument itself costs: Playwright's click (its actionability checks) on a button that changes the DOM
+ * in its own click handler, seen by the same raf-polled waitForFunction as p1. p1 minus this is the page's part.
+ */
+async function instrumentFloorMs(page: Page): Promise<number> {
+  await page.evaluate(() => {
+    const button = document.createElement('button');
+    button.id = '__bench_noop';
+    button.textContent = 'bench no-op';
+    button.style.cssText = 'position:fixed;bottom:0;left:0;z-index:2147483647';
+    button.addEventListener('click', () => button.setAttribute('data-n', String(Number(button.getAttribute('data-n') ?? '0') + 1)));
+    document.body.append(button);
+  });
+  const clicks = () => page.evaluate(() => Number(document.getElementById('__bench_noop')?.getAttribute('data-n') ?? '0'));
+  const samples: number[] = [];
+  for (let i = 0; i <= SAMPLES; i++) {
+    const before = await clicks();
+    const t0 = performance.now();
+    await page.locator('#__bench_noop').click();
+    await page.waitForFunction((prev) => Number(document.getElementById('__bench_noop')?.getAttribute('data-n') ?? '0') > prev, before, { timeout: 60_000, polling: 'raf' });
+    // the first click warms the path, as p1's first run does
+    if (i > 0) samples.push(performance.now() - t0);
+  }
+  await page.evaluate(() => document.getElementById('__bench_noop')?.remove());
+  return median(samples);
+}
+
 /** Median of the finite values (a sample whose in-page mark was missing is left out), NaN when none are. */
 function medianOf(values: number[]): number {
   const finite = values.filter(Number.isFinite);
@@ -146,6 +173,7 @@ async function pageRows(): Promise<BenchRow[]> {
     for (let i = 0; i < SAMPLES; i++) ready.push(await editorReady(browser, url));
     const page = await browser.newPage();
     const runs: RunToValue[] = [];
+    let floor = Number.NaN;
     try {
       await page.goto(url);
       await page.getByTestId('run-button').waitFor();
@@ -158,6 +186,7 @@ async function pageRows(): Promise<BenchRow[]> {
       await page.locator('.monaco-editor .view-lines').getByText('return 1').waitFor();
       await runToValue(page);
       for (let i = 0; i < SAMPLES; i++) runs.push(await runToValue(page));
+      floor = await instrumentFloorMs(page);
     } finally {
       await page.close();
     }
@@ -168,6 +197,7 @@ async function pageRows(): Promise<BenchRow[]> {
       withTarget({ id: 'p1', measure: `page: Run pressed -> completed result shown, trivial cell \`return 1\` (median of ${SAMPLES})`, a: formatMs(r) }, '≤ 100 ms', r, 100),
       { id: 'p1a', measure: 'p1 breakdown, in the page: click event -> exec response received (request, Gateway, network)', a: ms(medianOf(runs.map((x) => x.clickToResponseMs))) },
       { id: 'p1b', measure: 'p1 breakdown, in the page: exec response received -> completed result in the DOM (parse, React)', a: ms(medianOf(runs.map((x) => x.responseToShownMs))) },
+      { id: 'p1c', measure: "p1's instrument floor: the same Playwright click and raf-polled wait on a button that changes the DOM itself", a: ms(floor) },
       withTarget({ id: 'p2', measure: `page: navigation -> editor shown and the catalog with its declarations received (median of ${SAMPLES})`, a: formatMs(e) }, '≤ 1.5 s', e, 1500),
       { id: 'p2a', measure: 'p2 breakdown, in the page from navigation start: catalog.list (the declarations) received', a: ms(medianOf(ready.map((x) => x.catalogMs))) },
       { id: 'p2b', measure: "p2 breakdown, in the page from navigation start: Monaco's chunk (the largest script) received", a: ms(medianOf(ready.map((x) => x.monacoChunkMs))) },
