@@ -5,8 +5,9 @@
 // refuses one allocation past the limit, but under emscripten it cannot read an allocation's size
 // (js_def_malloc_usable_size is 0 there) and counts each one as 8 bytes: a cell could pile up hundreds of
 // megabytes of 1 MiB buffers under an 8 MiB limit. So the interrupt handler also measures the runtime
-// (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory grew and at
-// most every MEMORY_CHECK_SPACING times the last measurement's own cost, and ends the cell with
+// (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory grew, and
+// otherwise after FIRST_MEMORY_CHECK_MS and then at most every MEMORY_CHECK_SPACING times the last
+// measurement's own cost, and ends the cell with
 // memory_limit_exceeded when it is over the limit. A waiting cell keeps its runtime and context in this worker (quickjs-emscripten
 // has no public memory snapshot): its parked cost is the runtime's live memory, an estimate.
 //
@@ -36,6 +37,8 @@ const OOM_PATTERN = /^InternalError: out of memory/;
  * (it walks every object): the check stays near 1/MEMORY_CHECK_SPACING of the cell's time.
  */
 const MEMORY_CHECK_SPACING = 32;
+/** When a cell's runtime is measured first if the WASM memory has not grown before (see checkedWasmBytes). */
+const FIRST_MEMORY_CHECK_MS = 2;
 
 /**
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
@@ -112,11 +115,13 @@ export function createEmscriptenEngine(opts) {
     let interrupted = false;
     // set when a measurement found the runtime over its memory limit: the cell ends at that interrupt
     let overMemory = false;
-    let checkedWasmBytes = 0;
+    // the first measurement waits for the WASM memory to grow or for FIRST_MEMORY_CHECK_MS of running: a
+    // trivial cell ends before it, where one measurement was a fifth of its time
+    let checkedWasmBytes = wasmMemoryBytes(mod);
     // the most QuickJS's own allocation count was seen at (in its units), for an uncaught null (below)
     let peakAllocated = 0;
     const allocCount = allocationCounts.get(mod);
-    let nextCheckAt = 0;
+    let nextCheckAt = performance.now() + FIRST_MEMORY_CHECK_MS;
     rt.setInterruptHandler(() => {
       if (!leg) return false;
       if (leg.shouldInterrupt()) {
@@ -258,8 +263,14 @@ export function createEmscriptenEngine(opts) {
       try {
         const usage = rt.computeMemoryUsage();
         try {
-          const dumped = ctx.dump(usage);
-          return typeof dumped?.memory_used_size === 'number' && dumped.memory_used_size > 0 ? dumped.memory_used_size : undefined;
+          // one field, not ctx.dump (a JSON round trip of every field): this runs at the interrupt handler's checks
+          const field = ctx.getProp(usage, 'memory_used_size');
+          try {
+            const used = ctx.typeof(field) === 'number' ? ctx.getNumber(field) : 0;
+            return used > 0 ? used : undefined;
+          } finally {
+            field.dispose();
+          }
         } finally {
           usage.dispose();
         }
