@@ -3,13 +3,17 @@
 // Limits: memoryLimitBytes is the runtime's memory limit, the stack is its max stack size, and time is
 // the interrupt handler, which reads the leg's shared deadline and abort flag. QuickJS's allocator
 // refuses one allocation past the limit, but under emscripten it cannot read an allocation's size
-// (js_def_malloc_usable_size is 0 there) and counts each one as 8 bytes: a cell could pile up hundreds of
-// megabytes of 1 MiB buffers under an 8 MiB limit. So the interrupt handler also measures the runtime
-// (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory grew, and
-// otherwise after FIRST_MEMORY_CHECK_MS and then at most every MEMORY_CHECK_SPACING times the last
-// measurement's own cost, and ends the cell with
-// memory_limit_exceeded when it is over the limit. A waiting cell keeps its runtime and context in this worker (quickjs-emscripten
-// has no public memory snapshot): its parked cost is the runtime's live memory, an estimate.
+// (js_def_malloc_usable_size is 0 there) and counts each one as 8 bytes: a cell could pile up hundreds
+// of megabytes of 1 MiB buffers under an 8 MiB limit, and one that fills memory with small allocations
+// (a Map grown entry by entry) meets the count's end with no room left for the error, which QuickJS
+// then throws as `null`. So the interrupt handler also ends the cell with memory_limit_exceeded when
+// the runtime is over its limit: by QuickJS's own count within NEAR_COUNT_LIMIT of the limit (read
+// each time; the real bytes are then well past it, every allocation being at least 16), or by
+// measuring it (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory
+// grew, and otherwise after FIRST_MEMORY_CHECK_MS and then at most every MEMORY_CHECK_SPACING times the
+// last measurement's own cost. A waiting cell keeps its runtime and context in this worker
+// (quickjs-emscripten has no public memory snapshot): its parked cost is the runtime's live memory, an
+// estimate.
 //
 // Disposal is exact: every handle the host takes is disposed in the scope that took it, then the
 // context, then the runtime. QuickJS asserts in JS_FreeRuntime that no object is left; after an
@@ -29,6 +33,8 @@ const HOST_SYNC = '__cm_sync';
 export const TIMEOUT_MESSAGE = 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait';
 export const OUT_OF_MEMORY_MESSAGE =
   'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).';
+const memoryLimitFailure = () => new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
+
 /** How Bellard QuickJS reports a refused allocation: a catchable InternalError (quickjs-ng makes it uncatchable). */
 const OOM_PATTERN = /^InternalError: out of memory/;
 
@@ -39,6 +45,8 @@ const OOM_PATTERN = /^InternalError: out of memory/;
 const MEMORY_CHECK_SPACING = 32;
 /** When a cell's runtime is measured first if the WASM memory has not grown before (see checkedWasmBytes). */
 const FIRST_MEMORY_CHECK_MS = 2;
+/** The share of QuickJS's allocation count against its limit at which a cell is over its memory (see above). */
+const NEAR_COUNT_LIMIT = 0.9;
 
 /**
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
@@ -71,7 +79,7 @@ export function createEmscriptenEngine(opts) {
       if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', RUN_ABORTED_MESSAGE);
       return new LegFailure('timeout', TIMEOUT_MESSAGE);
     }
-    if (message.includes('out of memory')) return new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
+    if (message.includes('out of memory')) return memoryLimitFailure();
     return null;
   }
 
@@ -109,17 +117,14 @@ export function createEmscriptenEngine(opts) {
     let leg = firstLeg;
     let disposed = false;
     let continuationId = null;
+    // the cell went over its memory limit: its uncaught out-of-memory settled, or the interrupt handler found it over
     let outOfMemory = false;
     // Bellard QuickJS stops the code that runs at an interrupt, but an async function turns the error
     // into a rejection the prelude settles with: the flag makes the entry fail with the budget's code
     let interrupted = false;
-    // set when a measurement found the runtime over its memory limit: the cell ends at that interrupt
-    let overMemory = false;
     // the first measurement waits for the WASM memory to grow or for FIRST_MEMORY_CHECK_MS of running: a
     // trivial cell ends before it, where one measurement was a fifth of its time
     let checkedWasmBytes = wasmMemoryBytes(mod);
-    // the most QuickJS's own allocation count was seen at (in its units), for an uncaught null (below)
-    let peakAllocated = 0;
     const allocCount = allocationCounts.get(mod);
     let nextCheckAt = performance.now() + FIRST_MEMORY_CHECK_MS;
     rt.setInterruptHandler(() => {
@@ -128,17 +133,22 @@ export function createEmscriptenEngine(opts) {
         interrupted = true;
         return true;
       }
-      if (allocCount) peakAllocated = Math.max(peakAllocated, allocCount.used(rt));
+      if (!overMemoryLimit()) return false;
+      outOfMemory = interrupted = true;
+      return true;
+    });
+
+    /** Whether the runtime is over its memory limit: QuickJS's count near its end, or a measurement past it. */
+    function overMemoryLimit() {
+      if (allocCount && allocCount.used(rt) >= NEAR_COUNT_LIMIT * allocCount.limit(rt)) return true;
       const wasmBytes = wasmMemoryBytes(mod);
       const now = performance.now();
       if (wasmBytes <= checkedWasmBytes && now < nextCheckAt) return false;
       checkedWasmBytes = wasmBytes;
       const used = liveBytes();
       nextCheckAt = now + MEMORY_CHECK_SPACING * (performance.now() - now);
-      if (used === undefined || used <= leg.limits.memoryLimitBytes) return false;
-      overMemory = interrupted = true;
-      return true;
-    });
+      return used !== undefined && used > leg.limits.memoryLimitBytes;
+    }
 
     // Guest-controlled arguments: only strings are read (converting anything else would run guest code
     // inside this callback); the leg loop checks the rest and never throws back.
@@ -147,7 +157,7 @@ export function createEmscriptenEngine(opts) {
       const op = opHandle !== undefined && ctx.typeof(opHandle) === 'string' ? ctx.getString(opHandle) : '';
       const kind = payloadHandle === undefined ? 'undefined' : ctx.typeof(payloadHandle);
       const payload = kind === 'string' ? ctx.getString(payloadHandle) : kind === 'undefined' ? '' : null;
-      if (op === 'settle' && typeof payload === 'string' && (isOutOfMemoryOutcome(payload) || (payload === UNCAUGHT_NULL && nearCountLimit()))) {
+      if (op === 'settle' && typeof payload === 'string' && isOutOfMemoryOutcome(payload)) {
         // the limit's own failure, reported when the entry ends (drain), not the guest's InternalError
         outOfMemory = true;
         return undefined;
@@ -161,9 +171,6 @@ export function createEmscriptenEngine(opts) {
       host.dispose();
     }
 
-    /** Whether the cell took QuickJS's allocation count close to its limit (see UNCAUGHT_NULL). */
-    const nearCountLimit = () => allocCount !== undefined && peakAllocated >= NEAR_LIMIT * allocCount.limit(rt);
-
     /** Evaluate, dispose the value; a thrown guest error becomes the leg's failure. */
     const evaluate = (code, filename) => {
       const result = ctx.evalCode(code, filename);
@@ -171,8 +178,8 @@ export function createEmscriptenEngine(opts) {
       result.value.dispose();
     };
 
-    /** Why the interrupt handler stopped the cell: over its memory, else its budget or an abort. */
-    const interruption = () => (overMemory ? new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE) : classify({ message: 'interrupted' }, leg));
+    /** Why the cell ended early: over its memory limit, else its budget or an abort (the interrupt handler). */
+    const interruption = () => (outOfMemory ? memoryLimitFailure() : classify({ message: 'interrupted' }, leg));
 
     const failureOf = (handle, compile) => {
       let dumped;
@@ -229,8 +236,7 @@ export function createEmscriptenEngine(opts) {
           if (r.error) throw failureOf(r.error, false);
           if (r.value === 0) break;
         }
-        if (interrupted) throw interruption();
-        if (outOfMemory) throw new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
+        if (interrupted || outOfMemory) throw interruption();
       },
       deliver(replyJson) {
         callGlobal('__cm_deliver', replyJson).dispose();
@@ -292,15 +298,6 @@ export function createEmscriptenEngine(opts) {
   };
 }
 
-/**
- * What the prelude settles for an uncaught `null`. Bellard QuickJS throws null when it runs out of memory
- * while building the out-of-memory error itself (a Map grown entry by entry leaves no room for it): when the
- * cell's allocation count had come within NEAR_LIMIT of the limit, the engine reports memory_limit_exceeded
- * instead of "null". A guest's own `throw null` far from the limit stays its uncaught error.
- */
-const UNCAUGHT_NULL = '{"ok":false,"error":"null"}';
-const NEAR_LIMIT = 0.9;
-
 /** A limit no runtime is given, set once on a probe runtime to find where QuickJS keeps it. */
 const LIMIT_PROBE = 0x3a5c1f04;
 
@@ -308,7 +305,7 @@ const LIMIT_PROBE = 0x3a5c1f04;
  * QuickJS's allocation count against the memory limit lives in JSRuntime's malloc_state (malloc_size, then
  * malloc_limit); neither is in quickjs-emscripten's API. Found once per module by setting LIMIT_PROBE on a
  * probe runtime and looking for it among the struct's first words; undefined when the layout is not the
- * expected one (then an uncaught null stays "null").
+ * expected one (then only the measurement holds the limit).
  */
 function allocationCountsOf(mod) {
   let probe;
