@@ -141,30 +141,57 @@ function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
     .catch((err: unknown) => env.failRun(run, 'internal_error', hostFaultMessage('deliver a reply to this cell', err)));
 }
 
-/** A nested request settled: record it, then deliver it into the live VM or keep it for the next wait. */
+/**
+ * A nested request settled. Into a live VM the reply goes first: it waits in the leg's outbox for the flush,
+ * which sends it and only then ends its record and emits nested.finished, so the Gateway's bookkeeping runs
+ * while the worker already computes (on a sequential loop of calls the two threads overlap instead of taking
+ * turns). Otherwise the record ends now and the reply is kept for the next wait.
+ */
 function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined, env: NestedCallEnv): void {
-  recordReply(run, host, reply, outputJson);
-  env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
-  if (run.released || isTerminal(run.state)) return;
-  if (run.live && !run.live.parkRequested) {
-    const live = run.live;
-    const outbox = (live.outbox ??= []);
-    outbox.push(host);
-    // replies that settle in the same microtask checkpoint (a Promise.all of fast calls) go in one message
-    if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live, env));
-  } else {
+  const live = run.live;
+  if (run.released || isTerminal(run.state) || !live || live.parkRequested) {
+    finishReply(run, host, reply, outputJson, env);
+    if (run.released || isTerminal(run.state)) return;
     run.wake?.();
     env.touch(run);
+    return;
+  }
+  host.settled = reply;
+  host.unrecorded = { reply, outputJson };
+  const outbox = (live.outbox ??= []);
+  outbox.push(host);
+  // replies that settle in the same microtask checkpoint (a Promise.all of fast calls) go in one message
+  if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live, env));
+}
+
+/** The reply's record ends and the board hears of it. */
+function finishReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined, env: NestedCallEnv): void {
+  host.unrecorded = undefined;
+  recordReply(run, host, reply, outputJson);
+  env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
+}
+
+/**
+ * Deliver the replies queued for `live` in one message (if the leg is no longer live, keep them for the next
+ * wait), then end their records. A record ends even when delivery throws: the caller reports the failure.
+ */
+function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
+  const outbox = live.outbox ?? [];
+  live.outbox = undefined;
+  try {
+    deliverOutbox(run, live, outbox, env);
+  } finally {
+    for (const h of outbox) if (h.unrecorded) finishReply(run, h, h.unrecorded.reply, h.unrecorded.outputJson, env);
   }
 }
 
-/** Deliver the replies queued for `live` in one message; if the leg is no longer live, keep them for the next wait. */
-function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
+function deliverOutbox(run: Run, live: LiveLeg, outbox: HostRequest[], env: NestedCallEnv): void {
   // a wait may have taken some already (takeDeliverable): those are not sent twice
-  const hosts = (live.outbox ?? []).filter((h) => !h.delivered);
-  live.outbox = undefined;
+  const hosts = outbox.filter((h) => !h.delivered);
   if (hosts.length === 0 || run.released || isTerminal(run.state)) return;
   if (run.live !== live || live.parkRequested) {
+    // the board's view must show these records ended: end them before it hears of the run
+    for (const h of outbox) if (h.unrecorded) finishReply(run, h, h.unrecorded.reply, h.unrecorded.outputJson, env);
     run.wake?.();
     env.touch(run);
     return;

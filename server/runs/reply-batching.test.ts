@@ -37,4 +37,31 @@ describe('nested-call replies', () => {
       spy.mockRestore();
     }
   });
+
+  it('a reply leaves for the VM before its record ends: each deliver message precedes its calls\' nested.finished, and every record ends ok', async () => {
+    const gw = await testGateway({ executor, tools: [instant] });
+    const t = gw.prepareTurn({ sessionId: 'reply-first' });
+    const order: string[] = [];
+    const unsubscribe = gw.subscribe((e) => {
+      if (e.type === 'nested.finished') order.push(`finished ${e.call.requestId}`);
+    });
+    const post = Worker.prototype.postMessage;
+    const spy = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, msg: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
+      const m = msg as { t?: string; replies?: Array<{ id: string }> };
+      if (m.t === 'deliver') for (const r of m.replies ?? []) order.push(`delivered ${r.id}`);
+      return post.call(this, msg, transfer as Parameters<Worker['postMessage']>[1]);
+    });
+    try {
+      const r = expectCompleted(await gw.exec(t.agentRunId, { code: 'let s = 0;\nfor (let n = 0; n < 3; n++) s += await instant({ n });\nreturn s' }));
+      expect(r.value).toBe(3);
+      const ids = order.filter((o) => o.startsWith('delivered ')).map((o) => o.slice('delivered '.length));
+      expect(ids).toHaveLength(3);
+      expect(order).toEqual(ids.flatMap((id) => [`delivered ${id}`, `finished ${id}`]));
+      const trajectory = gw.trajectory(r.telemetry.runId ?? '');
+      expect(trajectory?.calls.flatMap((c) => c.nested.map((n) => n.status))).toEqual(['ok', 'ok', 'ok']);
+    } finally {
+      spy.mockRestore();
+      unsubscribe();
+    }
+  });
 });

@@ -77,6 +77,11 @@ export interface HostRequest {
   settled?: BridgeReply;
   delivered: boolean;
   cancel?: () => void;
+  /**
+   * A reply on its way into the live VM whose record has not ended yet: the flush that sends it ends the
+   * record and emits nested.finished right after the message left (nested.ts), in the same microtask checkpoint.
+   */
+  unrecorded?: { reply: BridgeReply; outputJson: string | undefined };
 }
 
 export interface LiveLeg {
