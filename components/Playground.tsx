@@ -40,7 +40,7 @@ import { turnRequestOf } from './playground/turnRequest.ts';
 
 export function Playground() {
   const trpc = useTRPC();
-  const { initial, writeCell, writeSettings, writeRun, shareUrl } = useCellUrl();
+  const { initial, writeCell, writeSettings, writeRun, shareUrl, holdWrites, releaseWrites } = useCellUrl();
 
   // The cell (code lives in the editor; this mirror feeds the URL and exec). A visit starts with the link's cell, else the first example.
   const [cell] = useState(() => initial.cell ?? { code: DEFAULT_EXAMPLE.code, language: DEFAULT_EXAMPLE.language });
@@ -78,7 +78,7 @@ export function Playground() {
     [writeRun],
   );
 
-  const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun });
+  const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun, onExecShown: releaseWrites });
   const { call, running, waitingFor, exec: execCell, wait: waitRun, abort: onAbort, clear: clearCall } = calls;
 
   // A new exec selects its run as soon as the run's start event names the exec's tool-call id (once: the user
@@ -143,6 +143,8 @@ export function Playground() {
     if (lab.code !== undefined) editorRef.current?.setValue(lab.code);
     const code = lab.code ?? editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
+    // the URL follows once the result shows (or shortly after): its writes leave the cores to the Gateway meanwhile
+    holdWrites();
     writeCell({ code, language });
     // Nothing from the previous run stays on screen: a cell that fails before it runs (typecheck) shows no run.
     selectRun(undefined);
@@ -154,7 +156,7 @@ export function Playground() {
       ...(lab.seed !== undefined ? { seed: lab.seed } : {}),
       ...(lab.replay !== undefined ? { replay: lab.replay } : {}),
     });
-  }, [turn.turn, running, language, checks, executor, execCell, writeCell, selectRun]);
+  }, [turn.turn, running, language, checks, executor, execCell, writeCell, selectRun, holdWrites]);
 
   // "Run on all executors": the editor's cell, as Run would send it, on each executor in its own run
   const cellInput = () => ({ code: editorRef.current?.getValue() ?? codeRef.current, language, ...checks.inputFields });

@@ -40,7 +40,7 @@ function newToolCallId(): string {
  * state per call (the board can wait on several runs at once), and a mutation observer would re-render the
  * whole page twice more per call (pending, then settled) for state nobody reads (issue 14).
  */
-export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId: string): void }): CellCalls {
+export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId: string): void; onExecShown?(): void }): CellCalls {
   const client = useTRPCClient();
   const [call, setCall] = useState<CellCall>();
   const callSeq = useRef(0);
@@ -49,7 +49,7 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
   // Kept apart from `call`: a Wait pressed on the board replaces the shown call, but Run stays disabled while
   // the page's own exec is still in flight.
   const [execInFlight, setExecInFlight] = useState<string>();
-  const { timeoutMs, onRun } = opts;
+  const { timeoutMs, onRun, onExecShown } = opts;
 
   const start = useCallback(
     (tool: CellCall['tool'], runId?: string): CellCall => {
@@ -76,22 +76,27 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
         setCall((shown) => (shown?.seq === started.seq ? ended : { ...ended, seq: (callSeq.current += 1) }));
       const ended = () => setExecInFlight((current) => (current === toolCallId ? undefined : current));
       // the result, its run and the Run button in one render, now rather than after the tasks queued meanwhile
+      // (`onExecShown` after that render: work the page held back while the exec ran)
       response.then(
-        (result) =>
+        (result) => {
           flushSync(() => {
             settleCall({ ...started, endedAt: Date.now(), result });
             const runId = resultRunId(result);
             if (runId) onRun(runId);
             ended();
-          }),
-        (err: unknown) =>
+          });
+          onExecShown?.();
+        },
+        (err: unknown) => {
           flushSync(() => {
             settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
             ended();
-          }),
+          });
+          onExecShown?.();
+        },
       );
     },
-    [start, client, onRun],
+    [start, client, onRun, onExecShown],
   );
 
   const wait = useCallback(

@@ -2,6 +2,7 @@
 // The page's URL as state: the cell, settings and run a visit starts with, and the writes that keep the URL reproducing them.
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { cellUrl, readCellUrl } from './cellUrl.ts';
+import { UrlWriter } from './urlWriter.ts';
 import type { CellUrlChange, CellUrlState, TurnSettings } from './cellUrl.ts';
 import type { SharedCell } from '../editor/index.ts';
 
@@ -16,18 +17,18 @@ export interface CellUrl {
   writeRun(runId: string | undefined): void;
   /** A link that reproduces `cell` and the settings last written (without the shown run). */
   shareUrl(cell: SharedCell): string;
+  /** Hold URL writes while a Run's exec is in flight (urlWriter.ts): written together on `releaseWrites`, or after a short cap. */
+  holdWrites(): void;
+  releaseWrites(): void;
 }
 
 export function useCellUrl(): CellUrl {
   // The page renders in the browser only (PlaygroundLoader), but a server render must not throw either.
   const [initial] = useState<CellUrlState>(() => (typeof window === 'undefined' ? {} : readCellUrl(window.location.href)));
   const settingsRef = useRef<TurnSettings>(initial.settings ?? {});
-  // replaceState, not pushState: every keystroke rewrites the hash, and Back should leave the page, not undo typing.
-  // and only on a real change: the same URL again would still be a history entry rewritten for nothing
-  const replace = useCallback((change: CellUrlChange) => {
-    const next = cellUrl(window.location.href, change);
-    if (next !== window.location.href) window.history.replaceState(null, '', next);
-  }, []);
+  // one writer per page: replaceState only on a real change, and a Run's writes held until its result shows
+  const writer = useMemo(() => (typeof window === 'undefined' ? null : new UrlWriter(window)), []);
+  const replace = useCallback((change: CellUrlChange) => writer?.write(change), [writer]);
   const writeCell = useCallback((cell: SharedCell) => replace({ kind: 'cell', cell }), [replace]);
   const writeSettings = useCallback(
     (settings: TurnSettings) => {
@@ -37,6 +38,11 @@ export function useCellUrl(): CellUrl {
     [replace],
   );
   const writeRun = useCallback((runId: string | undefined) => replace({ kind: 'run', runId }), [replace]);
-  const shareUrl = useCallback((cell: SharedCell) => cellUrl(window.location.href, { kind: 'share', cell, settings: settingsRef.current }), []);
-  return useMemo(() => ({ initial, writeCell, writeSettings, writeRun, shareUrl }), [initial, writeCell, writeSettings, writeRun, shareUrl]);
+  const shareUrl = useCallback((cell: SharedCell) => cellUrl(writer?.href() ?? window.location.href, { kind: 'share', cell, settings: settingsRef.current }), [writer]);
+  const holdWrites = useCallback(() => writer?.hold(), [writer]);
+  const releaseWrites = useCallback(() => writer?.release(), [writer]);
+  return useMemo(
+    () => ({ initial, writeCell, writeSettings, writeRun, shareUrl, holdWrites, releaseWrites }),
+    [initial, writeCell, writeSettings, writeRun, shareUrl, holdWrites, releaseWrites],
+  );
 }

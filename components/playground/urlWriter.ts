@@ -1,0 +1,68 @@
+// Writes the page's URL (cellUrl.ts) without waking the router, and holds a Run's own writes until its result is shown.
+import { cellUrl } from './cellUrl.ts';
+import type { CellUrlChange } from './cellUrl.ts';
+
+/** The part of `window` the writer uses (a test passes its own). */
+export interface UrlWindow {
+  location: { href: string };
+  history: { state: unknown; replaceState(data: unknown, unused: string, url: string): void };
+}
+
+/** The longest a held write waits: a reload after this finds the run the page shows (issue 14). */
+export const MAX_URL_HOLD_MS = 200;
+
+/**
+ * Every write is a replaceState (typing rewrites the hash; Back should leave the page, not undo keystrokes),
+ * made only on a real change, with the entry's own state: Next's App Router keeps its state there (its `__NA`
+ * mark and tree), and its patched replaceState then passes the write through instead of re-rendering the whole
+ * page for a URL nothing reads through the router (the page reads window.location itself), while Back and
+ * Forward still find the state they need.
+ *
+ * A Run writes the URL twice or three times while its exec is in flight (the cell, the previous run cleared,
+ * the new run selected), and each write costs the browser a few milliseconds on the cores the Gateway is
+ * running the cell on: `hold` queues writes until `release` (the result shown) or MAX_URL_HOLD_MS, then
+ * writes them as one.
+ */
+export class UrlWriter {
+  private held: CellUrlChange[] | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly win: UrlWindow) {}
+
+  write(change: CellUrlChange): void {
+    if (this.held) this.held.push(change);
+    else this.apply([change]);
+  }
+
+  /** Queue writes until `release`, for at most `maxMs`. Holding again while held keeps the first deadline. */
+  hold(maxMs = MAX_URL_HOLD_MS): void {
+    if (this.held) return;
+    this.held = [];
+    this.timer = setTimeout(() => this.release(), maxMs);
+  }
+
+  /** Writes what was held, as one URL. */
+  release(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const changes = this.held;
+    this.held = null;
+    if (changes && changes.length > 0) this.apply(changes);
+  }
+
+  /** The URL once every held write is made. */
+  href(): string {
+    return this.compose(this.held ?? []);
+  }
+
+  private compose(changes: CellUrlChange[]): string {
+    let next = this.win.location.href;
+    for (const change of changes) next = cellUrl(next, change);
+    return next;
+  }
+
+  private apply(changes: CellUrlChange[]): void {
+    const next = this.compose(changes);
+    if (next !== this.win.location.href) this.win.history.replaceState(this.win.history.state, '', next);
+  }
+}
