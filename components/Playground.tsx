@@ -21,6 +21,7 @@ import { DEFAULT_EXAMPLE } from './playground/examples.ts';
 import type { ExampleCell } from './playground/examples.ts';
 import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
+import { afterNextPaint } from './playground/holdQueue.ts';
 import { useInferredTypes } from './playground/useInferredTypes.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
@@ -78,7 +79,14 @@ export function Playground() {
     [writeRun],
   );
 
-  const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun, onExecShown: releaseWrites });
+  // what a Run held back (its URL writes, the live events) follows its result: the URL at once (a reload finds
+  // the run), the events after the result is painted
+  const { holdEvents, releaseEvents } = live;
+  const onExecShown = useCallback(() => {
+    releaseWrites();
+    afterNextPaint(releaseEvents);
+  }, [releaseWrites, releaseEvents]);
+  const calls = useCellCalls({ timeoutMs: surfaceQuery.data?.options.timeoutMs, onRun: selectRun, onExecShown });
   const { call, running, waitingFor, exec: execCell, wait: waitRun, abort: onAbort, clear: clearCall } = calls;
 
   // A new exec selects its run as soon as the run's start event names the exec's tool-call id (once: the user
@@ -143,8 +151,9 @@ export function Playground() {
     if (lab.code !== undefined) editorRef.current?.setValue(lab.code);
     const code = lab.code ?? editorRef.current?.getValue() ?? codeRef.current;
     codeRef.current = code;
-    // the URL follows once the result shows (or shortly after): its writes leave the cores to the Gateway meanwhile
+    // the URL and the live lists follow once the result shows (or MAX_HOLD_MS): the cores stay the Gateway's meanwhile
     holdWrites();
+    holdEvents();
     writeCell({ code, language });
     // Nothing from the previous run stays on screen: a cell that fails before it runs (typecheck) shows no run.
     selectRun(undefined);
@@ -156,7 +165,7 @@ export function Playground() {
       ...(lab.seed !== undefined ? { seed: lab.seed } : {}),
       ...(lab.replay !== undefined ? { replay: lab.replay } : {}),
     });
-  }, [turn.turn, running, language, checks, executor, execCell, writeCell, selectRun, holdWrites]);
+  }, [turn.turn, running, language, checks, executor, execCell, writeCell, selectRun, holdWrites, holdEvents]);
 
   // "Run on all executors": the editor's cell, as Run would send it, on each executor in its own run
   const cellInput = () => ({ code: editorRef.current?.getValue() ?? codeRef.current, language, ...checks.inputFields });

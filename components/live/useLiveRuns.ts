@@ -2,10 +2,11 @@
 // Live runs and approvals: seeded by queries, kept current by the events subscription (no manual refresh), which also marks session views stale.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { useCallback, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useTRPC } from '../trpc.ts';
 import { applyApprovalEvent, applyRunEvent, sortRuns } from './runsState.ts';
 import { sessionChangedBy } from '../session/sessionEvents.ts';
+import { HoldQueue } from '../playground/holdQueue.ts';
 import type { Approval as ApprovalView, LiveEvent as RunEvent, Run as RunView } from '../api.ts';
 
 /** `live`: events flow. `connecting`: first connect. `reconnecting`: the stream dropped and is retrying. `lost`: it failed. */
@@ -17,6 +18,12 @@ export interface LiveRuns {
   connection: ConnectionState;
   /** Why the connection or the initial load failed, in words. */
   error?: string;
+  /**
+   * Hold incoming events while the page's own exec is in flight (at most MAX_HOLD_MS), then apply them in one
+   * render: a run's first events otherwise re-render the page on the cores the Gateway is running it on.
+   */
+  holdEvents(): void;
+  releaseEvents(): void;
 }
 
 export function useLiveRuns(): LiveRuns {
@@ -26,7 +33,7 @@ export function useLiveRuns(): LiveRuns {
   const approvalsQuery = useQuery(trpc.approvals.list.queryOptions());
   const [everLive, setEverLive] = useState(false);
 
-  const onData = useCallback(
+  const apply = useCallback(
     (event: RunEvent) => {
       queryClient.setQueryData(trpc.runs.list.queryKey(), (old: RunView[] | undefined) => applyRunEvent(old ?? [], event));
       queryClient.setQueryData(trpc.approvals.list.queryKey(), (old: ApprovalView[] | undefined) => applyApprovalEvent(old ?? [], event));
@@ -39,6 +46,16 @@ export function useLiveRuns(): LiveRuns {
     },
     [queryClient, trpc],
   );
+  // events held while the page's exec runs, applied in order when it releases them (one render: React Query batches)
+  const held = useMemo(() => new HoldQueue<RunEvent>((events) => events.forEach(apply)), [apply]);
+  const onData = useCallback(
+    (event: RunEvent) => {
+      if (!held.offer(event)) apply(event);
+    },
+    [held, apply],
+  );
+  const holdEvents = useCallback(() => held.hold(), [held]);
+  const releaseEvents = useCallback(() => held.release(), [held]);
 
   const subscription = useSubscription(
     trpc.events.subscriptionOptions(undefined, {
@@ -59,7 +76,7 @@ export function useLiveRuns(): LiveRuns {
   else connection = everLive ? 'reconnecting' : 'connecting';
 
   const error = subscription.error?.message ?? runsQuery.error?.message ?? approvalsQuery.error?.message;
-  const live: LiveRuns = { runs: runsQuery.data ?? [], approvals: approvalsQuery.data ?? [], connection };
+  const live: LiveRuns = { runs: runsQuery.data ?? [], approvals: approvalsQuery.data ?? [], connection, holdEvents, releaseEvents };
   if (error !== undefined) live.error = error;
   return live;
 }

@@ -1,6 +1,7 @@
 // Writes the page's URL (cellUrl.ts) without waking the router, and holds a Run's own writes until its result is shown.
 import { cellUrl } from './cellUrl.ts';
 import type { CellUrlChange } from './cellUrl.ts';
+import { HoldQueue, MAX_HOLD_MS } from './holdQueue.ts';
 
 /** The part of `window` the writer uses (a test passes its own). */
 export interface UrlWindow {
@@ -9,7 +10,7 @@ export interface UrlWindow {
 }
 
 /** The longest a held write waits: a reload after this finds the run the page shows (issue 14). */
-export const MAX_URL_HOLD_MS = 200;
+export const MAX_URL_HOLD_MS = MAX_HOLD_MS;
 
 /**
  * Every write is a replaceState (typing rewrites the hash; Back should leave the page, not undo keystrokes),
@@ -24,44 +25,36 @@ export const MAX_URL_HOLD_MS = 200;
  * writes them as one.
  */
 export class UrlWriter {
-  private held: CellUrlChange[] | null = null;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly held = new HoldQueue<CellUrlChange>((changes) => this.apply(changes));
 
   constructor(private readonly win: UrlWindow) {}
 
   write(change: CellUrlChange): void {
-    if (this.held) this.held.push(change);
-    else this.apply([change]);
+    if (!this.held.offer(change)) this.apply([change]);
   }
 
   /** Queue writes until `release`, for at most `maxMs`. Holding again while held keeps the first deadline. */
   hold(maxMs = MAX_URL_HOLD_MS): void {
-    if (this.held) return;
-    this.held = [];
-    this.timer = setTimeout(() => this.release(), maxMs);
+    this.held.hold(maxMs);
   }
 
   /** Writes what was held, as one URL. */
   release(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    const changes = this.held;
-    this.held = null;
-    if (changes && changes.length > 0) this.apply(changes);
+    this.held.release();
   }
 
   /** The URL once every held write is made. */
   href(): string {
-    return this.compose(this.held ?? []);
+    return this.compose(this.held.queued);
   }
 
-  private compose(changes: CellUrlChange[]): string {
+  private compose(changes: readonly CellUrlChange[]): string {
     let next = this.win.location.href;
     for (const change of changes) next = cellUrl(next, change);
     return next;
   }
 
-  private apply(changes: CellUrlChange[]): void {
+  private apply(changes: readonly CellUrlChange[]): void {
     const next = this.compose(changes);
     if (next !== this.win.location.href) this.win.history.replaceState(this.win.history.state, '', next);
   }
