@@ -41,11 +41,10 @@ export class HoldQueue<T> {
   }
 }
 
-/** Runs `fn` after the browser has painted the next frame (a result on screen is not held back by `fn`). */
+/**
+ * Runs `fn` after the browser has painted the next frame (a result on screen is not held back by `fn`). A hidden
+ * tab paints no frames: there a hold's own cap releases it.
+ */
 export function afterNextPaint(fn: () => void): void {
-  if (typeof requestAnimationFrame !== 'function') {
-    setTimeout(fn, 0);
-    return;
-  }
   requestAnimationFrame(() => setTimeout(fn, 0));
 }

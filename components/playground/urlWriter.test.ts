@@ -1,7 +1,8 @@
 // The URL writer: writes with the router state kept, and a Run's writes held until its result shows (issue 14).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeCellHash } from '../editor/index.ts';
-import { MAX_URL_HOLD_MS, UrlWriter } from './urlWriter.ts';
+import { UrlWriter } from './urlWriter.ts';
+import { MAX_HOLD_MS } from './holdQueue.ts';
 import type { UrlWindow } from './urlWriter.ts';
 
 const PAGE = 'http://localhost:3000/';
@@ -56,13 +57,13 @@ describe('UrlWriter', () => {
     expect(writes.at(-1)?.url).toBe(`${PAGE}?run=run_3${encodeCellHash(cell)}`);
   });
 
-  it('a hold nobody releases ends by itself after MAX_URL_HOLD_MS (a long run still reaches the URL)', () => {
+  it('a hold nobody releases ends by itself after MAX_HOLD_MS (a long run still reaches the URL)', () => {
     vi.useFakeTimers();
     const { win, writes } = fakeWindow();
     const writer = new UrlWriter(win);
     writer.hold();
     writer.write({ kind: 'run', runId: 'run_9' });
-    vi.advanceTimersByTime(MAX_URL_HOLD_MS - 1);
+    vi.advanceTimersByTime(MAX_HOLD_MS - 1);
     expect(writes).toHaveLength(0);
     vi.advanceTimersByTime(1);
     expect(writes.map((w) => w.url)).toEqual([`${PAGE}?run=run_9`]);

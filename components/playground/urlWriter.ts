@@ -1,16 +1,13 @@
 // Writes the page's URL (cellUrl.ts) without waking the router, and holds a Run's own writes until its result is shown.
 import { cellUrl } from './cellUrl.ts';
 import type { CellUrlChange } from './cellUrl.ts';
-import { HoldQueue, MAX_HOLD_MS } from './holdQueue.ts';
+import { HoldQueue } from './holdQueue.ts';
 
 /** The part of `window` the writer uses (a test passes its own). */
 export interface UrlWindow {
   location: { href: string };
   history: { state: unknown; replaceState(data: unknown, unused: string, url: string): void };
 }
-
-/** The longest a held write waits: a reload after this finds the run the page shows (issue 14). */
-export const MAX_URL_HOLD_MS = MAX_HOLD_MS;
 
 /**
  * Every write is a replaceState (typing rewrites the hash; Back should leave the page, not undo keystrokes),
@@ -21,7 +18,7 @@ export const MAX_URL_HOLD_MS = MAX_HOLD_MS;
  *
  * A Run writes the URL twice or three times while its exec is in flight (the cell, the previous run cleared,
  * the new run selected), and each write costs the browser a few milliseconds on the cores the Gateway is
- * running the cell on: `hold` queues writes until `release` (the result shown) or MAX_URL_HOLD_MS, then
+ * running the cell on: `hold` queues writes until `release` (the result shown) or MAX_HOLD_MS, then
  * writes them as one.
  */
 export class UrlWriter {
@@ -33,9 +30,9 @@ export class UrlWriter {
     if (!this.held.offer(change)) this.apply([change]);
   }
 
-  /** Queue writes until `release`, for at most `maxMs`. Holding again while held keeps the first deadline. */
-  hold(maxMs = MAX_URL_HOLD_MS): void {
-    this.held.hold(maxMs);
+  /** Queue writes until `release`, for at most MAX_HOLD_MS (a reload after that finds the run the page shows). */
+  hold(): void {
+    this.held.hold();
   }
 
   /** Writes what was held, as one URL. */

@@ -75,25 +75,25 @@ export function useCellCalls(opts: { timeoutMs: number | undefined; onRun(runId:
       const settleCall = (ended: CellCall) =>
         setCall((shown) => (shown?.seq === started.seq ? ended : { ...ended, seq: (callSeq.current += 1) }));
       const ended = () => setExecInFlight((current) => (current === toolCallId ? undefined : current));
-      // the result, its run and the Run button in one render, now rather than after the tasks queued meanwhile
-      // (`onExecShown` after that render: work the page held back while the exec ran)
+      // the result, its run and the Run button in one render, now rather than after the tasks queued meanwhile;
+      // then the work the page held back while the exec ran (`onExecShown`)
+      const show = (render: () => void) => {
+        flushSync(render);
+        onExecShown?.();
+      };
       response.then(
-        (result) => {
-          flushSync(() => {
+        (result) =>
+          show(() => {
             settleCall({ ...started, endedAt: Date.now(), result });
             const runId = resultRunId(result);
             if (runId) onRun(runId);
             ended();
-          });
-          onExecShown?.();
-        },
-        (err: unknown) => {
-          flushSync(() => {
+          }),
+        (err: unknown) =>
+          show(() => {
             settleCall({ ...started, endedAt: Date.now(), error: errorMessage(err) });
             ended();
-          });
-          onExecShown?.();
-        },
+          }),
       );
     },
     [start, client, onRun, onExecShown],

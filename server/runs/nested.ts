@@ -157,7 +157,7 @@ function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: st
     return;
   }
   host.settled = reply;
-  host.unrecorded = { reply, outputJson };
+  host.unrecorded = { outputJson };
   const outbox = (live.outbox ??= []);
   outbox.push(host);
   // replies that settle in the same microtask checkpoint (a Promise.all of fast calls) go in one message
@@ -166,9 +166,18 @@ function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: st
 
 /** The reply's record ends and the board hears of it. */
 function finishReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined, env: NestedCallEnv): void {
-  host.unrecorded = undefined;
   recordReply(run, host, reply, outputJson);
   env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
+}
+
+/** Ends the records of replies that went into the VM ahead of them (onReply), each once. */
+function finishUnrecorded(run: Run, hosts: HostRequest[], env: NestedCallEnv): void {
+  for (const h of hosts) {
+    if (!h.unrecorded || !h.settled) continue;
+    const { outputJson } = h.unrecorded;
+    h.unrecorded = undefined;
+    finishReply(run, h, h.settled, outputJson, env);
+  }
 }
 
 /**
@@ -181,7 +190,7 @@ function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
   try {
     deliverOutbox(run, live, outbox, env);
   } finally {
-    for (const h of outbox) if (h.unrecorded) finishReply(run, h, h.unrecorded.reply, h.unrecorded.outputJson, env);
+    finishUnrecorded(run, outbox, env);
   }
 }
 
@@ -191,7 +200,7 @@ function deliverOutbox(run: Run, live: LiveLeg, outbox: HostRequest[], env: Nest
   if (hosts.length === 0 || run.released || isTerminal(run.state)) return;
   if (run.live !== live || live.parkRequested) {
     // the board's view must show these records ended: end them before it hears of the run
-    for (const h of outbox) if (h.unrecorded) finishReply(run, h, h.unrecorded.reply, h.unrecorded.outputJson, env);
+    finishUnrecorded(run, outbox, env);
     run.wake?.();
     env.touch(run);
     return;

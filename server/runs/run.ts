@@ -78,10 +78,11 @@ export interface HostRequest {
   delivered: boolean;
   cancel?: () => void;
   /**
-   * A reply on its way into the live VM whose record has not ended yet: the flush that sends it ends the
-   * record and emits nested.finished right after the message left (nested.ts), in the same microtask checkpoint.
+   * Set while `settled` is on its way into the live VM and its record has not ended yet (with the reply value's
+   * JSON when the dispatcher made it): the flush that sends it ends the record and emits nested.finished right
+   * after the message left (nested.ts), in the same microtask checkpoint.
    */
-  unrecorded?: { reply: BridgeReply; outputJson: string | undefined };
+  unrecorded?: { outputJson: string | undefined };
 }
 
 export interface LiveLeg {
