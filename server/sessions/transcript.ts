@@ -5,9 +5,9 @@
 // branch and the old one stays in the tree, unreachable from the leaf. "The branch" is always the path
 // from the current leaf to its root. Compaction appends a marker: model context starts there, but
 // everything older stays on the branch (store replay and display read the whole path).
-import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../errors.ts';
 import { SessionStoreError, type SessionDatabase } from './db.ts';
+import { newEntryId } from './entry-id.ts';
 import type { EntryPayloads, EntryType, SessionSummary, TranscriptEntry } from './types.ts';
 
 /** Session ids come from callers (the playground URL, the CLI); longer ones are a mistake, not an id. */
@@ -52,10 +52,6 @@ export function assertSessionId(sessionId: unknown, field = 'sessionId'): assert
 
 function isEntryType(type: unknown): type is EntryType {
   return typeof type === 'string' && (ENTRY_TYPES as readonly string[]).includes(type);
-}
-
-function newEntryId(): string {
-  return `e_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
 }
 
 /** How long a deferred (display-only) entry may wait for its batch: well under what a person notices. */
