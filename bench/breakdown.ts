@@ -35,7 +35,8 @@ const STAGES: Array<{ label: string; fn: string; file: string }> = [
   { label: 'reply record: output preview', fn: 'recordReply', file: 'nested.ts' },
   { label: 'run events (nested.started/finished) and their listeners', fn: 'emit', file: 'runs.ts' },
   { label: 'transcript rows (batched writes)', fn: 'flushDeferred', file: 'transcript.ts' },
-  { label: 'main -> worker: postMessage of the replies (with the thread switch it causes)', fn: 'postMessage', file: 'worker' },
+  { label: 'main -> worker: postMessage of the replies (on the leg port)', fn: 'postMessage', file: '' },
+  { label: 'host polling the leg port for the guest\'s next message (host-poll.ts, busy wait while the guest computes)', fn: 'waitForMessage', file: 'host-poll.ts' },
   { label: 'garbage collection', fn: '(garbage collector)', file: '' },
 ];
 

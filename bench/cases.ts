@@ -8,6 +8,7 @@ import { runInNewContext } from 'node:vm';
 import type { ExecutorKind } from '../server/config/types.ts';
 import type { Executor } from '../server/executors/types.ts';
 import type { Gateway } from '../server/gateway.ts';
+import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
 import { MAX_SUSPENDED_RUNS } from '../server/runs/runs.ts';
 import { expectStatus, NOOP_TOOL, openGateway } from './harness.ts';
 import type { NodeExecutorProbe } from './node-executor.ts';
@@ -120,6 +121,10 @@ const FRONTIER_CELL = `let n = 0;\nfor (let r = 0; r < ${FRONTIER_ROUNDS}; r++) 
 export async function nestedCalls(ctx: BenchContext): Promise<Section> {
   const gw = await openGateway('quickjs', ctx.quickjs, { maxPendingToolCalls: FRONTIER_CALLS });
   const { agentRunId } = gw.prepareTurn({});
+  const sleepyExecutor = new QuickJsExecutor({ replySpinUs: 0 });
+  await sleepyExecutor.ready();
+  const sleepyGw = await openGateway('quickjs', sleepyExecutor, { maxPendingToolCalls: FRONTIER_CALLS });
+  const sleepy = { gw: sleepyGw, agentRunId: sleepyGw.prepareTurn({}).agentRunId };
   try {
     const hostNoop = async (_input: unknown): Promise<null> => null;
     const t = await collectInterleaved(
@@ -129,6 +134,8 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
         cell: () => timed(() => nestedOnce(gw, agentRunId, 'quickjs')),
         frontier: () => timed(() => frontierOnce(gw, agentRunId)),
         trivial: () => timed(() => trivialOnce(gw, agentRunId, 'quickjs')),
+        // the same cell on workers that sleep until each reply comes (reply polling off: reply-spin.ts)
+        sleeping: () => timed(() => nestedOnce(sleepy.gw, sleepy.agentRunId, 'quickjs')),
         host: () =>
           timed(async () => {
             for (let i = 0; i < NESTED_CALLS; i++) await hostNoop({});
@@ -157,6 +164,7 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
           batched / floor,
           0.3,
         ),
+        pairMs('b1s', `b1 beside the same cell on workers that sleep until each reply (reply polling off, CODEMODE_REPLY_SPIN_US=0)`, seq, perCall(t.sleeping)),
         pairMs('b3', `per call, ${NESTED_CALLS} sequential awaits: no-op tool nested in a cell vs plain async host function`, seq, t.host.ms.median / NESTED_CALLS),
         ...breakdown,
       ],
@@ -164,6 +172,8 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
     };
   } finally {
     await gw.close();
+    await sleepyGw.close();
+    await sleepyExecutor.close();
   }
 }
 

@@ -11,7 +11,7 @@
 // budget starts when its VM is ready and the prelude has booted (`opened`).
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { MAX_REQUEST_ID_CHARS, checkBridgeRequest, checkOutputLine, checkSettledOutcome, parseGuestJson } from '../bridge/protocol-check.mjs';
 import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-control.mjs';
 
@@ -38,11 +38,6 @@ export class LegFailure extends Error {
 }
 
 /** @typedef {{ name: string, create: Function, resume: Function, release?: Function, classify?: Function }} Engine */
-
-/** Serves the host's leg messages on this worker's port. @param {Engine} engine */
-export function runWorker(engine) {
-  parentPort.on('message', legLoop(engine, (msg, transfer) => parentPort.postMessage(msg, transfer ?? [])));
-}
 
 /**
  * The leg loop: `post` sends to the host; returns the handler for the host's messages (warm-up.mjs feeds it too).

@@ -1,5 +1,5 @@
 // Issue 14: replies that settle together go back to the VM in one message (one hop per frontier each way).
-import { Worker } from 'node:worker_threads';
+import { MessagePort } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { expectCompleted, testGateway } from '../testing.ts';
@@ -27,7 +27,7 @@ describe('nested-call replies', () => {
   it('on a Promise.all of 20 calls that settle together: one deliver message carries all 20 replies, each to its own call', async () => {
     const gw = await testGateway({ executor, tools: [instant], codeMode: { maxPendingToolCalls: 32 } });
     const t = gw.prepareTurn({ sessionId: 'batching' });
-    const spy = vi.spyOn(Worker.prototype, 'postMessage');
+    const spy = vi.spyOn(MessagePort.prototype, 'postMessage');
     try {
       const r = expectCompleted(await gw.exec(t.agentRunId, { code: 'return await Promise.all(Array.from({ length: 20 }, (_, n) => instant({ n })))' }));
       expect(r.value).toEqual(Array.from({ length: 20 }, (_, n) => n));
@@ -45,11 +45,11 @@ describe('nested-call replies', () => {
     const unsubscribe = gw.subscribe((e) => {
       if (e.type === 'nested.finished') order.push(`finished ${e.call.requestId}`);
     });
-    const post = Worker.prototype.postMessage;
-    const spy = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, msg: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
+    const post = MessagePort.prototype.postMessage;
+    const spy = vi.spyOn(MessagePort.prototype, 'postMessage').mockImplementation(function (this: MessagePort, msg: unknown, transfer?: Parameters<MessagePort['postMessage']>[1]) {
       const m = msg as { t?: string; replies?: Array<{ id: string }> };
       if (m.t === 'deliver') for (const r of m.replies ?? []) order.push(`delivered ${r.id}`);
-      return post.call(this, msg, transfer as Parameters<Worker['postMessage']>[1]);
+      return post.call(this, msg, transfer as Parameters<MessagePort['postMessage']>[1]);
     });
     try {
       const r = expectCompleted(await gw.exec(t.agentRunId, { code: 'let s = 0;\nfor (let n = 0; n < 3; n++) s += await instant({ n });\nreturn s' }));

@@ -106,17 +106,18 @@ describe('snapshot cap', () => {
 
 describe('worker crash', () => {
   it('on a worker that dies mid-run: the run fails with internal_error and the pool replaces the worker', async () => {
+    // the pool's one worker is the thread the cell runs on: it is the Worker the pool listens to as it starts
+    const cellWorkers = new Set<Worker>();
+    const on = Worker.prototype.on;
+    const spy = vi.spyOn(Worker.prototype, 'on').mockImplementation(function (this: Worker, ...args: Parameters<Worker['on']>) {
+      cellWorkers.add(this);
+      return on.apply(this, args);
+    });
     const own = new QuickJsExecutor({ workers: 1 });
+    spy.mockRestore();
     await own.ready();
     expect(own.poolStats()).toMatchObject({ workers: 1, spawned: 1 });
     const gw = await testGateway({ executor: own });
-    // the one worker is the thread the cell's start message is posted to
-    const cellWorkers = new Set<Worker>();
-    const post = Worker.prototype.postMessage;
-    const spy = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
-      cellWorkers.add(this);
-      return post.apply(this, args);
-    });
     try {
       const t = gw.prepareTurn({});
       // stop the worker once the cell is surely on it: its sleep has reached the host
@@ -124,14 +125,12 @@ describe('worker crash', () => {
       const pending = gw.exec(t.agentRunId, { code: 'await sleep({ ms: 60000 }); return 1' });
       await sleeping;
       expect(cellWorkers.size).toBe(1);
-      spy.mockRestore();
       await [...cellWorkers][0]!.terminate();
       const r = await pending;
       expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
       expect(own.poolStats()).toMatchObject({ workers: 1, spawned: 2 });
       expect(await gw.exec(t.agentRunId, { code: 'return "replacement works"' })).toMatchObject({ status: 'completed', value: 'replacement works' });
     } finally {
-      spy.mockRestore();
       await gw.close();
       await own.close();
     }

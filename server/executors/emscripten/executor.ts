@@ -15,6 +15,7 @@ import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
 import type { CodeModeErrorCode } from '../../errors.ts';
 import { LiveWorkerPool, type LivePoolOptions } from '../live-pool.ts';
 import { DEFAULT_MAX_STACK_SIZE_BYTES } from '../quickjs/executor.ts';
+import { replySpinData } from '../reply-spin.ts';
 
 /**
  * Host-side heap of a worker, over the cell's memoryLimitBytes (which QuickJS enforces inside the WASM
@@ -48,6 +49,7 @@ export class EmscriptenExecutor extends LiveWorkerPool<'quickjs-emscripten'> {
     const entry = new URL('./worker.mjs', import.meta.url);
     const workerData = {
       maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max,
+      ...replySpinData(),
       maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES,
       wasmModule: emscriptenModule(),
       ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}),

@@ -8,7 +8,7 @@
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { runWorker } from '../worker-runtime.mjs';
+import { runWorker } from '../worker-port.mjs';
 import { createEmscriptenEngine } from './engine.mjs';
 
 const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8');

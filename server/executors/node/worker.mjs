@@ -14,7 +14,8 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CONTROL_ABORT, CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
-import { runWorker, LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
+import { LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
+import { runWorker } from '../worker-port.mjs';
 import { liveContinuations } from '../live-continuations.mjs';
 
 const prelude = new vm.Script(readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8'), { filename: 'prelude.js' });

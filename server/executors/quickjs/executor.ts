@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
 import { baseImage } from './base-image.ts';
 import { WorkerPool, type PoolStats } from './pool.ts';
+import { replySpinData } from '../reply-spin.ts';
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
 export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024;
@@ -24,6 +25,8 @@ export interface QuickJsExecutorOptions {
   entry?: URL;
   /** Guest code evaluated before the prelude in every VM (tests: a cell with the raw host primitive). */
   preludePrefix?: string;
+  /** How long a worker polls for replies after sending requests (µs; 0: never). Default: CODEMODE_REPLY_SPIN_US, else reply-spin.ts's. */
+  replySpinUs?: number;
 }
 
 let compiled: { module: WebAssembly.Module; hash: Uint8Array } | undefined;
@@ -51,6 +54,7 @@ export class QuickJsExecutor implements Executor {
     const maxStackSizeBytes = opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES;
     // built once per process on this thread while the workers start; every worker diffs against it
     const base = baseImage(wasm.module, wasm.hash, { maxStackSizeBytes, ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) });
+    const spin = replySpinData(opts.replySpinUs !== undefined ? { CODEMODE_REPLY_SPIN_US: String(opts.replySpinUs) } : process.env);
     this.pool = new WorkerPool({
       kind: 'quickjs',
       entry: opts.entry ?? new URL('./worker.mjs', import.meta.url),
@@ -58,11 +62,14 @@ export class QuickJsExecutor implements Executor {
       ...(opts.maxExtraWorkers !== undefined ? { maxExtraWorkers: opts.maxExtraWorkers } : {}),
       ...(opts.extraWorkerIdleMs !== undefined ? { extraWorkerIdleMs: opts.extraWorkerIdleMs } : {}),
       ...(opts.maxLiveVmsPerWorker !== undefined ? { maxLiveVmsPerWorker: opts.maxLiveVmsPerWorker } : {}),
+      // the host polls too, while one leg runs (host-poll.ts); off when the workers' polling is off
+      hostPollMs: spin.replySpinMax > 0 ? spin.replySpinMs : 0,
       workerInit: base.then((b) => ({ baseMemory: b.memory, baseHash: b.hash, basePointers: b.pointers })),
       workerData: {
         maxStackSizeBytes,
         wasmModule: wasm.module,
         moduleHash: wasm.hash,
+        ...spin,
         ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}),
       },
     });

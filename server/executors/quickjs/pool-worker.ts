@@ -1,11 +1,17 @@
 // One worker thread of the QuickJS pool: its start, readiness, the legs it holds, and how it reports messages and death.
 import { MessageChannel, Worker } from 'node:worker_threads';
+import type { HostToWorker } from '../../bridge/protocol.ts';
+import { hostPoller } from '../host-poll.ts';
 import { routeWorkerMessage, type RoutedMessage } from '../leg-messages.ts';
 import type { LegState } from './pressure.ts';
 
 export interface PoolWorker {
   id: number;
   worker: Worker;
+  /** Posts a leg message to the worker (on its leg port: worker-runtime.mjs serves it). */
+  post: (msg: HostToWorker, transfer?: ArrayBuffer[]) => void;
+  /** Call after posting replies: the host polls for the guest's next message for a moment (host-poll.ts). */
+  afterReply: () => void;
   ready: Promise<void>;
   /** The legs whose VM lives on this worker (moved legs leave it). */
   legs: Map<string, LegState>;
@@ -35,12 +41,16 @@ export function startPoolWorker(o: {
   init?: Promise<Record<string, unknown>>;
   onMessage: (routed: RoutedMessage) => void;
   onDeath: (reason: string) => void;
+  /** Host polling after replies (host-poll.ts): its window in ms (0: off) and when it is worth it. */
+  hostPoll?: { windowMs: number; eligible: () => boolean };
 }): PoolWorker {
   const busySince = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
   const channel = o.init ? new MessageChannel() : undefined;
+  // leg messages both ways go on a port of their own, which the host can poll (receiveMessageOnPort takes a port, not a Worker)
+  const legs = new MessageChannel();
   const worker = new Worker(o.entry, {
-    workerData: { ...o.workerData, busySince: busySince.buffer, ...(channel ? { initPort: channel.port2 } : {}) },
-    transferList: channel ? [channel.port2] : [],
+    workerData: { ...o.workerData, busySince: busySince.buffer, legPort: legs.port2, ...(channel ? { initPort: channel.port2 } : {}) },
+    transferList: channel ? [legs.port2, channel.port2] : [legs.port2],
     // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which slow every start
     execArgv: ['--no-warnings'],
     stdout: false,
@@ -60,19 +70,37 @@ export function startPoolWorker(o: {
       (err: unknown) => port.postMessage({ initError: err instanceof Error ? err.message : String(err) }),
     ).finally(() => port.close());
   }
-  const pw: PoolWorker = { id: o.id, worker, ready, legs: new Map(), dead: false, warm: false, warmedUp: false, extra: o.extra, busySince };
-  // an idle extra must not keep a finished host process (a CLI command) alive
-  if (o.extra) worker.unref();
-  worker.on('message', (raw: unknown) => {
+  const onMessage = (raw: unknown) => {
     const routed = routeWorkerMessage(raw);
     if (routed.kind !== 'ready') return o.onMessage(routed);
     pw.warm = true;
     pw.warmedUp = routed.warmedUp;
     markReady();
-  });
+  };
+  const afterReply = hostPoller({ port: legs.port1, windowMs: o.hostPoll?.windowMs ?? 0, eligible: () => !pw.dead && (o.hostPoll?.eligible() ?? false), onMessage });
+  const pw: PoolWorker = {
+    id: o.id,
+    worker,
+    post: (msg, transfer) => legs.port1.postMessage(msg, transfer ?? []),
+    afterReply,
+    ready,
+    legs: new Map(),
+    dead: false,
+    warm: false,
+    warmedUp: false,
+    extra: o.extra,
+    busySince,
+  };
+  // an idle extra must not keep a finished host process (a CLI command) alive; the worker's own ref decides, not its port's
+  if (o.extra) worker.unref();
+  legs.port1.unref();
+  // `ready` comes on the worker's own port, leg messages on the leg port
+  worker.on('message', onMessage);
+  legs.port1.on('message', onMessage);
   const onDeath = (reason: string) => {
     if (pw.dead) return;
     pw.dead = true;
+    legs.port1.close();
     if (pw.idleTimer) clearTimeout(pw.idleTimer);
     markFailed(new Error(reason));
     o.onDeath(reason);

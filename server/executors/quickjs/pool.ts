@@ -57,6 +57,8 @@ export interface PoolOptions {
   /** Default DEFAULT_MAX_LIVE_VMS_PER_WORKER; Infinity turns pressure parking off. */
   maxLiveVmsPerWorker?: number;
   workerData?: Record<string, unknown>;
+  /** How long the host polls a worker's leg port after replying while one leg runs, the two taking turns (ms; host-poll.ts; 0: never). */
+  hostPollMs?: number;
   /** Sent to every worker once it settles (pool-worker.ts `init`): the QuickJS base image. */
   workerInit?: Promise<Record<string, unknown>>;
 }
@@ -160,6 +162,7 @@ export class WorkerPool {
       extra,
       onMessage: (routed) => this.onMessage(pw, routed),
       onDeath: (reason) => this.onDeath(pw, reason),
+      hostPoll: { windowMs: this.opts.hostPollMs ?? 0, eligible: () => this.activeLegs() === 1 },
     });
     return pw;
   }
@@ -310,7 +313,7 @@ export class WorkerPool {
         const victim = pickVictim(full);
         if (victim?.worker) {
           victim.checkpointing = true;
-          victim.worker.worker.postMessage({ t: 'pressure-park', legId: victim.id } satisfies HostToWorker);
+          victim.worker.post({ t: 'pressure-park', legId: victim.id });
           continue;
         }
         if (asked > 0) return;
@@ -376,7 +379,7 @@ export class WorkerPool {
       abort: () => {
         leg.control[CONTROL_ABORT] = 1;
         if (leg.ended) return;
-        if (leg.worker && leg.posted) leg.worker.worker.postMessage({ t: 'release', legId } satisfies HostToWorker);
+        if (leg.worker && leg.posted) leg.worker.post({ t: 'release', legId });
         // a worker busy in guest code sees the abort flag at its next interrupt check
         this.finish(leg, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
       },

@@ -111,7 +111,7 @@ export function attachLeg(leg: LegState, pw: PoolWorker): void {
   pw.ready.then(
     () => {
       if (leg.ended || leg.worker !== pw || leg.placements !== placement || pw.dead) return;
-      pw.worker.postMessage(leg.first, leg.transfer);
+      pw.post(leg.first, leg.transfer);
       leg.transfer = [];
       leg.posted = true;
       for (const m of leg.backlog.splice(0)) postToWorker(leg, m);
@@ -129,7 +129,8 @@ export function postToWorker(leg: LegState, msg: HostToWorker): void {
     if (!leg.pinnedOverLimit) leg.declined = false;
   }
   if (msg.t === 'park') leg.parkSent = true;
-  leg.worker.worker.postMessage(msg);
+  leg.worker.post(msg);
+  if (msg.t === 'deliver') leg.worker.afterReply();
 }
 
 /** Bytes of output lines as the worker counts them against maxOutputBytes. */

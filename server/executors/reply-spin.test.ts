@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_REPLY_SPIN_US, replySpinData, replySpinUs } from './reply-spin.ts';
+import { MAX_POLL_STRETCH_MS, replyPoller } from './worker-port.mjs';
+
+/** A port's queue and a clock that only moves when the poller looks at it (each look: `stepMs`). */
+function fakePort(stepMs = 0.01) {
+  const queue: { at: number; message: unknown }[] = [];
+  let t = 0;
+  let receives = 0;
+  return {
+    /** `message` arrives `afterMs` from now. */
+    arrive(message: unknown, afterMs = 0) {
+      queue.push({ at: t + afterMs, message });
+    },
+    receive: () => {
+      receives++;
+      if (queue.length > 0 && (queue[0]?.at ?? Infinity) <= t) return { message: queue.shift()?.message };
+      return undefined;
+    },
+    now: () => (t += stepMs),
+    get receives() {
+      return receives;
+    },
+    get left() {
+      return queue.length;
+    },
+  };
+}
+
+function slotsOf(taken = 0) {
+  const replySpinSlots = new SharedArrayBuffer(4);
+  new Int32Array(replySpinSlots)[0] = taken;
+  return { replySpinSlots, count: () => new Int32Array(replySpinSlots)[0] };
+}
+
+describe('reply polling (worker side)', () => {
+  it('serves messages in order while each arrives within the window and a guest waits again', async () => {
+    const port = fakePort();
+    const { replySpinSlots, count } = slotsOf();
+    const poll = replyPoller({ replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    port.arrive('r1', 0.1);
+    port.arrive('r2', 0.3);
+    port.arrive('r3', 0.4);
+    const served: unknown[] = [];
+    await poll?.(async (m: unknown) => {
+      expect(count()).toBe(1);
+      served.push(m);
+      return m !== 'r3';
+    });
+    expect(served).toEqual(['r1', 'r2', 'r3']);
+    expect(count()).toBe(0);
+  });
+
+  it('goes back to sleep when nothing comes within the window, leaving later messages to the port', async () => {
+    const port = fakePort();
+    const { replySpinSlots, count } = slotsOf();
+    const poll = replyPoller({ replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    port.arrive('late', 5);
+    const served: unknown[] = [];
+    await poll?.(async (m: unknown) => {
+      served.push(m);
+      return true;
+    });
+    expect(served).toEqual([]);
+    expect(port.left).toBe(1);
+    expect(count()).toBe(0);
+  });
+
+  it('stops polling once the guest no longer waits on the host', async () => {
+    const port = fakePort();
+    const poll = replyPoller({ replySpinSlots: slotsOf().replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    port.arrive('a');
+    port.arrive('b');
+    const served: unknown[] = [];
+    await poll?.(async (m: unknown) => {
+      served.push(m);
+      return false;
+    });
+    expect(served).toEqual(['a']);
+    expect(port.left).toBe(1);
+  });
+
+  it('yields to the event loop after one stretch, however fast replies keep coming', async () => {
+    const port = fakePort(0.05);
+    const poll = replyPoller({ replySpinSlots: slotsOf().replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    for (let i = 0; i < 10_000; i++) port.arrive(i);
+    let served = 0;
+    await poll?.(async () => {
+      served++;
+      return true;
+    });
+    // each message costs the fake clock a few looks (0.05 ms each): the stretch ends long before the queue does
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBeLessThan(MAX_POLL_STRETCH_MS / 0.05);
+    expect(port.left).toBe(10_000 - served);
+  });
+
+  it('does not poll when every slot of the process is taken, nor twice at once in one worker', async () => {
+    const port = fakePort();
+    const full = slotsOf(1);
+    const poll = replyPoller({ replySpinSlots: full.replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    await poll?.(async () => true);
+    expect(port.receives).toBe(0);
+    expect(full.count()).toBe(1);
+
+    const free = slotsOf();
+    const again = replyPoller({ replySpinSlots: free.replySpinSlots, replySpinMax: 2, replySpinMs: 0.5 }, port.receive, port.now);
+    port.arrive('x');
+    let inner: Promise<void> | undefined;
+    await again?.(async () => {
+      const before = port.receives;
+      inner = again(async () => true);
+      await inner;
+      expect(port.receives).toBe(before);
+      expect(free.count()).toBe(1);
+      return false;
+    });
+    expect(free.count()).toBe(0);
+  });
+
+  it('gives its slot back when serving a message throws', async () => {
+    const port = fakePort();
+    const { replySpinSlots, count } = slotsOf();
+    const poll = replyPoller({ replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    port.arrive('boom');
+    await expect(poll?.(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(count()).toBe(0);
+  });
+
+  it('is off without a window, without slots, or with none to take', () => {
+    const { replySpinSlots } = slotsOf();
+    const receive = () => undefined;
+    expect(replyPoller(undefined, receive)).toBeNull();
+    expect(replyPoller({ replySpinSlots, replySpinMax: 1, replySpinMs: 0 }, receive)).toBeNull();
+    expect(replyPoller({ replySpinSlots, replySpinMax: 0, replySpinMs: 0.5 }, receive)).toBeNull();
+    expect(replyPoller({ replySpinSlots: new ArrayBuffer(4), replySpinMax: 1, replySpinMs: 0.5 }, receive)).toBeNull();
+  });
+});
+
+describe('reply polling (host side): CODEMODE_REPLY_SPIN_US', () => {
+  it('defaults, accepts whole microseconds, and 0 turns polling off', () => {
+    expect(replySpinUs({})).toBe(DEFAULT_REPLY_SPIN_US);
+    expect(replySpinUs({ CODEMODE_REPLY_SPIN_US: ' ' })).toBe(DEFAULT_REPLY_SPIN_US);
+    expect(replySpinUs({ CODEMODE_REPLY_SPIN_US: '250' })).toBe(250);
+    expect(replySpinData({ CODEMODE_REPLY_SPIN_US: '250' }, 4)).toMatchObject({ replySpinMax: 3, replySpinMs: 0.25 });
+    expect(replySpinData({ CODEMODE_REPLY_SPIN_US: '0' }, 4).replySpinMax).toBe(0);
+  });
+
+  it('leaves the Gateway a core: one core means no polling', () => {
+    expect(replySpinData({}, 1).replySpinMax).toBe(0);
+    expect(replySpinData({}, 2).replySpinMax).toBe(1);
+  });
+
+  it('shares one counter between all workers of the process', () => {
+    expect(replySpinData({}, 2).replySpinSlots).toBe(replySpinData({}, 8).replySpinSlots);
+  });
+
+  it('refuses a value that is not a whole number of µs in range, naming the variable and the fix', () => {
+    for (const bad of ['-1', '1.5', 'fast', '10001']) {
+      expect(() => replySpinUs({ CODEMODE_REPLY_SPIN_US: bad })).toThrow(/CODEMODE_REPLY_SPIN_US must be a whole number of microseconds from 0 to 10000 .*0 turns reply polling off/);
+    }
+  });
+});
