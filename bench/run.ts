@@ -30,7 +30,8 @@ async function main(): Promise<void> {
     bare,
     counts: {
       fast: { warmup: 10, iterations: 40 },
-      slow: { warmup: 1, iterations: 5 },
+      // three warm-ups: the nested-call path (the Gateway's JIT, QuickJS's WASM tier-up) reaches its steady pace after a few thousand calls
+      slow: { warmup: 3, iterations: 5 },
       // two warm-ups per worker: the first snapshots in a worker run its encoder before the JIT has it
       suspend: { warmup: 4, iterations: 9 },
       cold: { warmup: 1, iterations: 3 },
