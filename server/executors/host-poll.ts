@@ -7,6 +7,8 @@
 // runs in a setImmediate, after the microtasks that end the replied call's records, so the Gateway's own work
 // (and any HTTP request waiting) goes first; it lasts at most the window, once per reply.
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { replySpinAllowed } from './reply-spin.ts';
+import { SpinPolicy } from './spin-policy.mjs';
 
 export interface HostPollOptions {
   /** The leg port of the worker (messages the poll takes are not emitted as 'message' events). */
@@ -27,6 +29,7 @@ export function hostPoller(o: HostPollOptions): () => void {
   if (!(o.windowMs > 0)) return () => undefined;
   const now = o.now ?? (() => performance.now());
   const receive = o.receive ?? receiveMessageOnPort;
+  const policy = new SpinPolicy();
   let scheduled = false;
   // the busy wait alone, so a profile tells the wait from handling what it took (bench/breakdown.ts)
   const waitForMessage = (): { message: unknown } | undefined => {
@@ -37,8 +40,10 @@ export function hostPoller(o: HostPollOptions): () => void {
   };
   const poll = () => {
     scheduled = false;
-    if (!o.eligible()) return;
+    // the steal guard first: it pauses every poller of the process while the host takes CPU back
+    if (!replySpinAllowed() || !o.eligible() || !policy.shouldPoll()) return;
     const got = waitForMessage();
+    policy.record(got !== undefined);
     if (got) o.onMessage(got.message);
   };
   return () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REPLY_SPIN_US, replySpinData, replySpinUs } from './reply-spin.ts';
+import { DEFAULT_REPLY_SPIN_US, MAX_STEAL_SHARE, replySpinData, replySpinUs, SPIN_ALLOWED, SPIN_POLLERS, stealShare } from './reply-spin.ts';
+import { MAX_BACKOFF, MIN_BACKOFF, SpinPolicy } from './spin-policy.mjs';
 import { MAX_POLL_STRETCH_MS, replyPoller } from './worker-port.mjs';
 
 /** A port's queue and a clock that only moves when the poller looks at it (each look: `stepMs`). */
@@ -27,10 +28,11 @@ function fakePort(stepMs = 0.01) {
   };
 }
 
-function slotsOf(taken = 0) {
-  const replySpinSlots = new SharedArrayBuffer(4);
-  new Int32Array(replySpinSlots)[0] = taken;
-  return { replySpinSlots, count: () => new Int32Array(replySpinSlots)[0] };
+function slotsOf(taken = 0, allowed = 1) {
+  const replySpinSlots = new SharedArrayBuffer(8);
+  new Int32Array(replySpinSlots)[SPIN_POLLERS] = taken;
+  new Int32Array(replySpinSlots)[SPIN_ALLOWED] = allowed;
+  return { replySpinSlots, count: () => new Int32Array(replySpinSlots)[SPIN_POLLERS] };
 }
 
 describe('reply polling (worker side)', () => {
@@ -118,6 +120,34 @@ describe('reply polling (worker side)', () => {
     expect(free.count()).toBe(0);
   });
 
+  it('does not poll while the steal guard has paused polling', async () => {
+    const port = fakePort();
+    const paused = slotsOf(0, 0);
+    const poll = replyPoller({ replySpinSlots: paused.replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    port.arrive('x');
+    await poll?.(async () => true);
+    expect(port.receives).toBe(0);
+    expect(paused.count()).toBe(0);
+  });
+
+  it('backs off after its polls keep missing, and polls again later', async () => {
+    const port = fakePort();
+    const poll = replyPoller({ replySpinSlots: slotsOf().replySpinSlots, replySpinMax: 1, replySpinMs: 0.5 }, port.receive, port.now);
+    /** One chance to poll (nothing ever comes): whether the poller looked at the port. */
+    const looked = async () => {
+      const before = port.receives;
+      await poll?.(async () => true);
+      return port.receives > before;
+    };
+    let misses = 0;
+    while (await looked()) if (++misses > 50) throw new Error('never backed off');
+    // a few misses pull the moving hit rate under half; then MIN_BACKOFF chances go by unused, then a trial
+    expect(misses).toBeGreaterThan(0);
+    let skipped = 1;
+    while (!(await looked())) skipped++;
+    expect(skipped).toBe(MIN_BACKOFF);
+  });
+
   it('gives its slot back when serving a message throws', async () => {
     const port = fakePort();
     const { replySpinSlots, count } = slotsOf();
@@ -159,5 +189,61 @@ describe('reply polling (host side): CODEMODE_REPLY_SPIN_US', () => {
     for (const bad of ['-1', '1.5', 'fast', '10001']) {
       expect(() => replySpinUs({ CODEMODE_REPLY_SPIN_US: bad })).toThrow(/CODEMODE_REPLY_SPIN_US must be a whole number of microseconds from 0 to 10000 .*0 turns reply polling off/);
     }
+  });
+});
+
+describe('SpinPolicy (when polling pays)', () => {
+  it('keeps polling while most polls hit', () => {
+    const p = new SpinPolicy();
+    for (let i = 0; i < 1000; i++) {
+      expect(p.shouldPoll()).toBe(true);
+      p.record(i % 10 !== 0);
+    }
+  });
+
+  it('stops for MIN_BACKOFF chances when the hit rate falls under half, doubling up to MAX_BACKOFF while it stays low', () => {
+    const p = new SpinPolicy();
+    const skipsAfterFall = (): number => {
+      while (p.shouldPoll()) p.record(false);
+      let skipped = 1;
+      while (!p.shouldPoll()) skipped++;
+      return skipped;
+    };
+    expect(skipsAfterFall()).toBe(MIN_BACKOFF);
+    expect(skipsAfterFall()).toBe(MIN_BACKOFF * 2);
+    for (let i = 0; i < 12; i++) skipsAfterFall();
+    expect(skipsAfterFall()).toBe(MAX_BACKOFF);
+  });
+
+  it('starts its back-off over once polls hit again', () => {
+    const p = new SpinPolicy();
+    for (let round = 0; round < 3; round++) {
+      while (p.shouldPoll()) p.record(false);
+      while (!p.shouldPoll());
+    }
+    for (let i = 0; i < 40; i++) p.record(true);
+    while (p.shouldPoll()) p.record(false);
+    let skipped = 1;
+    while (!p.shouldPoll()) skipped++;
+    expect(skipped).toBe(MIN_BACKOFF);
+  });
+});
+
+describe('the steal guard: stealShare', () => {
+  const line = (user: number, idle: number, steal: number) => `cpu  ${user} 0 0 ${idle} 0 0 0 ${steal} 0 0`;
+
+  it('is the share of all CPU ticks between two readings that the host took back', () => {
+    expect(stealShare(line(100, 100, 0), line(150, 130, 20))).toBeCloseTo(20 / 100);
+    expect(stealShare(line(100, 100, 5), line(190, 105, 5))).toBe(0);
+  });
+
+  it('is 0 for lines it cannot read (no steal column, not numbers, no time passed)', () => {
+    expect(stealShare('cpu 1 2 3', 'cpu 4 5 6')).toBe(0);
+    expect(stealShare('garbage', line(1, 1, 1))).toBe(0);
+    expect(stealShare(line(1, 1, 1), line(1, 1, 1))).toBe(0);
+  });
+
+  it('pauses polling past MAX_STEAL_SHARE: a VM losing a tenth of its CPU to its host is over it', () => {
+    expect(stealShare(line(0, 0, 0), line(80, 10, 10))).toBeGreaterThan(MAX_STEAL_SHARE);
   });
 });

@@ -12,8 +12,13 @@
 // - while exactly one leg runs in the QuickJS pool, the Gateway polls that worker's leg port for up to the window
 //   after each reply (host-poll.ts): the two threads take turns, one computing while the other polls.
 // A sequential nested call then costs about what the two sides compute (bench rows b1 and b1s, side by side).
+// Polling only pays while the other side answers soon and the CPU it burns is otherwise idle. Each poller backs
+// off when its polls keep missing (spin-policy.mjs), and while the host takes CPU back from this VM (steal time
+// over MAX_STEAL_SHARE in /proc/stat, checked every STEAL_CHECK_MS) nobody polls: in that state a cell of
+// sequential calls took 2x as long with polling as without.
 // `CODEMODE_REPLY_SPIN_US` sets the window; 0 turns polling off on both sides (e.g. a machine shared with other
 // work, or on battery, where the CPU matters more than a nested call's latency).
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 /** Default polling window after a frontier is sent (µs): a no-op call's host side is ~80-270 µs here. */
@@ -21,8 +26,16 @@ export const DEFAULT_REPLY_SPIN_US = 500;
 /** Upper bound for CODEMODE_REPLY_SPIN_US: longer windows only burn CPU. */
 export const MAX_REPLY_SPIN_US = 10_000;
 
+/** Int32 slots of the shared buffer: how many workers poll now, and whether polling is allowed (1) or not (0). */
+export const SPIN_POLLERS = 0;
+export const SPIN_ALLOWED = 1;
+/** How often the steal guard reads /proc/stat (ms). */
+export const STEAL_CHECK_MS = 500;
+/** Over this share of CPU time taken back by the host (steal) in the last check, nobody polls. */
+export const MAX_STEAL_SHARE = 0.05;
+
 export interface ReplySpinData {
-  /** Int32Array[1] on this buffer: how many of this process's workers are polling now. */
+  /** Int32Array on this buffer: [SPIN_POLLERS] how many of this process's workers poll now, [SPIN_ALLOWED] 1 while polling is allowed. */
   replySpinSlots: SharedArrayBuffer;
   /** How many may poll at once (cores - 1; 0 turns polling off). */
   replySpinMax: number;
@@ -45,7 +58,59 @@ export function replySpinUs(env: Readonly<Record<string, string | undefined>> = 
 
 /** What every executor worker of this process gets in its workerData (one counter for all of them). */
 export function replySpinData(env: Readonly<Record<string, string | undefined>> = process.env, cores: number = availableParallelism()): ReplySpinData {
-  shared ??= new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
   const us = replySpinUs(env);
-  return { replySpinSlots: shared, replySpinMax: us > 0 ? Math.max(0, cores - 1) : 0, replySpinMs: us / 1000 };
+  const max = us > 0 ? Math.max(0, cores - 1) : 0;
+  if (!shared) {
+    shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+    Atomics.store(new Int32Array(shared), SPIN_ALLOWED, 1);
+  }
+  if (max > 0) startStealGuard(new Int32Array(shared));
+  return { replySpinSlots: shared, replySpinMax: max, replySpinMs: us / 1000 };
+}
+
+/** Whether polling is allowed now (the steal guard's verdict); true before any executor asked for polling. */
+export function replySpinAllowed(): boolean {
+  return !shared || Atomics.load(new Int32Array(shared), SPIN_ALLOWED) === 1;
+}
+
+/**
+ * The share of CPU time the host took back (steal) between two readings of /proc/stat's first line
+ * (`cpu user nice system idle iowait irq softirq steal ...`, in ticks); 0 when the lines cannot be read.
+ */
+export function stealShare(before: string, after: string): number {
+  const fields = (line: string) => line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const a = fields(before);
+  const b = fields(after);
+  if (a.length < 8 || b.length < 8 || [...a, ...b].some((n) => !Number.isFinite(n))) return 0;
+  const total = b.reduce((n, v) => n + v, 0) - a.reduce((n, v) => n + v, 0);
+  const steal = (b[7] ?? 0) - (a[7] ?? 0);
+  return total > 0 && steal > 0 ? steal / total : 0;
+}
+
+let guard: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * While this process may poll, read the host's steal time every STEAL_CHECK_MS (Linux; elsewhere polling stays
+ * allowed): a host that takes CPU back from this VM makes a polling thread eat the time the thread it waits for
+ * needs (a cell of sequential calls took 2x as long with polling in such a state here), so polling pauses while
+ * the last interval's steal share is over MAX_STEAL_SHARE.
+ */
+function startStealGuard(flags: Int32Array): void {
+  if (guard) return;
+  const read = (): string | undefined => {
+    try {
+      return readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    } catch {
+      return undefined;
+    }
+  };
+  let last = read();
+  if (last === undefined) return;
+  guard = setInterval(() => {
+    const now = read();
+    if (now === undefined || last === undefined) return;
+    Atomics.store(flags, SPIN_ALLOWED, stealShare(last, now) > MAX_STEAL_SHARE ? 0 : 1);
+    last = now;
+  }, STEAL_CHECK_MS);
+  guard.unref();
 }

@@ -6,6 +6,7 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { SpinPolicy } from './spin-policy.mjs';
 import { legLoop } from './worker-runtime.mjs';
 
 /**
@@ -60,9 +61,12 @@ export function replyPoller(data, receive, now = () => performance.now()) {
   const windowMs = data?.replySpinMs;
   const max = data?.replySpinMax;
   if (!(data?.replySpinSlots instanceof SharedArrayBuffer) || !(windowMs > 0) || !(max > 0)) return null;
-  const slots = new Int32Array(data.replySpinSlots, 0, 1);
+  // [0]: workers polling now; [1]: 1 while the host's steal guard allows polling (reply-spin.ts)
+  const slots = new Int32Array(data.replySpinSlots, 0, 2);
+  const policy = new SpinPolicy();
   let polling = false;
   const take = () => {
+    if (Atomics.load(slots, 1) !== 1) return false;
     for (;;) {
       const n = Atomics.load(slots, 0);
       if (n >= max) return false;
@@ -70,7 +74,7 @@ export function replyPoller(data, receive, now = () => performance.now()) {
     }
   };
   return async (onMessage) => {
-    if (polling || !take()) return;
+    if (polling || !policy.shouldPoll() || !take()) return;
     polling = true;
     try {
       const stretchEnd = now() + MAX_POLL_STRETCH_MS;
@@ -78,6 +82,7 @@ export function replyPoller(data, receive, now = () => performance.now()) {
         const until = Math.min(now() + windowMs, stretchEnd);
         let got;
         while (!(got = receive()) && now() < until);
+        policy.record(got !== undefined);
         if (!got || !(await onMessage(got.message)) || now() >= stretchEnd) return;
       }
     } finally {

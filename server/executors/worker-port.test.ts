@@ -14,7 +14,9 @@ const until = async (what: string, ok: () => boolean): Promise<void> => {
 
 describe('a worker polling its leg port for replies', () => {
   it('polls after each one-request frontier (its slot is taken while the host answers) and the polled replies reach the guest', async () => {
-    const slots = new SharedArrayBuffer(4);
+    const slots = new SharedArrayBuffer(8);
+    // polling allowed (the steal guard's flag, reply-spin.ts)
+    Atomics.store(new Int32Array(slots), 1, 1);
     const polling = () => Atomics.load(new Int32Array(slots), 0);
     const { port1: host, port2: legPort } = new MessageChannel();
     // a window far longer than any host step here: the worker is still polling when the test looks

@@ -1,0 +1,13 @@
+// Types for spin-policy.mjs (plain JS so worker threads load it as is).
+export declare const MIN_HIT_RATE: number;
+export declare const RECOVERED_HIT_RATE: number;
+export declare const TRIAL_HIT_RATE: number;
+export declare const MIN_BACKOFF: number;
+export declare const MAX_BACKOFF: number;
+export declare class SpinPolicy {
+  rate: number;
+  backoff: number;
+  skipLeft: number;
+  shouldPoll(): boolean;
+  record(hit: boolean): void;
+}
