@@ -10,6 +10,7 @@ import { probePageTiming } from './page-timing.ts';
 import { openBareQuickJs } from './quickjs-bare.ts';
 import { formatMs } from './stats.ts';
 import { machineInfo, machineLine, renderTable } from './table.ts';
+import { readCpuTimes, stealShare } from '../server/executors/reply-spin.ts';
 
 // Suspension parameters: the cells park on their own request (yield_control) with a slow call pending,
 // so no deadline races the work that builds their data on a loaded machine; the budget only bounds it.
@@ -21,6 +22,8 @@ export const BENCH_SLEEP_MS = 50;
 async function main(): Promise<void> {
   const started = performance.now();
   const machine = machineInfo();
+  // the host's steal (CPU time it took back from this VM) moves every time row here: printed beside the load average
+  const cpuTimesAtStart = readCpuTimes();
   const defaults = resolveCodeModeOptions({ enabled: true, executor: 'quickjs' }, 'bench.tools.codeMode');
   const quickjs = new QuickJsExecutor();
   await quickjs.ready();
@@ -89,10 +92,15 @@ async function main(): Promise<void> {
     await quickjs.close();
   }
   const header = [
-    `Code Mode benchmark: ${machineLine(machine)}`,
+    `Code Mode benchmark: ${machineLine(machine)}${stealLine(cpuTimesAtStart, readCpuTimes())}`,
     `quickjs-wasi ${packageVersion('quickjs-wasi')}, quickjs-emscripten ${packageVersion('quickjs-emscripten')}; medians after warm-up (fast rows ${ctx.counts.fast.warmup}+${ctx.counts.fast.iterations}, slow rows ${ctx.counts.slow.warmup}+${ctx.counts.slow.iterations}, suspension rows ${ctx.counts.suspend.warmup}+${ctx.counts.suspend.iterations}, cold rows ${ctx.counts.cold.warmup}+${ctx.counts.cold.iterations} iterations); whole run ${formatMs(performance.now() - started)}`,
   ];
   process.stdout.write(`${renderTable(header, results.flatMap((s) => s.rows), results.flatMap((s) => s.notes))}\n`);
+}
+
+function stealLine(before: string | undefined, after: string | undefined): string {
+  if (before === undefined || after === undefined) return '';
+  return `; host steal ${(100 * stealShare(before, after)).toFixed(1)}% of CPU time during the run (/proc/stat)`;
 }
 
 function packageVersion(name: string): string {

@@ -87,6 +87,15 @@ export function stealShare(before: string, after: string): number {
   return total > 0 && steal > 0 ? steal / total : 0;
 }
 
+/** /proc/stat's first line (the machine's CPU times), or undefined where there is none (not Linux). */
+export function readCpuTimes(): string | undefined {
+  try {
+    return readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  } catch {
+    return undefined;
+  }
+}
+
 let guard: ReturnType<typeof setInterval> | undefined;
 
 /**
@@ -97,13 +106,7 @@ let guard: ReturnType<typeof setInterval> | undefined;
  */
 function startStealGuard(flags: Int32Array): void {
   if (guard) return;
-  const read = (): string | undefined => {
-    try {
-      return readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
-    } catch {
-      return undefined;
-    }
-  };
+  const read = readCpuTimes;
   let last = read();
   if (last === undefined) return;
   guard = setInterval(() => {
