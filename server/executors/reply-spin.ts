@@ -10,7 +10,8 @@
 //   the usual way. At most one fewer worker than the machine has cores polls at a time (a counter all workers of
 //   the process share), so the Gateway's thread keeps a core;
 // - while exactly one leg runs in the QuickJS pool, the Gateway polls that worker's leg port for up to the window
-//   after each reply (host-poll.ts): the two threads take turns, one computing while the other polls.
+//   after each message of at most MAX_POLLED_FRONTIER replies (host-poll.ts): the two threads take turns, one
+//   computing while the other polls.
 // A sequential nested call then costs about what the two sides compute (bench rows b1 and b1s, side by side).
 // Polling only pays while the other side answers soon and the CPU it burns is otherwise idle. Each poller backs
 // off when its polls keep missing (spin-policy.mjs), and while the host takes CPU back from this VM (steal time

@@ -1,4 +1,5 @@
 // Types for spin-policy.mjs (plain JS so worker threads load it as is).
+export declare const MAX_POLLED_FRONTIER: number;
 export declare const MIN_HIT_RATE: number;
 export declare const RECOVERED_HIT_RATE: number;
 export declare const TRIAL_HIT_RATE: number;

@@ -11,6 +11,14 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 
+/**
+ * Polling follows a frontier of at most this many calls, both ways: the host's side of a frontier grows with its
+ * calls (tens of µs each), and so does the guest's after a message of that many replies (it resolves each and runs
+ * on), so neither answers within the window after a wide Promise.all, and polling for it would only burn CPU (and
+ * its misses would make the poller back off from the narrow frontiers that follow).
+ */
+export const MAX_POLLED_FRONTIER = 4;
+
 /** Under this moving hit rate, a poller stops polling for a while. */
 export const MIN_HIT_RATE = 0.5;
 /** Over this one, the back-off starts again from its shortest. */

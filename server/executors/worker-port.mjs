@@ -6,7 +6,7 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { SpinPolicy } from './spin-policy.mjs';
+import { MAX_POLLED_FRONTIER, SpinPolicy } from './spin-policy.mjs';
 import { legLoop } from './worker-runtime.mjs';
 
 /**
@@ -15,11 +15,6 @@ import { legLoop } from './worker-runtime.mjs';
  */
 export const MAX_POLL_STRETCH_MS = 20;
 
-/**
- * Polling follows a frontier of at most this many requests: the host's side of a frontier grows with its calls
- * (tens of µs each), so a wide Promise.all is not answered within the window and polling for it would only burn CPU.
- */
-export const MAX_POLLED_FRONTIER = 4;
 
 /** Serves the host's leg messages on this worker's port. @param {import('./worker-runtime.mjs').Engine} engine */
 export function runWorker(engine) {

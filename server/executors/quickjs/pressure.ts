@@ -10,6 +10,7 @@ import type { BridgeRequest, CodeModeOutput, HostToWorker, LegLimits, SettledOut
 import { CONTROL_BUDGET } from '../../bridge/leg-control.mjs';
 import type { LegHandlers, LegOutcome } from '../types.ts';
 import type { PoolWorker } from './pool-worker.ts';
+import { MAX_POLLED_FRONTIER } from '../spin-policy.mjs';
 
 /** A VM checkpointed by pool pressure: what resumes it, or what the leg parks with if its budget ends first. */
 export interface PressureCheckpoint {
@@ -130,7 +131,8 @@ export function postToWorker(leg: LegState, msg: HostToWorker): void {
   }
   if (msg.t === 'park') leg.parkSent = true;
   leg.worker.post(msg);
-  if (msg.t === 'deliver') leg.worker.afterReply();
+  // the guest's next request comes soon only after a narrow frontier's replies (spin-policy.mjs)
+  if (msg.t === 'deliver' && msg.replies.length <= MAX_POLLED_FRONTIER) leg.worker.afterReply();
 }
 
 /** Bytes of output lines as the worker counts them against maxOutputBytes. */
