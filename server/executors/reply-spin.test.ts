@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REPLY_SPIN_US, MAX_STEAL_SHARE, replySpinData, replySpinUs, SPIN_ALLOWED, SPIN_POLLERS, stealShare } from './reply-spin.ts';
+import { CALM_CHECKS_TO_RESUME, DEFAULT_REPLY_SPIN_US, MAX_STEAL_SHARE, replySpinData, replySpinUs, SPIN_ALLOWED, SPIN_POLLERS, stealShare, stealVerdict } from './reply-spin.ts';
 import { MAX_BACKOFF, MIN_BACKOFF, SpinPolicy } from './spin-policy.mjs';
 import { MAX_POLL_STRETCH_MS, replyPoller } from './worker-port.mjs';
 
@@ -245,5 +245,25 @@ describe('the steal guard: stealShare', () => {
 
   it('pauses polling past MAX_STEAL_SHARE: a VM losing a tenth of its CPU to its host is over it', () => {
     expect(stealShare(line(0, 0, 0), line(80, 10, 10))).toBeGreaterThan(MAX_STEAL_SHARE);
+  });
+});
+
+describe('the steal guard: stealVerdict', () => {
+  it('pauses polling at the first check over MAX_STEAL_SHARE and resumes only after CALM_CHECKS_TO_RESUME calm checks in a row', () => {
+    let state = { calmChecks: CALM_CHECKS_TO_RESUME, allowed: true };
+    state = stealVerdict(state.calmChecks, 0.01);
+    expect(state.allowed).toBe(true);
+    state = stealVerdict(state.calmChecks, MAX_STEAL_SHARE * 2);
+    expect(state).toEqual({ calmChecks: 0, allowed: false });
+    for (let i = 1; i < CALM_CHECKS_TO_RESUME; i++) {
+      state = stealVerdict(state.calmChecks, 0);
+      expect(state.allowed).toBe(false);
+    }
+    // a burst in the lull starts the count again
+    state = stealVerdict(state.calmChecks, 0.3);
+    for (let i = 1; i < CALM_CHECKS_TO_RESUME; i++) state = stealVerdict(state.calmChecks, 0);
+    expect(state.allowed).toBe(false);
+    state = stealVerdict(state.calmChecks, 0);
+    expect(state.allowed).toBe(true);
   });
 });

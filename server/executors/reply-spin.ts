@@ -15,8 +15,8 @@
 // A sequential nested call then costs about what the two sides compute (bench rows b1 and b1s, side by side).
 // Polling only pays while the other side answers soon and the CPU it burns is otherwise idle. Each poller backs
 // off when its polls keep missing (spin-policy.mjs), and while the host takes CPU back from this VM (steal time
-// over MAX_STEAL_SHARE in /proc/stat, checked every STEAL_CHECK_MS) nobody polls: in that state a cell of
-// sequential calls took 2x as long with polling as without.
+// over MAX_STEAL_SHARE in /proc/stat, checked every STEAL_CHECK_MS, until CALM_CHECKS_TO_RESUME calm checks in a
+// row) nobody polls: in that state a cell of sequential calls took 2x as long with polling as without.
 // `CODEMODE_REPLY_SPIN_US` sets the window; 0 turns polling off on both sides (e.g. a machine shared with other
 // work, or on battery, where the CPU matters more than a nested call's latency).
 import { readFileSync } from 'node:fs';
@@ -34,6 +34,11 @@ export const SPIN_ALLOWED = 1;
 export const STEAL_CHECK_MS = 500;
 /** Over this share of CPU time taken back by the host (steal) in the last check, nobody polls. */
 export const MAX_STEAL_SHARE = 0.05;
+/**
+ * Checks in a row under MAX_STEAL_SHARE before polling resumes (3 s): steal comes in bursts, and polling that
+ * resumed in each lull (one calm check) still lost ~10% per sequential call at 17-23% steal over a bench run.
+ */
+export const CALM_CHECKS_TO_RESUME = 6;
 
 export interface ReplySpinData {
   /** Int32Array on this buffer: [SPIN_POLLERS] how many of this process's workers poll now, [SPIN_ALLOWED] 1 while polling is allowed. */
@@ -97,6 +102,12 @@ export function readCpuTimes(): string | undefined {
   }
 }
 
+/** The guard's step: the calm checks in a row after one with `share` of steal, and whether polling is allowed. */
+export function stealVerdict(calmChecks: number, share: number): { calmChecks: number; allowed: boolean } {
+  const calm = share > MAX_STEAL_SHARE ? 0 : calmChecks + 1;
+  return { calmChecks: calm, allowed: calm >= CALM_CHECKS_TO_RESUME };
+}
+
 let guard: ReturnType<typeof setInterval> | undefined;
 
 /**
@@ -110,10 +121,14 @@ function startStealGuard(flags: Int32Array): void {
   const read = readCpuTimes;
   let last = read();
   if (last === undefined) return;
+  // allowed from the start (a process starts calm); one check over the bound pauses polling for CALM_CHECKS_TO_RESUME
+  let calmChecks = CALM_CHECKS_TO_RESUME;
   guard = setInterval(() => {
     const now = read();
     if (now === undefined || last === undefined) return;
-    Atomics.store(flags, SPIN_ALLOWED, stealShare(last, now) > MAX_STEAL_SHARE ? 0 : 1);
+    const verdict = stealVerdict(calmChecks, stealShare(last, now));
+    calmChecks = verdict.calmChecks;
+    Atomics.store(flags, SPIN_ALLOWED, verdict.allowed ? 1 : 0);
     last = now;
   }, STEAL_CHECK_MS);
   guard.unref();
