@@ -37,7 +37,7 @@ describe('hostPoller (the Gateway polls a worker after replying)', () => {
   it('after a reply, takes the guest next message off the port within the window and handles it', async () => {
     const s = scripted([{ at: 0.2, message: { t: 'requests' } }]);
     const got: unknown[] = [];
-    const afterReply = hostPoller({ port: s.port, windowMs: 0.5, eligible: () => true, onMessage: (m) => got.push(m), now: s.now, receive: s.receive });
+    const afterReply = hostPoller({ allowed: () => true, port: s.port, windowMs: 0.5, eligible: () => true, onMessage: (m) => got.push(m), now: s.now, receive: s.receive });
     afterReply();
     expect(got).toEqual([]);
     await tick();
@@ -46,7 +46,7 @@ describe('hostPoller (the Gateway polls a worker after replying)', () => {
 
   it('polls once per turn of the event loop however many replies went out in it', async () => {
     const s = scripted([]);
-    const afterReply = hostPoller({ port: s.port, windowMs: 0.5, eligible: () => true, onMessage: () => undefined, now: s.now, receive: s.receive });
+    const afterReply = hostPoller({ allowed: () => true, port: s.port, windowMs: 0.5, eligible: () => true, onMessage: () => undefined, now: s.now, receive: s.receive });
     afterReply();
     afterReply();
     afterReply();
@@ -63,17 +63,25 @@ describe('hostPoller (the Gateway polls a worker after replying)', () => {
   it('gives up after the window: a message that comes later is left for the port listener', async () => {
     const s = scripted([{ at: 5, message: 'late' }]);
     const got: unknown[] = [];
-    const afterReply = hostPoller({ port: s.port, windowMs: 0.5, eligible: () => true, onMessage: (m) => got.push(m), now: s.now, receive: s.receive });
+    const afterReply = hostPoller({ allowed: () => true, port: s.port, windowMs: 0.5, eligible: () => true, onMessage: (m) => got.push(m), now: s.now, receive: s.receive });
     afterReply();
     await tick();
     expect(got).toEqual([]);
   });
 
+  it('does not poll while the steal guard pauses polling', async () => {
+    const s = scripted([{ at: 0, message: 'x' }]);
+    const afterReply = hostPoller({ allowed: () => false, port: s.port, windowMs: 0.5, eligible: () => true, onMessage: () => undefined, now: s.now, receive: s.receive });
+    afterReply();
+    await tick();
+    expect(s.looks).toBe(0);
+  });
+
   it('does not poll when it is not worth it (more than one leg) or when the window is 0', async () => {
     const s = scripted([{ at: 0, message: 'x' }]);
-    const notNow = hostPoller({ port: s.port, windowMs: 0.5, eligible: () => false, onMessage: () => undefined, now: s.now, receive: s.receive });
+    const notNow = hostPoller({ allowed: () => true, port: s.port, windowMs: 0.5, eligible: () => false, onMessage: () => undefined, now: s.now, receive: s.receive });
     notNow();
-    const off = hostPoller({ port: s.port, windowMs: 0, eligible: () => true, onMessage: () => undefined, now: s.now, receive: s.receive });
+    const off = hostPoller({ allowed: () => true, port: s.port, windowMs: 0, eligible: () => true, onMessage: () => undefined, now: s.now, receive: s.receive });
     off();
     await tick();
     expect(s.looks).toBe(0);
@@ -85,7 +93,7 @@ describe('hostPoller (the Gateway polls a worker after replying)', () => {
     const emitted: unknown[] = [];
     channel.port1.on('message', (m) => emitted.push(m));
     const got: unknown[] = [];
-    const afterReply = hostPoller({ port: channel.port1, windowMs: 10_000, eligible: () => true, onMessage: (m) => got.push(m) });
+    const afterReply = hostPoller({ allowed: () => true, port: channel.port1, windowMs: 10_000, eligible: () => true, onMessage: (m) => got.push(m) });
     // posted in the same check phase, just before the poll runs: queued on port1, not yet emitted
     setImmediate(() => channel.port2.postMessage({ n: 1 }));
     afterReply();

@@ -19,6 +19,8 @@ export interface HostPollOptions {
   eligible: () => boolean;
   /** Handles a message the poll took, as the port's 'message' listener would. */
   onMessage: (raw: unknown) => void;
+  /** Whether the process may poll now (default: the steal guard's verdict, reply-spin.ts). */
+  allowed?: () => boolean;
   /** Test hooks: the clock and the receive call. */
   now?: () => number;
   receive?: (port: MessagePort) => { message: unknown } | undefined;
@@ -29,6 +31,7 @@ export function hostPoller(o: HostPollOptions): () => void {
   if (!(o.windowMs > 0)) return () => undefined;
   const now = o.now ?? (() => performance.now());
   const receive = o.receive ?? receiveMessageOnPort;
+  const allowed = o.allowed ?? replySpinAllowed;
   const policy = new SpinPolicy();
   let scheduled = false;
   // the busy wait alone, so a profile tells the wait from handling what it took (bench/breakdown.ts)
@@ -41,7 +44,7 @@ export function hostPoller(o: HostPollOptions): () => void {
   const poll = () => {
     scheduled = false;
     // the steal guard first: it pauses every poller of the process while the host takes CPU back
-    if (!replySpinAllowed() || !o.eligible() || !policy.shouldPoll()) return;
+    if (!allowed() || !o.eligible() || !policy.shouldPoll()) return;
     const got = waitForMessage();
     policy.record(got !== undefined);
     if (got) o.onMessage(got.message);
