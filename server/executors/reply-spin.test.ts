@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CALM_CHECKS_TO_RESUME, DEFAULT_REPLY_SPIN_US, MAX_STEAL_SHARE, replySpinData, replySpinUs, SPIN_ALLOWED, SPIN_POLLERS, stealShare, stealVerdict } from './reply-spin.ts';
-import { MAX_BACKOFF, MIN_BACKOFF, SpinPolicy } from './spin-policy.mjs';
+import { CALM_CHECKS_TO_RESUME, DEFAULT_REPLY_SPIN_US, MAX_STEAL_SHARE, replySpinData, replySpinUs, stealShare, stealVerdict } from './reply-spin.ts';
+import { MAX_BACKOFF, MIN_BACKOFF, SPIN_ALLOWED, SPIN_POLLERS, SpinPolicy } from './spin-policy.mjs';
 import { MAX_POLL_STRETCH_MS, replyPoller } from './worker-port.mjs';
 
 /** A port's queue and a clock that only moves when the poller looks at it (each look: `stepMs`). */
@@ -172,17 +172,17 @@ describe('reply polling (host side): CODEMODE_REPLY_SPIN_US', () => {
     expect(replySpinUs({})).toBe(DEFAULT_REPLY_SPIN_US);
     expect(replySpinUs({ CODEMODE_REPLY_SPIN_US: ' ' })).toBe(DEFAULT_REPLY_SPIN_US);
     expect(replySpinUs({ CODEMODE_REPLY_SPIN_US: '250' })).toBe(250);
-    expect(replySpinData({ CODEMODE_REPLY_SPIN_US: '250' }, 4)).toMatchObject({ replySpinMax: 3, replySpinMs: 0.25 });
-    expect(replySpinData({ CODEMODE_REPLY_SPIN_US: '0' }, 4).replySpinMax).toBe(0);
+    expect(replySpinData(replySpinUs({ CODEMODE_REPLY_SPIN_US: '250' }), 4)).toMatchObject({ replySpinMax: 3, replySpinMs: 0.25 });
+    expect(replySpinData(replySpinUs({ CODEMODE_REPLY_SPIN_US: '0' }), 4).replySpinMax).toBe(0);
   });
 
   it('leaves the Gateway a core: one core means no polling', () => {
-    expect(replySpinData({}, 1).replySpinMax).toBe(0);
-    expect(replySpinData({}, 2).replySpinMax).toBe(1);
+    expect(replySpinData(DEFAULT_REPLY_SPIN_US, 1).replySpinMax).toBe(0);
+    expect(replySpinData(DEFAULT_REPLY_SPIN_US, 2).replySpinMax).toBe(1);
   });
 
   it('shares one counter between all workers of the process', () => {
-    expect(replySpinData({}, 2).replySpinSlots).toBe(replySpinData({}, 8).replySpinSlots);
+    expect(replySpinData(DEFAULT_REPLY_SPIN_US, 2).replySpinSlots).toBe(replySpinData(DEFAULT_REPLY_SPIN_US, 8).replySpinSlots);
   });
 
   it('refuses a value that is not a whole number of µs in range, naming the variable and the fix', () => {

@@ -21,15 +21,13 @@
 // work, or on battery, where the CPU matters more than a nested call's latency).
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { SPIN_ALLOWED } from './spin-policy.mjs';
 
 /** Default polling window after a frontier is sent (µs): a no-op call's host side is ~80-270 µs here. */
 export const DEFAULT_REPLY_SPIN_US = 500;
 /** Upper bound for CODEMODE_REPLY_SPIN_US: longer windows only burn CPU. */
 export const MAX_REPLY_SPIN_US = 10_000;
 
-/** Int32 slots of the shared buffer: how many workers poll now, and whether polling is allowed (1) or not (0). */
-export const SPIN_POLLERS = 0;
-export const SPIN_ALLOWED = 1;
 /** How often the steal guard reads /proc/stat (ms). */
 export const STEAL_CHECK_MS = 500;
 /** Over this share of CPU time taken back by the host (steal) in the last check, nobody polls. */
@@ -41,7 +39,7 @@ export const MAX_STEAL_SHARE = 0.05;
 export const CALM_CHECKS_TO_RESUME = 6;
 
 export interface ReplySpinData {
-  /** Int32Array on this buffer: [SPIN_POLLERS] how many of this process's workers poll now, [SPIN_ALLOWED] 1 while polling is allowed. */
+  /** Int32Array on this buffer: [SPIN_POLLERS] how many of this process's workers poll now, [SPIN_ALLOWED] 1 while polling is allowed (spin-policy.mjs). */
   replySpinSlots: SharedArrayBuffer;
   /** How many may poll at once (cores - 1; 0 turns polling off). */
   replySpinMax: number;
@@ -49,7 +47,8 @@ export interface ReplySpinData {
   replySpinMs: number;
 }
 
-let shared: SharedArrayBuffer | undefined;
+/** The buffer every executor worker of this process shares, and a view on it. */
+let shared: { buffer: SharedArrayBuffer; slots: Int32Array } | undefined;
 
 /** The polling window from the environment: a whole number of µs in [0, MAX_REPLY_SPIN_US]; otherwise an error naming the variable. */
 export function replySpinUs(env: Readonly<Record<string, string | undefined>> = process.env): number {
@@ -62,21 +61,21 @@ export function replySpinUs(env: Readonly<Record<string, string | undefined>> = 
   return us;
 }
 
-/** What every executor worker of this process gets in its workerData (one counter for all of them). */
-export function replySpinData(env: Readonly<Record<string, string | undefined>> = process.env, cores: number = availableParallelism()): ReplySpinData {
-  const us = replySpinUs(env);
+/** What every executor worker of this process gets in its workerData (one counter for all of them), for a window of `us`. */
+export function replySpinData(us: number = replySpinUs(), cores: number = availableParallelism()): ReplySpinData {
   const max = us > 0 ? Math.max(0, cores - 1) : 0;
   if (!shared) {
-    shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
-    Atomics.store(new Int32Array(shared), SPIN_ALLOWED, 1);
+    const buffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+    shared = { buffer, slots: new Int32Array(buffer) };
+    Atomics.store(shared.slots, SPIN_ALLOWED, 1);
   }
-  if (max > 0) startStealGuard(new Int32Array(shared));
-  return { replySpinSlots: shared, replySpinMax: max, replySpinMs: us / 1000 };
+  if (max > 0) startStealGuard(shared.slots);
+  return { replySpinSlots: shared.buffer, replySpinMax: max, replySpinMs: us / 1000 };
 }
 
 /** Whether polling is allowed now (the steal guard's verdict); true before any executor asked for polling. */
 export function replySpinAllowed(): boolean {
-  return !shared || Atomics.load(new Int32Array(shared), SPIN_ALLOWED) === 1;
+  return !shared || Atomics.load(shared.slots, SPIN_ALLOWED) === 1;
 }
 
 /**
@@ -118,13 +117,12 @@ let guard: ReturnType<typeof setInterval> | undefined;
  */
 function startStealGuard(flags: Int32Array): void {
   if (guard) return;
-  const read = readCpuTimes;
-  let last = read();
+  let last = readCpuTimes();
   if (last === undefined) return;
   // allowed from the start (a process starts calm); one check over the bound pauses polling for CALM_CHECKS_TO_RESUME
   let calmChecks = CALM_CHECKS_TO_RESUME;
   guard = setInterval(() => {
-    const now = read();
+    const now = readCpuTimes();
     if (now === undefined || last === undefined) return;
     const verdict = stealVerdict(calmChecks, stealShare(last, now));
     calmChecks = verdict.calmChecks;

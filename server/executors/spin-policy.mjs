@@ -19,6 +19,10 @@
  */
 export const MAX_POLLED_FRONTIER = 4;
 
+/** Int32 slots of the buffer all pollers of a process share (reply-spin.ts makes it): how many workers poll now, and whether the steal guard allows polling (1) or not (0). */
+export const SPIN_POLLERS = 0;
+export const SPIN_ALLOWED = 1;
+
 /** Under this moving hit rate, a poller stops polling for a while. */
 export const MIN_HIT_RATE = 0.5;
 /** Over this one, the back-off starts again from its shortest. */
@@ -44,6 +48,16 @@ export class SpinPolicy {
     return true;
   }
 
+  /**
+   * One poll: looks at the port (`receive`) until a message comes or `now()` reaches `until`, and counts what it found.
+   * @param {() => { message: unknown } | undefined} receive @param {() => number} now @param {number} until
+   */
+  poll(receive, now, until) {
+    const got = waitForMessage(receive, now, until);
+    this.record(got !== undefined);
+    return got;
+  }
+
   /** What one poll found: the message within the window (`hit`) or nothing. */
   record(hit) {
     this.rate += ((hit ? 1 : 0) - this.rate) / 8;
@@ -55,4 +69,11 @@ export class SpinPolicy {
       this.backoff = MIN_BACKOFF;
     }
   }
+}
+
+/** The busy wait itself, a function of its own so a profile tells the wait from handling what it took (bench/breakdown.ts). */
+export function waitForMessage(receive, now, until) {
+  let got;
+  while (!(got = receive()) && now() < until);
+  return got;
 }

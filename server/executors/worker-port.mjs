@@ -6,7 +6,7 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { MAX_POLLED_FRONTIER, SpinPolicy } from './spin-policy.mjs';
+import { MAX_POLLED_FRONTIER, SPIN_ALLOWED, SPIN_POLLERS, SpinPolicy } from './spin-policy.mjs';
 import { legLoop } from './worker-runtime.mjs';
 
 /**
@@ -14,7 +14,6 @@ import { legLoop } from './worker-runtime.mjs';
  * that keep arriving within the window are served without sleeping, but never for longer than this at a time.
  */
 export const MAX_POLL_STRETCH_MS = 20;
-
 
 /** Serves the host's leg messages on this worker's port. @param {import('./worker-runtime.mjs').Engine} engine */
 export function runWorker(engine) {
@@ -56,16 +55,15 @@ export function replyPoller(data, receive, now = () => performance.now()) {
   const windowMs = data?.replySpinMs;
   const max = data?.replySpinMax;
   if (!(data?.replySpinSlots instanceof SharedArrayBuffer) || !(windowMs > 0) || !(max > 0)) return null;
-  // [0]: workers polling now; [1]: 1 while the host's steal guard allows polling (reply-spin.ts)
   const slots = new Int32Array(data.replySpinSlots, 0, 2);
   const policy = new SpinPolicy();
   let polling = false;
   const take = () => {
-    if (Atomics.load(slots, 1) !== 1) return false;
+    if (Atomics.load(slots, SPIN_ALLOWED) !== 1) return false;
     for (;;) {
-      const n = Atomics.load(slots, 0);
+      const n = Atomics.load(slots, SPIN_POLLERS);
       if (n >= max) return false;
-      if (Atomics.compareExchange(slots, 0, n, n + 1) === n) return true;
+      if (Atomics.compareExchange(slots, SPIN_POLLERS, n, n + 1) === n) return true;
     }
   };
   return async (onMessage) => {
@@ -74,15 +72,12 @@ export function replyPoller(data, receive, now = () => performance.now()) {
     try {
       const stretchEnd = now() + MAX_POLL_STRETCH_MS;
       for (;;) {
-        const until = Math.min(now() + windowMs, stretchEnd);
-        let got;
-        while (!(got = receive()) && now() < until);
-        policy.record(got !== undefined);
+        const got = policy.poll(receive, now, Math.min(now() + windowMs, stretchEnd));
         if (!got || !(await onMessage(got.message)) || now() >= stretchEnd) return;
       }
     } finally {
       polling = false;
-      Atomics.sub(slots, 0, 1);
+      Atomics.sub(slots, SPIN_POLLERS, 1);
     }
   };
 }

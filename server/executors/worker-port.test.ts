@@ -3,6 +3,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
+import { SPIN_ALLOWED, SPIN_POLLERS } from './spin-policy.mjs';
 
 const until = async (what: string, ok: () => boolean): Promise<void> => {
   const deadline = Date.now() + 20_000;
@@ -16,8 +17,8 @@ describe('a worker polling its leg port for replies', () => {
   it('polls after each one-request frontier (its slot is taken while the host answers) and the polled replies reach the guest', async () => {
     const slots = new SharedArrayBuffer(8);
     // polling allowed (the steal guard's flag, reply-spin.ts)
-    Atomics.store(new Int32Array(slots), 1, 1);
-    const polling = () => Atomics.load(new Int32Array(slots), 0);
+    Atomics.store(new Int32Array(slots), SPIN_ALLOWED, 1);
+    const polling = () => Atomics.load(new Int32Array(slots), SPIN_POLLERS);
     const { port1: host, port2: legPort } = new MessageChannel();
     // a window far longer than any host step here: the worker is still polling when the test looks
     const worker = new Worker(new URL('./quickjs/worker.mjs', import.meta.url), {

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
 import { baseImage } from './base-image.ts';
 import { WorkerPool, type PoolStats } from './pool.ts';
-import { replySpinData } from '../reply-spin.ts';
+import { replySpinData, replySpinUs } from '../reply-spin.ts';
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
 export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024;
@@ -54,7 +54,7 @@ export class QuickJsExecutor implements Executor {
     const maxStackSizeBytes = opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES;
     // built once per process on this thread while the workers start; every worker diffs against it
     const base = baseImage(wasm.module, wasm.hash, { maxStackSizeBytes, ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) });
-    const spin = replySpinData(opts.replySpinUs !== undefined ? { CODEMODE_REPLY_SPIN_US: String(opts.replySpinUs) } : process.env);
+    const spin = replySpinData(opts.replySpinUs ?? replySpinUs());
     this.pool = new WorkerPool({
       kind: 'quickjs',
       entry: opts.entry ?? new URL('./worker.mjs', import.meta.url),
