@@ -293,14 +293,14 @@
     }
     var id = 'r' + nextId++;
     var record = { __proto__: null, id: id, json: '{"id":' + quote(id) + ',"op":' + quote(op) + fieldsJson + '}', timer: timer || 0 };
-    var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0 };
+    var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0, promise: null };
     var promise;
     if (!timer) {
       promise = new PromiseCtor(function (resolve, reject) {
         entry.resolve = resolve;
         entry.reject = reject;
       });
-      markHandled(promise);
+      entry.promise = promise;
     }
     if (inFlight < maxInFlight) {
       pending[id] = entry;
@@ -325,7 +325,9 @@
    * not become an unhandled rejection, which node:vm reports to the worker thread and which ends it (and
    * every live cell in it). The guest's own await or then still sees the rejection; QuickJS never
    * reported these. The own `constructor` (the real Promise, as inherited) keeps `then` from reading
-   * Promise.prototype.constructor and keeps the guest's `await` on its fast path.
+   * Promise.prototype.constructor. A bridge call's promise is marked when it is rejected, not when it is
+   * made: most calls succeed, and the mark (a property and a reaction job) was ~9% of the guest worker's
+   * CPU per call in a Promise.all of no-op calls (issue 14).
    */
   function markHandled(promise) {
     defineProperty(promise, 'constructor', { __proto__: null, value: PromiseCtor, writable: true, configurable: true });
@@ -334,6 +336,12 @@
     } catch (e) {
       // a guest-replaced Promise[Symbol.species] threw: only this promise of the guest's stays unhandled
     }
+  }
+
+  /** Rejects a request's promise (a timer has none), marked handled first. */
+  function rejectEntry(entry, reason) {
+    if (entry.promise) markHandled(entry.promise);
+    entry.reject(reason);
   }
 
   /** A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it. */
@@ -396,7 +404,7 @@
           try {
             value = entry.map(value);
           } catch (e) {
-            entry.reject(e);
+            rejectEntry(entry, e);
             pump();
             return;
           }
@@ -417,7 +425,7 @@
       } catch (e) {
         err = e; // a guest Error.prepareStackTrace threw: the guest gets its own error
       }
-      entry.reject(err);
+      rejectEntry(entry, err);
     }
     pump();
   }
