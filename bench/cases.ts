@@ -16,7 +16,7 @@ import { codecRoundTrip, type BareQuickJs } from './quickjs-bare.ts';
 import { collectInterleaved, formatBytes, formatMs, measureInterleaved, median, ratio, type MeasureOptions, type Sample } from './stats.ts';
 import { withTarget, type BenchRow } from './table.ts';
 import { postMessageFloorMs } from './floor.ts';
-import { nestedBreakdown } from './breakdown.ts';
+import { cellCpu, cellCpuRow, nestedBreakdown } from './breakdown.ts';
 
 export interface Section {
   rows: BenchRow[];
@@ -116,6 +116,10 @@ async function expectOne(p: Promise<number>, what: string): Promise<void> {
 export const FRONTIER_CALLS = 100;
 /** Promise.all rounds in one (b2) cell, so the cell holds NESTED_CALLS calls like (b1). */
 const FRONTIER_ROUNDS = NESTED_CALLS / FRONTIER_CALLS;
+/** Promise.all cells before the work per call is measured (a nested-call cell reaches its pace after a few thousand calls). */
+const WORK_WARMUP_CELLS = 3;
+/** The floor-with-work probe's size: each round trip takes the call's work besides the hop, so fewer than the bare floor's. */
+const WORK_FLOOR_ROUNDS = { warmup: 100, rounds: 5, perBatch: 100 };
 const FRONTIER_CELL = `let n = 0;\nfor (let r = 0; r < ${FRONTIER_ROUNDS}; r++) n += (await Promise.all(Array.from({ length: ${FRONTIER_CALLS} }, () => ${NOOP_TOOL}({})))).length;\nreturn n`;
 
 export async function nestedCalls(ctx: BenchContext): Promise<Section> {
@@ -127,10 +131,16 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
   const sleepy = { gw: sleepyGw, agentRunId: sleepyGw.prepareTurn({}).agentRunId };
   try {
     const hostNoop = async (_input: unknown): Promise<null> => null;
+    // the two threads' work per call, first (a wide frontier is never polled for, so its CPU is work, not waiting):
+    // the floor with work below gives each side as much; /proc counts CPU in 10 ms ticks, so ten cells (~0.7 s)
+    for (let i = 0; i < WORK_WARMUP_CELLS; i++) await frontierOnce(gw, agentRunId);
+    const work = await cellCpu({ runCell: () => frontierOnce(gw, agentRunId), calls: NESTED_CALLS, runs: 10 });
     const t = await collectInterleaved(
       {
         // the floor probe spawns its own worker and times the hop inside it
         floor: async () => ({ ms: await postMessageFloorMs() }),
+        // the same hop where each side first computes a call's work (b2c), so each goes idle while the other computes
+        floorWork: async () => ({ ms: work.perCall ? await postMessageFloorMs({ ...WORK_FLOOR_ROUNDS, workUs: { main: work.perCall.mainMs * 1000, worker: work.perCall.workerMs * 1000 } }) : Number.NaN }),
         cell: () => timed(() => nestedOnce(gw, agentRunId, 'quickjs')),
         frontier: () => timed(() => frontierOnce(gw, agentRunId)),
         trivial: () => timed(() => trivialOnce(gw, agentRunId, 'quickjs')),
@@ -164,6 +174,17 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
           batched / floor,
           0.3,
         ),
+        cellCpuRow('b2c', 'b2 split', work, floor),
+        ...(work.perCall
+          ? [
+              pairMs(
+                'b0w',
+                "the floor with a call's work: the same round trip where the main thread and the worker each first compute b2c's CPU per call (each side goes idle while the other computes) vs the floor",
+                t.floorWork.ms.median,
+                floor,
+              ),
+            ]
+          : []),
         pairMs('b1s', `b1 beside the same cell on workers that sleep until each reply (reply polling off, CODEMODE_REPLY_SPIN_US=0)`, seq, perCall(t.sleeping)),
         pairMs('b3', `per call, ${NESTED_CALLS} sequential awaits: no-op tool nested in a cell vs plain async host function`, seq, t.host.ms.median / NESTED_CALLS),
         ...breakdown,
