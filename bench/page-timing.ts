@@ -4,10 +4,10 @@
 // 3225) and stops it. Prints rows for the table; nothing is asserted. Breakdown rows (p1a, p1b, p2a, p2b) read the
 // page's own clock (resource timing, a MutationObserver) to say where the time goes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright';
-import { formatMs, median } from './stats.ts';
+import { formatMs, median, ratio } from './stats.ts';
 import { withTarget, type BenchRow } from './table.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -91,6 +91,39 @@ interface RunToValue {
   responseToShownMs: number;
 }
 
+/**
+ * The scripts of the editor's dynamic import (Monaco and the cell editor), from the build's loadable manifest for the
+ * page: what p2 cannot show the editor without. Empty when the manifest is missing or unreadable.
+ */
+function editorScripts(): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(`${ROOT}.next/server/app/page/react-loadable-manifest.json`, 'utf8')) as Record<string, { files?: unknown }>;
+    const files = Object.values(manifest).flatMap((entry) => (Array.isArray(entry.files) ? entry.files : []));
+    return [...new Set(files.filter((f): f is string => typeof f === 'string' && f.endsWith('.js')))];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * p2's floor: a blank page of the same origin whose only content is `<script async>` tags for the editor's chunks.
+ * Its load event fires once every chunk is downloaded, compiled (with the same compile hint the edge adds to a page's
+ * scripts) and run (a Turbopack chunk only registers its modules). Nothing of the app, no editor made.
+ */
+async function editorChunksOnlyMs(browser: Browser, origin: string, scripts: string[]): Promise<number> {
+  const page = await browser.newPage();
+  try {
+    const blank = `${origin}/__bench/editor-chunks-only`;
+    const body = `<!doctype html><title>editor chunks only</title>${scripts.map((s) => `<script async src="/_next/${s}"></script>`).join('')}`;
+    await page.route(blank, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body }));
+    const t0 = performance.now();
+    await page.goto(blank, { waitUntil: 'load', timeout: 60_000 });
+    return performance.now() - t0;
+  } finally {
+    await page.close();
+  }
+}
+
 /** Run pressed -> the result panel shows a completed result for the new call. */
 async function runToValue(page: Page): Promise<RunToValue> {
   const before = await callSeq(page);
@@ -169,8 +202,14 @@ async function pageRows(): Promise<BenchRow[]> {
   try {
     const url = `http://127.0.0.1:${port}/`;
     await editorReady(browser, url); // warm-up: the server compiles and caches on the first visit
+    const scripts = editorScripts();
     const ready: EditorReady[] = [];
-    for (let i = 0; i < SAMPLES; i++) ready.push(await editorReady(browser, url));
+    const chunksOnly: number[] = [];
+    // alternating, so a change in the machine's load moves both
+    for (let i = 0; i < SAMPLES; i++) {
+      ready.push(await editorReady(browser, url));
+      if (scripts.length > 0) chunksOnly.push(await editorChunksOnlyMs(browser, `http://127.0.0.1:${port}`, scripts));
+    }
     const page = await browser.newPage();
     const runs: RunToValue[] = [];
     let floor = Number.NaN;
@@ -201,6 +240,13 @@ async function pageRows(): Promise<BenchRow[]> {
       withTarget({ id: 'p2', measure: `page: navigation -> editor shown and the catalog with its declarations received (median of ${SAMPLES})`, a: formatMs(e) }, '≤ 1.5 s', e, 1500),
       { id: 'p2a', measure: 'p2 breakdown, in the page from navigation start: catalog.list (the declarations) received', a: ms(medianOf(ready.map((x) => x.catalogMs))) },
       { id: 'p2b', measure: "p2 breakdown, in the page from navigation start: Monaco's chunk (the largest script) received", a: ms(medianOf(ready.map((x) => x.monacoChunkMs))) },
+      {
+        id: 'p2c',
+        measure: `p2 vs its floor: a blank page loading only the editor's ${scripts.length} chunks (download, compile with the same hint, register; no app, no editor made)`,
+        a: formatMs(e),
+        b: ms(medianOf(chunksOnly)),
+        ratio: ratio(e, medianOf(chunksOnly)),
+      },
     ];
   } finally {
     await browser.close();
