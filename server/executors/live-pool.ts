@@ -63,6 +63,8 @@ export interface LiveWorkerSpec<K extends LiveExecutorKind> {
   keepsWorkerAfter(failure: LegFailureOutcome): boolean;
   /** True under critical memory pressure (checked when a worker is taken or goes idle). */
   memoryPressure(): boolean;
+  /** Called once the pool has closed (the executor lets go of what it holds: the steal guard, reply-spin.ts). */
+  onClose?: () => void;
 }
 
 export interface LivePoolStats {
@@ -230,7 +232,11 @@ export class LiveWorkerPool<K extends LiveExecutorKind> implements Executor {
     this.idle = [];
     const all = [...this.workers.values()];
     this.workers.clear();
-    await Promise.all(all.map((w) => w.terminate({ code: 'aborted', error: `${RUN_ABORTED_MESSAGE}: the ${this.kind} executor was closed` })));
+    try {
+      await Promise.all(all.map((w) => w.terminate({ code: 'aborted', error: `${RUN_ABORTED_MESSAGE}: the ${this.kind} executor was closed` })));
+    } finally {
+      this.spec.onClose?.();
+    }
   }
 
   // ---- worker lifecycle ------------------------------------------------------------------------

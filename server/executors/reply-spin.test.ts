@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { CALM_CHECKS_TO_RESUME, DEFAULT_REPLY_SPIN_US, MAX_STEAL_SHARE, replySpinData, replySpinUs, stealShare, stealVerdict } from './reply-spin.ts';
+import { NodeExecutor } from './node/executor.ts';
+import { QuickJsExecutor } from './quickjs/executor.ts';
+import {
+  CALM_CHECKS_TO_RESUME,
+  DEFAULT_REPLY_SPIN_US,
+  MAX_STEAL_SHARE,
+  holdStealGuard,
+  readCpuTimes,
+  replySpinData,
+  replySpinUs,
+  stealGuardState,
+  stealShare,
+  stealVerdict,
+} from './reply-spin.ts';
 import { MAX_BACKOFF, MIN_BACKOFF, SPIN_ALLOWED, SPIN_POLLERS, SpinPolicy } from './spin-policy.mjs';
 import { MAX_POLL_STRETCH_MS, replyPoller } from './worker-port.mjs';
 
@@ -265,5 +278,42 @@ describe('the steal guard: stealVerdict', () => {
     expect(state.allowed).toBe(false);
     state = stealVerdict(state.calmChecks, 0);
     expect(state.allowed).toBe(true);
+  });
+});
+
+describe('the steal guard: who holds it', () => {
+  // Vitest runs test files in one process here (isolate: false): other files' executors may hold the guard too, so
+  // each check is relative to the holders before it
+  const pollsHere = replySpinData(DEFAULT_REPLY_SPIN_US).replySpinMax > 0;
+
+  it('runs while an executor that polls holds it and stops when the last one lets go; a second release changes nothing', () => {
+    const before = stealGuardState().holders;
+    const release = holdStealGuard(replySpinData(DEFAULT_REPLY_SPIN_US, 2));
+    expect(stealGuardState().holders).toBe(before + 1);
+    // elsewhere than Linux there is no /proc/stat to read, and no timer
+    expect(stealGuardState().running).toBe(readCpuTimes() !== undefined);
+    release();
+    release();
+    expect(stealGuardState().holders).toBe(before);
+    if (before === 0) expect(stealGuardState().running).toBe(false);
+  });
+
+  it('is not held for workers that never poll (polling off, or one core)', () => {
+    const before = stealGuardState().holders;
+    holdStealGuard(replySpinData(0, 4))();
+    const oneCore = holdStealGuard(replySpinData(DEFAULT_REPLY_SPIN_US, 1));
+    expect(stealGuardState().holders).toBe(before);
+    oneCore();
+    expect(stealGuardState().holders).toBe(before);
+  });
+
+  it('an executor holds it from its start and lets go when it closes (QuickJS, and a live pool: Node)', async () => {
+    for (const make of [() => new QuickJsExecutor({ workers: 1 }), () => new NodeExecutor()]) {
+      const before = stealGuardState().holders;
+      const executor = make();
+      expect(stealGuardState().holders).toBe(before + (pollsHere ? 1 : 0));
+      await executor.close();
+      expect(stealGuardState().holders).toBe(before);
+    }
   });
 });

@@ -69,7 +69,6 @@ export function replySpinData(us: number = replySpinUs(), cores: number = availa
     shared = { buffer, slots: new Int32Array(buffer) };
     Atomics.store(shared.slots, SPIN_ALLOWED, 1);
   }
-  if (max > 0) startStealGuard(shared.slots);
   return { replySpinSlots: shared.buffer, replySpinMax: max, replySpinMs: us / 1000 };
 }
 
@@ -108,6 +107,33 @@ export function stealVerdict(calmChecks: number, share: number): { calmChecks: n
 }
 
 let guard: ReturnType<typeof setInterval> | undefined;
+/** Executors (open, polling) that hold the guard: it runs while there is one. */
+let holders = 0;
+
+/**
+ * Keeps the steal guard running for an executor whose workers poll (`spin.replySpinMax > 0`) until the returned
+ * release is called (its close); the guard stops when the last holder releases. Releasing twice is harmless.
+ */
+export function holdStealGuard(spin: ReplySpinData): () => void {
+  if (!(spin.replySpinMax > 0) || !shared) return () => undefined;
+  holders++;
+  startStealGuard(shared.slots);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    holders--;
+    if (holders === 0 && guard) {
+      clearInterval(guard);
+      guard = undefined;
+    }
+  };
+}
+
+/** How many executors hold the guard now, and whether its timer runs (tests). */
+export function stealGuardState(): { holders: number; running: boolean } {
+  return { holders, running: guard !== undefined };
+}
 
 /**
  * While this process may poll, read the host's steal time every STEAL_CHECK_MS (Linux; elsewhere polling stays
@@ -119,7 +145,9 @@ function startStealGuard(flags: Int32Array): void {
   if (guard) return;
   let last = readCpuTimes();
   if (last === undefined) return;
-  // allowed from the start (a process starts calm); one check over the bound pauses polling for CALM_CHECKS_TO_RESUME
+  // allowed from the start (a process starts calm, and so does a guard started again after the last executor closed);
+  // one check over the bound pauses polling for CALM_CHECKS_TO_RESUME
+  Atomics.store(flags, SPIN_ALLOWED, 1);
   let calmChecks = CALM_CHECKS_TO_RESUME;
   guard = setInterval(() => {
     const now = readCpuTimes();

@@ -15,7 +15,7 @@ import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
 import type { CodeModeErrorCode } from '../../errors.ts';
 import { LiveWorkerPool, type LivePoolOptions } from '../live-pool.ts';
 import { DEFAULT_MAX_STACK_SIZE_BYTES } from '../quickjs/executor.ts';
-import { replySpinData } from '../reply-spin.ts';
+import { holdStealGuard, replySpinData } from '../reply-spin.ts';
 
 /**
  * Host-side heap of a worker, over the cell's memoryLimitBytes (which QuickJS enforces inside the WASM
@@ -47,9 +47,10 @@ const WORKER_FAULT_CODES: ReadonlySet<CodeModeErrorCode> = new Set<CodeModeError
 export class EmscriptenExecutor extends LiveWorkerPool<'quickjs-emscripten'> {
   constructor(opts: EmscriptenExecutorOptions = {}) {
     const entry = new URL('./worker.mjs', import.meta.url);
+    const spin = replySpinData();
     const workerData = {
       maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max,
-      ...replySpinData(),
+      ...spin,
       maxStackSizeBytes: opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES,
       wasmModule: emscriptenModule(),
       ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}),
@@ -65,6 +66,7 @@ export class EmscriptenExecutor extends LiveWorkerPool<'quickjs-emscripten'> {
         // the guest's failures leave the worker sound (its runtime was disposed); a host fault does not
         keepsWorkerAfter: (failure) => failure.code === undefined || !WORKER_FAULT_CODES.has(failure.code),
         memoryPressure: () => false,
+        onClose: holdStealGuard(spin),
       },
       opts,
     );

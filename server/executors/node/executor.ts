@@ -11,7 +11,7 @@ import { freemem, totalmem } from 'node:os';
 import { CODE_MODE_LIMIT_BOUNDS } from '../../config/schema.ts';
 import { LiveWorkerPool, type LivePoolOptions } from '../live-pool.ts';
 import { HEAP_HEADROOM_MB, heapWatch, type HeapWatch } from './heap-watch.ts';
-import { replySpinData } from '../reply-spin.ts';
+import { holdStealGuard, replySpinData } from '../reply-spin.ts';
 
 /**
  * V8 old-generation floor: a Node worker's own runtime takes about 5 MiB of heap before any cell, and
@@ -62,7 +62,8 @@ export function criticalMemoryPressure(): boolean {
 export class NodeExecutor extends LiveWorkerPool<'node'> {
   constructor(opts: NodeExecutorOptions = {}) {
     const entry = opts.entry ?? new URL('./worker.mjs', import.meta.url);
-    const workerData = { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, ...replySpinData(), ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) };
+    const spin = replySpinData();
+    const workerData = { maxSliceMs: CODE_MODE_LIMIT_BOUNDS.timeoutMs.max, ...spin, ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) };
     /** undefined until the first worker: a process that never runs a Node cell never attaches the inspector. */
     let heap: HeapWatch | null | undefined = opts.heapWatch;
     super(
@@ -77,6 +78,7 @@ export class NodeExecutor extends LiveWorkerPool<'node'> {
         // a failed node:vm cell may have left its worker in any state (a half-run script, a patched realm)
         keepsWorkerAfter: () => false,
         memoryPressure: opts.memoryPressure ?? criticalMemoryPressure,
+        onClose: holdStealGuard(spin),
       },
       opts,
     );

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
 import { baseImage } from './base-image.ts';
 import { WorkerPool, type PoolStats } from './pool.ts';
-import { replySpinData, replySpinUs } from '../reply-spin.ts';
+import { holdStealGuard, replySpinData, replySpinUs } from '../reply-spin.ts';
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
 export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024;
@@ -48,6 +48,8 @@ export class QuickJsExecutor implements Executor {
   /** A snapshot resumes on any worker: pool pressure may move a VM that waits on the host (pool.ts). */
   readonly pressureParking = true;
   private readonly pool: WorkerPool;
+  /** Ends this executor's hold on the steal guard (reply-spin.ts), at close. */
+  private readonly releaseStealGuard: () => void;
 
   constructor(opts: QuickJsExecutorOptions = {}) {
     const wasm = quickjsModule();
@@ -73,6 +75,7 @@ export class QuickJsExecutor implements Executor {
         ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}),
       },
     });
+    this.releaseStealGuard = holdStealGuard(spin);
   }
 
   ready(): Promise<void> {
@@ -135,6 +138,6 @@ export class QuickJsExecutor implements Executor {
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.pool.close().finally(this.releaseStealGuard);
   }
 }
