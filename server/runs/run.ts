@@ -1,8 +1,10 @@
 // The run record: one cell's state across its exec/wait legs (what the RunManager drives, what result
 // shaping and the trajectory views read), and the facts about run states every side tests.
 import { createHash, randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { InferredOutput } from '../catalog/inferred-overlay.ts';
+import { CODE_MODE_LIMIT_BOUNDS } from '../config/schema.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
@@ -115,6 +117,9 @@ export interface ClientCall {
   reject: (e: Error) => void;
 }
 
+/** Listeners the run's abort signal may have at once: one per nested call in flight (at most maxPendingToolCalls), and the run's own. */
+const RUN_ABORT_LISTENERS = CODE_MODE_LIMIT_BOUNDS.maxPendingToolCalls.max + 8;
+
 export class Run {
   readonly runId = `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   state: RunState = 'running';
@@ -178,6 +183,9 @@ export class Run {
     // tool-call id and this run. The runId is in it because a provider may reuse a tool-call id in a
     // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
     // the same Run, so a waiting run keeps its ids.
+    // every nested call in flight may listen for the run's abort (a sleep, a guest timer, an MCP call, an approval),
+    // up to maxPendingToolCalls of them; Node warns of a leak past 10 listeners, so the bound is the real one
+    setMaxListeners(RUN_ABORT_LISTENERS, this.abort.signal);
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;

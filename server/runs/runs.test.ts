@@ -318,3 +318,27 @@ describe('events and trajectory', () => {
     }
   });
 });
+
+describe("the run's abort signal", () => {
+  it('a wide Promise.all of calls that listen for the abort (sleeps, timers) raises no listener-leak warning', async () => {
+    const gw = await gateway({ maxPendingToolCalls: 64 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const t = gw.prepareTurn({});
+      const r = expectCompleted(
+        await gw.exec(t.agentRunId, {
+          code: 'const slept = await Promise.all(Array.from({ length: 40 }, () => sleep({ ms: 5 })));\nawait Promise.all(Array.from({ length: 40 }, () => new Promise((done) => setTimeout(done, 5))));\nreturn slept.length',
+        }),
+      );
+      expect(r.value).toBe(40);
+      // process warnings are emitted on the next tick
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await gw.close();
+    }
+  });
+});
