@@ -83,14 +83,10 @@ export interface CellCpu {
   n: number;
   /** All threads of the process, ms. */
   procMs: number;
-  /** The main thread, ms (from /proc; undefined elsewhere). */
-  mainMs: number | undefined;
-  /** The busiest other thread, ms: the QuickJS worker that ran the cells (from /proc; undefined elsewhere). */
-  workerMs: number | undefined;
-  /** Of mainMs, the Gateway's polling for the guest's next message (host-poll.ts, timed by the poller). */
+  /** Of the main thread's CPU, the Gateway's polling for the guest's next message (host-poll.ts, timed by the poller). */
   pollMs: number;
-  /** mainMs and workerMs per call, when both are known. */
-  perCall?: { mainMs: number; workerMs: number };
+  /** The main thread, and the busiest other thread (the QuickJS worker that ran the cells), ms; from /proc, so Linux only. */
+  threads?: { mainMs: number; workerMs: number };
 }
 
 export async function cellCpu(o: { runCell: () => Promise<void>; calls: number; runs: number }): Promise<CellCpu> {
@@ -99,15 +95,12 @@ export async function cellCpu(o: { runCell: () => Promise<void>; calls: number; 
   const poll0 = hostPollTotals.waitMs;
   for (let i = 0; i < o.runs; i++) await o.runCell();
   const threads1 = threadCpuMs();
-  const procMs = processCpuMs() - proc0;
-  const pollMs = hostPollTotals.waitMs - poll0;
-  const n = o.runs * o.calls;
-  if (!threads0 || !threads1) return { n, procMs, mainMs: undefined, workerMs: undefined, pollMs };
+  const c: CellCpu = { n: o.runs * o.calls, procMs: processCpuMs() - proc0, pollMs: hostPollTotals.waitMs - poll0 };
+  if (!threads0 || !threads1) return c;
   const main = String(process.pid);
   let workerMs = 0;
   for (const [tid, ms] of threads1) if (tid !== main) workerMs = Math.max(workerMs, ms - (threads0.get(tid) ?? 0));
-  const mainMs = (threads1.get(main) ?? 0) - (threads0.get(main) ?? 0);
-  return { n, procMs, mainMs, workerMs, pollMs, perCall: { mainMs: mainMs / n, workerMs: workerMs / n } };
+  return { ...c, threads: { mainMs: (threads1.get(main) ?? 0) - (threads0.get(main) ?? 0), workerMs } };
 }
 
 /**
@@ -118,10 +111,11 @@ export async function cellCpu(o: { runCell: () => Promise<void>; calls: number; 
  * the replies). Measure it where neither side polls, so the figures are work, not waiting.
  */
 export function cellCpuRow(id: string, label: string, c: CellCpu, floorMs: number): BenchRow {
-  if (!c.perCall) {
+  if (!c.threads) {
     return { id, measure: `${label}: CPU per call, all threads (no /proc: no per-thread split)`, a: formatMs(c.procMs / c.n), b: formatMs(floorMs), ratio: ratio(c.procMs / c.n, floorMs) };
   }
-  const { mainMs, workerMs } = c.perCall;
+  const mainMs = c.threads.mainMs / c.n;
+  const workerMs = c.threads.workerMs / c.n;
   return {
     id,
     measure: `${label}: CPU per call, main thread + the cell's QuickJS worker; the larger vs the floor (the cell's time per call is at least the larger)`,
@@ -136,15 +130,16 @@ export function cellCpuRow(id: string, label: string, c: CellCpu, floorMs: numbe
  * start and end included, a few percent), then once more under the main-thread profiler for the stage split.
  */
 export async function nestedBreakdown(o: { runCell: () => Promise<void>; calls: number; runs: number; floorMs: number }): Promise<BenchRow[]> {
-  const { n, procMs, mainMs, workerMs, pollMs } = await cellCpu(o);
+  const { n, procMs, pollMs, threads } = await cellCpu(o);
+  const mainMs = threads?.mainMs;
   // the Gateway's polling for the guest's next message (host-poll.ts) is main-thread CPU the profile below counts
   // as idle: it is measured by the poller itself, and the profile's shares apply to the rest
   const rows: BenchRow[] = [];
   const perCall = (ms: number) => formatMs(ms / n);
-  if (mainMs !== undefined && workerMs !== undefined) {
+  if (threads) {
     rows.push(
-      { id: 'b4', measure: `breakdown, CPU per sequential call: main thread (Gateway: dispatch, records, events, hops)`, a: perCall(mainMs), b: formatMs(o.floorMs), ratio: ratio(mainMs / n, o.floorMs) },
-      { id: 'b5', measure: `breakdown, CPU per sequential call: the cell's QuickJS worker (guest request, checks, delivery, QuickJS, its polling)`, a: perCall(workerMs), b: formatMs(o.floorMs), ratio: ratio(workerMs / n, o.floorMs) },
+      { id: 'b4', measure: `breakdown, CPU per sequential call: main thread (Gateway: dispatch, records, events, hops)`, a: perCall(threads.mainMs), b: formatMs(o.floorMs), ratio: ratio(threads.mainMs / n, o.floorMs) },
+      { id: 'b5', measure: `breakdown, CPU per sequential call: the cell's QuickJS worker (guest request, checks, delivery, QuickJS, its polling)`, a: perCall(threads.workerMs), b: formatMs(o.floorMs), ratio: ratio(threads.workerMs / n, o.floorMs) },
     );
   } else {
     rows.push({ id: 'b4', measure: 'breakdown, CPU per sequential call: all threads (no /proc: no per-thread split)', a: perCall(procMs) });

@@ -135,12 +135,14 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
     // the floor with work below gives each side as much; /proc counts CPU in 10 ms ticks, so ten cells (~0.7 s)
     for (let i = 0; i < WORK_WARMUP_CELLS; i++) await frontierOnce(gw, agentRunId);
     const work = await cellCpu({ runCell: () => frontierOnce(gw, agentRunId), calls: NESTED_CALLS, runs: 10 });
+    // each side's CPU per call in µs, the work the floor probe gives each side
+    const workUs = work.threads && { main: (1000 * work.threads.mainMs) / work.n, worker: (1000 * work.threads.workerMs) / work.n };
     const t = await collectInterleaved(
       {
         // the floor probe spawns its own worker and times the hop inside it
         floor: async () => ({ ms: await postMessageFloorMs() }),
         // the same hop where each side first computes a call's work (b2c), so each goes idle while the other computes
-        floorWork: async () => ({ ms: work.perCall ? await postMessageFloorMs({ ...WORK_FLOOR_ROUNDS, workUs: { main: work.perCall.mainMs * 1000, worker: work.perCall.workerMs * 1000 } }) : Number.NaN }),
+        floorWork: async () => ({ ms: workUs ? await postMessageFloorMs({ ...WORK_FLOOR_ROUNDS, workUs }) : Number.NaN }),
         cell: () => timed(() => nestedOnce(gw, agentRunId, 'quickjs')),
         frontier: () => timed(() => frontierOnce(gw, agentRunId)),
         trivial: () => timed(() => trivialOnce(gw, agentRunId, 'quickjs')),
@@ -175,7 +177,7 @@ export async function nestedCalls(ctx: BenchContext): Promise<Section> {
           0.3,
         ),
         cellCpuRow('b2c', 'b2 split', work, floor),
-        ...(work.perCall
+        ...(workUs
           ? [
               pairMs(
                 'b0w',

@@ -115,9 +115,9 @@ let holders = 0;
  * release is called (its close); the guard stops when the last holder releases. Releasing twice is harmless.
  */
 export function holdStealGuard(spin: ReplySpinData): () => void {
-  if (!(spin.replySpinMax > 0) || !shared) return () => undefined;
+  if (!(spin.replySpinMax > 0)) return () => undefined;
   holders++;
-  startStealGuard(shared.slots);
+  startStealGuard(new Int32Array(spin.replySpinSlots));
   let held = true;
   return () => {
     if (!held) return;

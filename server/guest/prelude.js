@@ -122,13 +122,15 @@
     return err;
   }
 
-  /** A rejected promise for the guest, marked handled like every bridge promise (see markHandled). */
+  /**
+   * A rejected promise for the guest. A cell may never await a call (fire and forget, the loser of a Promise.race):
+   * its failure then stays an unhandled rejection, which is harmless: QuickJS ignores those, and the Node executor's
+   * worker drops a guest realm's unhandled rejections (node/worker.mjs), so no bridge promise needs a handler of its own.
+   */
   function rejected(reason) {
-    var promise = new PromiseCtor(function (_resolve, reject) {
+    return new PromiseCtor(function (_resolve, reject) {
       reject(reason);
     });
-    markHandled(promise);
-    return promise;
   }
 
   /** Appends to an array the controller made and hands out: defined, so an index setter on Array.prototype never runs. */
@@ -293,14 +295,13 @@
     }
     var id = 'r' + nextId++;
     var record = { __proto__: null, id: id, json: '{"id":' + quote(id) + ',"op":' + quote(op) + fieldsJson + '}', timer: timer || 0 };
-    var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0, promise: null };
+    var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0 };
     var promise;
     if (!timer) {
       promise = new PromiseCtor(function (resolve, reject) {
         entry.resolve = resolve;
         entry.reject = reject;
       });
-      entry.promise = promise;
     }
     if (inFlight < maxInFlight) {
       pending[id] = entry;
@@ -318,30 +319,6 @@
       queue[queueTail++] = record;
     }
     return { __proto__: null, id: id, promise: promise };
-  }
-
-  /**
-   * A cell may never await a call (fire and forget, the loser of a Promise.race): a failure it ignores must
-   * not become an unhandled rejection, which node:vm reports to the worker thread and which ends it (and
-   * every live cell in it). The guest's own await or then still sees the rejection; QuickJS never
-   * reported these. The own `constructor` (the real Promise, as inherited) keeps `then` from reading
-   * Promise.prototype.constructor. A bridge call's promise is marked when it is rejected, not when it is
-   * made: most calls succeed, and the mark (a property and a reaction job) was ~9% of the guest worker's
-   * CPU per call in a Promise.all of no-op calls (issue 14).
-   */
-  function markHandled(promise) {
-    defineProperty(promise, 'constructor', { __proto__: null, value: PromiseCtor, writable: true, configurable: true });
-    try {
-      promiseThen(promise, undefined, noop);
-    } catch (e) {
-      // a guest-replaced Promise[Symbol.species] threw: only this promise of the guest's stays unhandled
-    }
-  }
-
-  /** Rejects a request's promise (a timer has none), marked handled first. */
-  function rejectEntry(entry, reason) {
-    if (entry.promise) markHandled(entry.promise);
-    entry.reject(reason);
   }
 
   /** A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it. */
@@ -404,7 +381,7 @@
           try {
             value = entry.map(value);
           } catch (e) {
-            rejectEntry(entry, e);
+            entry.reject(e);
             pump();
             return;
           }
@@ -425,7 +402,7 @@
       } catch (e) {
         err = e; // a guest Error.prepareStackTrace threw: the guest gets its own error
       }
-      rejectEntry(entry, err);
+      entry.reject(err);
     }
     pump();
   }

@@ -179,13 +179,13 @@ export class Run {
     readonly turn: TurnScope,
     readonly cell: StartCell,
   ) {
+    // every nested call in flight may listen for the run's abort (a sleep, a guest timer, an MCP call, an approval),
+    // up to maxPendingToolCalls of them; Node warns of a leak past 10 listeners, so the bound is the real one
+    setMaxListeners(RUN_ABORT_LISTENERS, this.abort.signal);
     // The cell's replay identity, the prefix of its nested invocation ids: agent run, the model's
     // tool-call id and this run. The runId is in it because a provider may reuse a tool-call id in a
     // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
     // the same Run, so a waiting run keeps its ids.
-    // every nested call in flight may listen for the run's abort (a sleep, a guest timer, an MCP call, an approval),
-    // up to maxPendingToolCalls of them; Node warns of a leak past 10 listeners, so the bound is the real one
-    setMaxListeners(RUN_ABORT_LISTENERS, this.abort.signal);
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
     this.catalog = turn.catalog;
