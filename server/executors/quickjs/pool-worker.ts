@@ -27,6 +27,18 @@ export interface PoolWorker {
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
+/**
+ * The young generation a QuickJS worker's own V8 heap may grow to (MiB). A worker's JavaScript heap holds
+ * little that lives (~6 MiB used: the leg loop, the base image's bookkeeping); what it allocates per call is
+ * short-lived marshalling garbage, and the guest's VMs live in WASM memory outside it. Left at V8's default,
+ * a burst (64 cells parked at once) grew each worker's new space from 8 to 16 to 32 MiB over three bursts,
+ * resident from then on: RSS ratcheted up by 1.4, 3.9 and 5.1 MiB a burst (bench row d2 read 2.7-3.8x the
+ * stored snapshots). At 4 MiB the same bursts added 0.6-1.2 MiB, the first burst's RSS growth fell from
+ * 16-58 to 11-16 MiB, and a Promise.all of no-op calls cost the worker the same CPU per call (37.5 against
+ * 38.8 µs, three alternating runs each): scavenges come more often and each has as little to copy.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 4;
+
 /** Start a worker on `entry`; every message but `ready` goes to `onMessage` (checked), and `onDeath` runs once. */
 export function startPoolWorker(o: {
   id: number;
@@ -53,6 +65,7 @@ export function startPoolWorker(o: {
     transferList: channel ? [legs.port2, channel.port2] : [legs.port2],
     // the entry is plain JavaScript: skip the parent's loaders (tsx, Vitest), which slow every start
     execArgv: ['--no-warnings'],
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     stdout: false,
     stderr: false,
   });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LegOutcome } from '../types.ts';
 import { until } from '../../testing.ts';
 import { QuickJsExecutor } from './executor.ts';
+import { WORKER_YOUNG_GENERATION_MB } from './pool-worker.ts';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
 const limits = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 4096, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };
@@ -32,6 +33,30 @@ describe('QuickJS pool start', () => {
     await ex.ready();
     expect(ex.poolStats()).toMatchObject({ workers: 2, readyWorkers: 2, warmedUpWorkers: 2, activeLegs: 0 });
     expect(await value(start(ex, 'return "first"').done)).toBe('first');
+  });
+
+  it('every worker, base or extra, runs with its young generation capped (a burst must not leave 32 MiB of new space resident)', async () => {
+    const started: Worker[] = [];
+    const on = Worker.prototype.on;
+    const spy = vi.spyOn(Worker.prototype, 'on').mockImplementation(function (this: Worker, ...args: Parameters<Worker['on']>) {
+      if (!started.includes(this)) started.push(this);
+      return on.apply(this, args);
+    });
+    try {
+      const ex = (executor = new QuickJsExecutor({ workers: 1, maxExtraWorkers: 1 }));
+      await ex.ready();
+      const spinning = start(ex, 'for (;;) {}');
+      await until(() => ex.computingWorkers() === 1);
+      expect(await value(start(ex, 'return 2').done)).toBe(2);
+      expect(ex.poolStats()).toMatchObject({ workers: 2, extraWorkers: 1 });
+      expect(started).toHaveLength(2);
+      // the limits the thread runs with, as Node reports them for a live worker
+      for (const w of started) expect(w.resourceLimits?.maxYoungGenerationSizeMb).toBe(WORKER_YOUNG_GENERATION_MB);
+      spinning.abort();
+      expect((await spinning.done).kind).toBe('failed');
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
