@@ -285,7 +285,7 @@ async function suspendAndResume(gw: Gateway, c: SnapshotCase, sleepMs: number): 
 // ---- (d) 64 suspended runs ---------------------------------------------------------------------
 
 /** Rounds of parking after the first, whose RSS deltas give the steady-state median. */
-const STEADY_PARK_ROUNDS = 3;
+const STEADY_PARK_ROUNDS = 5;
 
 export async function suspendedRuns(ctx: BenchContext): Promise<Section> {
   const gc = exposeGc();
