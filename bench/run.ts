@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       slow: { warmup: 3, iterations: 5 },
       // two warm-ups per worker: the first snapshots in a worker run its encoder before the JIT has it
       suspend: { warmup: 4, iterations: 9 },
-      cold: { warmup: 1, iterations: 3 },
+      cold: { warmup: 1, iterations: 9 },
     },
     suspend: { timeoutMs: BENCH_SUSPEND_TIMEOUT_MS, sleepMs: BENCH_SLEEP_MS },
     memoryLimitBytes: defaults.memoryLimitBytes,
