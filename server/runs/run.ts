@@ -117,8 +117,10 @@ export interface ClientCall {
   reject: (e: Error) => void;
 }
 
+/** The run's own listeners on its abort signal (an exec or wait blocked on the run, its approvals), with room to spare. */
+const RUN_OWN_ABORT_LISTENERS = 8;
 /** Listeners the run's abort signal may have at once: one per nested call in flight (at most maxPendingToolCalls), and the run's own. */
-const RUN_ABORT_LISTENERS = CODE_MODE_LIMIT_BOUNDS.maxPendingToolCalls.max + 8;
+const RUN_ABORT_LISTENERS = CODE_MODE_LIMIT_BOUNDS.maxPendingToolCalls.max + RUN_OWN_ABORT_LISTENERS;
 
 export class Run {
   readonly runId = `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
