@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LegOutcome } from '../types.ts';
 import { until } from '../../testing.ts';
-import { QuickJsExecutor } from './executor.ts';
+import { HOST_WARM_UP_ROUNDS, QuickJsExecutor } from './executor.ts';
 import { WORKER_YOUNG_GENERATION_MB } from './pool-worker.ts';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
@@ -33,6 +33,28 @@ describe('QuickJS pool start', () => {
     await ex.ready();
     expect(ex.poolStats()).toMatchObject({ workers: 2, readyWorkers: 2, warmedUpWorkers: 2, activeLegs: 0 });
     expect(await value(start(ex, 'return "first"').done)).toBe('first');
+  });
+
+  it('ready() also runs warm-up legs through the host path, once: a nested call answered, a value, nothing left open', async () => {
+    const ex = (executor = new QuickJsExecutor({ workers: 2 }));
+    await Promise.all([ex.ready(), ex.ready()]);
+    expect(ex.hostWarmUpLegs()).toBe(HOST_WARM_UP_ROUNDS * 2);
+    await ex.ready();
+    expect(ex.hostWarmUpLegs()).toBe(HOST_WARM_UP_ROUNDS * 2);
+    expect(ex.poolStats()).toMatchObject({ activeLegs: 0 });
+    expect(ex.leaks()).toEqual([]);
+  });
+
+  it('an executor closed while it warms up: ready() settles, and no warm-up leg is left behind', async () => {
+    const ex = new QuickJsExecutor({ workers: 1 });
+    const ready = ex.ready().then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    await ex.close();
+    expect(['resolved', 'rejected']).toContain(await ready);
+    expect(ex.hostWarmUpLegs()).toBeLessThan(HOST_WARM_UP_ROUNDS);
+    expect(ex.leaks()).toEqual([]);
   });
 
   it('every worker, base or extra, runs with its young generation capped (a burst must not leave 32 MiB of new space resident)', async () => {
