@@ -119,6 +119,8 @@ async function editorReady(browser: Browser, url: string): Promise<EditorReady> 
     await Promise.all([declarations, page.locator(EDITOR_LINES).waitFor({ timeout: 60_000 })]);
     const playwrightMs = performance.now() - t0;
     await editorFrameAt(page);
+    // Playwright's response event comes with the headers; the resource entry only once the body has ended
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.includes('catalog.list')), null, { timeout: 60_000 });
     const inPage = await page.evaluate(() => {
       const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
       const catalog = entries.find((e) => e.name.includes('catalog.list'));

@@ -4,6 +4,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
 import { legLoop } from './worker-runtime.mjs';
+import { WARM_UP_BODY, WARM_UP_BOOT, WARM_UP_LIMITS, WARM_UP_VALUE_JSON } from './warm-up-cell.mjs';
 
 /**
  * Runs one trivial cell (an output line, a nested call answered at once, a value) through the whole leg
@@ -31,7 +32,7 @@ export function warmUp(engine) {
       if (msg.t === 'requests') {
         hostSide.postMessage({ t: 'deliver', legId, replies: msg.requests.map((r) => ({ id: r.id, ok: true, value: null })) });
       } else if (msg.t === 'settled') {
-        done(msg.ok === true && msg.valueJson === '2');
+        done(msg.ok === true && msg.valueJson === WARM_UP_VALUE_JSON);
       } else if (msg.t === 'parked') {
         done(false);
       }
@@ -39,9 +40,9 @@ export function warmUp(engine) {
     hostSide.postMessage({
       t: 'start',
       legId,
-      body: 'console.log("warm"); const r = await warm_up({}); return r === null ? 2 : 0;',
-      boot: { maxPendingToolCalls: 16, tools: [{ callableName: 'warm_up', name: 'warm_up', description: '', source: 'core' }], mcp: [] },
-      limits: { memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024, maxSnapshotBytes: 8 * 1024 * 1024, maxPendingToolCalls: 16 },
+      body: WARM_UP_BODY,
+      boot: WARM_UP_BOOT,
+      limits: WARM_UP_LIMITS,
       control,
       files: {},
     });

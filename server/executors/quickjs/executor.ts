@@ -7,16 +7,13 @@ import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequ
 import { baseImage } from './base-image.ts';
 import { WorkerPool, type PoolStats } from './pool.ts';
 import { holdStealGuard, replySpinData, replySpinUs } from '../reply-spin.ts';
+import { WARM_UP_BODY, WARM_UP_BOOT, WARM_UP_LIMITS, WARM_UP_VALUE_JSON } from '../warm-up-cell.mjs';
 
 /**
  * Trivial legs each base worker runs through the host's own path as part of ready(): see warmHostPath. Measured on
  * 2 cores: a new executor's first cell 4.3-4.7 ms against its sixth 2.5-3.4 ms without them, 3.3-3.5 ms with six.
  */
 export const HOST_WARM_UP_ROUNDS = 6;
-/** One output line, one nested call answered at once, a value: the same cell the workers warm up on alone. */
-const HOST_WARM_UP_BODY = 'console.log("warm"); const r = await warm_up({}); return r === null ? 2 : 0;';
-const HOST_WARM_UP_BOOT = { maxPendingToolCalls: 4, tools: [{ callableName: 'warm_up', name: 'warm_up', description: '', source: 'core' }], mcp: [] };
-const HOST_WARM_UP_LIMITS = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 1024, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };
 const HOST_WARM_UP_BUDGET_MS = 10_000;
 
 /** Native stack QuickJS may use: without a bound, deep recursion overflows the host stack and corrupts the VM. */
@@ -105,7 +102,8 @@ export class QuickJsExecutor implements Executor {
    * Each worker warms up alone before it reports ready (worker.mjs), over a channel inside the worker; what that leaves
    * cold is the host's side of it: the leg port to the main thread, the pool's dispatch, the main thread's handling of
    * its messages. A new executor's first cells still cost ~1.5x later ones, and a new Gateway on a warm executor shows
-   * no such cost, so ready() also runs HOST_WARM_UP_ROUNDS rounds of one trivial leg per base worker through start().
+   * no such cost, so ready() also runs HOST_WARM_UP_ROUNDS rounds of the warm-up cell (warm-up-cell.mjs) on each base
+   * worker through start().
    * Best effort: a leg that fails only leaves that path cold (the first real cell reports its own failure).
    */
   private async warmHostPath(): Promise<void> {
@@ -115,10 +113,10 @@ export class QuickJsExecutor implements Executor {
           onRequests: (requests) => leg.deliver(requests.map((r) => ({ id: r.id, ok: true, value: null }))),
           onOutput: () => {},
         };
-        const leg = this.start({ body: HOST_WARM_UP_BODY, boot: HOST_WARM_UP_BOOT, files: {}, limits: HOST_WARM_UP_LIMITS, budgetMs: HOST_WARM_UP_BUDGET_MS }, handlers);
+        const leg = this.start({ body: WARM_UP_BODY, boot: WARM_UP_BOOT, files: {}, limits: WARM_UP_LIMITS, budgetMs: HOST_WARM_UP_BUDGET_MS }, handlers);
         return leg.done.then(
           (outcome) => {
-            if (outcome.kind === 'completed' && outcome.valueJson === '2') this.hostWarmUps++;
+            if (outcome.kind === 'completed' && outcome.valueJson === WARM_UP_VALUE_JSON) this.hostWarmUps++;
           },
           () => undefined,
         );
