@@ -15,6 +15,7 @@ import {
 import { declarationFor, docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
 import { internText } from '../util/text-memo.ts';
 import { isRecord } from '../util/is-record.mjs';
+import { jsonShapeProblem } from '../util/json-shape.ts';
 
 /** A tool list the catalog cannot be built from; `field` names the offending input (`tools[3].owner`). */
 export class CatalogInputError extends Error {
@@ -361,6 +362,10 @@ function validateTool(tool: unknown, i: number): void {
   }
   if (tool.outputSchema !== undefined && !isRecord(tool.outputSchema)) {
     throw new CatalogInputError(`${label}.outputSchema`, 'must be a JSON Schema object, or omitted when the output is unknown');
+  }
+  for (const key of ['inputSchema', 'outputSchema'] as const) {
+    const shape = jsonShapeProblem(tool[key] ?? null);
+    if (shape) throw new CatalogInputError(`${label}.${key}`, shape);
   }
   if (typeof tool.source !== 'string' || !(TOOL_SOURCE_ORDER as readonly string[]).includes(tool.source)) {
     throw new CatalogInputError(`${label}.source`, `must be one of ${TOOL_SOURCE_ORDER.join(', ')}`);

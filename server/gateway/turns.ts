@@ -75,7 +75,14 @@ export class TurnRegistry {
 
   constructor(private readonly deps: TurnRegistryDeps) {
     const idleMs = deps.idleMs ?? TURN_IDLE_MS;
-    this.sweepTimer = setInterval(() => this.endIdle(idleMs), Math.min(idleMs, TURN_SWEEP_MS));
+    this.sweepTimer = setInterval(() => {
+      try {
+        this.endIdle(idleMs);
+      } catch (err) {
+        // a timer has no caller to answer: a fault here is logged, and the next sweep tries again
+        console.warn(`[turns] idle sweep failed: ${(err as Error)?.message ?? String(err)}`);
+      }
+    }, Math.min(idleMs, TURN_SWEEP_MS));
     this.sweepTimer.unref();
   }
 

@@ -72,8 +72,13 @@ export function view(run: Run): RunView {
 
 /** The run's token meter (runs/meter.ts), once one of its exec/wait calls ended. */
 export function meterOf(run: Run): { meter?: TokenMeter } {
-  const meter = tokenMeter({ definitions: run.turn.definitionTokens(), calls: run.calls, nested: [...run.requests.values()].map((r) => r.record) });
-  return meter ? { meter } : {};
+  try {
+    const meter = tokenMeter({ definitions: run.turn.definitionTokens(), calls: run.calls, nested: [...run.requests.values()].map((r) => r.record) });
+    return meter ? { meter } : {};
+  } catch {
+    // the meter is an estimate beside the run: a definition it cannot count leaves it out, never the run's view
+    return {};
+  }
 }
 
 /** The trajectory export: each exec/wait call with the nested calls it dispatched. */

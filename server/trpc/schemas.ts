@@ -1,6 +1,7 @@
 // Zod input schemas of the API: shapes only; the Gateway owns the spec's rules (aliases, language, typecheck).
 import { z } from 'zod';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
+import { jsonShapeProblem } from '../util/json-shape.ts';
 
 /** Ids are opaque strings; a bound keeps a pasted blob from reaching the Gateway's maps. */
 export const MAX_ID_LENGTH = 200;
@@ -10,7 +11,11 @@ export const MAX_NAME_LENGTH = 200;
 const id = (what: string) =>
   z.string().min(1, `${what} must be a non-empty string`).max(MAX_ID_LENGTH, `${what} is longer than ${MAX_ID_LENGTH} characters`);
 
-const jsonSchema = z.record(z.string(), z.unknown());
+/** A client tool's JSON Schema: any object within the Gateway's shape limits (util/json-shape.ts). */
+const jsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  const problem = jsonShapeProblem(schema);
+  if (problem) ctx.addIssue({ code: 'custom', message: `the schema ${problem}` });
+});
 
 /** Tokens are ~46 characters; the bound only keeps a pasted blob out. */
 export const MAX_TOKEN_LENGTH = 200;

@@ -19,6 +19,7 @@ import { ToolError } from '../../errors.ts';
 import type { McpServerConfig } from '../../config/types.ts';
 import type { JsonSchema, ToolContext, ToolDefinition } from '../types.ts';
 import { checkSchema, INVALID_TOOL_INPUT_CODE } from '../validate.ts';
+import { jsonShapeProblem } from '../../util/json-shape.ts';
 import { callFault, checkCallResult, isTransportFailure, MCP_FAULT_CODES, unavailableFault, type McpCallResult, type McpStateSummary } from './faults.ts';
 
 export type McpConnectionState = 'connecting' | 'connected' | 'disconnected' | 'failed';
@@ -384,6 +385,11 @@ export class McpConnection {
     for (const tool of tools) {
       if (typeof tool.name !== 'string' || tool.name.trim() === '') {
         skipped.push('a tool with an empty name');
+        continue;
+      }
+      const shape = jsonShapeProblem(tool.inputSchema) ?? jsonShapeProblem(tool.outputSchema ?? null);
+      if (shape) {
+        skipped.push(`"${tool.name}": its schema ${shape}`);
         continue;
       }
       if (defs.length >= this.settings.maxToolsPerServer) {

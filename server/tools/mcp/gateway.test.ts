@@ -181,6 +181,17 @@ describe('MCP faults through the Gateway', () => {
     expect(gateway.catalog({}).tools.find((t) => t.owner === 'demo-2' && t.name === 'echo')?.mcpPath).toBe('MCP.demo_2.echo');
   });
 
+  it('on a tool whose schema nests 1000 levels: left out of the catalog with the reason in the server view; its other tools and every listing still work', async () => {
+    expect(gateway.mcpServers().find((s) => s.name === 'faulty')).toMatchObject({
+      state: 'connected',
+      toolCount: 5,
+      skipped: ['"too-deep": its schema nests deeper than 128 levels (or contains itself); flatten it'],
+    });
+    const value = expectCompleted(await run(gateway, agentRunId, 'return { deep: typeof MCP.faulty.too_deep, ok: (await MCP.faulty.ok({})).content[0].text }')).value;
+    expect(value).toEqual({ deep: 'undefined', ok: 'ok' });
+    expect(gateway.runs().length).toBeGreaterThan(0);
+  });
+
   it('on a malformed result: a catchable error with a clear message, and the server keeps serving', async () => {
     const code = `
       let caught;

@@ -6,6 +6,7 @@
 import { dereference, validate, compileErrors } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import { isRecord } from '../../util/is-record.mjs';
+import { expandedSize, MAX_OPENAPI_EXPANDED_VALUES } from './expansion.ts';
 
 /** Largest document accepted (upload, URL or file): a big public API (GitHub's) is about 10 MB; the catalog is built per turn. */
 export const MAX_OPENAPI_DOCUMENT_BYTES = 8 * 1024 * 1024;
@@ -50,6 +51,12 @@ export async function dereferenceDocument(value: unknown, where: string): Promis
       swagger
         ? `${where} is Swagger ${String(value['swagger'])}; convert it to OpenAPI 3.x (e.g. with swagger2openapi) first`
         : `${where} has no "openapi": "3.0.x" or "3.1.x" field; only OpenAPI 3.0 and 3.1 documents are supported`,
+    );
+  }
+  if (expandedSize(value) === undefined) {
+    throw new OpenApiDocumentError(
+      `${where} holds more than ${MAX_OPENAPI_EXPANDED_VALUES} values once its $refs are resolved (schemas that refer to others many times over); ` +
+        'trim it to the operations you need, or make deeply shared schemas refer to each other less',
     );
   }
   const options = { resolve: { external: false, file: false }, dereference: { circular: 'ignore' as const } };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../testing.ts';
 import { loadDocumentText, OpenApiDocumentError } from './document.ts';
+import { MAX_OPENAPI_EXPANDED_VALUES } from './expansion.ts';
 import { mapDocument, nameFromMethodAndPath, normalizeSchema, type OperationSpec } from './mapping.ts';
 
 const INVENTORY = readFileSync(join(REPO_ROOT, 'demo/openapi/inventory.yaml'), 'utf8');
@@ -131,5 +132,36 @@ describe('OpenAPI documents', () => {
     expect(JSON.stringify(doc)).toContain('/etc/passwd#/x');
     expect(JSON.stringify(doc)).not.toContain('root:');
     expect(mapDocument(doc).operations[0]?.outputSchema).toEqual({ description: 'ok' });
+  });
+
+  it('refuses a document whose $refs multiply ("billion laughs": 40 schemas each using the one before twice, 2^40 values) at once, naming the limit', async () => {
+    let schemas = '    S0: {type: string}\n';
+    for (let i = 1; i <= 40; i++) schemas += `    S${i}: {type: object, properties: {l: {$ref: "#/components/schemas/S${i - 1}"}, r: {$ref: "#/components/schemas/S${i - 1}"}}}\n`;
+    const text =
+      'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /a:\n    post:\n      operationId: boom\n' +
+      '      requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/S40"}}}}\n' +
+      `      responses: {"200": {description: ok}}\ncomponents:\n  schemas:\n${schemas}`;
+    await expect(loadDocumentText(text, 'laughs.yaml')).rejects.toThrow(
+      new OpenApiDocumentError(
+        `laughs.yaml holds more than ${MAX_OPENAPI_EXPANDED_VALUES} values once its $refs are resolved (schemas that refer to others many times over); ` +
+          'trim it to the operations you need, or make deeply shared schemas refer to each other less',
+      ),
+    );
+  });
+
+  it('leaves out an operation whose schema is past the catalog limit (an enum of 210000 values), saying why, and keeps the others', async () => {
+    const huge = { type: 'integer', enum: Array.from({ length: 210_000 }, (_, i) => i) };
+    const ok = { '200': { description: 'ok' } };
+    const doc = await loadDocumentText(
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: { '/huge': { post: { operationId: 'huge', requestBody: { content: { 'application/json': { schema: huge } } }, responses: ok } }, '/fine': { get: { operationId: 'fine', responses: ok } } },
+      }),
+      'huge.json',
+    );
+    const mapped = mapDocument(doc);
+    expect(mapped.operations.map((o) => o.name)).toEqual(['fine']);
+    expect(mapped.skipped).toEqual(['POST /huge: its schema holds more than 200000 values (counting each repeat of a shared part); split it or describe the repeated parts once']);
   });
 });

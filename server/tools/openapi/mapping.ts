@@ -7,6 +7,7 @@
 // cookies; an API that needs one takes it in the source's headers).
 import type { JsonSchema } from '../types.ts';
 import { isRecord } from '../../util/is-record.mjs';
+import { jsonShapeProblem } from '../../util/json-shape.ts';
 import type { OpenApiDocument } from './document.ts';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -208,6 +209,11 @@ export function mapDocument(doc: OpenApiDocument): MappedDocument {
         continue;
       }
       const spec = mapOperation(method, path, pathItem, op);
+      const shape = jsonShapeProblem(spec.inputSchema) ?? jsonShapeProblem(spec.outputSchema ?? null);
+      if (shape) {
+        skipped.push(`${method.toUpperCase()} ${path}: its schema ${shape}`);
+        continue;
+      }
       if (names.has(spec.name)) {
         skipped.push(`${method.toUpperCase()} ${path}: its name "${spec.name}" is already used by another operation; give it a unique operationId`);
         continue;

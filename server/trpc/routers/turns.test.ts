@@ -1,8 +1,10 @@
 // Turns router through createCaller against a real Gateway: what turns.prepare and turns.updateClientTools decide about a turn's saved results.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZodError } from 'zod';
 import { expectCompleted } from '../../testing.ts';
 import { openRouterHarness, type RouterCaller } from '../testing.ts';
 import type { GatewayApi } from '../../gateway-types.ts';
+import { describeZodError } from '../init.ts';
 
 let gateway: GatewayApi;
 let client: RouterCaller;
@@ -44,5 +46,29 @@ describe('turns.prepare with headless: true', () => {
     expect(await value(turn, 'try { await results.save(1); return "saved" } catch (e) { return e.code + ": " + e.message }')).toMatch(
       /^invalid_input: results.save\/load\/delete are unavailable in headless execution/,
     );
+  });
+});
+
+describe('client tool schemas from outside: bounded at the edge (a schema nested thousands deep overflowed every later listing)', () => {
+  let deep: Record<string, unknown> = { type: 'object' };
+  for (let i = 0; i < 5000; i++) deep = { type: 'object', properties: { a: deep } };
+  const deepTool = { name: 'deep', description: 'd', inputSchema: deep };
+
+  /** The message the API answers for a refused input (init.ts formats the zod issues so). */
+  const refusal = (call: Promise<unknown>) =>
+    call.then(
+      () => 'accepted',
+      (err: { code?: string; cause?: unknown }) => `${err.code}: ${err.cause instanceof ZodError ? describeZodError(err.cause) : String(err.cause)}`,
+    );
+
+  it('on turns.prepare and turns.updateClientTools with a 5000-level schema: BAD_REQUEST naming the field and the limit; the turn and runs.list still work', async () => {
+    expect(await refusal(client.turns.prepare({ clientTools: [ask, deepTool] }))).toMatch(
+      /^BAD_REQUEST: clientTools\.1\.inputSchema: the schema nests deeper than 128 levels \(or contains itself\); flatten it/,
+    );
+    const turn = await client.turns.prepare({ clientTools: [ask] });
+    const update = client.turns.updateClientTools({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, clientTools: [ask, { ...pick, outputSchema: deep }] });
+    expect(await refusal(update)).toMatch(/^BAD_REQUEST: clientTools\.1\.outputSchema: the schema nests deeper than 128 levels/);
+    expect(await value(turn, 'return 1')).toBe(1);
+    expect(await client.runs.list({ turnTokens: [turn.turnToken] })).toHaveLength(1);
   });
 });
