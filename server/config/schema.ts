@@ -230,9 +230,20 @@ export const DEFAULT_SERVER_OPTIONS: Readonly<ServerOptions> = Object.freeze({
   // A burst of one busy run is a few hundred events; a reader this far behind has stopped reading, and each
   // queued event holds a run view in memory.
   maxQueuedEventsPerSubscriber: 512,
+  // A live turn holds its catalog, declarations and result store (~60 KB) until turns.end or 6 h idle: an agent
+  // uses one at a time, a test harness a few dozen; 256 caps what one client can make the Gateway hold.
+  maxTurnsPerClient: 256,
+  // The playground prepares a turn per agent, session or catalog change in every tab; the operator is one trusted party.
+  maxTurnsOperator: 1024,
 });
 
-export type ServerLimitField = 'maxRequestBodyBytes' | 'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber';
+export type ServerLimitField =
+  | 'maxRequestBodyBytes'
+  | 'maxEventSubscribersPerClient'
+  | 'maxEventSubscribersOperator'
+  | 'maxQueuedEventsPerSubscriber'
+  | 'maxTurnsPerClient'
+  | 'maxTurnsOperator';
 
 /** Server limits are rejected (not clamped) outside these: a limit that silently changes hides an exposure mistake. */
 export const SERVER_LIMIT_BOUNDS: Readonly<Record<ServerLimitField, IntBounds>> = Object.freeze({
@@ -241,6 +252,8 @@ export const SERVER_LIMIT_BOUNDS: Readonly<Record<ServerLimitField, IntBounds>> 
   maxEventSubscribersPerClient: { min: 1, max: 256, unit: 'subscriptions' },
   maxEventSubscribersOperator: { min: 1, max: 1024, unit: 'subscriptions' },
   maxQueuedEventsPerSubscriber: { min: 16, max: 100_000, unit: 'events' },
+  maxTurnsPerClient: { min: 1, max: 65_536, unit: 'turns' },
+  maxTurnsOperator: { min: 1, max: 65_536, unit: 'turns' },
 });
 
 /** An access token shorter than this is guessable over a network; `openssl rand -hex 32` gives 64 characters. */
@@ -293,8 +306,10 @@ export const serverOptionsSchema = strictObject(
     maxEventSubscribersPerClient: serverLimit('maxEventSubscribersPerClient').optional(),
     maxEventSubscribersOperator: serverLimit('maxEventSubscribersOperator').optional(),
     maxQueuedEventsPerSubscriber: serverLimit('maxQueuedEventsPerSubscriber').optional(),
+    maxTurnsPerClient: serverLimit('maxTurnsPerClient').optional(),
+    maxTurnsOperator: serverLimit('maxTurnsOperator').optional(),
   },
-  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber',
+  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber, maxTurnsPerClient, maxTurnsOperator',
 );
 
 /** The server options a config asks for, over the defaults (a config built in code gets the defaults). */

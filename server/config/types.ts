@@ -41,6 +41,10 @@ export interface ServerOptions {
   /** Concurrent event streams of the operator (every playground tab together). */
   maxEventSubscribersOperator: number;
   maxQueuedEventsPerSubscriber: number;
+  /** Live turns (prepared, not ended or idled out) per API client, counted per remote address like the event streams. */
+  maxTurnsPerClient: number;
+  /** Live turns of the operator (every playground tab together). */
+  maxTurnsOperator: number;
 }
 
 /** The Gateway's own MCP server face (`mcpServer` in the config file), resolved. */

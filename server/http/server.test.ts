@@ -7,6 +7,7 @@ import { demoConfig } from '../trpc/testing.ts';
 import { ExposureError, LOGIN_PATH, operatorCookieName } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
 import { sendRaw, type RawReply, type RawRequest } from './testing.ts';
+import { MAX_BATCH_CALLS } from '../trpc/init.ts';
 
 const TOKEN = 't'.repeat(40);
 
@@ -116,6 +117,34 @@ describe('on loopback', () => {
     const reply = await send(port, { method: 'POST', path: '/api/trpc/turns.prepare', ...json({}), headers: { 'content-type': 'application/json', origin: 'https://evil.example' } });
     expect(reply.status).toBe(403);
     expect(reply.body).toContain('server.allowedOrigins');
+  });
+
+  it(`on a batch of more than ${MAX_BATCH_CALLS} calls: 400 saying to split it, before any runs; ${MAX_BATCH_CALLS} are served`, async () => {
+    const batch = (n: number) => {
+      const inputs = Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), {}]));
+      return send(port, { method: 'POST', path: `/api/trpc/${Array(n).fill('turns.prepare').join(',')}?batch=1`, ...json(inputs) });
+    };
+    const over = await batch(MAX_BATCH_CALLS + 1);
+    expect(over.status).toBe(400);
+    expect(over.body).toContain(`a batch may hold at most ${MAX_BATCH_CALLS} calls; split it into several requests`);
+    const served = await batch(MAX_BATCH_CALLS);
+    expect(served.status).toBe(200);
+    expect(JSON.parse(served.body)).toHaveLength(MAX_BATCH_CALLS);
+  });
+
+  it('on a POST to the API that is not JSON (form data, bytes, text): 415 saying to send JSON; on an absolute-form target: 400, never a redirect or a cookie', async () => {
+    for (const type of ['multipart/form-data; boundary=x', 'application/octet-stream', 'text/plain']) {
+      const reply = await send(port, { method: 'POST', path: '/api/trpc/turns.prepare', body: '{}', headers: { 'content-type': type } });
+      expect(reply.status, type).toBe(415);
+      expect(reply.body).toContain(`send the input with content-type: application/json (got "${type.split(';')[0]}")`);
+    }
+    for (const path of ['http://evil.example/api/trpc/config.agents', 'http://evil.example/']) {
+      const reply = await send(port, { path });
+      expect(reply.status, path).toBe(400);
+      expect(reply.body).toContain('the request target must be a path');
+      expect(reply.headers['location']).toBeUndefined();
+      expect(reply.headers['set-cookie']).toBeUndefined();
+    }
   });
 
   it('on a body over maxRequestBodyBytes: 413 naming the limit, declared or streamed', async () => {

@@ -7,6 +7,7 @@ import type { McpServerOptions, ServerOptions } from '../config/types.ts';
 import { newToken, tokensEqual } from '../access/tokens.ts';
 import { createContextFactory, createEdgeState, type Access } from '../trpc/context.ts';
 import { appRouter } from '../trpc/routers/_app.ts';
+import { MAX_BATCH_CALLS } from '../trpc/init.ts';
 import { createMcpHttpHandler, type McpHttpHandler } from '../mcp-server/http.ts';
 import {
   checkRequest,
@@ -106,6 +107,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
     createContext: createContextFactory(opts.gateway, edge, accessOf),
     basePath: API_BASE_PATH,
     maxBodySize: opts.server.maxRequestBodyBytes,
+    maxBatchSize: MAX_BATCH_CALLS,
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') opts.logError?.(`[api] ${path ?? '?'}:`, error.cause ?? error);
     },
@@ -137,7 +139,10 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    // an absolute-form target (GET http://other.example/...) would reach the page's router as a path-less URL and
+    // come back as a redirect to that host; browsers never send one to an origin server
+    if (!req.url?.startsWith('/')) return refuse(res, 400, 'the request target must be a path (/...), not an absolute URL; send the path with a Host header');
+    const path = req.url.split('?')[0] ?? '/';
     const isMcp = mcp !== undefined && path === mcpOptions?.path;
     // the same checks as the API's; the MCP path also opens to its own token (mcpServer.token)
     const verdict = checkRequest(exposure, req, operatorToken, isMcp ? mcpOptions?.token : undefined);
@@ -160,6 +165,11 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       });
     }
     if (isApi) {
+      const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (req.method === 'POST' && type !== 'application/json') {
+        // tRPC would read form data or a byte stream as the input and answer with its field names; say what it takes
+        return refuse(res, 415, `the API takes JSON bodies; send the input with content-type: application/json (got ${type ? `"${type}"` : 'none'})`);
+      }
       accessByRequest.set(req, {
         operator: verdict.operator,
         exposed: exposure.exposed,

@@ -5,6 +5,7 @@ import type { GatewayApi } from '../gateway-types.ts';
 import type { ServerOptions } from '../config/types.ts';
 import { MAX_TOKEN_LENGTH, MAX_TURN_TOKENS } from './schemas.ts';
 import { SubscriberRegistry } from './subscribers.ts';
+import { TurnQuota } from './turn-quota.ts';
 
 /** What the caller may do beyond what its tokens open. */
 export interface Access {
@@ -12,23 +13,28 @@ export interface Access {
   operator: boolean;
   /** The server is bound beyond loopback (adding a stdio MCP server is then refused unless the config allows it). Absent: not exposed. */
   exposed?: boolean;
-  /** Whom the subscriber cap counts against: "operator", or the remote address (all loopback clients share one). */
+  /** Whom the per-client caps (event streams, live turns) count against: "operator", or the remote address (all loopback clients share one). */
   clientId: string;
 }
 
-type EventStreamLimits = Pick<ServerOptions, 'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber'>;
+type EdgeLimits = Pick<
+  ServerOptions,
+  'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber' | 'maxTurnsPerClient' | 'maxTurnsOperator'
+>;
 
-/** State the edge shares across requests of one server: the event-stream limits and who holds which stream. */
+/** State the edge shares across requests of one server: its per-client limits, who holds which stream, whose turns are live. */
 export interface EdgeState {
   subscribers: SubscriberRegistry;
-  limits: Readonly<EventStreamLimits>;
+  turns: TurnQuota;
+  limits: Readonly<EdgeLimits>;
 }
 
-export function createEdgeState(server: EventStreamLimits): EdgeState {
-  const { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber } = server;
+export function createEdgeState(server: EdgeLimits): EdgeState {
+  const { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber, maxTurnsPerClient, maxTurnsOperator } = server;
   return {
     subscribers: new SubscriberRegistry(),
-    limits: { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber },
+    turns: new TurnQuota(),
+    limits: { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber, maxTurnsPerClient, maxTurnsOperator },
   };
 }
 

@@ -19,6 +19,9 @@ export function describeZodError(error: ZodError): string {
     .join('; ');
 }
 
+/** Calls one batched request may carry (`?batch=1`): the page sends none, an agent a few; each runs on the event loop in turn. */
+export const MAX_BATCH_CALLS = 16;
+
 const t = initTRPC.context<InnerContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
@@ -29,6 +32,9 @@ const t = initTRPC.context<InnerContext>().create({
     if (error.code === 'PAYLOAD_TOO_LARGE' && !error.message.includes('maxRequestBodyBytes')) {
       // the adapter's own refusal of a streamed body says only the code; say which limit and what to do
       return { ...shape, message: 'the request body is over the limit (server.maxRequestBodyBytes); send a smaller request (a smaller cell, fewer client tools)' };
+    }
+    if (error.code === 'BAD_REQUEST' && error.message === 'Batch call exceeds maximum size') {
+      return { ...shape, message: `a batch may hold at most ${MAX_BATCH_CALLS} calls; split it into several requests` };
     }
     const codeModeCode = cause instanceof CodeModeError ? cause.code : undefined;
     const configPath = cause instanceof ConfigError ? cause.path : undefined;

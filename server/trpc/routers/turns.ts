@@ -13,7 +13,12 @@ export const turnsRouter = router({
     if (request.sessionId !== undefined && request.sessionId.trim() !== '') {
       requireSessionToken(ctx, request.sessionId, sessionToken, 'turns.prepare');
     }
-    return ctx.gateway.prepareTurn(request as TurnRequest);
+    const { clientId, operator } = ctx.access;
+    const [limit, limitName] = operator ? [ctx.edge.limits.maxTurnsOperator, 'server.maxTurnsOperator'] : [ctx.edge.limits.maxTurnsPerClient, 'server.maxTurnsPerClient'];
+    ctx.edge.turns.admit(clientId, limit, limitName, (id) => ctx.gateway.turnOptions(id) !== undefined);
+    const turn = ctx.gateway.prepareTurn(request as TurnRequest);
+    ctx.edge.turns.record(clientId, turn.agentRunId);
+    return turn;
   }),
   updateClientTools: publicProcedure
     .input(
