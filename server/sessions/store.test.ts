@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.ts';
 import { SessionStoreError } from './db.ts';
-import { SessionStore, type StoredValue } from './store.ts';
+import { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_KEYS, SessionStore, type StoredValue } from './store.ts';
 
 const stores: SessionStore[] = [];
 function store(): SessionStore {
@@ -240,5 +240,34 @@ describe('damaged entries', () => {
     const commit = s.commit('s', 'r', new Map([['k', { json: '{"a":[1000,"A"]}', networkContent: false }]]));
     expect(commit?.writes['k']?.json).toBe('{"a":[1000,"A"]}');
     expect(s.forTurn({}).get('s', 'k')?.json).toBe('{"a":[1000,"A"]}');
+  });
+});
+
+describe('capacity (a session store is for small values: MAX_SESSION_STORE_KEYS keys, MAX_SESSION_STORE_BYTES bytes)', () => {
+  const big = 'x'.repeat(60 * 1024);
+
+  it('on a commit that would pass the byte limit: InvalidInputError naming it and what to do, nothing appended, what was stored stays; deleting frees room', () => {
+    const s = store();
+    const fits = Math.floor(MAX_SESSION_STORE_BYTES / (big.length + 2));
+    s.commit('s', 'r1', writes(Object.fromEntries(Array.from({ length: fits }, (_, i) => [`k${i}`, big]))));
+    const before = s.history('s').length;
+    expect(() => s.commit('s', 'r2', writes({ one_more: big }))).toThrow(InvalidInputError);
+    expect(() => s.commit('s', 'r2', writes({ one_more: big }))).toThrow(
+      /^the session store would hold \d+ bytes, over its 8388608-byte limit; keep summaries there, or delete keys you no longer need \(store\(key, undefined\)\); nothing was stored$/,
+    );
+    expect(s.history('s')).toHaveLength(before);
+    expect(s.get('s', 'k0')?.json).toBe(JSON.stringify(big));
+    // replacing a value, or deleting one and adding another in the same write set, fits
+    s.commit('s', 'r3', writes({ k0: undefined, one_more: big }));
+    expect(s.get('s', 'one_more')?.json).toBe(JSON.stringify(big));
+  });
+
+  it('on a commit that would pass the key limit, or one cell writing more keys than that: refused naming the limit; another session is not counted', () => {
+    const s = store();
+    s.commit('s', 'r1', writes(Object.fromEntries(Array.from({ length: MAX_SESSION_STORE_KEYS }, (_, i) => [`k${i}`, i]))));
+    expect(() => s.commit('s', 'r2', writes({ extra: 1 }))).toThrow(`the session store would hold ${MAX_SESSION_STORE_KEYS + 1} keys, over its ${MAX_SESSION_STORE_KEYS}-key limit`);
+    expect(s.commit('other', 'r3', writes({ extra: 1 }))).toBeDefined();
+    const deletes = new Map(Array.from({ length: MAX_SESSION_STORE_KEYS + 1 }, (_, i): [string, StoredValue] => [`gone${i}`, { json: undefined, networkContent: false }]));
+    expect(() => s.commit('other', 'r4', deletes)).toThrow(`one cell may write at most ${MAX_SESSION_STORE_KEYS} keys of the session store (this one wrote ${MAX_SESSION_STORE_KEYS + 1})`);
   });
 });

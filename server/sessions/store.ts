@@ -21,6 +21,11 @@ import { describeType } from './store-value.ts';
 import { assertSessionId, Transcript } from './transcript.ts';
 import type { SessionStoreEntry, StoreEntryPayload, TranscriptEntry } from './types.ts';
 
+/** Keys one session's store may hold: it is for small values a later turn needs, not a database. */
+export const MAX_SESSION_STORE_KEYS = 1024;
+/** Encoded JSON bytes one session's store may hold (each value is also capped at maxOutputBytes). */
+export const MAX_SESSION_STORE_BYTES = 8 * 1024 * 1024;
+
 export interface StoredValue {
   /** undefined = deleted (or damaged) */
   json: string | undefined;
@@ -99,6 +104,8 @@ export class SessionStore {
       payload.sets.push({ key, json: value.json, networkContent });
       committed.set(key, { json: value.json, networkContent });
     }
+    const over = this.capacityProblem(sessionId, committed);
+    if (over) throw new InvalidInputError(`${over}; nothing was stored`);
     let entry: TranscriptEntry;
     try {
       entry = this.transcript.appendEntry(sessionId, 'code-mode-store', payload);
@@ -112,6 +119,34 @@ export class SessionStore {
       else this.projections.delete(sessionId);
     }
     return { at: entry.createdAt, runId, writes: Object.fromEntries(committed), entryId: entry.id };
+  }
+
+  /**
+   * Why the session's store would be over MAX_SESSION_STORE_KEYS or MAX_SESSION_STORE_BYTES with `writes`
+   * (a delete is json undefined) applied to what this view holds, or undefined when it fits. The message
+   * names the limit and what to do, for a catchable capacity error in store() and the commit's warning.
+   */
+  capacityProblem(sessionId: string, writes: ReadonlyMap<string, StoredValue>): string | undefined {
+    const values = this.projection(sessionId).values;
+    let keys = 0;
+    let bytes = 0;
+    const count = (json: string | undefined) => {
+      if (json === undefined) return;
+      keys++;
+      bytes += Buffer.byteLength(json, 'utf8');
+    };
+    for (const [key, value] of values) if (!writes.has(key)) count(value.json);
+    for (const value of writes.values()) count(value.json);
+    if (writes.size > MAX_SESSION_STORE_KEYS) {
+      return `one cell may write at most ${MAX_SESSION_STORE_KEYS} keys of the session store (this one wrote ${writes.size}); store fewer, larger values`;
+    }
+    if (keys > MAX_SESSION_STORE_KEYS) {
+      return `the session store would hold ${keys} keys, over its ${MAX_SESSION_STORE_KEYS}-key limit; store fewer, larger values, or delete keys you no longer need (store(key, undefined))`;
+    }
+    if (bytes > MAX_SESSION_STORE_BYTES) {
+      return `the session store would hold ${bytes} bytes, over its ${MAX_SESSION_STORE_BYTES}-byte limit; keep summaries there, or delete keys you no longer need (store(key, undefined))`;
+    }
+    return undefined;
   }
 
   /** The store as the current branch holds it, read fresh (the playground's store panel). Damaged keys are listed with why. */
