@@ -1,5 +1,5 @@
 // The host side of the bridge treats guest requests as hostile: only the run's projection is reachable.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,8 @@ import { ResultsStore } from '../results/store.ts';
 import { SessionStore } from '../sessions/store.ts';
 import { testCodeModeOptions, testContext } from '../tools/testing.ts';
 import { CallScheduler } from './scheduler.ts';
-import { dispatchRequest, type DispatchContext } from './dispatcher.ts';
+import { dispatchRequest, MAX_TIMER_DELAY_MS, type DispatchContext } from './dispatcher.ts';
+import { MAX_SLEEP_MS } from '../tools/core/sleep.ts';
 import type { BridgeRequest } from './protocol.ts';
 
 const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
@@ -226,5 +227,25 @@ describe('dispatchRequest', () => {
     const ref = (saved as { value: { ref: string } }).value.ref;
     expect(await reply({ id: 'f', op: 'results', action: 'load', ref }, ctx)).toEqual({ id: 'f', ok: true, value: null });
     expect(await reply({ id: 'g', op: 'results', action: 'delete', ref }, ctx)).toEqual({ id: 'g', ok: true, value: true });
+  });
+
+  it.each([2 ** 31, 1e300])('on a timer of %d ms: waits MAX_TIMER_DELAY_MS (the sleep cap), not days', async (ms) => {
+    vi.useFakeTimers();
+    try {
+      let settled = false;
+      const done = dispatchRequest(context(), { id: 't', op: 'timer', ms, timer: 1 }, 'cm_test:1').reply.then((r) => ((settled = true), r));
+      await vi.advanceTimersByTimeAsync(MAX_TIMER_DELAY_MS - 1);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await done).toEqual({ id: 't', ok: true, value: null });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('on the prelude: its MAX_TIMER_MS is the host cap, which is the sleep tool\'s', () => {
+    expect(MAX_TIMER_DELAY_MS).toBe(MAX_SLEEP_MS);
+    const prelude = readFileSync(new URL('../guest/prelude.js', import.meta.url), 'utf8');
+    expect(/var MAX_TIMER_MS = (\d+);/.exec(prelude)?.[1]).toBe(String(MAX_TIMER_DELAY_MS));
   });
 });

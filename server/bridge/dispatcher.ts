@@ -25,6 +25,14 @@ import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
 import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage, describeType } from '../sessions/store-value.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { validateToolInput, validateToolOutput } from '../tools/validate.ts';
+import { MAX_SLEEP_MS } from '../tools/core/sleep.ts';
+
+/**
+ * The longest a guest timer waits: the sleep tool's cap. A longer delay is clamped to it (the guest controller
+ * clamps first, MAX_TIMER_MS in server/guest/prelude.js): a timer set for days (2 ** 31 ms, 1e300) would
+ * otherwise keep its run waiting, and its suspended-run slot taken, for as long as the host's own timer allows.
+ */
+export const MAX_TIMER_DELAY_MS = MAX_SLEEP_MS;
 
 /** What a nested tool call needs from the Gateway besides the tool itself. */
 export interface NestedCallHooks {
@@ -219,7 +227,7 @@ async function otherRequest(ctx: DispatchContext, req: Exclude<BridgeRequest, { 
       return describeTool(entry);
     }
     case 'timer': {
-      const ms = Math.max(0, Math.min(req.ms, 2 ** 31 - 1));
+      const ms = Math.max(0, Math.min(req.ms, MAX_TIMER_DELAY_MS));
       await sleepFor(ms, ctx.signal, canceler);
       return null;
     }

@@ -85,6 +85,13 @@
    * bound.test.ts keeps the two equal).
    */
   var MAX_VALUE_DEPTH = 1000;
+  /**
+   * The longest timer delay, the sleep tool's cap (MAX_SLEEP_MS, ten minutes): a longer delay is clamped to it,
+   * as a browser clamps what it cannot hold instead of refusing it, so a run never waits days on a timer while it
+   * holds a suspended-run slot. Clamped here too, so the logical clock and the waiting board see the delay the
+   * host keeps (the host clamps again: MAX_TIMER_DELAY_MS in server/bridge/dispatcher.ts, held equal by its test).
+   */
+  var MAX_TIMER_MS = 600000;
 
   var nextId = 1;
   var inFlight = 0;
@@ -727,8 +734,9 @@
       function setTimeoutImpl(fn, ms) {
         if (typeof fn !== 'function') throw makeError('setTimeout(fn, ms): fn must be a function', 'invalid_input');
         var delay = +ms;
-        // NaN, negative and Infinity fire at once, as in a browser; the host clamps the rest
+        // NaN, negative and Infinity fire at once, as in a browser; a finite delay past the cap waits the cap
         if (!(delay >= 0) || !numberIsFinite(delay)) delay = 0;
+        else if (delay > MAX_TIMER_MS) delay = MAX_TIMER_MS;
         var n = arguments.length;
         var timerId = nextTimer++;
         timers[timerId] = {
