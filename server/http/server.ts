@@ -8,6 +8,7 @@ import { newToken, tokensEqual } from '../access/tokens.ts';
 import { createContextFactory, createEdgeState, type Access } from '../trpc/context.ts';
 import { appRouter } from '../trpc/routers/_app.ts';
 import { MAX_BATCH_CALLS } from '../trpc/init.ts';
+import { readSmallBody } from '../util/read-body.ts';
 import { createMcpHttpHandler, type McpHttpHandler } from '../mcp-server/http.ts';
 import {
   checkRequest,
@@ -54,6 +55,9 @@ function interfaceAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
 }
 
+/** How long a client may take to send a whole request (headers and body). */
+const REQUEST_RECEIVE_TIMEOUT_MS = 60_000;
+
 function refuse(res: ServerResponse, status: number, message: string): void {
   res.statusCode = status;
   res.setHeader('content-type', 'text/plain; charset=utf-8');
@@ -70,18 +74,6 @@ function loginPage(res: ServerResponse, status: number): void {
   res.statusCode = status;
   res.setHeader('content-type', 'text/html; charset=utf-8');
   res.end(LOGIN_PAGE);
-}
-
-async function readSmallBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > maxBytes) return undefined;
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -125,7 +117,9 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
 
   // the request handler is attached after listen, once the port (and so the exposure) is known: a connection
   // accepted in between is only read on a later turn of the event loop, when the handler is in place
-  const server = createServer();
+  // a request's headers and body must arrive within a minute (Node's default is five): a client that trickles a
+  // body holds a connection no longer than that; responses (event streams, a long exec) are not bounded by it
+  const server = createServer({ requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { GatewayApi } from '../gateway-types.ts';
 import { McpSession } from './session.ts';
+import { readSmallBody } from '../util/read-body.ts';
 
 /** The header the SDK's transport reads and sets (MCP spec: Streamable HTTP, session management). */
 const SESSION_HEADER = 'mcp-session-id';
@@ -15,6 +16,8 @@ const IDLE_SWEEP_MS = 60 * 1000;
 const MAX_REMEMBERED_IDLE_CLOSES = 256;
 /** JSON-RPC "server error" range: the SDK's own transport errors use it for refusals too. */
 const SERVER_ERROR_CODE = -32000;
+/** JSON-RPC: the body is not JSON. */
+const PARSE_ERROR_CODE = -32700;
 
 export interface McpHttpOptions {
   /** The request body cap of the server (server.maxRequestBodyBytes): the transport enforces it on chunked bodies too. */
@@ -52,10 +55,10 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 }
 
 /** A refusal an MCP client shows as it shows the SDK's own: a JSON-RPC error body. */
-function refuseJsonRpc(res: ServerResponse, status: number, message: string): void {
+function refuseJsonRpc(res: ServerResponse, status: number, message: string, code = SERVER_ERROR_CODE): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: SERVER_ERROR_CODE, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /** Serves MCP at the mounted path: a request without a session id starts one (the SDK accepts only `initialize` there). */
@@ -91,11 +94,25 @@ export function createMcpHttpHandler(gateway: GatewayApi, opts: McpHttpOptions):
       track(known, req, res);
       return known.transport.handleRequest(req, res);
     }
+    // a new session's initialize is read in full before it takes a place: a client that sends headers and then
+    // stalls its body holds only its own connection, never a place under mcpServer.maxSessions
+    let parsedBody: unknown;
+    if (req.method === 'POST') {
+      const text = await readSmallBody(req, opts.maxRequestBodyBytes);
+      if (text === undefined) {
+        return refuseJsonRpc(res, 413, `the request body is over the limit (server.maxRequestBodyBytes, ${opts.maxRequestBodyBytes} bytes); send a smaller request`);
+      }
+      try {
+        parsedBody = JSON.parse(text) as unknown;
+      } catch (err) {
+        return refuseJsonRpc(res, 400, `the body is not JSON (${(err as Error).message}); send one JSON-RPC initialize request`, PARSE_ERROR_CODE);
+      }
+    }
     if (sessions.size + opening >= opts.maxSessions) {
       return refuseJsonRpc(
         res,
         503,
-        `this server already has ${opts.maxSessions} MCP sessions open (mcpServer.maxSessions); end one (close your client or DELETE its session), ` +
+        `this server already has ${opts.maxSessions} MCP sessions open or opening (mcpServer.maxSessions); end one (close your client or DELETE its session), ` +
           `or wait until an idle one is closed (after ${idleSeconds} s without a request), then initialize again`,
       );
     }
@@ -118,7 +135,7 @@ export function createMcpHttpHandler(gateway: GatewayApi, opts: McpHttpOptions):
     opening++;
     try {
       await session.server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, parsedBody);
     } finally {
       opening--;
     }

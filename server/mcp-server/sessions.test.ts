@@ -1,4 +1,5 @@
 // HTTP MCP sessions are bounded: at most mcpServer.maxSessions at once (503 with a clear JSON-RPC error past it), and a session idle for mcpServer.sessionIdleSeconds is closed, ending its turn.
+import { connect as connectSocket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -64,7 +65,7 @@ describe('mcpServer.maxSessions', () => {
     expect(raw.status).toBe(503);
     const body = JSON.parse(raw.body) as { jsonrpc: string; error: { code: number; message: string } };
     expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
-    expect(body.error.message).toContain(`already has ${MAX_SESSIONS} MCP sessions open (mcpServer.maxSessions)`);
+    expect(body.error.message).toContain(`already has ${MAX_SESSIONS} MCP sessions open or opening (mcpServer.maxSessions)`);
 
     // the SDK client shows the same message
     const refused = await connect(s).then(
@@ -81,6 +82,34 @@ describe('mcpServer.maxSessions', () => {
     expect(await exec(next.client, 'return "in";')).toMatchObject({ status: 'completed', value: 'in' });
     for (const { client } of [...open, next]) await client.close();
     await s.mcp!.close();
+  });
+});
+
+describe('mcpServer.maxSessions against stalled bodies', () => {
+  let s: PlaygroundServer;
+  beforeAll(async () => {
+    s = await startMcpTestServer(gateway, { mcpServer: { maxSessions: MAX_SESSIONS, sessionIdleSeconds: IDLE_SECONDS } });
+  });
+  afterAll(() => stopMcpTestServer(s));
+
+  it('initializes whose body never finishes (headers, then a stall) take no place: with more of them held open than the cap, a client still connects', async () => {
+    let seen = 0;
+    s.server.on('request', (req: { url?: string }) => {
+      if (req.url?.startsWith('/mcp')) seen++;
+    });
+    const stalled = Array.from({ length: MAX_SESSIONS + 1 }, () => {
+      const socket = connectSocket(s.exposure.port, '127.0.0.1');
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${s.exposure.port}\r\nContent-Type: application/json\r\n` +
+          'Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",',
+      );
+      return socket;
+    });
+    await until(() => seen === MAX_SESSIONS + 1, { what: 'the server to take the stalled requests' });
+    const { client } = await connect(s);
+    expect(await exec(client, 'return "in";')).toMatchObject({ status: 'completed', value: 'in' });
+    await client.close();
+    for (const socket of stalled) socket.destroy();
   });
 });
 
