@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { NodeExecutor } from '../executors/node/executor.ts';
-import { MAX_SUSPENDED_RUNS } from '../runs/runs.ts';
+import { MAX_SLOTS_PER_TURN } from '../runs/runs.ts';
 import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 
@@ -132,14 +132,14 @@ describe('replay lab: fork a waiting run', () => {
     gw.abortRun(parked.runId);
   });
 
-  it('on forks past the suspended-run cap: the fork is refused with runtime_unavailable, forks count toward the cap', async () => {
+  it('on forks past the turn\'s share of the suspended-run cap: the fork is refused with runtime_unavailable, forks count toward it', async () => {
     const t = await setup();
     const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'return await gate({ name: "c" })' }));
     const before = gw.runsManager.suspendedSlots;
     const forks: string[] = [];
-    for (let i = before; i < MAX_SUSPENDED_RUNS; i++) forks.push(gw.forkRun({ runId: parked.runId, replies: [{ id: parked.pendingToolCalls![0]!.id, result: i }] }).runId);
-    expect(gw.runsManager.suspendedSlots).toBe(MAX_SUSPENDED_RUNS);
-    expect(() => gw.forkRun({ runId: parked.runId })).toThrow('too many suspended code mode runs');
+    for (let i = before; i < MAX_SLOTS_PER_TURN; i++) forks.push(gw.forkRun({ runId: parked.runId, replies: [{ id: parked.pendingToolCalls![0]!.id, result: i }] }).runId);
+    expect(gw.runsManager.suspendedSlots).toBe(MAX_SLOTS_PER_TURN);
+    expect(() => gw.forkRun({ runId: parked.runId })).toThrow(`too many suspended code mode runs. This turn already has ${MAX_SLOTS_PER_TURN} runs`);
     gw.endTurn(t.agentRunId);
     expect(gw.runsManager.suspendedSlots).toBe(0);
     expect(gw.runsManager.leaks()).toEqual([]);

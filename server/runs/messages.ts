@@ -11,9 +11,21 @@ export const MSG_TOO_MANY = 'too many suspended code mode runs.';
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The suspended-run cap is full: the spec's message, then what to do. */
-export function tooManyRunsMessage(maxSuspendedRuns: number): string {
-  return `${MSG_TOO_MANY} The process holds at most ${maxSuspendedRuns}; wait on or abort a waiting run, then run this cell again.`;
+/** The suspended-run cap is full: the spec's message, then what to do (`turnHeld`: how many of them are this turn's). */
+export function tooManyRunsMessage(maxSuspendedRuns: number, turnHeld = 0): string {
+  const yours =
+    turnHeld > 0
+      ? `${turnHeld} of them are this turn's: wait on or abort one, then run this cell again.`
+      : 'none of them is this turn\'s: run this cell again once other turns\' runs finish (a waiting run expires after snapshotTtlSeconds).';
+  return `${MSG_TOO_MANY} The process holds at most ${maxSuspendedRuns} and all are taken; ${yours}`;
+}
+
+/** One turn holds its share of the suspended-run cap. */
+export function turnSlotsFullMessage(maxPerTurn: number, maxSuspendedRuns: number): string {
+  return (
+    `${MSG_TOO_MANY} This turn already has ${maxPerTurn} runs in flight or waiting, its share of the process's ${maxSuspendedRuns}; ` +
+    'wait on or abort one of them, or run the calls together in one cell (Promise.all), then run this cell again.'
+  );
 }
 
 /** A host step of the run threw (`what`: "finish this run", "dispatch this cell's requests"). */

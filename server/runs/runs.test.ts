@@ -6,9 +6,9 @@ import type { CodeModeOptions } from '../config/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { Continuation, Executor, LegOutcome } from '../executors/types.ts';
-import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
+import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
-import { MAX_SUSPENDED_RUNS } from './runs.ts';
+import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from './runs.ts';
 
 let executor: QuickJsExecutor;
 
@@ -29,26 +29,51 @@ async function gateway(o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
 const status = (r: CodeModeResult) => r.status;
 
 describe('suspended-run cap', () => {
-  it(`on the ${MAX_SUSPENDED_RUNS + 1}th suspended run: fails with the spec message until a slot frees`, async () => {
+  const park = 'await yield_control("park"); return 1';
+
+  it(`on the ${MAX_SUSPENDED_RUNS + 1}th suspended run (${MAX_SUSPENDED_RUNS / MAX_SLOTS_PER_TURN} turns at their share): fails with the spec message until a slot frees`, async () => {
     const gw = await gateway();
-    const park = 'await yield_control("park"); return 1';
     try {
-      const t = gw.prepareTurn({});
-      const parked = await Promise.all(Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.exec(t.agentRunId, { code: park })));
+      const turns = Array.from({ length: MAX_SUSPENDED_RUNS / MAX_SLOTS_PER_TURN }, () => gw.prepareTurn({}));
+      const parked = await Promise.all(turns.flatMap((t) => Array.from({ length: MAX_SLOTS_PER_TURN }, () => gw.exec(t.agentRunId, { code: park }))));
       expect(parked.map(status)).toEqual(Array(MAX_SUSPENDED_RUNS).fill('waiting'));
       expect(gw.runsManager.suspendedSlots).toBe(MAX_SUSPENDED_RUNS);
+      const other = gw.prepareTurn({});
       // a cell with no host work needs no slot
-      expect(status(await gw.exec(t.agentRunId, { code: 'return 2' }))).toBe('completed');
-      const over = await gw.exec(t.agentRunId, { code: park });
-      expect(over).toMatchObject({ status: 'failed', code: 'runtime_unavailable' });
-      expect(over.status === 'failed' && over.error).toMatch(/^too many suspended code mode runs/);
-      const first = expectWaiting(parked[0]!);
-      gw.abortRun(first.runId);
-      expect(status(await gw.exec(t.agentRunId, { code: park }))).toBe('waiting');
+      expect(status(await gw.exec(other.agentRunId, { code: 'return 2' }))).toBe('completed');
+      const over = expectFailed(await gw.exec(other.agentRunId, { code: park }));
+      expect(over.code).toBe('runtime_unavailable');
+      expect(over.error).toBe(
+        `too many suspended code mode runs. The process holds at most ${MAX_SUSPENDED_RUNS} and all are taken; none of them is this turn's: ` +
+          "run this cell again once other turns' runs finish (a waiting run expires after snapshotTtlSeconds).",
+      );
+      gw.abortRun(expectWaiting(parked[0]!).runId);
+      expect(status(await gw.exec(other.agentRunId, { code: park }))).toBe('waiting');
     } finally {
       await gw.close();
     }
     expect(gw.runsManager.suspendedSlots).toBe(0);
+  });
+
+  it(`on the ${MAX_SLOTS_PER_TURN + 1}th run of one turn: refused with its share named, while another turn still parks; ending one frees its place`, async () => {
+    const gw = await gateway();
+    try {
+      const greedy = gw.prepareTurn({});
+      const parked = await Promise.all(Array.from({ length: MAX_SLOTS_PER_TURN }, () => gw.exec(greedy.agentRunId, { code: park })));
+      expect(parked.map(status)).toEqual(Array(MAX_SLOTS_PER_TURN).fill('waiting'));
+      const over = expectFailed(await gw.exec(greedy.agentRunId, { code: park }));
+      expect(over.code).toBe('runtime_unavailable');
+      expect(over.error).toBe(
+        `too many suspended code mode runs. This turn already has ${MAX_SLOTS_PER_TURN} runs in flight or waiting, its share of the process's ${MAX_SUSPENDED_RUNS}; ` +
+          'wait on or abort one of them, or run the calls together in one cell (Promise.all), then run this cell again.',
+      );
+      expect(status(await gw.exec(gw.prepareTurn({}).agentRunId, { code: park }))).toBe('waiting');
+      gw.abortRun(expectWaiting(parked[0]!).runId);
+      expect(status(await gw.exec(greedy.agentRunId, { code: park }))).toBe('waiting');
+      expect(gw.runsManager.leaks()).toEqual([]);
+    } finally {
+      await gw.close();
+    }
   });
 });
 

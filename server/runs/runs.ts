@@ -21,7 +21,8 @@ import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
-import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION, tooManyRunsMessage } from './messages.ts';
+import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION } from './messages.ts';
+import { SlotLedger } from './slots.ts';
 import { hasDeliverable, onRequests, redispatch, takeDeliverable, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
 import { forkRun } from './fork.ts';
 import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
@@ -37,8 +38,7 @@ import type { CodeModeResult, ControlCallRecord, RunEvent, RunState, RunView, Tr
 
 export type { StartCell, TurnScope } from './run.ts';
 
-/** Spec: "OpenClaw caps the number of concurrently suspended runs per process (64)". */
-export const MAX_SUSPENDED_RUNS = 64;
+export { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from './slots.ts';
 
 export interface RunManagerDeps {
   sessions: SessionStore;
@@ -55,7 +55,7 @@ export class RunManager {
   private readonly runs = new Map<string, Run>();
   /** Finished runs kept for the board and trajectory export (bounded). */
   private readonly history: Run[] = [];
-  private slotsInUse = 0;
+  private readonly slots = new SlotLedger();
   private closed = false;
   private readonly legStartLimitMs: number;
   private readonly nestedEnv: NestedCallEnv;
@@ -78,7 +78,7 @@ export class RunManager {
   }
 
   get suspendedSlots(): number {
-    return this.slotsInUse;
+    return this.slots.held;
   }
 
   // ---- public API ------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ export class RunManager {
    * every case.
    */
   leaks(): string[] {
-    return runMapLeaks(this.runs, this.history, this.slotsInUse);
+    return runMapLeaks(this.runs, this.history, this.slots.held);
   }
 
   /**
@@ -199,9 +199,8 @@ export class RunManager {
    */
   fork(runId: string, replies?: unknown): RunView {
     const { parent, fork, redispatch: again } = forkRun(typeof runId === 'string' ? this.runs.get(runId) : undefined, String(runId), replies);
-    if (this.slotsInUse >= MAX_SUSPENDED_RUNS) throw new CodeModeError('runtime_unavailable', tooManyRunsMessage(MAX_SUSPENDED_RUNS));
-    fork.holdsSlot = true;
-    this.slotsInUse++;
+    const full = this.slots.claim(fork);
+    if (full) throw new CodeModeError('runtime_unavailable', full);
     this.runs.set(fork.runId, fork);
     parent.forks.push(fork.runId);
     this.emit({ type: 'run.started', runId: fork.runId, at: Date.now(), view: view(fork) });
@@ -292,16 +291,11 @@ export class RunManager {
     }
   }
 
-  /** A run's first host request takes a slot of the process-wide cap; with none free the run fails. */
+  /** A run's first host request takes a slot (slots.ts: the process's cap, the turn's share); with none free the run fails. */
   private claimSlot(run: Run): boolean {
-    if (run.holdsSlot) return true;
-    if (this.slotsInUse >= MAX_SUSPENDED_RUNS) {
-      this.failRun(run, 'runtime_unavailable', tooManyRunsMessage(MAX_SUSPENDED_RUNS));
-      return false;
-    }
-    run.holdsSlot = true;
-    this.slotsInUse++;
-    return true;
+    const full = this.slots.claim(run);
+    if (full) this.failRun(run, 'runtime_unavailable', full);
+    return full === undefined;
   }
 
   private deliverPending(run: Run): void {
@@ -340,10 +334,7 @@ export class RunManager {
     if (run.continuation) run.cell.executor.release(run.continuation);
     run.continuation = undefined;
     run.storeBuffer.clear();
-    if (run.holdsSlot) {
-      run.holdsSlot = false;
-      this.slotsInUse--;
-    }
+    this.slots.release(run);
     // cancel anything still pending: an external operation may finish, but cannot resume the guest
     if (!run.abort.signal.aborted) run.abort.abort();
     for (const c of run.clientCalls.values()) c.reject(new Error('the run ended'));

@@ -6,7 +6,7 @@ import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { expectFailed, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MSG_TOO_MANY, MSG_UNAVAILABLE, MSG_WRONG_SESSION } from './messages.ts';
-import { MAX_SUSPENDED_RUNS } from './runs.ts';
+import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from './runs.ts';
 
 const PARK = 'await yield_control("park"); return 1';
 
@@ -97,10 +97,10 @@ const SPEC_MESSAGES: SpecMessage[] = [
     code: 'runtime_unavailable',
     async emit() {
       const gw = await gateway();
-      const t = gw.prepareTurn({ sessionId: 'msg-cap' });
-      const parked = await Promise.all(Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.exec(t.agentRunId, { code: PARK })));
+      const turns = Array.from({ length: MAX_SUSPENDED_RUNS / MAX_SLOTS_PER_TURN }, () => gw.prepareTurn({ sessionId: 'msg-cap' }));
+      const parked = await Promise.all(turns.flatMap((t) => Array.from({ length: MAX_SLOTS_PER_TURN }, () => gw.exec(t.agentRunId, { code: PARK }))));
       expect(parked.every((r) => r.status === 'waiting')).toBe(true);
-      return gw.exec(t.agentRunId, { code: PARK });
+      return gw.exec(gw.prepareTurn({ sessionId: 'msg-cap' }).agentRunId, { code: PARK });
     },
   },
 ];
