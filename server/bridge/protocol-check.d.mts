@@ -6,6 +6,7 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 export declare const MAX_REQUEST_ID_CHARS: number;
 export declare const MAX_NAME_CHARS: number;
 export declare const MAX_MESSAGE_CHARS: number;
+export declare const MAX_QUERY_CHARS: number;
 export declare const MAX_CANCELS_PER_FRONTIER: number;
 
 export declare function parseGuestJson(text: unknown, what: string): Checked<unknown>;

@@ -18,6 +18,8 @@ export const MAX_REQUEST_ID_CHARS = 64;
 export const MAX_NAME_CHARS = 1024;
 /** Error messages, stacks and yield reasons the guest reports: longer text is cut, not refused. */
 export const MAX_MESSAGE_CHARS = 64 * 1024;
+/** A catalog.search query: far above any real query (a few keywords), refused past it. */
+export const MAX_QUERY_CHARS = 64 * 1024;
 /** Cleared timers reported in one frontier: each names a request of the leg, so more than the in-flight cap plus the queue is forged. */
 export const MAX_CANCELS_PER_FRONTIER = 1024;
 
@@ -35,6 +37,8 @@ const clip = (s) => (s.length > MAX_MESSAGE_CHARS ? s.slice(0, MAX_MESSAGE_CHARS
 /** A failure always says something: `throw ""` still reaches the model as a readable error. */
 const errorText = (s) => clip(s) || 'the cell failed with an empty error message';
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+/** What a text field holds, length first: a string that is too long is named as such, not as "not a string". */
+const describeText = (v) => (isString(v) ? (v.length === 0 ? 'an empty string' : `a string of ${v.length} characters`) : describe(v));
 const isFiniteNumber = (v) => typeof v === 'number' && Number.isFinite(v);
 
 /** Parse JSON the guest produced; `what` names it in the error. */
@@ -92,7 +96,9 @@ function checkRequest(v, jsonText) {
       return good(out);
     }
     case 'search': {
-      if (!isString(v.query) || v.query.length > MAX_MESSAGE_CHARS) return bad(`${where}: query must be a string`);
+      if (!isString(v.query) || v.query.length > MAX_QUERY_CHARS) {
+        return bad(`${where}: query must be a string of at most ${MAX_QUERY_CHARS} characters, got ${describeText(v.query)}`);
+      }
       // the guest passes its own `limit` through; a non-number means "the default", as the dispatcher reads it
       return good({ id, op, query: v.query, ...(isFiniteNumber(v.limit) ? { limit: v.limit } : {}) });
     }
@@ -113,7 +119,7 @@ function checkRequest(v, jsonText) {
     }
     case 'store': {
       if (v.action !== 'set' && v.action !== 'get') return bad(`${where}: action must be "set" or "get"`);
-      if (!isName(v.key)) return bad(`${where}: key must be a non-empty string of at most ${MAX_NAME_CHARS} characters`);
+      if (!isName(v.key)) return bad(`${where}: key must be a non-empty string of at most ${MAX_NAME_CHARS} characters, got ${describeText(v.key)}`);
       if (v.action === 'get') return good({ id, op, action: v.action, key: v.key });
       if (v.json === undefined) return good({ id, op, action: v.action, key: v.key });
       const json = jsonText(v.json, `${where}: the stored value`);
@@ -126,7 +132,9 @@ function checkRequest(v, jsonText) {
         return json.ok ? good({ id, op, action: v.action, json: v.json }) : json;
       }
       if (v.action === 'load' || v.action === 'delete') {
-        if (!isString(v.ref) || v.ref.length > MAX_NAME_CHARS) return bad(`${where}: ref must be a string`);
+        if (!isString(v.ref) || v.ref.length > MAX_NAME_CHARS) {
+          return bad(`${where}: ref must be a string of at most ${MAX_NAME_CHARS} characters, got ${describeText(v.ref)}`);
+        }
         return good({ id, op, action: v.action, ref: v.ref });
       }
       return bad(`${where}: action must be "save", "load" or "delete"`);

@@ -1,6 +1,7 @@
 // The bridge message checks: what each accepts (normalized copies), what it refuses and how it says so.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkBridgeRequest, checkSettledOutcome, checkWorkerMessage, MAX_REQUEST_ID_CHARS, parseGuestJson } from './protocol-check.mjs';
+import { checkBridgeRequest, checkSettledOutcome, checkWorkerMessage, MAX_NAME_CHARS, MAX_QUERY_CHARS, MAX_REQUEST_ID_CHARS, parseGuestJson } from './protocol-check.mjs';
 
 const refused = (r: { ok: boolean; error?: string }) => {
   if (r.ok) throw new Error(`expected a refusal, got ${JSON.stringify(r)}`);
@@ -47,6 +48,11 @@ describe('checkBridgeRequest', () => {
     [{ id: 'r1', op: 'results', action: 'delete' }, /ref must be a string/],
     [{ id: 'r1', op: 'results', action: 'save', json: { a: 1 } }, /saved value is object, not a JSON string/],
     [{ id: 'r1', op: 'results', action: 'list' }, /action must be "save", "load" or "delete"/],
+    // a string past a length limit is named as one (a guest controller checks these first; only a bypass gets here)
+    [{ id: 'r1', op: 'store', action: 'get', key: 'k'.repeat(MAX_NAME_CHARS + 1) }, /key must be a non-empty string of at most 1024 characters, got a string of 1025 characters/],
+    [{ id: 'r1', op: 'store', action: 'get', key: '' }, /key must be a non-empty string of at most 1024 characters, got an empty string/],
+    [{ id: 'r1', op: 'results', action: 'load', ref: 'r'.repeat(MAX_NAME_CHARS + 1) }, /ref must be a string of at most 1024 characters, got a string of 1025 characters/],
+    [{ id: 'r1', op: 'search', query: 'q'.repeat(MAX_QUERY_CHARS + 1) }, /query must be a string of at most 65536 characters, got a string of 65537 characters/],
   ])('on a malformed request: refuses it naming what is wrong (%j)', (input, message) => {
     expect(refused(checkBridgeRequest(input))).toMatch(message);
   });
@@ -140,5 +146,13 @@ describe('parseGuestJson', () => {
     expect(refused(parseGuestJson(null, 'x'))).toMatch(/x is null, not a JSON string/);
     expect(refused(parseGuestJson('[[[', 'x'))).toMatch(/x is not valid JSON/);
     expect(parseGuestJson('{"a":1}', 'x')).toEqual({ ok: true, value: { a: 1 } });
+  });
+});
+
+describe('length limits', () => {
+  it('on the prelude: its MAX_NAME_CHARS and MAX_QUERY_CHARS are the host limits (the guest refuses first, catchably)', () => {
+    const prelude = readFileSync(new URL('../guest/prelude.js', import.meta.url), 'utf8');
+    expect(/var MAX_NAME_CHARS = (\d+);/.exec(prelude)?.[1]).toBe(String(MAX_NAME_CHARS));
+    expect(/var MAX_QUERY_CHARS = (\d+);/.exec(prelude)?.[1]).toBe(String(MAX_QUERY_CHARS));
   });
 });

@@ -2,6 +2,7 @@
 // queries past the bridge's length limits reject catchably, and cleared timers free their queue places.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TIMER_DELAY_MS } from '../bridge/dispatcher.ts';
+import { MAX_NAME_CHARS, MAX_QUERY_CHARS } from '../bridge/protocol-check.mjs';
 import type { ExecutorKind } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
@@ -52,5 +53,42 @@ describe.each(EXECUTOR_KINDS)('guest controller limits: %s', (kind: ExecutorKind
     expect(r.value).toBe('cleared');
     const delays = log.requests.flatMap((q) => (q.op === 'timer' ? [q.ms] : []));
     expect(delays).toEqual([MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, 5]);
+  });
+
+  it('on a store key, result ref or search query past its length limit: a catchable invalid_input naming the limit, nothing sent', async () => {
+    const attempt = (call: string, field: string) => `try { await ${call}; out.${field} = "sent"; } catch (e) { out.${field} = e.code + ": " + e.message; }`;
+    const r = expectCompleted(
+      await run(
+        [
+          'const out = {};',
+          attempt(`store("k".repeat(${MAX_NAME_CHARS + 1}), 1)`, 'store'),
+          attempt(`load("k".repeat(${MAX_NAME_CHARS + 1}))`, 'load'),
+          attempt(`results.load("r".repeat(${MAX_NAME_CHARS + 1}))`, 'resultsLoad'),
+          attempt(`results.delete("r".repeat(${MAX_NAME_CHARS + 1}))`, 'resultsDelete'),
+          attempt(`catalog.search("w".repeat(${MAX_QUERY_CHARS + 1}))`, 'search'),
+          'return out;',
+        ].join('\n'),
+      ),
+    );
+    const over = (what: string, n: number, max: number, todo: string) => `invalid_input: ${what} is ${n} characters, over the ${max}-character limit; ${todo}`;
+    const shorterKey = 'use a shorter key (a short name, or a hash of the long one)';
+    const savedRef = 'pass the ref that results.save returned';
+    expect(r.value).toEqual({
+      store: over('store(key, value): key', MAX_NAME_CHARS + 1, MAX_NAME_CHARS, shorterKey),
+      load: over('load(key): key', MAX_NAME_CHARS + 1, MAX_NAME_CHARS, shorterKey),
+      resultsLoad: over('results.load(ref): ref', MAX_NAME_CHARS + 1, MAX_NAME_CHARS, savedRef),
+      resultsDelete: over('results.delete(ref): ref', MAX_NAME_CHARS + 1, MAX_NAME_CHARS, savedRef),
+      search: over('catalog.search(query): the query', MAX_QUERY_CHARS + 1, MAX_QUERY_CHARS, 'search with a few keywords'),
+    });
+    expect(log.requests).toEqual([]);
+  });
+
+  it('on a store key and a search query at their length limits: they cross', async () => {
+    const r = expectCompleted(
+      await run(
+        `const key = "k".repeat(${MAX_NAME_CHARS});\nawait store(key, 7);\nconst found = await catalog.search("echo" + " ".repeat(${MAX_QUERY_CHARS - 4}));\nreturn { loaded: await load(key), found: found.length > 0 }`,
+      ),
+    );
+    expect(r.value).toEqual({ loaded: 7, found: true });
   });
 });

@@ -92,6 +92,13 @@
    * host keeps (the host clamps again: MAX_TIMER_DELAY_MS in server/bridge/dispatcher.ts, held equal by its test).
    */
   var MAX_TIMER_MS = 600000;
+  /**
+   * The bridge's length limits (server/bridge/protocol-check.mjs MAX_NAME_CHARS and MAX_QUERY_CHARS; its test
+   * keeps them equal): a store key or result ref, and a catalog.search query. Checked here so a cell gets a
+   * catchable error naming the limit; past the host's check the whole cell fails as a malformed message.
+   */
+  var MAX_NAME_CHARS = 1024;
+  var MAX_QUERY_CHARS = 65536;
 
   var nextId = 1;
   var inFlight = 0;
@@ -127,6 +134,11 @@
     if (name) dataProperty(err, 'name', name, true);
     if (code) dataProperty(err, 'code', code, true);
     return err;
+  }
+
+  /** The invalid_input error for a string argument past a bridge length limit; `todo` says what to do instead. */
+  function tooLong(what, s, max, todo) {
+    return makeError(what + ' is ' + s.length + ' characters, over the ' + max + '-character limit; ' + todo, 'invalid_input');
   }
 
   /**
@@ -617,7 +629,9 @@
             var limit = opts !== null && typeof opts === 'object' ? opts.limit : undefined;
             // the host reads only a number; anything else means the default limit
             var limitField = typeof limit === 'number' && numberIsFinite(limit) ? ',"limit":' + JSONstringify(limit) : '';
-            return ',"query":' + quote(query === undefined ? '' : StringCtor(query)) + limitField;
+            var queryText = query === undefined ? '' : StringCtor(query);
+            if (queryText.length > MAX_QUERY_CHARS) throw tooLong('catalog.search(query): the query', queryText, MAX_QUERY_CHARS, 'search with a few keywords');
+            return ',"query":' + quote(queryText) + limitField;
           },
           toHandles,
         );
@@ -694,21 +708,35 @@
           return ',"action":"save","json":' + quote(serializeData(value, 'the value passed to results.save'));
         });
       };
+      /** A ref as the request carries it; one past the limit is no ref results.save made. */
+      function refField(action, ref) {
+        var refText = StringCtor(ref);
+        if (refText.length > MAX_NAME_CHARS) {
+          throw tooLong('results.' + action + '(ref): ref', refText, MAX_NAME_CHARS, 'pass the ref that results.save returned');
+        }
+        return ',"action":' + quote(action) + ',"ref":' + quote(refText);
+      }
       results.load = function (ref) {
         return callOp('results', function () {
-          return ',"action":"load","ref":' + quote(StringCtor(ref));
+          return refField('load', ref);
         });
       };
       results.delete = function (ref) {
         return callOp('results', function () {
-          return ',"action":"delete","ref":' + quote(StringCtor(ref));
+          return refField('delete', ref);
         });
       };
 
+      /** Why `key` cannot be a store key, or undefined when it can. */
+      function keyProblem(call, key) {
+        if (typeof key !== 'string' || key === '') return makeError(call + ': key must be a non-empty string', 'invalid_input');
+        if (key.length > MAX_NAME_CHARS) return tooLong(call + ': key', key, MAX_NAME_CHARS, 'use a shorter key (a short name, or a hash of the long one)');
+        return undefined;
+      }
+
       function store(key, value) {
-        if (typeof key !== 'string' || key === '') {
-          return rejected(makeError('store(key, value): key must be a non-empty string', 'invalid_input'));
-        }
+        var keyError = keyProblem('store(key, value)', key);
+        if (keyError) return rejected(keyError);
         return callOp('store', function () {
           // undefined deletes the key; anything else must be JSON data
           var json = value === undefined ? '' : ',"json":' + quote(serializeData(value, 'the value passed to store("' + key + '")'));
@@ -716,9 +744,8 @@
         });
       }
       function load(key) {
-        if (typeof key !== 'string' || key === '') {
-          return rejected(makeError('load(key): key must be a non-empty string', 'invalid_input'));
-        }
+        var keyError = keyProblem('load(key)', key);
+        if (keyError) return rejected(keyError);
         return callOp('store', function () {
           return ',"action":"get","key":' + quote(key);
         });
