@@ -1,5 +1,5 @@
 // `codemode mcp` as a child process: an SDK Client over stdio (StdioClientTransport spawning bin/codemode.mjs) against a test config.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -92,6 +92,33 @@ describe('codemode mcp (stdio)', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
 });
 
 describe('codemode mcp --agent', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
+  it('malformed lines are answered (JSON-RPC id null: -32700 not JSON, -32600 not a message) and a tools/call whose arguments are no object is -32602 naming the field; the server then answers on', async () => {
+    const lines = [
+      '{bad json',
+      'null',
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":5}}',
+      '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+    ];
+    const child = spawn(process.execPath, [BIN, 'mcp', '--config', config], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stdin.write(`${lines.join('\n')}\n`);
+    const replies = () => out.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+    try {
+      await until(() => replies().some((r) => r.id === 3), { what: 'the ping after the malformed lines to be answered', timeoutMs: CHILD_PROCESS_TIMEOUT_MS });
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
+    const errors = replies().filter((r) => r.id === null).map((r) => r.error?.code);
+    expect(errors).toEqual([-32700, -32600]);
+    const call = replies().find((r) => r.id === 2);
+    expect(call?.error?.code).toBe(-32602);
+    expect(call?.error?.message).toMatch(/Invalid tools\/call request[\s\S]*"arguments"[\s\S]*expected record/);
+  });
+
   it('an unknown agent exits 2 naming the known ones, with nothing on stdout', async () => {
     const run = promisify(execFile);
     const err = (await run(process.execPath, [BIN, 'mcp', '--config', config, '--agent', 'nope'], { cwd: REPO_ROOT }).catch((e: unknown) => e)) as {

@@ -1,5 +1,6 @@
 // `codemode mcp`: one MCP session on stdin/stdout over a Gateway, until the client closes stdin or the process is told to stop.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '../gateway.ts';
 import { McpSession } from '../mcp-server/session.ts';
 
@@ -35,7 +36,16 @@ export async function serveMcpStdio(gw: Gateway, opts: StdioMcpOptions): Promise
     process.once('SIGTERM', () => void transport.close());
     process.once('SIGINT', () => void transport.close());
   });
-  transport.onerror = (err) => log(`codemode mcp: ${err.message}`);
+  transport.onerror = (err) => {
+    // a line that is not JSON, or JSON that is no JSON-RPC message: the client hears it (JSON-RPC: id null), the log gets one line
+    const notJson = err instanceof SyntaxError;
+    if (!notJson && err.name !== 'ZodError') return log(`codemode mcp: ${err.message}`);
+    const message = notJson
+      ? `Parse error: a line is not JSON (${err.message}); send one JSON-RPC message per line`
+      : 'Invalid Request: a line is JSON but not a JSON-RPC 2.0 request, notification or response; send objects with "jsonrpc": "2.0"';
+    log(`codemode mcp: ${message}`);
+    transport.send({ jsonrpc: '2.0', id: null, error: { code: notJson ? -32700 : -32600, message } } as unknown as JSONRPCMessage).catch(() => undefined);
+  };
   await session.server.connect(transport);
   await closed;
   unsubscribe();

@@ -16,9 +16,13 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { GatewayApi, ModelTool, TurnInfo } from '../gateway-types.ts';
 import type { CodeModeExecInput, CodeModeResult, RunEvent } from '../runs/types.ts';
 import { CODE_MODE_RESULT_SCHEMA, describeProgress, MCP_SERVER_NAME, MCP_SERVER_VERSION } from './surface.ts';
+
+/** tools/call with any params: the SDK's Server then checks them against CallToolRequestSchema and answers -32602. */
+const LOOSE_CALL_TOOL_REQUEST = z.object({ method: z.literal('tools/call'), params: z.looseObject({}).optional() }).loose();
 
 /** The names the Gateway itself answers; every other listed tool is direct-only. */
 const EXEC = 'exec';
@@ -64,7 +68,11 @@ export class McpSession {
       this.listedSurface = fingerprint(surface.tools);
       return { tools: surface.tools.map(mcpTool) };
     });
-    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // registered with a loose schema: the SDK's own check of tools/call then answers a malformed call (arguments that
+    // are not an object) with invalid params naming the field; with the strict schema the SDK's first parse threw
+    // and the client heard "internal error"
+    this.server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (loose, extra) => {
+      const request = CallToolRequestSchema.parse(loose);
       const { name } = request.params;
       const args: Record<string, unknown> = request.params.arguments ?? {};
       const prepared = await this.ensureTurn();
