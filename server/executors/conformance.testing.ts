@@ -268,6 +268,17 @@ export function executorConformance(opts: ConformanceOptions): void {
         expect(gw.trajectory(r.telemetry.runId!)!.calls[0]!.nested.map((n) => n.tool)).not.toContain('setTimeout');
       });
 
+      it('on clearTimeout of the whole queue, from its last timer: the cleared places are free again', async () => {
+        // 4 timers fill the in-flight cap, 128 fill the queue and are cleared last first; the guest runs all of it
+        // in one synchronous stretch, so no timer can fire in between however slow the machine is
+        const r = completed(
+          await run(
+            'const held = [];\nfor (let i = 0; i < 4; i++) held.push(new Promise((done) => setTimeout(done, 1)));\nconst ids = [];\nfor (let i = 0; i < 128; i++) ids.push(setTimeout(() => {}, 1));\nfor (let i = ids.length - 1; i >= 0; i--) clearTimeout(ids[i]);\nconst later = [];\nfor (let i = 0; i < 128; i++) later.push(new Promise((done) => setTimeout(done, 1, i)));\nawait Promise.all(held);\nreturn (await Promise.all(later)).length',
+          ),
+        );
+        expect(r.value).toBe(128);
+      });
+
       it('on setTimeout: fires callbacks in delay order; clearTimeout cancels', async () => {
         const r = completed(
           await run('const seen = [];\nawait new Promise((done) => {\n  setTimeout(() => seen.push("b"), 40);\n  setTimeout(() => seen.push("a"), 10);\n  const t = setTimeout(() => seen.push("never"), 20);\n  clearTimeout(t);\n  setTimeout(done, 80);\n});\nreturn seen'),

@@ -106,11 +106,20 @@
   var queue = ObjectCreate(null); // seq -> { id, json, timer }, or absent once a queued timer is cleared
   var queueHead = 0;
   var queueTail = 0;
-  var timers = ObjectCreate(null); // timer id -> { fn, a0, a1, a2, requestId, sent }
+  // Queued requests still waiting for a slot: seqs between head and tail minus the holes cleared timers left,
+  // so a cleared timer frees its place in the queue at once, wherever it was.
+  var queuedLive = 0;
+  var timers = ObjectCreate(null); // timer id -> { fn, a0, a1, a2, requestId, sent, queueSeq, dueMs }
   var failedFrontier = false;
 
   function queuedCount() {
-    return queueTail - queueHead;
+    return queuedLive;
+  }
+
+  /** Drops the holes at both ends of the queue, so pump and __cm_queued never walk past them again. */
+  function trimQueue() {
+    while (queueHead < queueTail && !queue[queueHead]) queueHead++;
+    while (queueTail > queueHead && !queue[queueTail - 1]) queueTail--;
   }
 
   function noop() {}
@@ -299,6 +308,7 @@
       delete queue[queueHead];
       queueHead++;
       if (!record) continue; // a timer cleared while queued: never starts a host timer
+      queuedLive--;
       send(record);
     }
   }
@@ -316,6 +326,7 @@
     var record = { __proto__: null, id: id, json: '{"id":' + quote(id) + ',"op":' + quote(op) + fieldsJson + '}', timer: timer || 0 };
     var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0 };
     var promise;
+    var seq = -1; // the request's place in the queue, or -1 when it was sent at once
     if (!timer) {
       promise = new PromiseCtor(function (resolve, reject) {
         entry.resolve = resolve;
@@ -335,9 +346,11 @@
         throw makeError(msg, 'invalid_input');
       }
       pending[id] = entry;
-      queue[queueTail++] = record;
+      seq = queueTail++;
+      queue[seq] = record;
+      queuedLive++;
     }
-    return { __proto__: null, id: id, promise: promise };
+    return { __proto__: null, id: id, promise: promise, seq: seq };
   }
 
   /** A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it. */
@@ -774,10 +787,12 @@
           a2: n > 4 ? arguments[4] : undefined,
           requestId: null,
           sent: false,
+          queueSeq: -1,
           dueMs: clockMs + delay,
         };
         var r = request('timer', ',"ms":' + JSONstringify(delay) + ',"timer":' + JSONstringify(timerId), null, timerId);
         timers[timerId].requestId = r.id;
+        timers[timerId].queueSeq = r.seq;
         return timerId;
       }
       function clearTimeoutImpl(timerId) {
@@ -789,13 +804,12 @@
           // in flight: the host clears its timer and the slot frees when the cancel is acknowledged
           sync('cancel', reqId);
         } else {
-          // queued: drop it without ever starting a host timer
-          for (var i = queueHead; i < queueTail; i++) {
-            var record = queue[i];
-            if (record && record.id === reqId) {
-              delete queue[i];
-              if (i === queueHead) queueHead++;
-            }
+          // queued: drop it without ever starting a host timer; its place in the queue is free at once
+          var seq = t.queueSeq;
+          if (seq >= 0 && queue[seq]) {
+            delete queue[seq];
+            queuedLive--;
+            trimQueue();
           }
           delete pending[reqId];
         }
