@@ -2,6 +2,7 @@
 import { transform } from 'sucrase';
 import { InvalidInputError } from '../errors.ts';
 import { looksLikeShellCommand, shellInputError } from './checks.ts';
+import { checkTypeScriptModules } from './ts-modules.ts';
 import type { CellLanguage } from './exec-input.ts';
 
 interface SucraseError extends Error {
@@ -17,8 +18,9 @@ function isSucraseError(error: unknown): error is SucraseError {
 
 /** Strip TypeScript syntax. Imports are kept (not elided as unused) so the source checks see and reject them. */
 export function transformTypeScript(source: string): string {
+  let code: string;
   try {
-    return transform(source, {
+    code = transform(source, {
       transforms: ['typescript'],
       // Leave modern JavaScript as written: both engines run it, and untouched code keeps its columns.
       disableESTransforms: true,
@@ -34,6 +36,9 @@ export function transformTypeScript(source: string): string {
     }
     throw error;
   }
+  // what sucrase accepts but would drop (a namespace) or turn into CommonJS (`export =`)
+  checkTypeScriptModules(source);
+  return code;
 }
 
 /** The JavaScript an engine runs for a cell of either language. */
