@@ -1,12 +1,12 @@
 // The guest controller's own limits, on every executor: timer delays are clamped to the sleep cap, names and
-// queries past the bridge's length limits reject catchably, and cleared timers free their queue places.
+// queries past the bridge's length limits reject catchably, and inputs JSON would misreport are refused as such.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TIMER_DELAY_MS } from '../bridge/dispatcher.ts';
 import { MAX_NAME_CHARS, MAX_QUERY_CHARS } from '../bridge/protocol-check.mjs';
 import type { ExecutorKind } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
-import { expectCompleted } from '../testing.ts';
+import { expectCompleted, expectFailed } from '../testing.ts';
 import { EXECUTOR_KINDS, createExecutor, echoTool, gatewayWith, protocolProblems, recordRunFailures, recordingExecutor, type ProtocolLog } from './testing.ts';
 
 describe.each(EXECUTOR_KINDS)('guest controller limits: %s', (kind: ExecutorKind) => {
@@ -81,6 +81,23 @@ describe.each(EXECUTOR_KINDS)('guest controller limits: %s', (kind: ExecutorKind
       search: over('catalog.search(query): the query', MAX_QUERY_CHARS + 1, MAX_QUERY_CHARS, 'search with a few keywords'),
     });
     expect(log.requests).toEqual([]);
+  });
+
+  it('on a bigint tool input: a catchable invalid_input that names a bigint (it would cross as a string), nothing sent', async () => {
+    const r = expectCompleted(await run('try { await echo(10n); return "sent"; } catch (e) { return [e.code, e.message]; }'));
+    expect(r.value).toEqual(['invalid_input', 'echo: "input" must be one object, got a bigint; call it as echo({ ...input })']);
+    expect(log.requests).toEqual([]);
+  });
+
+  // V8 refuses the string at once; QuickJS fills its memory first (memory_limit_exceeded, the corpus's cell 31)
+  it.runIf(kind === 'node')('on a value past the engine\'s string length (2^32-1 holes): invalid_input that says what to do, catchable for an input', async () => {
+    const r = expectFailed(await run('const a = [];\na.length = 2 ** 32 - 1;\nreturn a'));
+    expect(r.code).toBe('invalid_input');
+    expect(r.error).toContain('the final value is too large to serialize (Invalid string length); pass a smaller value, or results.save it in parts');
+    const caught = expectCompleted(
+      await run('const a = [];\na.length = 2 ** 32 - 1;\ntry { await echo({ list: a }); return "sent"; } catch (e) { return [e.code, e.message]; }'),
+    );
+    expect(caught.value).toEqual(['invalid_input', 'the input of echo() is too large to serialize (Invalid string length); pass a smaller value, or results.save it in parts']);
   });
 
   it('on a store key and a search query at their length limits: they cross', async () => {

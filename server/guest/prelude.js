@@ -29,10 +29,12 @@
 //     'settle'   payload = outcome JSON   -> the cell's final value or uncaught error
 //     'cancel'   payload = request id     -> a timer that was cleared while in flight
 //     'api'      payload = {op,arg}       -> API.list / API.read answered synchronously from the catalog
+//   __cm_take_reply(): string | undefined  (Node only) the reply the executor's __cm_deliver() call delivers
 // Entry points the executor calls (non-writable, non-configurable globals):
 //   __cm_boot(configJson)   once per cell: tool metadata, limits
 //   __cm_run(asyncFn)       once per cell: runs the cell function and settles it
 //   __cm_deliver(repliesJson) one bridge reply { id, ok, value?, error?, code? }, or a list of them
+//                           (Node: no argument, the reply is taken from __cm_take_reply)
 //   __cm_queued()           JSON of queued (not yet sent) requests, for the waiting board
 //
 // Pending requests, the queue beyond maxPendingToolCalls, timers and buffered state all live in this
@@ -41,6 +43,8 @@
   'use strict';
   // ---- primordials: captured before any guest code runs -----------------------------------------
   var sync = global.__cm_sync; // called only as a plain local call: nothing to look up, `this` undefined
+  // Node executor only: the inbox __cm_deliver() reads a reply from (a vm script cannot pass one an argument)
+  var takeReply = typeof global.__cm_take_reply === 'function' ? global.__cm_take_reply : null;
   var FunctionProto = Function.prototype;
   // uncurry(f)(self, a, b) is f.call(self, a, b) without reading `.call` when it runs
   var uncurry = FunctionProto.bind.bind(FunctionProto.call);
@@ -70,6 +74,7 @@
   var mathFloor = Math.floor;
 
   delete global.__cm_sync;
+  delete global.__cm_take_reply;
 
   // Bounded by the executor config (maxPendingToolCalls), set in __cm_boot.
   var maxInFlight = 16;
@@ -213,8 +218,29 @@
       }
       return v;
     }
-    var json = JSONstringify(value, replacer);
+    var json;
+    try {
+      json = JSONstringify(value, replacer);
+    } catch (e) {
+      throw tooLargeToSerialize(e, what);
+    }
     return typeof json === 'string' ? json : undefined;
+  }
+
+  /**
+   * An engine's string-length error while serializing (a sparse array of 2^32-1 holes is billions of "null"s)
+   * becomes an invalid_input that says what to do; every other error (the guest's own, a cycle, depth) is
+   * passed on as it is.
+   */
+  function tooLargeToSerialize(e, what) {
+    var message;
+    try {
+      message = e !== null && typeof e === 'object' && !hasOwn(e, 'code') ? e.message : undefined;
+    } catch (e2) {
+      return e;
+    }
+    if (typeof message !== 'string' || !(message === 'Invalid string length' || message === 'string too long')) return e;
+    return makeError(what + ' is too large to serialize (' + message + '); pass a smaller value, or results.save it in parts', 'invalid_input');
   }
 
   /** serialize() for a value that must have a JSON form: undefined is null, a function or symbol is refused. */
@@ -378,7 +404,9 @@
   defineProperty(global, '__cm_deliver', {
     __proto__: null,
     value: function (repliesJson) {
-      // one reply, or a list of them (every reply of one host message: one entry into the VM)
+      // one reply, or a list of them (every reply of one host message: one entry into the VM); on Node the
+      // executor calls this without one and the reply waits in the inbox (empty when the guest calls it)
+      if (repliesJson === undefined && takeReply !== null) repliesJson = takeReply();
       var parsed;
       try {
         parsed = JSONparse(repliesJson);
@@ -597,6 +625,10 @@
         var toolField = ',"tool":' + quote(meta.callableName);
         var label = 'the input of ' + meta.callableName + '()';
         var handle = function (input) {
+          // a bigint input would cross as its string (serialize), and the host would name the wrong type
+          if (typeof input === 'bigint') {
+            return rejected(makeError(meta.callableName + ': "input" must be one object, got a bigint; call it as ' + meta.callableName + '({ ...input })', 'invalid_input'));
+          }
           return callOp('call', function () {
             return toolField + ',"input":' + (input === undefined ? '{}' : serializeData(input, label));
           });

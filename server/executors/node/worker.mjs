@@ -28,7 +28,8 @@ if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSlic
 
 // Runs before the prelude: hands the context a context-realm wrapper around the host primitive (so a
 // host error never reaches the guest as a host-realm object) and an inbox for bridge replies that
-// only the host can fill. Both are captured here, then the prelude captures and deletes __cm_sync.
+// only the host can fill. Both are captured here, then the prelude captures and deletes both globals
+// (__cm_sync and __cm_take_reply), so no cell sees either.
 /**
  * V8's largest array (FixedArray::kMaxLength on 64-bit builds): a split that would make more elements
  * than this aborts the process instead of throwing (see the bootstrap).
@@ -71,14 +72,17 @@ const bootstrap = new vm.Script(
         throw new ErrorCtor('code mode bridge failure: ' + StringCtor(e && e.message));
       }
     };
+    // configurable, so the prelude can delete it once it holds it
     Object.defineProperty(g, '__cm_take_reply', {
       value: function () { var r = box; box = undefined; return r; },
+      configurable: true,
     });
     return function (json) { box = json; };
   })`,
   { filename: 'bootstrap.js' },
 );
-const deliverScript = new vm.Script('__cm_deliver(__cm_take_reply())', { filename: 'deliver.js' });
+// the prelude's __cm_deliver takes the reply from the inbox itself when called without one
+const deliverScript = new vm.Script('__cm_deliver()', { filename: 'deliver.js' });
 const drainScript = new vm.Script('undefined', { filename: 'drain.js' });
 const queuedScript = new vm.Script('__cm_queued()', { filename: 'queued.js' });
 

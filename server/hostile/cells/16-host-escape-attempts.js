@@ -7,7 +7,7 @@ try {
 } catch {
   viaFunction = 'threw';
 }
-const host = ['process', 'require', 'module', 'Buffer', 'global', '__cm_sync', 'WebAssembly'];
+const host = ['process', 'require', 'module', 'Buffer', 'global', '__cm_sync', '__cm_take_reply', 'WebAssembly'];
 return {
   process: typeof globalThis.process,
   // the Function constructor either is refused (Node: no code generation from strings) or sees the guest realm
