@@ -187,6 +187,18 @@ function boundedJson(what: string, raw: string, maxBytes: number): string {
   return canonical.json;
 }
 
+/**
+ * Buffers one store() write, refused (capacity_exceeded, catchable in the cell) when the session's store with the
+ * cell's writes so far and this one would pass its limits: the cell hears it at the write, not as a warning after
+ * it completed, and the buffer never holds more than the commit could take.
+ */
+function bufferStoreWrite(ctx: DispatchContext, key: string, value: StoredValue): void {
+  const writes = new Map(ctx.storeBuffer).set(key, value);
+  const over = ctx.sessions.capacityProblem(ctx.sessionId, writes);
+  if (over) throw new ToolError(`store(${JSON.stringify(key)}): ${over}; nothing of this write was kept`, 'capacity_exceeded');
+  ctx.storeBuffer.set(key, value);
+}
+
 /** A committed value as a reply; one that does not parse fails its key only. */
 function parseStored(key: string, json: string): unknown {
   try {
@@ -236,12 +248,12 @@ async function otherRequest(ctx: DispatchContext, req: Exclude<BridgeRequest, { 
       const key = req.key;
       if (req.action === 'set') {
         if (req.json === undefined) {
-          ctx.storeBuffer.set(key, { json: undefined, networkContent: false });
+          bufferStoreWrite(ctx, key, { json: undefined, networkContent: false });
           return null;
         }
         // the session store is for small values that outlive the turn; it lands in the transcript
         const json = boundedJson(`store(${JSON.stringify(key)})`, req.json, ctx.options.maxOutputBytes);
-        ctx.storeBuffer.set(key, { json, networkContent: ctx.hasNetworkContent() });
+        bufferStoreWrite(ctx, key, { json, networkContent: ctx.hasNetworkContent() });
         return null;
       }
       const buffered = ctx.storeBuffer.get(key);
