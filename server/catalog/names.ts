@@ -15,7 +15,7 @@ export const CATALOG_ID_HEX_LENGTH = 16;
 /**
  * Prefix of every global the guest runtime keeps for itself: the controller's entry points
  * (`__cm_boot`, `__cm_run`, `__cm_deliver`, `__cm_queued`) and the executors' primitives (`__cm_sync`,
- * Node's `__cm_take_reply`). Some are non-configurable, so a tool projected onto one would break every
+ * Node's `__cm_take_reply`, which the prelude takes and deletes at boot). Some are non-configurable, so a tool projected onto one would break every
  * cell of its turn; reserving the whole prefix also covers names the runtime adds later. A tool whose
  * name starts with it gets the `tool_` prefix (`__cm_run` -> `tool___cm_run`), which no suffix could
  * give it: a suffixed name keeps the prefix.
