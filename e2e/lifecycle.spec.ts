@@ -130,3 +130,18 @@ test('adding a client tool mid-turn keeps the waiting run: the new tool is offer
   expect(await settle(page, () => form.getByTestId('client-call-send-wait').click())).toBe('completed');
   expect(await resultValue(page)).toEqual({ answer: 'yes' });
 });
+
+test('a cell over the request body limit says how big the request was and the limit, not a JSON parse error', async ({ page }) => {
+  // 1.2 MB of comment lines: over server.maxRequestBodyBytes (1 MiB), within what a URL may carry
+  const line = `// ${'x'.repeat(76)}\n`;
+  const code = `${line.repeat(Math.ceil((1200 * 1024) / line.length))}return 1;\n`;
+  const hash = `#lang=js&code=${Buffer.from(code).toString('base64url')}`;
+  await openPlayground(page, `/${hash}`);
+  await page.getByTestId('run-button').click();
+  const error = page.getByTestId('result-call-error');
+  await expect(error).toContainText('exec: the server refused the request (HTTP 413)');
+  await expect(error).toContainText('server.maxRequestBodyBytes');
+  await expect(error).toContainText(/This request was \d+ bytes/);
+  await expect(error).toContainText('maxSourceBytes');
+  await expect(error).not.toContainText('JSON');
+});
