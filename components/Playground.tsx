@@ -91,7 +91,7 @@ export function Playground() {
 
   // A new exec selects its run as soon as the run's start event names the exec's tool-call id (once: the user
   // may pick another run while it runs). Trajectory, snapshots and Stop then follow the run that is executing.
-  const shownResultCall = shownCall(call, selectedRun);
+  const shownResultCall = shownCall(call, selectedRun, live.runs);
   // the token meter lives on the run view (it counts every call of the run), the result is one call's
   const shownResult = shownResultCall?.result;
   const shownMeter = shownResult ? live.runs.find((r) => r.runId === resultRunId(shownResult))?.meter : undefined;
@@ -345,6 +345,7 @@ export function Playground() {
               call={shownResultCall}
               {...(shownMeter ? { meter: shownMeter } : {})}
               onWait={onWaitFromResult}
+              {...(surfaceQuery.data ? { snapshotTtlSeconds: surfaceQuery.data.options.snapshotTtlSeconds } : {})}
               approvalsPending={approvalsInScope(live.approvals, ownRuns).length}
               {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})}
               {...(runningRun && call?.toolCallId === calls.runningToolCallId ? { onStop: () => onAbort(runningRun) } : {})}

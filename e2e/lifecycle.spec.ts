@@ -1,21 +1,22 @@
 // E2E: run lifecycle and bad input in the page: abort, expiry, client answers, approvals, unknown runs, errors.
 import { expect, test } from './fixtures.ts';
-import { callSeq, openPlayground, panelShot, pickAgent, resultRunId, resultValue, runCell, setCell, settle, settledAfter, waitingRun, PAGE_LOAD_TIMEOUT_MS } from './helpers.ts';
+import { callSeq, openPlayground, panelShot, pickAgent, playgroundReady, resultRunId, resultValue, runCell, setCell, settle, settledAfter, waitingRun, PAGE_LOAD_TIMEOUT_MS } from './helpers.ts';
 
-test('step 15: Abort on the board releases a waiting run', async ({ page }) => {
+test('step 15: Abort on the board releases a waiting run, and the result panel follows it', async ({ page }) => {
   await openPlayground(page);
   expect(await runCell(page, 'await sleep({ ms: 60000 });\nreturn "never";\n')).toBe('waiting');
   const runId = await resultRunId(page);
   await waitingRun(page, runId).getByTestId('abort-button').click();
   await expect(waitingRun(page, runId)).toHaveCount(0);
   await expect(page.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toHaveAttribute('data-state', 'aborted');
-  // A wait on the released run fails with the spec's message.
-  expect(await settle(page, () => page.getByTestId('result-wait').click())).toBe('failed');
-  await expect(page.getByTestId('result-error-code')).toHaveText('invalid_input');
-  await expect(page.getByTestId('result-error')).toContainText('code mode run is unavailable or expired.');
+  // the panel no longer offers a Wait on the released run: it shows how the run ended
+  await expect(page.getByTestId('result-followed')).toHaveAttribute('data-followed', 'latest');
+  await expect(page.getByTestId('result-status')).toHaveAttribute('data-status', 'failed');
+  await expect(page.getByTestId('result-error-code')).toHaveText('aborted');
+  await expect(page.getByTestId('result-wait')).toHaveCount(0);
 });
 
-test('step 15: a snapshot past its TTL expires and leaves the board', async ({ page }) => {
+test('step 15: a snapshot past its TTL expires and leaves the board; the result panel says so', async ({ page }) => {
   await openPlayground(page);
   await pickAgent(page, 'ephemeral');
   expect(await runCell(page, 'await sleep({ ms: 60000 });\nreturn "never";\n')).toBe('waiting');
@@ -23,8 +24,37 @@ test('step 15: a snapshot past its TTL expires and leaves the board', async ({ p
   // no check that the card showed first: with a 2 s TTL on a loaded machine it may expire before the board renders it
   await expect(page.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toHaveAttribute('data-state', 'expired');
   await expect(waitingRun(page, runId)).toHaveCount(0);
-  expect(await settle(page, () => page.getByTestId('result-wait').click())).toBe('failed');
-  await expect(page.getByTestId('result-error')).toContainText('code mode run is unavailable or expired.');
+  const followed = page.getByTestId('result-followed');
+  await expect(followed).toHaveAttribute('data-followed', 'expired');
+  await expect(page.getByTestId('result-status')).toHaveAttribute('data-status', 'expired');
+  await expect(followed).toContainText(`run ${runId}`);
+  await expect(followed).toContainText('expired after 2 s (snapshotTtlSeconds)');
+  await expect(followed).toContainText('Run the cell again');
+  await expect(page.getByTestId('result-wait')).toHaveCount(0);
+});
+
+test('after a reload during a Wait, the result panel shows the run running, then the result that wait brings', async ({ page }) => {
+  await openPlayground(page);
+  await pickAgent(page, 'patient');
+  expect(await runCell(page, `await yield_control('pause');\nconst reply = await ask_user({ question: 'Go on?' });\nreturn reply;\n`)).toBe('waiting');
+  const runId = await resultRunId(page);
+  await page.getByTestId('result-wait').click();
+  // the wait resumes the cell, which now waits on ask_user inside that wait (a 60 s budget)
+  const card = waitingRun(page, runId);
+  await expect(card.getByTestId('client-call')).toContainText('Go on?');
+  await page.reload();
+  await playgroundReady(page);
+  const followed = page.getByTestId('result-followed');
+  await expect(followed).toHaveAttribute('data-followed', 'running');
+  await expect(page.getByTestId('result-status')).toHaveAttribute('data-status', 'running');
+  await expect(page.getByTestId('result-wait')).toHaveCount(0);
+  // answering lets the wait made before the reload return; the panel shows what it returned
+  const form = waitingRun(page, runId).getByTestId('client-call');
+  await form.getByTestId('client-call-input').fill('{"answer":"go on"}');
+  await form.getByTestId('client-call-send').click();
+  await expect(page.getByTestId('result-status')).toHaveAttribute('data-status', 'completed');
+  await expect(followed).toHaveAttribute('data-followed', 'latest');
+  await expect(page.getByTestId('result-value')).toContainText('go on');
 });
 
 test('a client-tool call is answered in the board form and Wait delivers the answer', async ({ page }, testInfo) => {

@@ -10,6 +10,7 @@ import { resultRunId } from '../playground/callState.ts';
 import type { CellCall } from '../playground/callState.ts';
 import type { ExecResult, Meter } from '../api.ts';
 import { TokenMeterView } from '../meter/TokenMeterView.tsx';
+import { RunMovedOn } from './RunFollowNote.tsx';
 
 type Telemetry = ExecResult['telemetry'];
 type Output = NonNullable<ExecResult['output']>[number];
@@ -113,10 +114,14 @@ export function ResultPanel(props: {
   onStop?: () => void;
   /** The shown run's token meter (from its run view), once one of its exec/wait calls ended. */
   meter?: Meter;
+  /** How long a waiting run's snapshot is kept (the surface's options), to say when an expired run expired. */
+  snapshotTtlSeconds?: number;
 }) {
   const [raw, setRaw] = useState(false);
   const { call } = props;
   const result = call?.result;
+  const followed = call?.followed;
+  const movedOn = followed && followed.kind !== 'latest';
   return (
     <Panel
       title="Result"
@@ -137,8 +142,12 @@ export function ResultPanel(props: {
           {call.error}
         </ErrorNote>
       ) : null}
-      {call && result ? (
+      {call && result && followed && movedOn ? (
+        <RunMovedOn runId={resultRunId(result)} followed={followed} snapshotTtlSeconds={props.snapshotTtlSeconds} />
+      ) : null}
+      {call && result && !movedOn ? (
         <div className="space-y-2.5">
+          {followed ? <RunMovedOn runId={resultRunId(result)} followed={followed} /> : null}
           <div className="flex flex-wrap items-center gap-2">
             <StatusBadge status={result.status} testId="result-status" />
             <span className="font-mono text-[11px] text-neutral-500" data-testid="result-call" data-run-id={resultRunId(result) ?? ''} data-picked={call.picked ?? false}>
