@@ -201,3 +201,19 @@ test('a nested call opens as a span: invocation id, parent, timings, bytes, the 
   await trajectory.getByRole('button', { name: 'hide details of the exec call' }).click();
   await expect(detail).toHaveCount(0);
 });
+
+test('at 1440x900 a waiting card keeps its TTL countdown clear of the run id (the id truncates, its title has it whole)', async ({ page }) => {
+  await page.setViewportSize(SHOT_VIEWPORT);
+  await openPlayground(page);
+  expect(await runCell(page, SLEEPING_CELL)).toBe('waiting');
+  const runId = await resultRunId(page);
+  const card = waitingRun(page, runId);
+  const id = card.getByTestId('waiting-run-id');
+  await expect(id).toHaveAttribute('title', runId);
+  await expect(card.getByTestId('waiting-ttl')).toBeVisible();
+  const idBox = await id.boundingBox();
+  const ttlBox = await card.getByTestId('waiting-ttl').boundingBox();
+  expect(idBox && ttlBox, 'both are laid out').toBeTruthy();
+  if (!idBox || !ttlBox) return;
+  expect(idBox.x + idBox.width).toBeLessThanOrEqual(ttlBox.x);
+});

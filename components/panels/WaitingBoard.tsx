@@ -131,18 +131,19 @@ function WaitingRun(props: {
         >
           <span className="text-[10px] text-neutral-500">{expanded ? '▾' : '▸'}</span>
           <StatusBadge status={run.state} />
-          <span className="shrink-0 font-mono text-xs text-neutral-200" title={run.runId}>
+          {/* the id gives way first on a narrow board (its title keeps the whole id); the countdown never does */}
+          <span data-testid="waiting-run-id" className="min-w-[7ch] truncate font-mono text-xs text-neutral-200" title={run.runId}>
             {run.runId}
           </span>
-          <span data-testid="waiting-reason" className="min-w-0 truncate rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
+          <span data-testid="waiting-reason" className="min-w-0 shrink-[4] truncate rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
             {run.state === 'running' ? 'asks the user' : (run.reason ?? '?')}
           </span>
-          <span data-testid="waiting-summary" className="min-w-0 truncate text-[11px] text-neutral-500">
+          <span data-testid="waiting-summary" className="min-w-0 shrink-[4] truncate text-[11px] text-neutral-500">
             {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
           </span>
         </button>
         {run.state === 'waiting' ? (
-          <span className="text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">
+          <span className="shrink-0 text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">
             <span data-testid="waiting-ttl" className="font-mono text-amber-300">
               {run.expiresAt !== undefined ? formatCountdown(run.expiresAt, now) : '—'}
             </span>
