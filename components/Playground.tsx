@@ -35,9 +35,11 @@ import { Button } from './ui/Panel.tsx';
 import { ThemeToggle } from './ui/ThemeToggle.tsx';
 import type { Run } from './api.ts';
 import { ComparePanel } from './panels/ComparePanel.tsx';
+import { LeftBehindNotice, useRunsLeftBehind } from './playground/LeftBehind.tsx';
 import { useCompare } from './playground/useCompare.ts';
 import { typecheckRequest } from './playground/typecheckRequest.ts';
 import { turnRequestOf } from './playground/turnRequest.ts';
+import { TurnControls } from './playground/TurnControls.tsx';
 
 export function Playground() {
   const trpc = useTRPC();
@@ -103,17 +105,14 @@ export function Playground() {
     selectRun(runningRun.runId);
   }, [runningRun, calls.runningToolCallId, selectRun]);
 
-  // Another turn (new turn, new session, another agent or model): the shown result and run belong to the
-  // turn that ended, so a Wait there could only fail. The first turn keeps a run named by the link.
+  // Another turn (new turn, new session, another agent or model): the shown result and run belong to the turn
+  // that ended; its runs still live are named in a notice (the panels show this turn only).
   const turnId = turn.turn?.agentRunId;
-  const previousTurnId = useRef<string | undefined>(undefined);
-  useEffect(() => {
-    if (previousTurnId.current !== undefined && previousTurnId.current !== turnId) {
-      clearCall();
-      selectRun(undefined);
-    }
-    previousTurnId.current = turnId;
-  }, [turnId, clearCall, selectRun]);
+  const onTurnChanged = useCallback(() => {
+    clearCall();
+    selectRun(undefined);
+  }, [clearCall, selectRun]);
+  const leftBehind = useRunsLeftBehind(turnId, live.runs, onTurnChanged);
 
   // Scope: the page's own turn by default; "all turns" shows every run the operator can see.
   const [allTurns, setAllTurns] = useState(false);
@@ -124,9 +123,10 @@ export function Playground() {
   const ownRuns = useMemo(() => live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId), [live.runs, turnId]);
   const ownWaiting = useMemo(() => ownRuns.filter((r) => r.state === 'waiting'), [ownRuns]);
   const endTurn = (next: () => void) => {
-    const liveCount = ownRuns.filter(isLive).length;
-    const question = `End this turn? Its ${liveCount} running or waiting run${liveCount === 1 ? '' : 's'} will be aborted.`;
-    if (liveCount > 0 && !window.confirm(question)) return;
+    const liveRuns = ownRuns.filter(isLive);
+    const question = `End this turn? Its ${liveRuns.length} running or waiting run${liveRuns.length === 1 ? '' : 's'} will be aborted.`;
+    if (liveRuns.length > 0 && !window.confirm(question)) return;
+    leftBehind.leaving(liveRuns.map((r) => r.runId));
     next();
   };
   useRestoredResult(initial.runId, calls.restore);
@@ -225,37 +225,7 @@ export function Playground() {
         <h1 className="font-mono text-sm font-semibold text-neutral-100">
           <span className="text-sky-400">{'</>'}</span> Code Mode Playground
         </h1>
-        <label className="flex items-center gap-1 text-[11px] text-neutral-400">
-          agent
-          <select
-            data-testid="agent-select"
-            className="rounded border border-neutral-700 bg-neutral-950 px-1 py-0.5 text-xs text-neutral-200"
-            value={agentId ?? ''}
-            onChange={(e) => setAgentId(e.target.value)}
-          >
-            {(agentsQuery.data ?? []).map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name ?? a.id}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex items-center gap-1 text-[11px] text-neutral-400">
-          model
-          <input
-            data-testid="model-input"
-            list="codemode-models"
-            className="w-32 rounded border border-neutral-700 bg-neutral-950 px-1 py-0.5 font-mono text-xs text-neutral-200 placeholder:text-neutral-600"
-            placeholder={agent?.model ?? 'agent default'}
-            value={model}
-            onChange={(e) => setModel(e.target.value)}
-          />
-          <datalist id="codemode-models">
-            {[...new Set((agentsQuery.data ?? []).map((a) => a.model))].map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
-        </label>
+        <TurnControls agents={agentsQuery.data} agentId={agentId} onAgentChange={(id) => endTurn(() => setAgentId(id))} model={model} onModelChange={setModel} />
         <span className="font-mono text-[11px] text-neutral-500" data-testid="turn-info">
           {turnInfo ? `turn ${turnInfo.agentRunId} · session ${turnInfo.sessionId}` : turn.preparing ? 'preparing turn…' : 'no turn'}
         </span>
@@ -283,6 +253,7 @@ export function Playground() {
           <Button onClick={turn.restart}>retry</Button>
         </div>
       ) : null}
+      {!allTurns ? <LeftBehindNotice runs={leftBehind.runs} onShowAllTurns={() => setAllTurns(true)} onAbort={onAbort} onDismiss={leftBehind.dismiss} /> : null}
       {calls.actionError ? (
         <div role="alert" className="flex items-center gap-2 border-b border-amber-900 bg-amber-950/50 px-3 py-1 text-xs text-amber-200">
           {calls.actionError}

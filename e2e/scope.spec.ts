@@ -202,6 +202,32 @@ test('a nested call opens as a span: invocation id, parent, timings, bytes, the 
   await expect(detail).toHaveCount(0);
 });
 
+test('switching the agent with a run parked asks first; once confirmed, a notice says the run was aborted with the turn', async ({ page }) => {
+  await openPlayground(page);
+  expect(await runCell(page, SLEEPING_CELL)).toBe('waiting');
+  const runId = await resultRunId(page);
+  // declined: the agent, the turn and the run stay
+  let asked = '';
+  page.once('dialog', (dialog) => {
+    asked = dialog.message();
+    void dialog.dismiss();
+  });
+  await page.getByTestId('agent-select').selectOption('research');
+  await expect.poll(() => asked).toContain('will be aborted');
+  await expect(page.getByTestId('agent-select')).toHaveValue('main');
+  await expect(waitingRun(page, runId)).toBeVisible();
+  // confirmed: the run ends with its turn, and the page says so instead of just dropping it from view
+  page.once('dialog', (dialog) => void dialog.accept());
+  await pickAgent(page, 'research');
+  const notice = page.getByRole('status').filter({ hasText: runId });
+  await expect(notice).toContainText(`${runId} was aborted when the previous turn ended`);
+  await expect(waitingRun(page, runId)).toHaveCount(0);
+  await notice.getByRole('button', { name: 'show all turns' }).click();
+  await expect(allTurns(page)).toBeChecked();
+  await expect(runRow(page, runId)).toHaveAttribute('data-state', 'aborted');
+  await expect(notice).toHaveCount(0);
+});
+
 test('at 1440x900 a waiting card keeps its TTL countdown clear of the run id (the id truncates, its title has it whole)', async ({ page }) => {
   await page.setViewportSize(SHOT_VIEWPORT);
   await openPlayground(page);

@@ -1,6 +1,6 @@
 // Tests for folding run events into the page's run list and approvals.
 import { describe, expect, it } from 'vitest';
-import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, runForToolCall, runsInScope, waitingRuns } from './runsState.ts';
+import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
 import type { ApprovalView, ControlCallRecord, NestedCallRecord } from '../../server/runs/types.ts';
 import { runViewFixture } from './testing.ts';
 
@@ -104,5 +104,13 @@ describe('runForToolCall', () => {
     const runs = [view('a', { calls: [exec('playground-1')] }), view('b', { calls: [exec('playground-2')] })];
     expect(runForToolCall(runs, 'playground-2')?.runId).toBe('b');
     expect(runForToolCall(runs, 'playground-3')).toBeUndefined();
+  });
+});
+
+describe('runsLeftBehind', () => {
+  it('lists the runs that were live when the turn changed, as they stand now', () => {
+    const runs = [runViewFixture('run_a', { state: 'aborted' }), runViewFixture('run_b', { state: 'waiting' }), runViewFixture('run_c', { state: 'completed' })];
+    expect(runsLeftBehind(runs, new Set(['run_a', 'run_b'])).map((r) => `${r.runId} ${r.state}`)).toEqual(['run_a aborted', 'run_b waiting']);
+    expect(runsLeftBehind(runs, new Set())).toEqual([]);
   });
 });

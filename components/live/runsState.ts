@@ -94,3 +94,11 @@ export function runForToolCall(runs: RunView[], toolCallId: string): RunView | u
 export function isLive(run: RunView): boolean {
   return run.state === 'running' || run.state === 'waiting';
 }
+
+/**
+ * The runs of the turn the page just left, as they stand now: `left` are the ids of the runs that were live
+ * (running or waiting) when the turn changed. Ending a turn aborts them; a run the Gateway kept goes on.
+ */
+export function runsLeftBehind(runs: RunView[], left: ReadonlySet<string>): RunView[] {
+  return runs.filter((r) => left.has(r.runId));
+}
