@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { deniedToolsOf } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
-import { approvalsInScope, boardRuns, isLive, runForToolCall, runsInScope } from './live/runsState.ts';
+import { approvalsInScope, boardRuns, isLive, queuedBehind, runForToolCall, runsInScope } from './live/runsState.ts';
 import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
 import { ResultPanel } from './panels/ResultPanel.tsx';
@@ -33,7 +33,7 @@ import { useTRPC } from './trpc.ts';
 import { CONNECTION_LABELS, ConnectionBanner } from './playground/ConnectionBanner.tsx';
 import { Button } from './ui/Panel.tsx';
 import { ThemeToggle } from './ui/ThemeToggle.tsx';
-import type { Run } from './api.ts';
+import type { PendingToolCall, Run } from './api.ts';
 import { ComparePanel } from './panels/ComparePanel.tsx';
 import { LeftBehindNotice, useRunsLeftBehind } from './playground/LeftBehind.tsx';
 import { useCompare } from './playground/useCompare.ts';
@@ -215,6 +215,8 @@ export function Playground() {
   const onAbortAll = useMemo(() => (ownWaiting.length > 0 ? () => ownWaiting.forEach(onAbort) : undefined), [ownWaiting, onAbort]);
 
   const waiting = useMemo(() => boardRuns(scopedRuns), [scopedRuns]);
+  const sequentialTools = useMemo(() => new Set((catalogQuery.data?.tools ?? []).filter((t) => t.executionMode === 'sequential').map((t) => t.callableName)), [catalogQuery.data]);
+  const explainQueued = useCallback((run: Run, p: PendingToolCall) => queuedBehind(p, run, live.runs, sequentialTools), [live.runs, sequentialTools]);
   const connection = CONNECTION_LABELS[live.connection];
   const turnInfo = turn.turn;
   const inferred = useInferredTypes(turnInfo, catalogQuery.data?.declarations ?? '', call?.result);
@@ -340,6 +342,7 @@ export function Playground() {
             onAbort={onAbort}
             onAnswer={onAnswer}
             onAbortAll={onAbortAll}
+            queuedBehind={explainQueued}
           />
           <div className="flex max-h-48 min-h-0 flex-col">
             <RunsPanel runs={scopedRuns} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />

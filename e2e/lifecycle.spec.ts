@@ -175,3 +175,26 @@ test('a cell over the request body limit says how big the request was and the li
   await expect(error).toContainText('maxSourceBytes');
   await expect(error).not.toContainText('JSON');
 });
+
+test('an approved shell exec held behind an unanswered client call of an earlier run says what it is queued behind', async ({ page }) => {
+  await openPlayground(page);
+  expect(await runCell(page, `return await ask_user({ question: 'Hold the line?' });\n`)).toBe('waiting');
+  const askingRunId = await resultRunId(page);
+  await setCell(page, `return await exec({ command: 'echo', args: ['after the question'] });\n`);
+  const before = await callSeq(page);
+  await page.getByTestId('run-button').click();
+  await page.getByTestId('approval').getByTestId('approval-approve').click();
+  // the turn runs sequential tools one at a time: the exec waits for ask_user, past the deadline
+  expect(await settledAfter(page, before)).toBe('waiting');
+  const execRunId = await resultRunId(page);
+  const queued = waitingRun(page, execRunId).getByTestId('pending-queued-behind');
+  await expect(queued).toContainText(`queued behind ask_user (awaiting_client) in ${askingRunId}`);
+  await expect(waitingRun(page, execRunId).getByTestId('pending-call')).toHaveAttribute('data-state', 'queued');
+  // answered: the exec is no longer held
+  const form = waitingRun(page, askingRunId).getByTestId('client-call');
+  await form.getByTestId('client-call-input').fill('{"answer":"yes"}');
+  await form.getByTestId('client-call-send').click();
+  await expect(queued).toHaveCount(0);
+  expect(await settle(page, () => waitingRun(page, execRunId).getByTestId('wait-button').click())).toBe('completed');
+  expect(JSON.stringify(await resultValue(page))).toContain('after the question');
+});

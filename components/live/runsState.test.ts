@@ -1,6 +1,6 @@
 // Tests for folding run events into the page's run list and approvals.
 import { describe, expect, it } from 'vitest';
-import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
+import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, queuedBehind, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
 import type { ApprovalView, ControlCallRecord, NestedCallRecord } from '../../server/runs/types.ts';
 import { runViewFixture } from './testing.ts';
 
@@ -112,5 +112,31 @@ describe('runsLeftBehind', () => {
     const runs = [runViewFixture('run_a', { state: 'aborted' }), runViewFixture('run_b', { state: 'waiting' }), runViewFixture('run_c', { state: 'completed' })];
     expect(runsLeftBehind(runs, new Set(['run_a', 'run_b'])).map((r) => `${r.runId} ${r.state}`)).toEqual(['run_a aborted', 'run_b waiting']);
     expect(runsLeftBehind(runs, new Set())).toEqual([]);
+  });
+});
+
+describe('queuedBehind: a sequential call held by an earlier call of its turn, in any run', () => {
+  const nested = (requestId: string, tool: string, kind: NestedCallRecord['kind'], status: NestedCallRecord['status'], startedAt: number): NestedCallRecord => ({
+    invocationId: `i-${requestId}`, requestId, tool, kind, status, startedAt, inputBytes: 2, parentCallId: 'c1',
+  });
+  const asker = view('run_ask', { state: 'waiting', nested: [nested('r1', 'ask_user', 'client', 'awaiting_client', 10)] });
+  const shell = view('run_exec', { state: 'waiting', nested: [nested('r1', 'exec', 'tool', 'running', 20)] });
+  const call = { id: 'r1', tool: 'exec', startedAt: 20, state: 'running' };
+  const sequential = new Set(['exec', 'ask_user']);
+
+  it('names the unanswered client call of an earlier run of the turn', () => {
+    expect(queuedBehind(call, shell, [asker, shell], sequential)).toEqual({ tool: 'ask_user', runId: 'run_ask', state: 'awaiting_client' });
+  });
+  it('nothing once that call is answered, or when it belongs to another turn', () => {
+    const answered = view('run_ask', { nested: [nested('r1', 'ask_user', 'client', 'ok', 10)] });
+    expect(queuedBehind(call, shell, [answered, shell], sequential)).toBeUndefined();
+    const otherTurn = view('run_ask', { agentRunId: 'ar2', nested: asker.nested });
+    expect(queuedBehind(call, shell, [otherTurn, shell], sequential)).toBeUndefined();
+  });
+  it('nothing for a parallel tool, a call the Gateway already reports otherwise, or bridge ops before it', () => {
+    expect(queuedBehind({ ...call, tool: 'sleep' }, shell, [asker, shell], sequential)).toBeUndefined();
+    expect(queuedBehind({ ...call, state: 'awaiting_approval' }, shell, [asker, shell], sequential)).toBeUndefined();
+    const timer = view('run_t', { nested: [nested('r1', 'setTimeout', 'timer', 'running', 5)] });
+    expect(queuedBehind(call, shell, [timer, shell], sequential)).toBeUndefined();
   });
 });

@@ -102,3 +102,33 @@ export function isLive(run: RunView): boolean {
 export function runsLeftBehind(runs: RunView[], left: ReadonlySet<string>): RunView[] {
   return runs.filter((r) => left.has(r.runId));
 }
+
+/** Nested-call states of a call that has not finished: it still holds its place in the turn's call order. */
+const UNFINISHED: ReadonlySet<NestedCallRecord['status']> = new Set(['queued', 'running', 'awaiting_approval', 'awaiting_client']);
+/** Nested calls the turn's scheduler orders (server/bridge/scheduler.ts): tool, MCP and client calls, not bridge ops. */
+const SCHEDULED_KINDS: ReadonlySet<NestedCallRecord['kind']> = new Set(['tool', 'mcp', 'client']);
+
+/**
+ * The call a pending sequential call waits behind. The turn's scheduler spans its runs: a sequential call starts
+ * only once every earlier call of the turn has finished, so an unanswered client call in one run holds an
+ * approved shell exec in another. The Gateway reports such a call as "running"; this names the earliest
+ * unfinished call of the turn dispatched before it, if any. `sequential`: the catalog's sequential callable names.
+ */
+export function queuedBehind(
+  call: { id: string; tool: string; startedAt: number; state: string },
+  run: RunView,
+  runs: RunView[],
+  sequential: ReadonlySet<string>,
+): { tool: string; runId: string; state: NestedCallRecord['status'] } | undefined {
+  if (call.state !== 'running' || !sequential.has(call.tool)) return undefined;
+  let blocker: { tool: string; runId: string; state: NestedCallRecord['status']; startedAt: number } | undefined;
+  for (const other of runs) {
+    if (other.agentRunId !== run.agentRunId) continue;
+    for (const n of other.nested) {
+      if (other.runId === run.runId && n.requestId === call.id) continue;
+      if (!UNFINISHED.has(n.status) || !SCHEDULED_KINDS.has(n.kind) || n.startedAt >= call.startedAt) continue;
+      if (!blocker || n.startedAt < blocker.startedAt) blocker = { tool: n.tool, runId: other.runId, state: n.status, startedAt: n.startedAt };
+    }
+  }
+  return blocker ? { tool: blocker.tool, runId: blocker.runId, state: blocker.state } : undefined;
+}

@@ -1,13 +1,13 @@
 'use client';
 // Waiting runs board: suspended runs (and running ones asking the user) as one-line cards that expand to pending calls, snapshot size, client answers; Wait/Abort, abort all.
-import { memo, useState } from 'react';
+import { Fragment, memo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
 import { Button, Empty, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatBytes, formatCountdown, formatDuration, percentOf, previewJson } from '../ui/format.ts';
 import { useNow } from '../ui/useNow.ts';
-import type { Run } from '../api.ts';
+import type { PendingToolCall, Run } from '../api.ts';
 import { ForkForm, forkable } from './ForkForm.tsx';
 
 export interface ClientAnswer {
@@ -103,6 +103,7 @@ function WaitingRun(props: {
   waiting: boolean;
   /** Open at first: the page's selected run, and a run asking the user something. */
   initiallyOpen: boolean;
+  queuedBehind?: QueuedBehind | undefined;
   onWait: (run: Run) => void;
   onAbort: (run: Run) => void;
   onAnswer: (a: ClientAnswer) => Promise<void>;
@@ -174,14 +175,18 @@ function WaitingRun(props: {
         </div>
       ) : null}
       {forking && forkable(run) ? <ForkForm run={run} onClose={() => setForking(false)} /> : null}
-      {expanded ? <WaitingRunDetail run={run} now={now} snapshot={snapshot} onWait={props.onWait} onAnswer={props.onAnswer} /> : null}
+      {expanded ? <WaitingRunDetail run={run} now={now} snapshot={snapshot} queuedBehind={props.queuedBehind} onWait={props.onWait} onAnswer={props.onAnswer} /> : null}
     </li>
   );
 }
 
+/** What a pending call waits behind in its turn (live/runsState.ts queuedBehind), when it only looks running. */
+export type QueuedBehind = (run: Run, call: PendingToolCall) => { tool: string; runId: string; state: string } | undefined;
+
 function WaitingRunDetail(props: {
   run: Run;
   now: number;
+  queuedBehind?: QueuedBehind | undefined;
   snapshot: Run['snapshots'][number] | undefined;
   onWait: (run: Run) => void;
   onAnswer: (a: ClientAnswer) => Promise<void>;
@@ -203,16 +208,29 @@ function WaitingRunDetail(props: {
             </tr>
           </thead>
           <tbody>
-            {run.pendingToolCalls.map((p) => (
-              <tr key={p.id} data-testid="pending-call">
-                <td className="truncate text-sky-300">{p.tool}</td>
-                <td className="truncate text-neutral-400" title={previewJson(p.input, 2000)}>
-                  {previewJson(p.input, 200)}
-                </td>
-                <td className="text-neutral-400">{p.state}</td>
-                <td className="text-right text-neutral-300">{formatDuration(Math.max(0, now - p.startedAt))}</td>
-              </tr>
-            ))}
+            {run.pendingToolCalls.map((p) => {
+              const behind = props.queuedBehind?.(run, p);
+              return (
+                <Fragment key={p.id}>
+                  <tr data-testid="pending-call" data-state={behind ? 'queued' : p.state}>
+                    <td className="truncate text-sky-300">{p.tool}</td>
+                    <td className="truncate text-neutral-400" title={previewJson(p.input, 2000)}>
+                      {previewJson(p.input, 200)}
+                    </td>
+                    <td className="text-neutral-400">{behind ? 'queued' : p.state}</td>
+                    <td className="text-right text-neutral-300">{formatDuration(Math.max(0, now - p.startedAt))}</td>
+                  </tr>
+                  {behind ? (
+                    <tr data-testid="pending-queued-behind">
+                      <td colSpan={4} className="whitespace-normal pb-0.5 font-sans text-amber-300">
+                        ↳ queued behind {behind.tool} ({behind.state}) in {behind.runId}: the turn runs sequential tools one at a time, across its runs
+                        {behind.state === 'awaiting_client' ? '; answer or abort that run to let this one start' : ''}
+                      </td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
       ) : (
@@ -248,6 +266,7 @@ export const WaitingBoard = memo(function WaitingBoard(props: {
   onAnswer: (a: ClientAnswer) => Promise<void>;
   /** Aborts every waiting run of the page's turn; absent when the board shows no run of it. */
   onAbortAll?: (() => void) | undefined;
+  queuedBehind?: QueuedBehind | undefined;
 }) {
   const now = useNow(1000, props.runs.length > 0);
   return (
@@ -276,6 +295,7 @@ export const WaitingBoard = memo(function WaitingBoard(props: {
               onWait={props.onWait}
               onAbort={props.onAbort}
               onAnswer={props.onAnswer}
+              queuedBehind={props.queuedBehind}
             />
           ))}
         </ul>
