@@ -144,7 +144,7 @@ export function Playground() {
     if (!ownRunsLive) restartTurn();
   }, [refetchSurface, refetchCatalog, restartTurn, ownRunsLive]);
 
-  // `lab`: the replay lab's seed or cassette (a cassette's own source replaces the editor's)
+  // `lab`: the replay lab's seed or cassette (with `code`, the cassette's own source, which replaces the editor's)
   const runCell = useCallback((lab: LabRun = {}) => {
     const agentRunId = turn.turn?.agentRunId;
     if (!agentRunId || running) return;
@@ -312,7 +312,7 @@ export function Playground() {
             shareUrl={cellShareUrl}
           />
           {compare.rows || compare.running || compare.error ? <ComparePanel {...compare} onClose={compare.clear} /> : null}
-          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} />
+          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} currentCode={currentCode} />
           <div className="flex min-h-[220px] flex-1 flex-col">
             <ResultPanel
               call={shownResultCall}

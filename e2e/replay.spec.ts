@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
 import type { Page } from '@playwright/test';
-import { openPlayground, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
+import { openPlayground, resultRunId, resultValue, runCell, setCell, settle, waitingRun } from './helpers.ts';
 
 // each test runs two or three cells and a fork or a replay: on a loaded machine that outlasts one cell's 90 s
 test.slow();
@@ -68,4 +68,30 @@ test('download a run\'s cassette and replay it from the file: the same value, ev
   expect(await resultValue(page)).toEqual(recorded);
   await runRow(page, replayedId).click();
   await expect(lab.getByTestId('run-seed')).toHaveText(String(cassette.seed));
+});
+
+test('a cassette of another cell than the editor\'s asks which to replay: the current cell keeps the edit, the recorded one replaces it', async ({ page }, testInfo) => {
+  await openPlayground(page);
+  const cell = 'const w = await weather_lookup({ city: "Oslo" });\nreturn { city: w.city };\n';
+  expect(await runCell(page, cell)).toBe('completed');
+  await runRow(page, await resultRunId(page)).click();
+  const lab = page.getByTestId('replay-lab');
+  const [download] = await Promise.all([page.waitForEvent('download'), lab.getByTestId('cassette-download').click()]);
+  const file = testInfo.outputPath('edited.cassette.json');
+  await download.saveAs(file);
+
+  const edit = '// my edit';
+  await setCell(page, `${edit}\n${cell}`);
+  const lines = page.locator('.monaco-editor .view-lines');
+  await lab.getByTestId('replay-file').setInputFiles(file);
+  const choice = page.getByRole('group', { name: 'which cell to replay' });
+  await expect(choice).toContainText('recorded another cell than the one in the editor');
+  await expect(lines).toContainText(edit);
+  expect(await settle(page, () => choice.getByRole('button', { name: 'replay the current cell' }).click())).toBe('completed');
+  await expect(lines).toContainText(edit);
+
+  await lab.getByTestId('replay-file').setInputFiles(file);
+  expect(await settle(page, () => choice.getByRole('button', { name: 'replay the recorded cell' }).click())).toBe('completed');
+  await expect(lines).not.toContainText(edit);
+  await expect(choice).toHaveCount(0);
 });

@@ -34,11 +34,20 @@ export function parseSeed(text: string): number | undefined | { error: string } 
 }
 
 // memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
-export const ReplayLabPanel = memo(function ReplayLabPanel(props: { selectedRun?: Run | undefined; running: boolean; canRun: boolean; onRun(lab: LabRun): void }) {
+export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
+  selectedRun?: Run | undefined;
+  running: boolean;
+  canRun: boolean;
+  onRun(lab: LabRun): void;
+  /** The editor's cell now: a cassette that recorded another cell asks before replacing it. */
+  currentCode(): string;
+}) {
   const client = useTRPCClient();
   const [seedText, setSeedText] = useState('');
   const [error, setError] = useState<string>();
   const [saved, setSaved] = useState<string>();
+  // a cassette whose recorded cell differs from the editor's: which one to replay is the user's call
+  const [choice, setChoice] = useState<{ fileName: string; cassette: unknown; code: string }>();
   const run = props.selectedRun;
 
   const runWithSeed = () => {
@@ -58,8 +67,14 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: { selectedRun?
     }
     const code = cassette !== null && typeof cassette === 'object' && typeof (cassette as { code?: unknown }).code === 'string' ? (cassette as { code: string }).code : undefined;
     setError(undefined);
+    if (code !== undefined && code.trim() !== props.currentCode().trim()) return setChoice({ fileName: file.name, cassette, code });
     // the Gateway checks the cassette field by field; a wrong one comes back as the run's invalid_input
     props.onRun({ replay: cassette, ...(code !== undefined ? { code } : {}) });
+  };
+  const replayChosen = (cell: 'recorded' | 'current') => {
+    if (!choice) return;
+    setChoice(undefined);
+    props.onRun(cell === 'recorded' ? { replay: choice.cassette, code: choice.code } : { replay: choice.cassette });
   };
   const downloadCassette = async () => {
     if (!run) return;
@@ -133,6 +148,25 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: { selectedRun?
           <span>select a run to download its cassette or save it as a test</span>
         )}
       </div>
+      {choice ? (
+        <div data-testid="replay-choice" role="group" aria-label="which cell to replay" className="mt-1 space-y-1 rounded border border-amber-900/60 bg-amber-950/20 p-1.5 text-[11px] text-amber-200">
+          <p>
+            {choice.fileName} recorded another cell than the one in the editor. Replay the recorded cell (it replaces the editor's cell), or the
+            editor's cell against the cassette (a call the cassette does not hold fails with replay_mismatch)?
+          </p>
+          <div className="flex flex-wrap gap-1.5">
+            <Button kind="primary" disabled={!props.canRun || props.running} onClick={() => replayChosen('recorded')}>
+              replay the recorded cell
+            </Button>
+            <Button disabled={!props.canRun || props.running} onClick={() => replayChosen('current')}>
+              replay the current cell
+            </Button>
+            <Button kind="ghost" onClick={() => setChoice(undefined)}>
+              cancel
+            </Button>
+          </div>
+        </div>
+      ) : null}
       {saved ? (
         <p data-testid="save-as-test-done" className="mt-1 text-[11px] text-emerald-300">
           saved {saved}
