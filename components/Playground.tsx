@@ -17,7 +17,7 @@ import { DetailTabs } from './playground/DetailTabs.tsx';
 import { EditorPanel } from './playground/EditorPanel.tsx';
 import { useBoardActions } from './playground/useBoardActions.ts';
 import { errorMessage } from './playground/errors.ts';
-import { DEFAULT_EXAMPLE } from './playground/examples.ts';
+import { DEFAULT_EXAMPLE, exampleStillLoaded } from './playground/examples.ts';
 import type { ExampleCell } from './playground/examples.ts';
 import { resultRunId, shownCall } from './playground/callState.ts';
 import { useCellCalls } from './playground/useCellCalls.ts';
@@ -178,19 +178,21 @@ export function Playground() {
     },
     [writeCell],
   );
+  const { setExampleId } = settings;
   const onCodeChange = useCallback(
     (code: string) => {
       codeRef.current = code;
       writeCell({ code, language });
+      // the menu (and the link's example=) name an example only while the cell is that example
+      setExampleId((current) => exampleStillLoaded(code, current));
     },
-    [writeCell, language],
+    [writeCell, language, setExampleId],
   );
   const onRunPressed = useCallback(() => runCell(), [runCell]);
   const onEditorReady = useCallback((api: CellEditorApi) => {
     editorRef.current = api;
   }, []);
   const currentCode = useCallback(() => editorRef.current?.getValue() ?? codeRef.current, []);
-  const { setExampleId } = settings;
   const onExample = useCallback(
     (example: ExampleCell) => {
       setExampleId(example.id);

@@ -181,7 +181,7 @@ test('a reload keeps the turn and the selected run: its result is shown again an
   await expect(page.getByTestId('result-value')).toContainText('yes');
 });
 
-test('the examples menu shows the loaded example and asks before replacing an edited cell', async ({ page }) => {
+test('the examples menu shows the loaded example, resets once the cell is edited, and asks before replacing an edited cell', async ({ page }) => {
   await openPlayground(page);
   const menu = page.getByRole('combobox', { name: 'Examples' });
   const editor = page.locator('.monaco-editor .view-lines');
@@ -199,10 +199,12 @@ test('the examples menu shows the loaded example and asks before replacing an ed
   expect(asked).toBe(false);
 
   await setCell(page, 'return "my own work";\n');
+  // an edited cell is no longer the example: the menu says so
+  await expect(menu).toHaveValue('');
   // Dismissed: the cell and the menu stay as they were.
   await menu.selectOption('sleep-wait');
   await expect.poll(() => asked, { intervals: POLL_INTERVALS_MS }).toBe(true);
-  await expect(menu).toHaveValue('search-describe');
+  await expect(menu).toHaveValue('');
   await expect(editor).toContainText('my own work');
   // Accepted: the example replaces the cell.
   asked = false;

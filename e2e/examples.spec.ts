@@ -52,3 +52,17 @@ test('every example cell runs in turn on one page and ends as expected', async (
     });
   }
 });
+
+test('editing a loaded example resets the menu to "Examples…" and drops example= from the URL', async ({ page }) => {
+  await openPlayground(page);
+  const menu = page.getByRole('combobox', { name: 'Examples' });
+  const [example] = EXAMPLES;
+  await menu.selectOption(example?.id ?? '');
+  await expect.poll(() => new URL(page.url()).hash).toContain(`example=${example?.id}`);
+  await page.locator('.monaco-editor .view-lines').click();
+  await page.keyboard.press('ControlOrMeta+End');
+  await page.keyboard.type('// edited');
+  await expect(menu).toHaveValue('');
+  await expect(menu.locator('option:checked')).toHaveText('Examples…');
+  await expect.poll(() => new URL(page.url()).hash).not.toContain('example=');
+});

@@ -1,6 +1,6 @@
 // Tests for the examples menu's memory: which cells count as edited (loading an example over them asks first).
 import { describe, expect, it } from 'vitest';
-import { cellIsEdited, EXAMPLES, findExample } from './examples.ts';
+import { cellIsEdited, exampleStillLoaded, EXAMPLES, findExample } from './examples.ts';
 
 const [first, second] = EXAMPLES as [(typeof EXAMPLES)[number], (typeof EXAMPLES)[number]];
 
@@ -28,5 +28,17 @@ describe('findExample', () => {
     expect(findExample(second.id)).toBe(second);
     expect(findExample('no-such-example')).toBeUndefined();
     expect(findExample(undefined)).toBeUndefined();
+  });
+});
+
+describe('exampleStillLoaded', () => {
+  it('keeps the example while the cell is its code untouched', () => {
+    expect(exampleStillLoaded(`${first.code}\n`, first.id)).toBe(first.id);
+  });
+  it('drops it once the cell no longer matches (edited, emptied, or another example)', () => {
+    expect(exampleStillLoaded(`${first.code}\nreturn 1;`, first.id)).toBeUndefined();
+    expect(exampleStillLoaded('', first.id)).toBeUndefined();
+    expect(exampleStillLoaded(second.code, first.id)).toBeUndefined();
+    expect(exampleStillLoaded(first.code, undefined)).toBeUndefined();
   });
 });

@@ -148,3 +148,9 @@ export function cellIsEdited(code: string, loadedExampleId: string | undefined):
   if (loaded) return loaded.code.trim() !== text;
   return !EXAMPLES.some((x) => x.code.trim() === text);
 }
+
+/** The example the menu still shows for `code`: `exampleId` while the cell is that example's code untouched (ends' whitespace aside), else none. */
+export function exampleStillLoaded(code: string, exampleId: string | undefined): string | undefined {
+  const loaded = findExample(exampleId);
+  return loaded && loaded.code.trim() === code.trim() ? loaded.id : undefined;
+}

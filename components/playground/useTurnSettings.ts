@@ -1,6 +1,7 @@
 'use client';
 // The turn's settings the page edits (agent, model, executor, typecheck and its inferred-types opt-in, client tools, loaded example): seeded from a link, mirrored into the URL.
 import { useEffect, useState } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
 import type { Agent, ClientToolSpec } from '../api.ts';
 import type { TurnSettings } from './cellUrl.ts';
 import { DEFAULT_CLIENT_TOOLS } from './clientTools.ts';
@@ -22,7 +23,8 @@ export interface TurnSettingsState {
   clientTools: ClientToolSpec[];
   setClientTools(tools: ClientToolSpec[]): void;
   exampleId?: string;
-  setExampleId(exampleId: string | undefined): void;
+  /** Takes an id, or an update of the current one (the editor's changes drop it once the cell no longer matches). */
+  setExampleId: Dispatch<SetStateAction<string | undefined>>;
 }
 
 /**
