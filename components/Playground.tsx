@@ -38,7 +38,8 @@ import { ComparePanel } from './panels/ComparePanel.tsx';
 import { LeftBehindNotice, useRunsLeftBehind } from './playground/LeftBehind.tsx';
 import { useCompare } from './playground/useCompare.ts';
 import { typecheckRequest } from './playground/typecheckRequest.ts';
-import { turnRequestOf } from './playground/turnRequest.ts';
+import { effectiveAgentId, turnRequestOf } from './playground/turnRequest.ts';
+import { LinkNotice } from './playground/LinkNotice.tsx';
 import { TurnControls } from './playground/TurnControls.tsx';
 
 export function Playground() {
@@ -62,7 +63,9 @@ export function Playground() {
   const { agentId, setAgentId, model, setModel, clientTools, setClientTools, typecheck, setTypecheck, typecheckInferred, executor, setExecutor } = settings;
   const checks = useMemo(() => typecheckRequest({ language, typecheck, typecheckInferred }), [language, typecheck, typecheckInferred]);
   const agent = agentsQuery.data?.find((a) => a.id === agentId);
-  const turnRequest = useMemo(() => turnRequestOf(agentId, model, clientTools), [agentId, model, clientTools]);
+  // nothing is asked for an agent before the Gateway's list confirms it (a link's unknown agent would be three 400s)
+  const agents = agentsQuery.data;
+  const turnRequest = useMemo(() => turnRequestOf(agents ? effectiveAgentId(agentId, agents) : undefined, model, clientTools), [agents, agentId, model, clientTools]);
   const turn = useTurn(turnRequest);
   const surfaceQuery = useQuery({ ...trpc.config.surface.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
   const catalogQuery = useQuery({ ...trpc.catalog.list.queryOptions(turnRequest ?? {}), enabled: turnRequest !== undefined });
@@ -229,7 +232,7 @@ export function Playground() {
         <h1 className="font-mono text-sm font-semibold text-neutral-100">
           <span className="text-sky-400">{'</>'}</span> Code Mode Playground
         </h1>
-        <TurnControls agents={agentsQuery.data} agentId={agentId} onAgentChange={(id) => endTurn(() => setAgentId(id))} model={model} onModelChange={setModel} />
+        <TurnControls agents={agents} agentId={agentId} onAgentChange={(id) => endTurn(() => setAgentId(id))} model={model} onModelChange={setModel} />
         <span className="font-mono text-[11px] text-neutral-500" data-testid="turn-info">
           {turnInfo ? `turn ${turnInfo.agentRunId} · session ${turnInfo.sessionId}` : turn.preparing ? 'preparing turn…' : 'no turn'}
         </span>
@@ -245,6 +248,7 @@ export function Playground() {
           {connection.text}
         </span>
       </header>
+      <LinkNotice linked={initial} agents={agents} />
       <ConnectionBanner state={live.connection} {...(live.error !== undefined ? { error: live.error } : {})} />
       {agentsQuery.error ? (
         <div data-testid="gateway-error" role="alert" className="border-b border-rose-900 bg-rose-950/60 px-3 py-1 text-xs text-rose-200">

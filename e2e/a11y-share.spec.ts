@@ -255,3 +255,20 @@ test('at 1440x900 the page renders in both themes (screenshots for review)', asy
     await testInfo.attach(`page-1440x900-${theme}`, { body, contentType: 'image/png' });
   }
 });
+
+test('a link with an unknown agent and a damaged cell says what was wrong and what is shown instead, with no failed requests', async ({ page }) => {
+  const refused: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+  });
+  await openPlayground(page, '/#agent=ghost&code=%25%25%25');
+  const notice = page.getByRole('status').filter({ hasText: 'This link was not used in full' });
+  await expect(notice).toContainText('agent=ghost is not an agent of this Gateway (main, research, ephemeral, patient), so Main is used');
+  await expect(notice).toContainText('code= is damaged');
+  await expect(notice).toContainText('the first example is shown instead');
+  await expect(page.getByRole('combobox', { name: 'agent' })).toHaveValue('main');
+  await expect(page.getByRole('combobox', { name: 'Examples' })).not.toHaveValue('');
+  expect(refused).toEqual([]);
+  await notice.getByRole('button', { name: 'dismiss' }).click();
+  await expect(notice).toHaveCount(0);
+});

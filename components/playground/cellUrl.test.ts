@@ -1,6 +1,6 @@
 // Tests for reading and building the page's URL (cell and settings in the hash, ?run=, share links).
 import { describe, expect, it } from 'vitest';
-import { cellUrl, readCellUrl } from './cellUrl.ts';
+import { agentLinkProblem, cellUrl, readCellUrl } from './cellUrl.ts';
 import { encodeCellHash } from '../editor/index.ts';
 import type { TurnSettings } from './cellUrl.ts';
 import { DEFAULT_CLIENT_TOOLS } from './clientTools.ts';
@@ -22,9 +22,11 @@ describe('readCellUrl', () => {
   it('on a link with a cell and a run: gives back both', () => {
     expect(readCellUrl(`${PAGE}?run=run_1${encodeCellHash(cell)}`)).toEqual({ cell, runId: 'run_1' });
   });
-  it('on a bare page or a damaged hash: gives neither', () => {
+  it('on a bare page: gives neither, and no problem', () => {
     expect(readCellUrl(PAGE)).toEqual({});
-    expect(readCellUrl(`${PAGE}#code=%%%`)).toEqual({});
+  });
+  it('on a damaged cell: gives no cell, and says the first example is shown instead', () => {
+    expect(readCellUrl(`${PAGE}#code=%%%`)).toEqual({ problems: [expect.stringMatching(/^code= is damaged .*first example is shown instead$/)] });
   });
 });
 
@@ -67,8 +69,32 @@ describe('turn settings in the URL', () => {
     expect(new URL(link).hash).not.toMatch(/tools=|typecheck=|inferred=|executor=/);
     expect(readCellUrl(link)).toEqual({ cell, settings: { agentId: 'main' } });
   });
+  it('on an unknown example: names it', () => {
+    expect(readCellUrl(`${PAGE}${encodeCellHash(cell)}&example=ghost`).problems).toEqual(['example=ghost is not an example of this page, so the menu shows none']);
+  });
+  it('on an unknown agent, once the agents are known: names it, the known ones and the one used', () => {
+    const agents = [{ id: 'main', name: 'Main' }, { id: 'research', name: 'Research' }];
+    expect(agentLinkProblem('ghost', agents)).toBe('agent=ghost is not an agent of this Gateway (main, research), so Main is used');
+    expect(agentLinkProblem('research', agents)).toBeUndefined();
+    expect(agentLinkProblem('ghost', undefined)).toBeUndefined();
+  });
   it('on a damaged setting (unknown executor, client tools that do not parse): leaves that one out and keeps the rest', () => {
     const link = `${PAGE}${encodeCellHash(cell)}&agent=main&executor=deno&tools=%5B%7B%7D%5D&typecheck=yes&inferred=true`;
-    expect(readCellUrl(link)).toEqual({ cell, settings: { agentId: 'main' } });
+    const { problems, ...read } = readCellUrl(link);
+    expect(read).toEqual({ cell, settings: { agentId: 'main' } });
+    // each one left out is named with what is used instead
+    expect(problems).toEqual([
+      expect.stringMatching(/^executor=deno is not one of quickjs, node, quickjs-emscripten, so the agent's executor is used$/),
+      expect.stringMatching(/^tools= is not a client-tool list \(\[0\]\.name: .*\), so the default client tools are used$/),
+    ]);
+  });
+  it('on an unknown example: names it', () => {
+    expect(readCellUrl(`${PAGE}${encodeCellHash(cell)}&example=ghost`).problems).toEqual(['example=ghost is not an example of this page, so the menu shows none']);
+  });
+  it('on an unknown agent, once the agents are known: names it, the known ones and the one used', () => {
+    const agents = [{ id: 'main', name: 'Main' }, { id: 'research', name: 'Research' }];
+    expect(agentLinkProblem('ghost', agents)).toBe('agent=ghost is not an agent of this Gateway (main, research), so Main is used');
+    expect(agentLinkProblem('research', agents)).toBeUndefined();
+    expect(agentLinkProblem('ghost', undefined)).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 // The page's URL, built in one place: the cell and the turn's settings in the hash (so a link reproduces them) and the shown run in `?run=`.
 import { decodeCellHash, encodeCellHash } from '../editor/index.ts';
 import type { SharedCell } from '../editor/index.ts';
-import type { ClientToolSpec } from '../api.ts';
+import type { Agent, ClientToolSpec } from '../api.ts';
+import { findExample } from './examples.ts';
 import { DEFAULT_CLIENT_TOOLS, parseClientTools } from './clientTools.ts';
 
 /** The search parameter naming the run the trajectory and snapshot views show. */
@@ -34,6 +35,34 @@ export interface CellUrlState {
   cell?: SharedCell;
   settings?: TurnSettings;
   runId?: string;
+  /** What the link held that the page could not use, and what it shows instead (one sentence each). */
+  problems?: string[];
+}
+
+const EXECUTORS = ['quickjs', 'node', 'quickjs-emscripten'] as const;
+
+/** Why parts of a link were left out (the agent is checked once the Gateway's agents are known: agentLinkProblem). */
+export function linkProblems(hash: string, settings: TurnSettings, cellDecoded: boolean): string[] {
+  const params = hashParams(hash);
+  const problems: string[] = [];
+  if (params.get('code') !== null && !cellDecoded) problems.push("code= is damaged (not base64url-encoded UTF-8 text, perhaps cut short), so the first example is shown instead");
+  const executor = params.get(SETTING_KEYS.executor);
+  if (executor && !settings.executor) problems.push(`executor=${executor.slice(0, 40)} is not one of ${EXECUTORS.join(', ')}, so the agent's executor is used`);
+  const tools = params.get(SETTING_KEYS.clientTools);
+  if (tools !== null && !settings.clientTools) {
+    const parsed = parseClientTools(tools);
+    problems.push(`tools= is not a client-tool list (${'error' in parsed ? parsed.error.slice(0, 120) : 'unreadable'}), so the default client tools are used`);
+  }
+  const example = params.get(SETTING_KEYS.example);
+  if (example && !findExample(example)) problems.push(`example=${example.slice(0, 40)} is not an example of this page, so the menu shows none`);
+  return problems;
+}
+
+/** Why the link's agent was not used, once the Gateway's agents are known; undefined when it was (or named none). */
+export function agentLinkProblem(linked: string | undefined, agents: readonly Pick<Agent, 'id' | 'name'>[] | undefined): string | undefined {
+  if (!linked || !agents || agents.length === 0 || agents.some((a) => a.id === linked)) return undefined;
+  const first = agents[0];
+  return `agent=${linked.slice(0, 40)} is not an agent of this Gateway (${agents.map((a) => a.id).join(', ')}), so ${first?.name ?? first?.id} is used`;
 }
 
 function hashParams(hash: string): URLSearchParams {
@@ -89,6 +118,8 @@ export function readCellUrl(href: string): CellUrlState {
   if (Object.keys(settings).length > 0) state.settings = settings;
   const runId = url.searchParams.get(RUN_PARAM);
   if (runId !== null) state.runId = runId;
+  const problems = linkProblems(url.hash, settings, cell !== undefined);
+  if (problems.length > 0) state.problems = problems;
   return state;
 }
 
