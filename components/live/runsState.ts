@@ -111,7 +111,7 @@ const SCHEDULED_KINDS: ReadonlySet<NestedCallRecord['kind']> = new Set(['tool', 
 /**
  * The call a pending sequential call waits behind. The turn's scheduler spans its runs: a sequential call starts
  * only once every earlier call of the turn has finished, so an unanswered client call in one run holds an
- * approved shell exec in another. The Gateway reports such a call as "running"; this names the earliest
+ * approved shell exec in another. The Gateway reports such a call as "queued" once approved; this names the earliest
  * unfinished call of the turn dispatched before it, if any. `sequential`: the catalog's sequential callable names.
  */
 export function queuedBehind(
@@ -120,7 +120,7 @@ export function queuedBehind(
   runs: RunView[],
   sequential: ReadonlySet<string>,
 ): { tool: string; runId: string; state: NestedCallRecord['status'] } | undefined {
-  if (call.state !== 'running' || !sequential.has(call.tool)) return undefined;
+  if ((call.state !== 'running' && call.state !== 'queued') || !sequential.has(call.tool)) return undefined;
   let blocker: { tool: string; runId: string; state: NestedCallRecord['status']; startedAt: number } | undefined;
   for (const other of runs) {
     if (other.agentRunId !== run.agentRunId) continue;

@@ -105,7 +105,7 @@ describe('dispatchRequest', () => {
     expect(await reply({ id: 'r9', op: 'call', tool: 'exec', input: {} }, denied)).toMatchObject({ ok: false, code: 'approval_denied', error: expect.stringContaining('nope') });
   });
 
-  it('an approved call queued behind an earlier sequential call says running, no longer awaiting_approval', async () => {
+  it('an approved call queued behind an earlier sequential call says queued (no longer awaiting_approval), then running once it starts', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const seq = buildCatalog([
@@ -126,10 +126,11 @@ describe('dispatchRequest', () => {
     await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval']), { timeout: 20_000 });
     approve();
     // still queued behind "slow", which has not finished
-    await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval', 'running']), { timeout: 20_000 });
+    await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval', 'queued']), { timeout: 20_000 });
     release();
     expect(await first.reply).toMatchObject({ ok: true, value: 'slow' });
     expect(await second.reply).toMatchObject({ ok: true });
+    expect(statuses).toEqual(['awaiting_approval', 'queued', 'running']);
   });
 
   it('on a store() value over maxOutputBytes: refuses it with capacity_exceeded and keeps nothing', async () => {

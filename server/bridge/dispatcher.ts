@@ -65,7 +65,7 @@ export interface DispatchContext {
   /** Whether the cell already holds network-controlled content (provenance of what it stores). */
   hasNetworkContent(): boolean;
   /** Status changes for the trajectory and the board. */
-  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void;
+  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'queued' | 'running'): void;
 }
 
 /** A value as it crosses the bridge, with the compact JSON it was made from (bytes, preview and tokens read it). */
@@ -117,8 +117,9 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
     if (!decision.approved) {
       throw new ToolError(`${entry.callableName} was denied by the operator${decision.reason ? `: ${decision.reason}` : ''}; do not retry it`, 'approval_denied');
     }
-    // approved: no longer waiting on a person, even while it queues behind earlier sequential calls
-    ctx.onStatus(req.id, 'running');
+    // approved: no longer waiting on a person; queued until the turn's scheduler starts it (a sequential tool waits
+    // for every earlier call of the turn, a client tool's unanswered call in another run included)
+    ctx.onStatus(req.id, 'queued');
   }
   const run = async () => {
     if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');

@@ -303,7 +303,7 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     return this.run.networkContent;
   }
 
-  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'running'): void {
+  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'queued' | 'running'): void {
     const record = this.recordOf(requestId);
     const was = record?.status;
     if (record) record.status = status;

@@ -37,7 +37,9 @@ export function pendingCalls(run: Run): CodeModePendingToolCall[] {
         ? 'awaiting_approval'
         : status === 'awaiting_client'
           ? 'awaiting_client'
-          : 'running';
+          : status === 'queued'
+            ? 'queued'
+            : 'running';
     out.push({ id: r.req.id, tool: r.record.tool, input: describeRequest(r.req, run.catalog).input, startedAt: r.record.startedAt, state });
   }
   for (const q of run.queued) {
