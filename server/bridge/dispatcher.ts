@@ -66,6 +66,11 @@ export interface DispatchContext {
   hasNetworkContent(): boolean;
   /** Status changes for the trajectory and the board. */
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'queued' | 'running'): void;
+  /**
+   * While an approval of this run is pending its budget stands still, so the guest's other calls are not charged:
+   * past a few of them a call waits (queued) for the decision. Returns what to wait for, or undefined to go on.
+   */
+  holdWhileApprovalPending?(): Promise<void> | undefined;
 }
 
 /** A value as it crosses the bridge, with the compact JSON it was made from (bytes, preview and tokens read it). */
@@ -120,6 +125,13 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
     // approved: no longer waiting on a person; queued until the turn's scheduler starts it (a sequential tool waits
     // for every earlier call of the turn, a client tool's unanswered call in another run included)
     ctx.onStatus(req.id, 'queued');
+  }
+  if (entry.tool.approval !== 'required') {
+    const hold = ctx.holdWhileApprovalPending?.();
+    if (hold) {
+      ctx.onStatus(req.id, 'queued');
+      await hold;
+    }
   }
   const run = async () => {
     if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');

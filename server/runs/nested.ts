@@ -1,7 +1,6 @@
-// A run's nested calls: a frontier of guest requests is checked against what the run already knows,
-// each request gets its trajectory record and is dispatched on the Gateway with the run's scope, and
-// each reply is recorded, then delivered into the live VM or kept for the next wait. The RunManager
-// owns the slot cap, failures and events (NestedCallEnv); this module owns the requests' records.
+// A run's nested calls: each guest request of a frontier is checked, recorded in the trajectory and dispatched
+// on the Gateway with the run's scope; each reply is recorded, then delivered into the live VM or kept for the
+// next wait. The RunManager owns the slot cap, failures and events (NestedCallEnv); this module, the records.
 import { dispatchRequest, type DispatchContext, type NestedCallHooks } from '../bridge/dispatcher.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import { describeRequest, resolveCallTarget, type NestedCallKind } from '../bridge/describe.ts';
@@ -9,6 +8,7 @@ import { observe } from '../catalog/infer-type.ts';
 import { wantsInference } from '../catalog/inferred-overlay.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
+import { ApprovalGate } from './approval-gate.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
@@ -236,6 +236,7 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
   readonly headless: boolean;
   readonly signal: AbortSignal;
   readonly hooks: NestedCallHooks = this;
+  private readonly approvalGate: ApprovalGate;
 
   constructor(
     private readonly run: Run,
@@ -254,6 +255,7 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     this.restartSafe = run.cell.restartSafe;
     this.headless = turn.headless;
     this.signal = run.abort.signal;
+    this.approvalGate = new ApprovalGate(this.signal);
   }
 
   private recordOf(requestId: string): NestedCallRecord | undefined {
@@ -273,8 +275,13 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     return out;
   }
 
+  holdWhileApprovalPending(): Promise<void> | undefined {
+    return this.approvalGate.hold(this.run.approvalsPending);
+  }
+
   async requestApproval(entry: CatalogEntry, input: unknown, requestId: string): Promise<{ approved: boolean; reason?: string }> {
     const run = this.run;
+    if (run.approvalsPending === 0) this.approvalGate.began();
     run.approvalsPending++;
     run.syncBudget();
     try {
@@ -285,6 +292,7 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     } finally {
       run.approvalsPending--;
       run.syncBudget();
+      if (run.approvalsPending === 0) this.approvalGate.ended();
     }
   }
 

@@ -9,6 +9,7 @@ import type { Continuation, Executor, LegOutcome } from '../executors/types.ts';
 import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from './runs.ts';
+import { MAX_CALLS_DURING_APPROVAL } from './approval-gate.ts';
 
 let executor: QuickJsExecutor;
 
@@ -281,6 +282,30 @@ describe('approvals across parking', () => {
       let result = await waiting;
       for (let i = 0; i < 20 && result.status === 'waiting'; i++) result = await gw.wait(t.agentRunId, { runId: first.runId });
       expect(result).toMatchObject({ status: 'completed', value: 'decided' });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('calls while an approval is pending (the budget stands still meanwhile)', () => {
+  it(`on a cell looping over tool calls beside a pending approval: past ${MAX_CALLS_DURING_APPROVAL} calls the next waits, queued, for the decision; approved, the cell completes`, async () => {
+    const gw = await gateway({ timeoutMs: 60_000 });
+    try {
+      const t = gw.prepareTurn({});
+      const n = MAX_CALLS_DURING_APPROVAL + 40;
+      const code = `const pending = exec({ command: "echo", args: ["ok"] });\nlet i = 0;\nfor (; i < ${n}; i++) await sleep({ ms: 0 });\nreturn { i, out: (await pending).stdout.trim() }`;
+      const result = gw.exec(t.agentRunId, { code });
+      const sleeps = () => gw.runs().find((r) => r.agentRunId === t.agentRunId)?.nested.filter((c) => c.tool === 'sleep') ?? [];
+      await until(() => sleeps().some((c) => c.status === 'queued'), { what: 'a call to wait for the decision', timeoutMs: 60_000 });
+      const seen = sleeps();
+      expect(seen.filter((c) => c.status === 'queued')).toHaveLength(1);
+      expect(seen.at(-1)?.status).toBe('queued');
+      expect(seen.filter((c) => c.status === 'ok').length).toBeGreaterThanOrEqual(MAX_CALLS_DURING_APPROVAL);
+      expect(seen.length).toBeLessThan(n);
+      const [approval] = gw.approvals();
+      gw.decideApproval({ approvalId: approval!.approvalId, approve: true });
+      expect(await result).toMatchObject({ status: 'completed', value: { i: n, out: 'ok' } });
     } finally {
       await gw.close();
     }
