@@ -1,6 +1,6 @@
 // Tests for folding run events into the page's run list and approvals.
 import { describe, expect, it } from 'vitest';
-import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, queuedBehind, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
+import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, NESTED_KEPT, queuedBehind, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
 import type { ApprovalView, ControlCallRecord, NestedCallRecord } from '../../server/runs/types.ts';
 import { runViewFixture } from './testing.ts';
 
@@ -37,6 +37,19 @@ describe('applyRunEvent', () => {
     let runs = applyRunEvent([view('a')], { type: 'nested.started', runId: 'a', at: 2, call: call('a:1', 'running') });
     runs = applyRunEvent(runs, { type: 'nested.finished', runId: 'a', at: 3, call: call('a:1', 'ok') });
     expect(runs[0]?.nested).toEqual([call('a:1', 'ok')]);
+  });
+  it(`past ${NESTED_KEPT} nested calls: the earliest finished ones are dropped and counted in nestedOmitted, unfinished ones stay`, () => {
+    const open = { ...call('a:open', 'running') };
+    let runs = applyRunEvent([view('a')], { type: 'nested.started', runId: 'a', at: 1, call: open });
+    for (let i = 0; i < NESTED_KEPT + 100; i++) {
+      runs = applyRunEvent(runs, { type: 'nested.started', runId: 'a', at: 2, call: call(`a:${i}`, 'running') });
+      runs = applyRunEvent(runs, { type: 'nested.finished', runId: 'a', at: 3, call: { ...call(`a:${i}`, 'ok'), endedAt: 1200 } });
+    }
+    const run = runs[0]!;
+    expect(run.nested).toHaveLength(NESTED_KEPT);
+    expect(run.nestedOmitted).toBe(101);
+    expect(run.nested[0]?.invocationId).toBe('a:open');
+    expect(run.nested.at(-1)?.invocationId).toBe(`a:${NESTED_KEPT + 99}`);
   });
   it('on a nested event for an unknown run: leaves the list unchanged', () => {
     const runs = [view('a')];

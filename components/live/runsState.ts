@@ -6,12 +6,34 @@ export function sortRuns(runs: RunView[]): RunView[] {
   return [...runs].sort((a, b) => b.createdAt - a.createdAt);
 }
 
-function upsertNested(nested: NestedCallRecord[], call: NestedCallRecord): NestedCallRecord[] {
-  const index = nested.findIndex((n) => n.invocationId === call.invocationId);
-  if (index === -1) return [...nested, call];
+/**
+ * Nested calls a run keeps on the page, as the Gateway's run views do (MAX_NESTED_IN_VIEW in server/runs/trajectory.ts):
+ * past it the earliest finished calls are dropped and counted in `nestedOmitted`, so a cell of 70,000 calls neither
+ * grows the page without bound nor costs a scan of every earlier call per event.
+ */
+export const NESTED_KEPT = 500;
+
+function upsertNested(run: RunView, call: NestedCallRecord): Pick<RunView, 'nested' | 'nestedOmitted'> {
+  const nested = run.nested;
+  // a call's finish usually follows its start closely: look from the end
+  let index = -1;
+  for (let i = nested.length - 1; i >= 0; i--) {
+    if (nested[i]?.invocationId === call.invocationId) {
+      index = i;
+      break;
+    }
+  }
   const next = [...nested];
-  next[index] = call;
-  return next;
+  if (index === -1) next.push(call);
+  else next[index] = call;
+  let omitted = run.nestedOmitted ?? 0;
+  while (next.length > NESTED_KEPT) {
+    const finished = next.findIndex((n) => n.endedAt !== undefined);
+    if (finished === -1) break;
+    next.splice(finished, 1);
+    omitted++;
+  }
+  return omitted > 0 ? { nested: next, nestedOmitted: omitted } : { nested: next };
 }
 
 /** Applies one event to the run list. Events about runs not yet known wait for the run's own view. */
@@ -36,7 +58,7 @@ export function applyRunEvent(runs: RunView[], event: RunEvent): RunView[] {
       const current = runs[index];
       if (!current) return runs;
       const next = [...runs];
-      next[index] = { ...current, nested: upsertNested(current.nested, event.call) };
+      next[index] = { ...current, ...upsertNested(current, event.call) };
       return next;
     }
     default:

@@ -43,7 +43,7 @@ export const RunsPanel = memo(function RunsPanel(props: { runs: Run[]; selectedR
                   </span>
                 ) : null}
                 <span className="ml-auto whitespace-nowrap text-neutral-500">
-                  {run.calls.length} calls · {run.nested.length} nested
+                  {run.calls.length} calls · {run.nested.length + (run.nestedOmitted ?? 0)} nested
                 </span>
                 <span className="whitespace-nowrap text-neutral-600">{new Date(run.createdAt).toLocaleTimeString()}</span>
               </button>

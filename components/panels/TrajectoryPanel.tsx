@@ -197,6 +197,11 @@ export const TrajectoryPanel = memo(function TrajectoryPanel(props: { run?: Run;
               {run.agentId} · session {run.sessionId} · {run.executor} · {run.language}
             </span>
           </div>
+          {run.nestedOmitted ? (
+            <p data-testid="trajectory-omitted" className="text-[11px] text-amber-300">
+              {run.nestedOmitted} earlier finished nested calls are not shown (the view keeps the latest {run.nested.length}); Export JSON has every one.
+            </p>
+          ) : null}
           <Tree run={run} now={now} />
           <Timeline run={run} now={now} />
         </div>

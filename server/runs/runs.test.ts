@@ -10,6 +10,7 @@ import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from
 import type { CodeModeResult } from './types.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from './runs.ts';
 import { MAX_CALLS_DURING_APPROVAL } from './approval-gate.ts';
+import { MAX_NESTED_IN_VIEW } from './trajectory.ts';
 
 let executor: QuickJsExecutor;
 
@@ -306,6 +307,27 @@ describe('calls while an approval is pending (the budget stands still meanwhile)
       const [approval] = gw.approvals();
       gw.decideApproval({ approvalId: approval!.approvalId, approve: true });
       expect(await result).toMatchObject({ status: 'completed', value: { i: n, out: 'ok' } });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('run views carry a bounded number of nested calls', () => {
+  it(`on a cell of ${MAX_NESTED_IN_VIEW + 100} calls: the view keeps the latest ${MAX_NESTED_IN_VIEW} and counts the rest; the trajectory export has all`, async () => {
+    const gw = await gateway({ timeoutMs: 60_000 });
+    try {
+      const t = gw.prepareTurn({});
+      const n = MAX_NESTED_IN_VIEW + 100;
+      const done = expectCompleted(await gw.exec(t.agentRunId, { code: `for (let i = 0; i < ${n}; i++) await sleep({ ms: 0 });\nreturn ${n}` }));
+      const runId = done.telemetry.runId;
+      const seen = gw.run(runId)!;
+      expect(seen.nested).toHaveLength(MAX_NESTED_IN_VIEW);
+      expect(seen.nestedOmitted).toBe(100);
+      expect(gw.runs().find((r) => r.runId === runId)?.nested).toHaveLength(MAX_NESTED_IN_VIEW);
+      const all = gw.trajectory(runId)!.calls.flatMap((c) => c.nested);
+      expect(all).toHaveLength(n);
+      expect(seen.nested.at(-1)?.invocationId).toBe(all.at(-1)?.invocationId);
     } finally {
       await gw.close();
     }

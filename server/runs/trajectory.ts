@@ -5,7 +5,7 @@ import { describeRequest } from '../bridge/describe.ts';
 import type { LegOutcome, PressureEvent } from '../executors/types.ts';
 import type { Run } from './run.ts';
 import { tokenMeter } from './meter.ts';
-import type { CodeModePendingToolCall, RunView, SnapshotRecord, TokenMeter, TrajectoryExport } from './types.ts';
+import type { CodeModePendingToolCall, NestedCallRecord, RunView, SnapshotRecord, TokenMeter, TrajectoryExport } from './types.ts';
 
 /** Identity and source of a run, shared by the board view and the trajectory export. */
 export function header(run: Run) {
@@ -66,10 +66,26 @@ export function view(run: Run): RunView {
       ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
       : {}),
     calls: run.calls.map((c) => ({ ...c })),
-    nested: [...run.requests.values()].map((r) => ({ ...r.record })),
+    ...nestedInView(run),
     ...(run.lastResult ? { lastResult: run.lastResult } : {}),
     ...meterOf(run),
   };
+}
+
+/**
+ * Nested records a run view carries (runs.list, runs.get, run events): a cell may make tens of thousands of calls,
+ * and every listing of every run carried every record (20 MB and a second of the event loop for three such
+ * runs). Unfinished calls are always in; then the latest finished ones. The trajectory export keeps them all.
+ */
+export const MAX_NESTED_IN_VIEW = 500;
+
+function nestedInView(run: Run): { nested: NestedCallRecord[]; nestedOmitted?: number } {
+  const all = [...run.requests.values()].map((r) => r.record);
+  if (all.length <= MAX_NESTED_IN_VIEW) return { nested: all.map((r) => ({ ...r })) };
+  const kept = new Set(all.filter((r) => r.endedAt === undefined));
+  for (let i = all.length - 1; i >= 0 && kept.size < MAX_NESTED_IN_VIEW; i--) kept.add(all[i] as NestedCallRecord);
+  const nested = all.filter((r) => kept.has(r)).map((r) => ({ ...r }));
+  return { nested, nestedOmitted: all.length - nested.length };
 }
 
 /** The run's token meter (runs/meter.ts), once one of its exec/wait calls ended. */

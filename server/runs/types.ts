@@ -252,7 +252,10 @@ export interface RunView {
   snapshots: SnapshotRecord[];
   retainedBytesEstimate?: number;
   calls: ControlCallRecord[];
+  /** The run's nested calls: every unfinished one, then the latest finished, at most MAX_NESTED_IN_VIEW (runs.trajectory has all). */
   nested: NestedCallRecord[];
+  /** Finished nested calls left out of `nested` (absent when none were). */
+  nestedOmitted?: number;
   lastResult?: CodeModeResult;
   /** The token meter, once an exec/wait call of the run ended. */
   meter?: TokenMeter;
