@@ -7,6 +7,13 @@ import { expectCompleted, expectFailed, testGateway } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 
 /** A tool that counts its real dispatches: a replay must leave the count where the recording left it. */
+/** A value nested `levels` deep: [[[...]]]. */
+function deep(levels: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = [v];
+  return v;
+}
+
 function counted() {
   const state = { dispatches: 0 };
   const tool: ToolDefinition = {
@@ -110,6 +117,9 @@ describe('replay lab: cassettes', () => {
       [{ ...cassette, calls: [{ tool: 'lookup', ok: true }] }, 'calls[0].input is missing'],
       [{ ...cassette, calls: [{ tool: 'lookup', input: {}, ok: false }] }, 'calls[0].error must be'],
       [{ ...cassette, calls: Array.from({ length: 10_001 }, () => ({ tool: 't', input: 1, ok: true })) }, 'over 10000'],
+      // a recorded value or input nested 5000 deep overflowed the host's serializer in a microtask (the CLI died, a server run stayed waiting)
+      [{ ...cassette, calls: [{ ...(cassette.calls as object[])[0], value: deep(5000) }] }, 'calls[0].value nests deeper than 1000 levels'],
+      [{ ...cassette, calls: [{ ...(cassette.calls as object[])[0], input: deep(5000) }] }, 'calls[0].input nests deeper than 1000 levels'],
     ];
     const before = probe.state.dispatches;
     for (const [replay, message] of cases) {

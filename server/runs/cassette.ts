@@ -11,6 +11,8 @@ import { describeRequest } from '../bridge/describe.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { Run } from './run.ts';
+import { MAX_VALUE_DEPTH } from './bound.ts';
+import { jsonShapeProblem } from '../util/json-shape.ts';
 
 export const CASSETTE_FORMAT = 'codemode-cassette';
 export const CASSETTE_VERSION = 1;
@@ -103,7 +105,11 @@ export function parseCassette(raw: unknown): Cassette {
   const out: Cassette = { format: CASSETTE_FORMAT, version: CASSETTE_VERSION, seed: c.seed, language: c.language, code: c.code, calls };
   if (c.executor !== undefined) out.executor = c.executor;
   if (c.runId !== undefined) out.runId = c.runId as string;
-  if (c.result !== undefined) out.result = checkResult(c.result, fix);
+  if (c.result !== undefined) {
+    const shape = jsonShapeProblem(c.result, { maxDepth: MAX_VALUE_DEPTH, maxNodes: Number.MAX_SAFE_INTEGER });
+    if (shape) throw bad(`result ${shape}`, fix);
+    out.result = checkResult(c.result, fix);
+  }
   return out;
 }
 
@@ -114,6 +120,12 @@ function checkCall(raw: unknown, i: number, fix: string): CassetteCall {
   if (typeof c.tool !== 'string' || c.tool === '' || c.tool.length > MAX_CASSETTE_TOOL_CHARS) throw bad(`${where}.tool must be a tool's callable name`, fix);
   if (!('input' in c)) throw bad(`${where}.input is missing`, fix);
   if (typeof c.ok !== 'boolean') throw bad(`${where}.ok must be true or false`, fix);
+  // what a replay hands the cell is a value like any tool's: bounded as values are (a recorded value nested 5000
+  // deep overflowed the host's serializer in a microtask, killing the CLI and stranding the server's run)
+  for (const k of ['input', 'value'] as const) {
+    const shape = jsonShapeProblem(c[k], { maxDepth: MAX_VALUE_DEPTH, maxNodes: Number.MAX_SAFE_INTEGER });
+    if (shape) throw bad(`${where}.${k} ${shape}`, fix);
+  }
   const call: CassetteCall = { tool: c.tool, input: c.input, ok: c.ok };
   if (c.ok) call.value = c.value === undefined ? null : c.value;
   else {

@@ -115,7 +115,17 @@ function answerFromCassette(run: Run, host: HostRequest, req: Extract<BridgeRequ
   }
   host.record.answeredBy = 'cassette';
   // after the frontier, as a dispatched call's reply would come
-  queueMicrotask(() => onReply(run, host, out.reply, out.reply.ok ? JSON.stringify(out.reply.value) : undefined, env));
+  const json = () => (out.reply.ok ? JSON.stringify(out.reply.value) : undefined);
+  queueMicrotask(() => hostStep(run, env, 'answer this call from the cassette', () => onReply(run, host, out.reply, json(), env)));
+}
+
+/** A host step on guest data that no caller awaits (a microtask, a fork's redispatch): a throw fails the run, never the process. */
+function hostStep(run: Run, env: NestedCallEnv, what: string, step: () => void): void {
+  try {
+    step();
+  } catch (err) {
+    env.failRun(run, 'internal_error', hostFaultMessage(what, err));
+  }
 }
 
 /**
@@ -126,11 +136,7 @@ export function redispatch(run: Run, host: HostRequest, env: NestedCallEnv): voi
   host.record.startedAt = Date.now();
   host.record.status = 'running';
   env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
-  try {
-    send(run, host, env);
-  } catch (err) {
-    env.failRun(run, 'internal_error', hostFaultMessage("dispatch this cell's requests", err));
-  }
+  hostStep(run, env, "dispatch this cell's requests", () => send(run, host, env));
 }
 
 function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
@@ -379,22 +385,4 @@ function jsonOf(value: unknown): string {
 /** A tool, MCP or client call: what a model would call itself without code mode. */
 function isToolCall(kind: NestedCallKind): boolean {
   return kind === 'tool' || kind === 'mcp' || kind === 'client';
-}
-
-export function hasDeliverable(run: Run): boolean {
-  for (const r of run.requests.values()) if (r.settled && !r.delivered) return true;
-  return false;
-}
-
-/** Every reply that settled and was not delivered yet, marked delivered (the caller hands them to the guest). */
-export function takeDeliverable(run: Run): BridgeReply[] {
-  const replies: BridgeReply[] = [];
-  for (const r of run.requests.values()) {
-    if (r.settled && !r.delivered) {
-      r.delivered = true;
-      run.guestInFlight--;
-      replies.push(r.settled);
-    }
-  }
-  return replies;
 }

@@ -345,3 +345,22 @@ export function legLimits(o: CodeModeOptions): LegLimits {
     maxPendingToolCalls: o.maxPendingToolCalls,
   };
 }
+
+/** Whether a reply settled that the guest has not been handed yet. */
+export function hasDeliverable(run: Run): boolean {
+  for (const r of run.requests.values()) if (r.settled && !r.delivered) return true;
+  return false;
+}
+
+/** Every reply that settled and was not delivered yet, marked delivered (the caller hands them to the guest). */
+export function takeDeliverable(run: Run): BridgeReply[] {
+  const replies: BridgeReply[] = [];
+  for (const r of run.requests.values()) {
+    if (r.settled && !r.delivered) {
+      r.delivered = true;
+      run.guestInFlight--;
+      replies.push(r.settled);
+    }
+  }
+  return replies;
+}
