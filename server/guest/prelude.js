@@ -219,10 +219,16 @@
       return v;
     }
     var json;
-    try {
+    // only on Node, whose engine throws a string-length RangeError: a QuickJS VM out of memory throws an
+    // exception that a catch here would turn into a plain `throw null`, hiding memory_limit_exceeded (cell 25)
+    if (takeReply === null) {
       json = JSONstringify(value, replacer);
-    } catch (e) {
-      throw tooLargeToSerialize(e, what);
+    } else {
+      try {
+        json = JSONstringify(value, replacer);
+      } catch (e) {
+        throw tooLargeToSerialize(e, what);
+      }
     }
     return typeof json === 'string' ? json : undefined;
   }
