@@ -459,7 +459,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // Started after the other sources load, so a failing load leaves no server process behind.
   for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
   const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
-  const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(opts.log ? { log: opts.log } : {}) });
+  const openapi =
+    opts.openapi ??
+    new OpenApiSources({ baseDir: config.baseDir, reservedNames: () => sources.tools.map((t) => t.name), ...(opts.log ? { log: opts.log } : {}) });
   for (const [name, source] of Object.entries(config.sources?.openapi ?? {})) openapi.add(name, source);
   openapi.start();
   const extra = opts.extraTools;

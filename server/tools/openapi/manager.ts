@@ -37,7 +37,13 @@ export class OpenApiSources {
   private readonly listeners = new Set<() => void>();
 
   constructor(
-    private readonly opts: { baseDir: string; env?: Readonly<Record<string, string | undefined>>; log?: (line: string) => void },
+    private readonly opts: {
+      baseDir: string;
+      env?: Readonly<Record<string, string | undefined>>;
+      log?: (line: string) => void;
+      /** Names the Gateway's own tools hold (core and plugins): an operation named like one is left out, never shadows it. */
+      reservedNames?: () => Iterable<string>;
+    },
   ) {}
 
   /** Start loading a source; returns at once. Throws for a name already held. */
@@ -96,7 +102,31 @@ export class OpenApiSources {
   }
 
   tools(): ToolDefinition[] {
-    return this.entries.flatMap((e) => e.loaded?.tools ?? []);
+    return this.admitted().tools;
+  }
+
+  /**
+   * The loaded sources' tools whose names are free: a name the Gateway's tools hold, or an earlier source's, would
+   * put two tools under one callable name (the later one replaced core `read` and `exec` in cells). The rest are
+   * left out with the reason, shown with their source.
+   */
+  private admitted(): { tools: ToolDefinition[]; conflicts: Map<Entry, string[]> } {
+    const taken = new Map<string, string>();
+    for (const name of this.opts.reservedNames?.() ?? []) taken.set(name, `the Gateway's tool "${name}"`);
+    const tools: ToolDefinition[] = [];
+    const conflicts = new Map<Entry, string[]>();
+    for (const e of this.entries) {
+      for (const tool of e.loaded?.tools ?? []) {
+        const holder = taken.get(tool.name);
+        if (holder) {
+          conflicts.set(e, [...(conflicts.get(e) ?? []), `"${tool.name}": the name is taken by ${holder}; give the operation another operationId`]);
+          continue;
+        }
+        taken.set(tool.name, `the "${e.name}" OpenAPI source's "${tool.name}"`);
+        tools.push(tool);
+      }
+    }
+    return { tools, conflicts };
   }
 
   revision(): number {
@@ -122,18 +152,20 @@ export class OpenApiSources {
   }
 
   views(): OpenApiSourceStatus[] {
+    const { conflicts } = this.admitted();
     return this.entries.map((e) => {
       const document = e.config.documentText !== undefined ? 'uploaded document' : (e.config.document ?? '');
       if (e.loaded) {
+        const skipped = [...e.loaded.skipped, ...(conflicts.get(e) ?? [])];
         return {
           name: e.name,
           state: 'connected' as const,
-          toolCount: e.loaded.tools.length,
+          toolCount: e.loaded.tools.length - (conflicts.get(e)?.length ?? 0),
           document,
           baseUrl: e.loaded.baseUrl,
           allowedHosts: e.loaded.allowedHosts,
           ...(e.loaded.title ? { title: e.loaded.title } : {}),
-          ...(e.loaded.skipped.length > 0 ? { skipped: e.loaded.skipped } : {}),
+          ...(skipped.length > 0 ? { skipped } : {}),
         };
       }
       if (e.error !== undefined) return { name: e.name, state: 'failed' as const, error: e.error, toolCount: 0, document };
