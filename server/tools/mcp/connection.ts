@@ -322,19 +322,29 @@ export class McpConnection {
       ...(config.cwd ? { cwd: config.cwd } : {}),
       stderr: 'pipe',
     });
+    // the line being read, kept to its first MAX_STDERR_LINE_CHARS + 1 characters: a server that writes megabytes
+    // without a newline must not grow this (or make every chunk re-split all of it)
     let partial = '';
     transport.stderr?.on('data', (chunk: Buffer | string) => {
-      const lines = (partial + chunk.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) this.noteStderr(line);
+      const text = chunk.toString();
+      for (let start = 0; ; ) {
+        const newline = text.indexOf('\n', start);
+        const piece = newline === -1 ? text.slice(start) : text.slice(start, newline);
+        if (partial.length <= MAX_STDERR_LINE_CHARS) partial += piece.slice(0, MAX_STDERR_LINE_CHARS + 1 - partial.length);
+        if (newline === -1) break;
+        this.noteStderr(partial);
+        partial = '';
+        start = newline + 1;
+      }
     });
     return transport;
   }
 
   private noteStderr(line: string): void {
-    const text = line.trimEnd();
-    if (text === '') return;
-    this.stderrTail.push(text.length > MAX_STDERR_LINE_CHARS ? `${text.slice(0, MAX_STDERR_LINE_CHARS)}...` : text);
+    const trimmed = line.trimEnd();
+    if (trimmed === '') return;
+    const text = trimmed.length > MAX_STDERR_LINE_CHARS ? `${trimmed.slice(0, MAX_STDERR_LINE_CHARS)}...` : trimmed;
+    this.stderrTail.push(text);
     while (this.stderrTail.length > this.settings.stderrTailLines) this.stderrTail.shift();
     this.settings.log?.(`[mcp:${this.name}] ${text}`);
   }

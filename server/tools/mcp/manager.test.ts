@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../testing.ts';
 import type { ToolDefinition } from '../types.ts';
 import { MCP_FAULT_CODES } from './faults.ts';
 import { McpManager, type McpManagerOptions } from './manager.ts';
+import { MAX_STDERR_LINE_CHARS } from './connection.ts';
 import { until } from '../../testing.ts';
 import { childProcessesRunning, DEMO_SERVER_SCRIPT, demoServer, FAST_MCP_OPTIONS, faultyServer, growingServer, slowStartServer } from './testing.ts';
 
@@ -235,6 +236,18 @@ describe('McpManager faults', () => {
     await m.settled();
     expect(m.views()[0]?.state).toBe('failed');
     expect(m.views()[0]?.error).toContain('cannot open database');
+  });
+
+  it('on a server that writes 8 MB of stderr without a newline, then a line, then exits: the log and the view keep each line cut to MAX_STDERR_LINE_CHARS', async () => {
+    const script = 'process.stderr.write("E".repeat(8 << 20)); process.stderr.write("\\nthe real reason\\n", () => process.exit(2))';
+    const logged: string[] = [];
+    const m = manager({ noisy: { command: process.execPath, args: ['-e', script], cwd: REPO_ROOT } }, { maxConnectAttempts: 1, log: (line) => logged.push(line) });
+    await m.settled();
+    const view = m.views()[0];
+    expect(view?.state).toBe('failed');
+    expect(view?.error).toContain('the real reason');
+    const stderrLines = logged.filter((l) => l.startsWith('[mcp:noisy] E'));
+    expect(stderrLines).toEqual([`[mcp:noisy] ${'E'.repeat(MAX_STDERR_LINE_CHARS)}...`]);
   });
 
   it('on a server that never answers initialize: the attempt times out instead of hanging', async () => {
