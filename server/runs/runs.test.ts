@@ -320,7 +320,7 @@ describe('run views carry a bounded number of nested calls', () => {
       const t = gw.prepareTurn({});
       const n = MAX_NESTED_IN_VIEW + 100;
       const done = expectCompleted(await gw.exec(t.agentRunId, { code: `for (let i = 0; i < ${n}; i++) await sleep({ ms: 0 });\nreturn ${n}` }));
-      const runId = done.telemetry.runId;
+      const runId = done.telemetry.runId ?? '';
       const seen = gw.run(runId)!;
       expect(seen.nested).toHaveLength(MAX_NESTED_IN_VIEW);
       expect(seen.nestedOmitted).toBe(100);
