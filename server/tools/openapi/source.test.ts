@@ -114,6 +114,21 @@ describe('OpenAPI tool source against the demo inventory server', () => {
     expect(uploaded.baseUrl).toBe('http://127.0.0.1:4011/');
   });
 
+  it('refuses a server the document picks on a link-local address, or (fetched by URL) on a loopback address of another port, unless the config sets baseUrl', async () => {
+    const text = readFileSync(join(REPO_ROOT, DOCUMENT), 'utf8');
+    const metadata = text.replace('http://127.0.0.1:4011', 'http://169.254.169.254');
+    await expect(loadOpenApiSource('meta', { documentText: metadata }, { baseDir: REPO_ROOT })).rejects.toThrow(
+      'OpenAPI source "meta": the document\'s server http://169.254.169.254 is a link-local address (where clouds serve instance metadata); set "baseUrl" (and "allowedHosts") in the source\'s config if calls should go there',
+    );
+    expect((await loadOpenApiSource('meta', { documentText: metadata, baseUrl: 'http://169.254.169.254' }, { baseDir: REPO_ROOT })).baseUrl).toBe('http://169.254.169.254/');
+    // the demo server serves the document, which names 127.0.0.1:4011: another port of loopback than the one it came from
+    const from = new URL(api.url).host;
+    expect(from).not.toBe('127.0.0.1:4011');
+    await expect(loadOpenApiSource('other-port', { document: `${api.url}/openapi.yaml` }, { baseDir: REPO_ROOT })).rejects.toThrow(
+      `OpenAPI source "other-port": the document (from ${from}) names its server http://127.0.0.1:4011, a loopback or private address of another host or port`,
+    );
+  });
+
   it('names a missing file, a missing auth variable and an unreachable document URL', async () => {
     await expect(loadOpenApiSource('x', { document: 'demo/openapi/nope.yaml' }, { baseDir: REPO_ROOT })).rejects.toThrow(/cannot read .*nope\.yaml \(ENOENT\)/);
     await expect(loadOpenApiSource('x', { document: DOCUMENT, auth: { env: 'NOPE_TOKEN' } }, { baseDir: REPO_ROOT, env: {} })).rejects.toThrow(

@@ -66,7 +66,29 @@ function resolveBaseUrl(config: OpenApiSourceConfig, serverUrl: string | undefin
     throw new OpenApiDocumentError(`${where}: base URL ${JSON.stringify(candidate)} is not an absolute http(s) URL; set "baseUrl"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OpenApiDocumentError(`${where}: base URL ${url.href} must be http(s)`);
+  if (!config.baseUrl) refuseInternalServerUrl(url, config, where);
   return url;
+}
+
+/** Literal link-local addresses (169.254.0.0/16, where clouds serve instance metadata; fe80::/10). */
+const LINK_LOCAL = /^(169\.254\.\d{1,3}\.\d{1,3}|\[fe[89ab][0-9a-f]:[0-9a-f:.]*\])$/i;
+/** Literal loopback and private addresses, and localhost. */
+const INTERNAL = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|10\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|\[::1?\]|\[f[cd][0-9a-f]{2}:[0-9a-f:.]*\])$/i;
+
+/**
+ * The document chose this base URL (its servers[0]); the allowlist defaults to its host, so the document decides
+ * where calls go. It may not pick a link-local address (cloud metadata), nor, when it was fetched from a URL, a
+ * loopback or private address other than the host it came from (a document on one port naming the playground's own
+ * port, or another service on the machine). Setting baseUrl in the source's config says the operator means it.
+ */
+function refuseInternalServerUrl(url: URL, config: OpenApiSourceConfig, where: string): void {
+  const host = url.hostname.toLowerCase();
+  const fix = `set "baseUrl" (and "allowedHosts") in the source's config if calls should go there`;
+  if (LINK_LOCAL.test(host)) throw new OpenApiDocumentError(`${where}: the document's server ${url.origin} is a link-local address (where clouds serve instance metadata); ${fix}`);
+  const from = config.document && isUrl(config.document) ? new URL(config.document) : undefined;
+  if (from && INTERNAL.test(host) && url.host !== from.host) {
+    throw new OpenApiDocumentError(`${where}: the document (from ${from.host}) names its server ${url.origin}, a loopback or private address of another host or port; ${fix}`);
+  }
 }
 
 function authHeaders(config: OpenApiSourceConfig, env: Readonly<Record<string, string | undefined>>, where: string): Record<string, string> {
