@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBeforeToolCallHooks } from './plugins.ts';
-import { loadToolSources } from './registry.ts';
+import { loadToolSources, PLUGIN_LOAD_TIMEOUT_MS } from './registry.ts';
 import { callTool, findTool, testConfig, testContext } from './testing.ts';
 import { TOOL_SOURCE_ORDER, type ToolDefinition } from './types.ts';
 
@@ -88,9 +88,27 @@ describe('loadToolSources', () => {
   });
 
   it('on an unknown bundled id: reports it with the known ids and loads the rest', async () => {
-    const { tools, pluginErrors } = await loadToolSources(testConfig({ plugins: { bundled: ['weather', 'wether'], external: [] } }));
-    expect(pluginErrors).toEqual([{ plugin: 'wether', error: expect.stringContaining('known bundled plugins: llm-task, weather, notes, guard') }]);
+    const { tools, pluginErrors } = await loadToolSources(testConfig({ plugins: { bundled: ['weather', 'wether', 'constructor'], external: [] } }));
+    expect(pluginErrors).toEqual([
+      { plugin: 'wether', error: expect.stringContaining('known bundled plugins: llm-task, weather, notes, guard') },
+      { plugin: 'constructor', error: expect.stringContaining('unknown bundled plugin "constructor"') },
+    ]);
     expect(tools.map((t) => t.name)).toContain('weather.lookup');
+  });
+
+  it('on a plugin whose module or tools() never settles: reported after the load time, the rest load (the server had exited at start with status 0)', async () => {
+    const external = [
+      { id: 'hung-import', path: writePlugin('hung-import', 'await new Promise(() => {});\nexport default { tools: [] };') },
+      { id: 'hung-tools', path: writePlugin('hung-tools', 'export default { tools: () => new Promise(() => {}) };') },
+    ];
+    // a short load time: only plugins that never settle are loaded here, so nothing can pass it by being slow
+    const { tools, pluginErrors } = await loadToolSources(testConfig({ baseDir: scratch, plugins: { bundled: ['weather'], external } }), { pluginLoadTimeoutMs: 300 });
+    expect(pluginErrors).toEqual([
+      { plugin: 'hung-import', error: expect.stringMatching(/^loading .*hung-import.index\.mjs threw: importing .* did not finish within 0\.3 s; the plugin was left out/) },
+      { plugin: 'hung-tools', error: expect.stringMatching(/^its tools\(\) function did not finish within 0\.3 s/) },
+    ]);
+    expect(tools.map((t) => t.name)).toContain('weather.lookup');
+    expect(PLUGIN_LOAD_TIMEOUT_MS).toBe(15_000);
   });
 
   it('on a plugin that throws at load: reports it by name and skips it, never fatal', async () => {

@@ -51,9 +51,28 @@ export function toolDefinitionProblem(value: unknown, index: number): string | u
   return undefined;
 }
 
+/** How long a plugin's module and its tools() may take to load before the start goes on without it. */
+export const PLUGIN_LOAD_TIMEOUT_MS = 15_000;
+
+/**
+ * `loading`, or an error naming `what` once PLUGIN_LOAD_TIMEOUT_MS pass: a plugin whose top-level await or tools()
+ * never settles left nothing for the event loop to wait on, and the server exited at start with status 0 and no word.
+ */
+async function withinLoadTime<T>(loading: Promise<T>, what: string, limitMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${limitMs / 1000} s; the plugin was left out (does it await something that never settles?)`)), limitMs);
+  });
+  try {
+    return await Promise.race([loading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Resolves a plugin's tools, stamps source and owner, validates shapes. Throws with a message naming the bad field. */
-async function resolvePluginTools(plugin: CodeModePlugin, source: ToolSource, ctx: PluginContext): Promise<ToolDefinition[]> {
-  const raw: unknown = typeof plugin.tools === 'function' ? await plugin.tools(ctx) : plugin.tools;
+async function resolvePluginTools(plugin: CodeModePlugin, source: ToolSource, ctx: PluginContext, limitMs: number): Promise<ToolDefinition[]> {
+  const raw: unknown = typeof plugin.tools === 'function' ? await withinLoadTime(Promise.resolve(plugin.tools(ctx)), 'its tools() function', limitMs) : plugin.tools;
   if (!Array.isArray(raw)) throw new Error('tools must be an array of tool definitions (or a function returning one)');
   const tools: ToolDefinition[] = [];
   raw.forEach((value: unknown, index) => {
@@ -66,13 +85,13 @@ async function resolvePluginTools(plugin: CodeModePlugin, source: ToolSource, ct
 }
 
 /** Imports `<baseDir>/<ref.path>/index.mjs` and checks its default export is a plugin. */
-export async function importExternalPlugin(config: GatewayConfig, ref: PluginRef): Promise<{ plugin: CodeModePlugin; dir: string }> {
+export async function importExternalPlugin(config: GatewayConfig, ref: PluginRef, limitMs = PLUGIN_LOAD_TIMEOUT_MS): Promise<{ plugin: CodeModePlugin; dir: string }> {
   const dir = resolve(config.baseDir, ref.path);
   const entry = join(dir, PLUGIN_ENTRY_FILE);
   if (!existsSync(entry)) throw new Error(`${entry} does not exist; the folder in plugins.external[].path must hold an ${PLUGIN_ENTRY_FILE}`);
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    module = (await withinLoadTime(import(pathToFileURL(entry).href), `importing ${entry}`, limitMs)) as Record<string, unknown>;
   } catch (error) {
     throw new Error(`loading ${entry} threw: ${describeError(error)}`);
   }
@@ -98,7 +117,9 @@ export async function importExternalPlugin(config: GatewayConfig, ref: PluginRef
   return { plugin, dir };
 }
 
-export async function loadToolSources(config: GatewayConfig): Promise<LoadedToolSources> {
+/** `pluginLoadTimeoutMs`: how long each plugin's import and tools() may take (tests shorten it). */
+export async function loadToolSources(config: GatewayConfig, opts: { pluginLoadTimeoutMs?: number } = {}): Promise<LoadedToolSources> {
+  const limitMs = opts.pluginLoadTimeoutMs ?? PLUGIN_LOAD_TIMEOUT_MS;
   const tools: ToolDefinition[] = [];
   const plugins: CodeModePlugin[] = [];
   const pluginErrors: PluginError[] = [];
@@ -109,7 +130,7 @@ export async function loadToolSources(config: GatewayConfig): Promise<LoadedTool
   const admit = async (plugin: CodeModePlugin, source: ToolSource, dir: string): Promise<void> => {
     let pluginTools: ToolDefinition[];
     try {
-      pluginTools = await resolvePluginTools(plugin, source, { pluginId: plugin.id, config, pluginDir: dir });
+      pluginTools = await resolvePluginTools(plugin, source, { pluginId: plugin.id, config, pluginDir: dir }, limitMs);
     } catch (error) {
       pluginErrors.push({ plugin: plugin.id, error: describeError(error) });
       return;
@@ -136,7 +157,8 @@ export async function loadToolSources(config: GatewayConfig): Promise<LoadedTool
       continue;
     }
     seen.add(id);
-    const create = BUNDLED_PLUGINS[id];
+    // own keys only: "constructor" or "__proto__" is no bundled plugin
+    const create = Object.hasOwn(BUNDLED_PLUGINS, id) ? BUNDLED_PLUGINS[id] : undefined;
     if (!create) {
       pluginErrors.push({ plugin: id, error: `unknown bundled plugin "${id}" in plugins.bundled; known bundled plugins: ${BUNDLED_PLUGIN_IDS.join(', ')}` });
       continue;
@@ -158,7 +180,7 @@ export async function loadToolSources(config: GatewayConfig): Promise<LoadedTool
     }
     seen.add(ref.id);
     try {
-      const { plugin, dir } = await importExternalPlugin(config, ref);
+      const { plugin, dir } = await importExternalPlugin(config, ref, limitMs);
       await admit(plugin, 'external_plugin', dir);
     } catch (error) {
       pluginErrors.push({ plugin: ref.id, error: describeError(error) });
