@@ -89,10 +89,11 @@ describe('parseJsonText', () => {
     expect(error.path).toBe('agents.list[1].id');
   });
 
-  it('on a "__proto__" key: keeps it as a plain field and does not touch the prototype', () => {
-    const value = parseJsonText('{"__proto__": {"polluted": true}}', 'x.json') as Record<string, unknown>;
-    expect(Object.keys(value)).toEqual(['__proto__']);
-    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+  it('on a "__proto__" key anywhere (a server or source name would silently vanish): an error naming its path; the prototype is untouched', () => {
+    const error = configError(() => parseJsonText('{"mcp": {"servers": {"__proto__": {"command": "node"}}}}', 'x.json'));
+    expect(error.path).toBe('mcp.servers.__proto__');
+    expect(error.message).toContain('"__proto__" is not a name a config may use (it would be dropped, not read); rename it');
+    expect(configError(() => parseJsonText('{"__proto__": {"polluted": true}}', 'x.json')).path).toBe('__proto__');
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 

@@ -129,6 +129,11 @@ export function parseJsonText(text: string, source: string): unknown {
         );
       }
       keyOffsets.set(key, keyOffset);
+      if (key === '__proto__') {
+        // no field of the config has this name, and where names are free (servers, sources) it would vanish:
+        // JavaScript objects and the schema library treat it as the prototype, not as an entry
+        throw new ConfigError(formatConfigPath([...path, key]), `"__proto__" is not a name a config may use (it would be dropped, not read); rename it`);
+      }
       skipWhitespace();
       if (body[index] !== ':') fail(`expected ":" after the property name, found ${found()}`);
       index++;
