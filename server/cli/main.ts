@@ -1,5 +1,6 @@
 // The `codemode` command line: surface, catalog, run and mcp (the MCP server on stdio), each against a real Gateway from the config.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readTextFile, unwritableFileProblem } from '../util/files.ts';
 import { parseArgs } from 'node:util';
 import { createGateway, type Gateway } from '../gateway.ts';
 import type { ExecutorKind } from '../config/types.ts';
@@ -106,7 +107,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     for (const file of positionals) {
       let code: string;
       try {
-        code = readFileSync(file, 'utf8');
+        code = readTextFile(file, MAX_CELL_FILE_BYTES);
       } catch (err) {
         process.stderr.write(`codemode run: cannot read ${file}: ${(err as Error).message}\n`);
         return 2;
@@ -114,6 +115,11 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       const language = (values.language ?? (file.endsWith('.ts') ? 'typescript' : 'javascript')) as 'javascript' | 'typescript';
       cells.push({ code, language, typecheck: Boolean(values.typecheck) });
     }
+  }
+  const otlpProblem = values.otlp !== undefined ? unwritableFileProblem(values.otlp) : undefined;
+  if (otlpProblem) {
+    process.stderr.write(`codemode run: --otlp: ${otlpProblem}\n`);
+    return 2;
   }
   // stdout is the MCP channel: whatever the Gateway or a plugin would print there goes to stderr instead
   if (command === 'mcp') keepStdoutForProtocol();
@@ -214,6 +220,8 @@ interface RunOptions {
 
 /** A cassette file is read whole: past this it is not a recording of one cell. */
 export const MAX_CASSETTE_FILE_BYTES = 64 * 1024 * 1024;
+/** A cell file read by `codemode run` (the Gateway then holds it to tools.codeMode.maxSourceBytes). */
+export const MAX_CELL_FILE_BYTES = 64 * 1024 * 1024;
 
 /** --seed, --record and --replay, checked before a Gateway starts (the cassette file is hostile input). */
 function replayLabOptions(values: { seed?: string; record?: string; replay?: string }, files: number): { seed?: number; record?: string; replay?: Cassette } | { error: string } {
@@ -225,12 +233,15 @@ function replayLabOptions(values: { seed?: string; record?: string; replay?: str
     if (!(n <= 0xffff_ffff)) return { error: `--seed must be an integer from 0 to 4294967295, got "${values.seed.slice(0, 40)}"` };
     out.seed = n;
   }
-  if (values.record !== undefined) out.record = values.record;
+  if (values.record !== undefined) {
+    // checked before the cells run: their tool calls may not be undone when the file cannot be written after
+    const problem = unwritableFileProblem(values.record);
+    if (problem) return { error: `--record: ${problem}` };
+    out.record = values.record;
+  }
   if (values.replay !== undefined) {
     try {
-      const bytes = statSync(values.replay).size;
-      if (bytes > MAX_CASSETTE_FILE_BYTES) return { error: `${values.replay} is ${bytes} bytes, over ${MAX_CASSETTE_FILE_BYTES}: not a cassette of one cell` };
-      out.replay = parseCassette(JSON.parse(readFileSync(values.replay, 'utf8')));
+      out.replay = parseCassette(JSON.parse(readTextFile(values.replay, MAX_CASSETTE_FILE_BYTES)));
     } catch (err) {
       return { error: `cannot replay ${values.replay}: ${(err as Error).message}` };
     }

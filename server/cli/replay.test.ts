@@ -66,9 +66,16 @@ describe('codemode run: the replay lab flags', () => {
       ['--replay', wrong],
       ['--replay', join(dir, 'missing.json')],
       ['--record', join(dir, 'a.json'), '--replay', wrong],
+      // a device reads forever, a directory or a missing folder cannot take the file: said before anything runs
+      ['--replay', '/dev/zero'],
+      ['--record', dir],
+      ['--record', join(dir, 'no-such-folder', 'a.json')],
     ]) {
       const lines: string[] = [];
       expect(await main(['run', cell, '--config', config, ...args], (s) => lines.push(s)), args.join(' ')).toBe(2);
+      expect(lines, 'no cell ran').toEqual([]);
     }
+    expect(await main(['run', '/dev/zero', '--config', config], () => undefined)).toBe(2);
+    expect(await main(['run', cell, '--config', '/dev/zero'], () => undefined)).toBe(2);
   });
 });

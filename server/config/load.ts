@@ -1,5 +1,5 @@
 // The gateway config file: where it is (--config, CODEMODE_CONFIG, ./codemode.config.json), its zod schema, and GatewayConfig.
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../util/files.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
@@ -324,11 +324,14 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
  * Reads and validates one config file. Errors name the file: a JSON syntax error by line and column,
  * a schema error by dotted field path.
  */
+/** A config file larger than this is refused unread: a config is a few KiB (documents and cells live beside it). */
+export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+
 export function loadConfigFile(path: string): GatewayConfig {
   const file = resolve(path);
   let source: string;
   try {
-    source = readFileSync(file, 'utf8');
+    source = readTextFile(file, MAX_CONFIG_FILE_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
