@@ -1,7 +1,21 @@
 // What the result panel says when the shown run moved on after its exec/wait call returned (callState.followRun).
+import type { ReactNode } from 'react';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatDuration } from '../ui/format.ts';
 import type { RunFollow } from '../playground/callState.ts';
+
+/** The run's new state and id over what it means. */
+function Followed(props: { state: 'expired' | 'running'; run: string; children: ReactNode }) {
+  return (
+    <div data-testid="result-followed" data-followed={props.state} className="space-y-1.5">
+      <div className="flex items-center gap-2">
+        <StatusBadge status={props.state} testId="result-status" />
+        <span className="font-mono text-[11px] text-neutral-400">{props.run}</span>
+      </div>
+      {props.children}
+    </div>
+  );
+}
 
 /** The run is running again or expired: its state and what to do, in place of the call's stale result. */
 export function RunMovedOn(props: { runId: string | undefined; followed: RunFollow; snapshotTtlSeconds?: number | undefined }) {
@@ -11,30 +25,22 @@ export function RunMovedOn(props: { runId: string | undefined; followed: RunFoll
     const ttlSeconds = props.snapshotTtlSeconds;
     const ttl = ttlSeconds !== undefined ? ` after ${ttlSeconds} s (snapshotTtlSeconds${ttlSeconds >= 60 ? `, ${formatDuration(ttlSeconds * 1000)}` : ''})` : ' (snapshotTtlSeconds)';
     return (
-      <div data-testid="result-followed" data-followed="expired" className="space-y-1.5">
-        <div className="flex items-center gap-2">
-          <StatusBadge status="expired" testId="result-status" />
-          <span className="font-mono text-[11px] text-neutral-400">{run}</span>
-        </div>
+      <Followed state="expired" run={run}>
         <p className="text-xs text-neutral-300">
           The run expired{ttl}: no wait came before its snapshot's time to live ran out, so the Gateway released it and it can no longer be
           resumed. Run the cell again.
         </p>
-      </div>
+      </Followed>
     );
   }
   if (followed.kind === 'running') {
     return (
-      <div data-testid="result-followed" data-followed="running" className="space-y-1.5">
-        <div className="flex items-center gap-2">
-          <StatusBadge status="running" testId="result-status" />
-          <span className="font-mono text-[11px] text-neutral-400">{run}</span>
-        </div>
+      <Followed state="running" run={run}>
         <p className="text-xs text-neutral-300">
           A wait for this run is in flight (made before this page loaded, or by another client). Its result shows here when it returns.
         </p>
         <RefusedWait refused={followed.refused} />
-      </div>
+      </Followed>
     );
   }
   return (

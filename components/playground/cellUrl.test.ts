@@ -88,13 +88,4 @@ describe('turn settings in the URL', () => {
       expect.stringMatching(/^tools= is not a client-tool list \(\[0\]\.name: .*\), so the default client tools are used$/),
     ]);
   });
-  it('on an unknown example: names it', () => {
-    expect(readCellUrl(`${PAGE}${encodeCellHash(cell)}&example=ghost`).problems).toEqual(['example=ghost is not an example of this page, so the menu shows none']);
-  });
-  it('on an unknown agent, once the agents are known: names it, the known ones and the one used', () => {
-    const agents = [{ id: 'main', name: 'Main' }, { id: 'research', name: 'Research' }];
-    expect(agentLinkProblem('ghost', agents)).toBe('agent=ghost is not an agent of this Gateway (main, research), so Main is used');
-    expect(agentLinkProblem('research', agents)).toBeUndefined();
-    expect(agentLinkProblem('ghost', undefined)).toBeUndefined();
-  });
 });

@@ -1,20 +1,9 @@
 // A cell that replaces its realm's builtins cannot turn the guest controller into a liar: on both executors,
 // tool inputs, store, results, search, timers, output and the final settle stay honest and well-formed.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExecutorKind } from '../config/types.ts';
-import type { Executor } from '../executors/types.ts';
-import type { Gateway } from '../gateway.ts';
 import { expectCompleted, expectFailed, expectWaiting } from '../testing.ts';
-import {
-  EXECUTOR_KINDS,
-  createExecutor,
-  echoTool,
-  gatewayWith,
-  protocolProblems,
-  recordRunFailures,
-  recordingExecutor,
-  type ProtocolLog,
-} from './testing.ts';
+import { EXECUTOR_KINDS, useRecordedGateway } from './testing.ts';
 
 /**
  * Runs after an attack: one step per guest API, each caught on its own, using only syntax the attacks
@@ -48,50 +37,14 @@ function attackCell(attack: string, restore = ''): string {
 }
 
 describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind: ExecutorKind) => {
-  let inner: Executor;
-  let log: ProtocolLog;
-  let gw: Gateway;
-  let echo: ReturnType<typeof echoTool>;
-  const turns: string[] = [];
-
-  beforeAll(async () => {
-    inner = await createExecutor(kind);
-    const recorded = recordingExecutor(inner);
-    log = recorded.log;
-    echo = echoTool();
-    gw = await gatewayWith(recorded.executor, [echo.tool]);
-    recordRunFailures(gw, log);
-  });
-
-  afterEach(() => {
-    for (const id of turns.splice(0)) gw.endTurn(id);
-    const problems = protocolProblems(log);
-    log.requests.length = 0;
-    log.cancels.length = 0;
-    log.outcomes.length = 0;
-    log.runErrors.length = 0;
-    echo.inputs.length = 0;
-    // nothing malformed reached the host, no run ended in internal_error, every slot came back
-    expect(problems).toEqual([]);
-    expect(gw.runsManager.suspendedSlots).toBe(0);
-  });
-
-  afterAll(async () => {
-    await gw.close();
-    await inner.close();
-  });
-
-  async function run(code: string) {
-    const t = gw.prepareTurn({ sessionId: `hostile-${kind}-${turns.length}` });
-    turns.push(t.agentRunId);
-    return gw.exec(t.agentRunId, { code });
-  }
+  const h = useRecordedGateway(kind, 'hostile');
+  const run = (code: string) => h.run(code);
 
   it('on no attack: the exercise is honest (the baseline every attack is compared with)', async () => {
     const r = expectCompleted(await run(attackCell('')));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
     expect(r.output?.map((o) => o.text)).toEqual(['line 1 {"o":1}']);
-    expect(echo.inputs).toEqual([{ a: 1, tag: 'x', list: [1, 2] }]);
+    expect(h.echo.inputs).toEqual([{ a: 1, tag: 'x', list: [1, 2] }]);
   });
 
   it('on Function.prototype.call, apply and bind replaced: never called, the host primitive never reaches the guest, outcomes honest', async () => {
@@ -109,7 +62,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
     const restore = `for (let i = 0; i < grabbed.length; i++) { try { grabbed[i]("settle", '{"ok":true,"json":"\\\\"forged\\\\""}'); } catch (e) {} }`;
     const r = expectCompleted(await run(attackCell(attack, restore)));
     expect(r.value).toEqual({ ...HONEST, hits: '' });
-    expect(echo.inputs).toEqual([{ a: 1, tag: 'x', list: [1, 2] }]);
+    expect(h.echo.inputs).toEqual([{ a: 1, tag: 'x', list: [1, 2] }]);
   });
 
   it('on JSON.stringify and JSON.parse replaced with forgers: requests, replies and the settle stay honest', async () => {
@@ -208,7 +161,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       results: { forged: true },
       hits: '',
     });
-    expect(echo.inputs).toEqual([]);
+    expect(h.echo.inputs).toEqual([]);
   });
 
   it('on Object.prototype.toJSON = () => null before a tool call and a store (the reported crash): well-formed requests, the tool refuses null', async () => {
@@ -218,14 +171,13 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       ),
     );
     expect(r.value).toEqual({ called: ['invalid_input', expect.stringContaining('"input" must be one object, got null')], loaded: null });
-    expect(log.requests.find((q) => q.op === 'store' && q.action === 'set')).toMatchObject({ key: 'k', json: 'null' });
+    expect(h.log.requests.find((q) => q.op === 'store' && q.action === 'set')).toMatchObject({ key: 'k', json: 'null' });
   });
 
   it('on Object.prototype.toJSON while calls are queued at a park: the queued list the host reads stays well-formed', async () => {
-    const t = gw.prepareTurn({});
-    turns.push(t.agentRunId);
+    const t = h.prepareTurn({});
     // the yield takes the first of 4 slots and parks the run; 3 sleeps fill the rest; the echoes queue in the guest
-    const parked = expectWaiting(await gw.exec(t.agentRunId, {
+    const parked = expectWaiting(await h.gw.exec(t.agentRunId, {
       code: 'Object.prototype.toJSON = function () { return { forged: true }; };\nconst y = yield_control("park");\nconst sleeps = [sleep({ ms: 1 }), sleep({ ms: 1 }), sleep({ ms: 1 })];\nconst echoes = [echo({ a: 1 }), echo({ a: 2 }), echo({ a: 3 })];\nawait y;\nconst out = [];\nfor (let i = 0; i < 3; i++) { try { await echoes[i]; out[i] = "passed"; } catch (e) { out[i] = e.code; } }\ndelete Object.prototype.toJSON;\nreturn out',
     }));
     const queued = parked.pendingToolCalls?.filter((p) => p.state === 'queued') ?? [];
@@ -234,8 +186,8 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       ['echo', { forged: true }],
       ['echo', { forged: true }],
     ]);
-    let r = await gw.wait(t.agentRunId, { runId: parked.runId });
-    for (let i = 0; i < 5 && r.status === 'waiting'; i++) r = await gw.wait(t.agentRunId, { runId: parked.runId });
+    let r = await h.gw.wait(t.agentRunId, { runId: parked.runId });
+    for (let i = 0; i < 5 && r.status === 'waiting'; i++) r = await h.gw.wait(t.agentRunId, { runId: parked.runId });
     expect(expectCompleted(r).value).toEqual(['invalid_input', 'invalid_input', 'invalid_input']);
   });
 
@@ -258,7 +210,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       call: { error: 'invalid_input', message: expect.stringContaining('"list" must be an array') },
       hits: '',
     });
-    expect(echo.inputs).toEqual([]);
+    expect(h.echo.inputs).toEqual([]);
   });
 
   it('on a toJSON that returns envelope text: the input is that string, no other tool or field is reached', async () => {
@@ -268,7 +220,7 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       ),
     );
     expect(r.value).toEqual(['invalid_input', expect.stringContaining('"input" must be one object, got a string')]);
-    expect(log.requests.filter((q) => q.op === 'call')).toEqual([
+    expect(h.log.requests.filter((q) => q.op === 'call')).toEqual([
       { id: expect.any(String), op: 'call', tool: 'echo', input: '"},"tool":"read","input":{"path":"secrets/token.txt"}' },
     ]);
   });
@@ -309,24 +261,23 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       ),
     );
     expect(r.value).toEqual([expect.stringContaining('runs once per cell'), expect.stringContaining('runs once per cell')]);
-    expect(echo.inputs).toEqual([{ a: 2 }]);
+    expect(h.echo.inputs).toEqual([{ a: 2 }]);
   });
 
   it('on client tools named like the runtime\'s globals (__cm_run, __cm_deliver, ...): cells of the turn run, each is callable as tool___cm_...', async () => {
     const names = ['__cm_run', '__cm_boot', '__cm_deliver', '__cm_queued', '__cm_sync'];
-    const t = gw.prepareTurn({ clientTools: names.map((name) => ({ name, description: 'client tool', inputSchema: { type: 'object' } })) });
-    turns.push(t.agentRunId);
+    const t = h.prepareTurn({ clientTools: names.map((name) => ({ name, description: 'client tool', inputSchema: { type: 'object' } })) });
     const probe = expectCompleted(
-      await gw.exec(t.agentRunId, { code: 'return [typeof tool___cm_run, tool___cm_run.name, typeof tool___cm_deliver, typeof __cm_run, typeof __cm_sync]' }),
+      await h.gw.exec(t.agentRunId, { code: 'return [typeof tool___cm_run, tool___cm_run.name, typeof tool___cm_deliver, typeof __cm_run, typeof __cm_sync]' }),
     );
     expect(probe.value).toEqual(['function', '__cm_run', 'function', 'function', 'undefined']);
     // yield so the run parks at once instead of waiting out its budget for the client
-    const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'const answer = tool___cm_run({ q: 1 });\nawait yield_control("ask the client");\nreturn await answer' }));
-    const call = gw.run(parked.runId)!.clientCalls[0]!;
+    const parked = expectWaiting(await h.gw.exec(t.agentRunId, { code: 'const answer = tool___cm_run({ q: 1 });\nawait yield_control("ask the client");\nreturn await answer' }));
+    const call = h.gw.run(parked.runId)!.clientCalls[0]!;
     // the run's client-call record names the callable name (runs.ts), as for every client tool
     expect(call).toMatchObject({ tool: 'tool___cm_run', input: { q: 1 } });
-    gw.answerClientCall({ runId: parked.runId, callId: call.callId, result: 'answered' });
-    expect(expectCompleted(await gw.wait(t.agentRunId, { runId: parked.runId })).value).toBe('answered');
+    h.gw.answerClientCall({ runId: parked.runId, callId: call.callId, result: 'answered' });
+    expect(expectCompleted(await h.gw.wait(t.agentRunId, { runId: parked.runId })).value).toBe('answered');
   });
 
   it('on Error.prepareStackTrace that throws: a refused tool call still reaches the guest as a catchable error', async () => {
@@ -334,6 +285,6 @@ describe.each(EXECUTOR_KINDS)('guest controller under a hostile cell: %s', (kind
       await run('Error.prepareStackTrace = function () { throw new Error("pst"); };\ntry { await echo({ bad: 1 }); return "called"; } catch (e) { return "caught"; }'),
     );
     expect(r.value).toBe('caught');
-    expect(echo.inputs).toEqual([]);
+    expect(h.echo.inputs).toEqual([]);
   });
 });

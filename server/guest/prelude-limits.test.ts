@@ -1,57 +1,22 @@
 // The guest controller's own limits, on every executor: timer delays are clamped to the sleep cap, names and
 // queries past the bridge's length limits reject catchably, and inputs JSON would misreport are refused as such.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_TIMER_DELAY_MS } from '../bridge/dispatcher.ts';
 import { MAX_NAME_CHARS, MAX_QUERY_CHARS } from '../bridge/protocol-check.mjs';
 import type { ExecutorKind } from '../config/types.ts';
-import type { Executor } from '../executors/types.ts';
-import type { Gateway } from '../gateway.ts';
 import { expectCompleted, expectFailed } from '../testing.ts';
-import { EXECUTOR_KINDS, createExecutor, echoTool, gatewayWith, protocolProblems, recordRunFailures, recordingExecutor, type ProtocolLog } from './testing.ts';
+import { EXECUTOR_KINDS, useRecordedGateway } from './testing.ts';
 
 describe.each(EXECUTOR_KINDS)('guest controller limits: %s', (kind: ExecutorKind) => {
-  let inner: Executor;
-  let log: ProtocolLog;
-  let gw: Gateway;
-  const turns: string[] = [];
-
-  beforeAll(async () => {
-    inner = await createExecutor(kind);
-    const recorded = recordingExecutor(inner);
-    log = recorded.log;
-    gw = await gatewayWith(recorded.executor, [echoTool().tool]);
-    recordRunFailures(gw, log);
-  });
-
-  afterEach(() => {
-    for (const id of turns.splice(0)) gw.endTurn(id);
-    const problems = protocolProblems(log);
-    log.requests.length = 0;
-    log.cancels.length = 0;
-    log.outcomes.length = 0;
-    log.runErrors.length = 0;
-    // nothing malformed reached the host and every slot came back
-    expect(problems).toEqual([]);
-    expect(gw.runsManager.suspendedSlots).toBe(0);
-  });
-
-  afterAll(async () => {
-    await gw.close();
-    await inner.close();
-  });
-
-  async function run(code: string) {
-    const t = gw.prepareTurn({ sessionId: `limits-${kind}-${turns.length}` });
-    turns.push(t.agentRunId);
-    return gw.exec(t.agentRunId, { code });
-  }
+  const h = useRecordedGateway(kind, 'limits');
+  const run = (code: string) => h.run(code);
 
   it('on setTimeout with a delay past the sleep cap (2 ** 31, 1e300): the host is asked for the cap, not days', async () => {
     const r = expectCompleted(
       await run('const a = setTimeout(() => {}, 2 ** 31);\nconst b = setTimeout(() => {}, 1e300);\nconst c = setTimeout(() => {}, 5);\nclearTimeout(a);\nclearTimeout(b);\nclearTimeout(c);\nreturn "cleared"'),
     );
     expect(r.value).toBe('cleared');
-    const delays = log.requests.flatMap((q) => (q.op === 'timer' ? [q.ms] : []));
+    const delays = h.log.requests.flatMap((q) => (q.op === 'timer' ? [q.ms] : []));
     expect(delays).toEqual([MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, 5]);
   });
 
@@ -80,13 +45,13 @@ describe.each(EXECUTOR_KINDS)('guest controller limits: %s', (kind: ExecutorKind
       resultsDelete: over('results.delete(ref): ref', MAX_NAME_CHARS + 1, MAX_NAME_CHARS, savedRef),
       search: over('catalog.search(query): the query', MAX_QUERY_CHARS + 1, MAX_QUERY_CHARS, 'search with a few keywords'),
     });
-    expect(log.requests).toEqual([]);
+    expect(h.log.requests).toEqual([]);
   });
 
   it('on a bigint tool input: a catchable invalid_input that names a bigint (it would cross as a string), nothing sent', async () => {
     const r = expectCompleted(await run('try { await echo(10n); return "sent"; } catch (e) { return [e.code, e.message]; }'));
     expect(r.value).toEqual(['invalid_input', 'echo: "input" must be one object, got a bigint; call it as echo({ ...input })']);
-    expect(log.requests).toEqual([]);
+    expect(h.log.requests).toEqual([]);
   });
 
   // V8 refuses the string at once; QuickJS fills its memory first (memory_limit_exceeded, the corpus's cell 31)

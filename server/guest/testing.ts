@@ -1,4 +1,5 @@
 // Test kit for the guest controller: a real Gateway per executor, an echo tool that records its inputs, and a protocol recorder.
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { BridgeRequest } from '../bridge/protocol.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { NodeExecutor } from '../executors/node/executor.ts';
@@ -136,4 +137,71 @@ export function echoTool(): { tool: ToolDefinition; inputs: unknown[] } {
 /** A Gateway on `executor` with the core tools plus `extra` (see testGateway: closed after the test that made it). */
 export async function gatewayWith(executor: Executor, extra: ToolDefinition[], o: Partial<CodeModeOptions> = {}): Promise<Gateway> {
   return testGateway({ executor, tools: extra, codeMode: { timeoutMs: 5_000, memoryLimitBytes: 64 * 1024 * 1024, maxPendingToolCalls: 4, ...o } });
+}
+
+/** A recorded Gateway for one executor kind, with the hooks that make each test start clean (useRecordedGateway). */
+export interface RecordedGateway {
+  readonly gw: Gateway;
+  readonly log: ProtocolLog;
+  readonly echo: ReturnType<typeof echoTool>;
+  /** Runs `code` in a turn of its own (ended after the test). */
+  run(code: string): ReturnType<Gateway['exec']>;
+  /** A turn ended after the test. */
+  prepareTurn(req?: Parameters<Gateway['prepareTurn']>[0]): ReturnType<Gateway['prepareTurn']>;
+}
+
+/**
+ * Registers, in the calling describe block, a Gateway over a recording executor of `kind` with the echo tool, and
+ * after every test: its turns ended, nothing malformed reached the host, no run failed inside the host, every slot
+ * back. `prefix` names the tests' sessions.
+ */
+export function useRecordedGateway(kind: ExecutorKind, prefix: string): RecordedGateway {
+  let inner: Executor;
+  let gw: Gateway;
+  let log: ProtocolLog;
+  let echo: ReturnType<typeof echoTool>;
+  const turns: string[] = [];
+  beforeAll(async () => {
+    inner = await createExecutor(kind);
+    const recorded = recordingExecutor(inner);
+    log = recorded.log;
+    echo = echoTool();
+    gw = await gatewayWith(recorded.executor, [echo.tool]);
+    recordRunFailures(gw, log);
+  });
+  afterEach(() => {
+    for (const id of turns.splice(0)) gw.endTurn(id);
+    const problems = protocolProblems(log);
+    log.requests.length = 0;
+    log.cancels.length = 0;
+    log.outcomes.length = 0;
+    log.runErrors.length = 0;
+    echo.inputs.length = 0;
+    // nothing malformed reached the host, no run ended in internal_error, every slot came back
+    expect(problems).toEqual([]);
+    expect(gw.runsManager.suspendedSlots).toBe(0);
+  });
+  afterAll(async () => {
+    await gw.close();
+    await inner.close();
+  });
+  return {
+    get gw() {
+      return gw;
+    },
+    get log() {
+      return log;
+    },
+    get echo() {
+      return echo;
+    },
+    run(code) {
+      return gw.exec(this.prepareTurn({ sessionId: `${prefix}-${kind}-${turns.length}` }).agentRunId, { code });
+    },
+    prepareTurn(req = {}) {
+      const t = gw.prepareTurn(req);
+      turns.push(t.agentRunId);
+      return t;
+    },
+  };
 }
