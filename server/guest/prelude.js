@@ -45,6 +45,8 @@
   var sync = global.__cm_sync; // called only as a plain local call: nothing to look up, `this` undefined
   // Node executor only: the inbox __cm_deliver() reads a reply from (a vm script cannot pass one an argument)
   var takeReply = typeof global.__cm_take_reply === 'function' ? global.__cm_take_reply : null;
+  // the inbox is the Node executor's alone: where the engines differ, this says which one runs the cell
+  var onNode = takeReply !== null;
   var FunctionProto = Function.prototype;
   // uncurry(f)(self, a, b) is f.call(self, a, b) without reading `.call` when it runs
   var uncurry = FunctionProto.bind.bind(FunctionProto.call);
@@ -221,7 +223,7 @@
     var json;
     // only on Node, whose engine throws a string-length RangeError: a QuickJS VM out of memory throws an
     // exception that a catch here would turn into a plain `throw null`, hiding memory_limit_exceeded (cell 25)
-    if (takeReply === null) {
+    if (!onNode) {
       json = JSONstringify(value, replacer);
     } else {
       try {
@@ -412,7 +414,7 @@
     value: function (repliesJson) {
       // one reply, or a list of them (every reply of one host message: one entry into the VM); on Node the
       // executor calls this without one and the reply waits in the inbox (empty when the guest calls it)
-      if (repliesJson === undefined && takeReply !== null) repliesJson = takeReply();
+      if (repliesJson === undefined && onNode) repliesJson = takeReply();
       var parsed;
       try {
         parsed = JSONparse(repliesJson);

@@ -46,6 +46,8 @@ interface Projection {
   /** The transcript's branch generation it was built for. */
   generation: number;
   values: Map<string, StoredValue>;
+  /** Keys and encoded bytes its values hold, measured at the first capacity check after a change (store() checks every write). */
+  totals?: { keys: number; bytes: number };
 }
 
 export class SessionStore {
@@ -115,8 +117,10 @@ export class SessionStore {
     }
     const projection = this.projections.get(sessionId);
     if (projection) {
-      if (projection.generation === this.transcript.generation(sessionId)) apply(projection.values, payload);
-      else this.projections.delete(sessionId);
+      if (projection.generation === this.transcript.generation(sessionId)) {
+        apply(projection.values, payload);
+        delete projection.totals;
+      } else this.projections.delete(sessionId);
     }
     return { at: entry.createdAt, runId, writes: Object.fromEntries(committed), entryId: entry.id };
   }
@@ -127,16 +131,22 @@ export class SessionStore {
    * names the limit and what to do, for a catchable capacity error in store() and the commit's warning.
    */
   capacityProblem(sessionId: string, writes: ReadonlyMap<string, StoredValue>): string | undefined {
-    const values = this.projection(sessionId).values;
-    let keys = 0;
-    let bytes = 0;
-    const count = (json: string | undefined) => {
-      if (json === undefined) return;
-      keys++;
-      bytes += Buffer.byteLength(json, 'utf8');
-    };
-    for (const [key, value] of values) if (!writes.has(key)) count(value.json);
-    for (const value of writes.values()) count(value.json);
+    const projection = this.projection(sessionId);
+    const values = projection.values;
+    projection.totals ??= measure(values.values());
+    let { keys, bytes } = projection.totals;
+    // only the written keys change the totals: what they held goes, what they are given comes
+    for (const [key, value] of writes) {
+      const held = values.get(key)?.json;
+      if (held !== undefined) {
+        keys--;
+        bytes -= Buffer.byteLength(held, 'utf8');
+      }
+      if (value.json !== undefined) {
+        keys++;
+        bytes += Buffer.byteLength(value.json, 'utf8');
+      }
+    }
     if (writes.size > MAX_SESSION_STORE_KEYS) {
       return `one cell may write at most ${MAX_SESSION_STORE_KEYS} keys of the session store (this one wrote ${writes.size}); store fewer, larger values`;
     }
@@ -185,6 +195,18 @@ export class SessionStore {
     this.projections.set(sessionId, built);
     return built;
   }
+}
+
+/** Keys and encoded JSON bytes of stored values (deleted and damaged ones hold none). */
+function measure(values: Iterable<StoredValue>): { keys: number; bytes: number } {
+  let keys = 0;
+  let bytes = 0;
+  for (const value of values) {
+    if (value.json === undefined) continue;
+    keys++;
+    bytes += Buffer.byteLength(value.json, 'utf8');
+  }
+  return { keys, bytes };
 }
 
 /** Replays `code-mode-store` entries of a branch, root first, into key -> value. Never throws for a damaged entry. */

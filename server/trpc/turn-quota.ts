@@ -29,13 +29,4 @@ export class TurnQuota {
     turns.add(agentRunId);
     this.held.set(clientId, turns);
   }
-
-  /** Live turns counted for `clientId` (ended ones are dropped as they are counted). */
-  count(clientId: string, alive: (agentRunId: string) => boolean): number {
-    const turns = this.held.get(clientId);
-    if (!turns) return 0;
-    for (const id of turns) if (!alive(id)) turns.delete(id);
-    if (turns.size === 0) this.held.delete(clientId);
-    return turns.size;
-  }
 }
