@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'components/**/*.test.ts', 'scripts/**/*.test.ts', 'replays/**/*.test.ts'],
     environment: 'node',
+    // one throwaway PostgreSQL cluster for the run: the session store's conformance suite and a Gateway test run on it
+    globalSetup: ['server/sessions/postgres-setup.testing.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
