@@ -1,17 +1,28 @@
 // ensure-postgres.mjs as `npm run test:unit` runs it, in a child process, with a fake apt-get and an empty root (nothing is really installed).
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { findPostgresBin, installCommands, REQUIRED_PROGRAMS } from './ensure-postgres.mjs';
 
 const SCRIPT = fileURLToPath(new URL('./ensure-postgres.mjs', import.meta.url));
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+/** A temp folder removed after the file's tests. */
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 /** A stand-in for apt-get: logs its arguments; `install` puts the programs under $CODEMODE_PG_ROOT/15/bin unless told to fail. */
 function fakeAptGet(exitCode = 0): { program: string; log: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'codemode-apt-'));
+  const dir = tempDir('codemode-apt-');
   const program = join(dir, 'apt-get');
   const log = join(dir, 'calls.log');
   const programs = REQUIRED_PROGRAMS.map((p) => `printf '#!/bin/sh\\n' > "$CODEMODE_PG_ROOT/15/bin/${p}"; chmod +x "$CODEMODE_PG_ROOT/15/bin/${p}"`).join('; ');
@@ -25,7 +36,7 @@ function fakeAptGet(exitCode = 0): { program: string; log: string } {
 
 /** A root laid out like /usr/lib/postgresql with the given major versions (complete: all programs; else only initdb). */
 function fakeRoot(versions: Record<string, 'complete' | 'partial'>): string {
-  const root = mkdtempSync(join(tmpdir(), 'codemode-pgroot-'));
+  const root = tempDir('codemode-pgroot-');
   for (const [major, kind] of Object.entries(versions)) {
     const bin = join(root, major, 'bin');
     mkdirSync(bin, { recursive: true });

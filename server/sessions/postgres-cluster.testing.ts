@@ -1,11 +1,12 @@
 // A throwaway PostgreSQL cluster for the test suite: initdb into a temp folder, trust auth, loopback TCP on a free port, removed afterwards.
 //
-// The suite's global setup (postgres-setup.testing.ts) starts one per `vitest run` from Debian's programs
-// (scripts/ensure-postgres.mjs finds or installs them). initdb refuses to run as root, so as root every
+// The first PostgreSQL test of a `vitest run` starts one (postgres.testing.ts), from Debian's programs
+// (scripts/ensure-postgres.mjs finds or installs them), and the run's global setup stops it at the end
+// (postgres-setup.testing.ts). initdb refuses to run as root, so as root every
 // program runs as the `postgres` user the package creates, in a folder handed to it. The server listens on
 // 127.0.0.1 only, keeps its socket in the cluster's folder (nothing in /var/run), and skips fsync: a test
 // cluster never needs to survive a crash. stop() kills it (immediate mode) and removes the folder; a cluster
-// a killed test run left behind is found by its owner.pid file and removed by the next start.
+// a killed test run left behind is found by its owner.pid file (the run's main process) and removed by the next run.
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -83,7 +84,17 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Stops a cluster's server (immediate mode, then SIGKILL from its pid file) and removes its folder. Never throws. */
+/** Stops the cluster in `dir` (immediate mode, then SIGKILL from its pid file) and removes the folder. Never throws. */
+export function stopTestCluster(binDir: string, dir: string): void {
+  let as: RunAs | undefined;
+  try {
+    as = postgresUser();
+  } catch {
+    as = undefined;
+  }
+  stopClusterSync(binDir, dir, as);
+}
+
 function stopClusterSync(binDir: string, dir: string, as: RunAs | undefined): void {
   const data = join(dir, 'data');
   if (existsSync(join(data, 'postmaster.pid'))) {
@@ -124,11 +135,14 @@ export function removeStaleClusters(binDir: string): void {
   }
 }
 
-/** Makes and starts a cluster from the programs in `binDir`. Rejects with the programs' output when it cannot. */
-export async function startTestCluster(binDir: string): Promise<TestCluster> {
+/**
+ * Makes and starts a cluster from the programs in `binDir`. Rejects with the programs' output when it cannot.
+ * `ownerPid`: the process whose end makes the cluster stale (default this one; a test worker passes the run's main process).
+ */
+export async function startTestCluster(binDir: string, { ownerPid = process.pid }: { ownerPid?: number } = {}): Promise<TestCluster> {
   const as = postgresUser();
   const dir = mkdtempSync(join(tmpdir(), CLUSTER_DIR_PREFIX));
-  writeFileSync(join(dir, 'owner.pid'), String(process.pid));
+  writeFileSync(join(dir, 'owner.pid'), String(ownerPid));
   if (as) chownSync(dir, as.uid, as.gid);
   const data = join(dir, 'data');
   let stopped = false;
