@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'components/**/*.test.ts', 'scripts/**/*.test.ts', 'replays/**/*.test.ts'],
     environment: 'node',
+    // PostgreSQL for the run: the first test that needs it starts a throwaway cluster, removed when the run ends
+    globalSetup: ['server/sessions/postgres-setup.testing.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

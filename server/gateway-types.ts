@@ -115,7 +115,7 @@ export interface CompactSessionRequest {
 }
 
 /** The ownership checks the API edge makes (see server/access/ownership.ts); the Gateway keeps the records. */
-export type OwnershipApi = Pick<Ownership, 'checkTurn' | 'turnsOf' | 'runTurn' | 'turnSession' | 'sessionJoin'>;
+export type OwnershipApi = Pick<Ownership, 'checkTurn' | 'turnsOf' | 'runTurn' | 'turnSession' | 'sessionHistory' | 'sessionJoin'>;
 
 export interface GatewayApi {
   /** Turn and session tokens; the Gateway's own methods do not check them (in-process callers are trusted). */
@@ -190,21 +190,21 @@ export interface GatewayApi {
    * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.
    */
-  transcript(sessionId: string): TranscriptEntry[];
+  transcript(sessionId: string): Promise<TranscriptEntry[]>;
   /** The session store replayed along the session's current branch. [] for an unknown session. */
-  sessionStore(sessionId: string): SessionStoreEntry[];
+  sessionStore(sessionId: string): Promise<SessionStoreEntry[]>;
   /**
    * Moves the session's leaf to an existing entry of it and returns the new branch (root first). Later cells
    * of the session append to that branch and replay only its store commits. Refused (InvalidInputError) for
    * an entry of another session, and while a run of the session is running or waiting.
    */
-  branchSession(req: BranchSessionRequest): TranscriptEntry[];
+  branchSession(req: BranchSessionRequest): Promise<TranscriptEntry[]>;
   /**
    * Appends a compaction entry at the session's leaf: model context restarts from its summary, store replay
    * still reads the whole branch. Refused (InvalidInputError) for a session without entries, when nothing
    * was added since the last compaction, and while a run of the session is running or waiting.
    */
-  compactSession(req: CompactSessionRequest): Extract<TranscriptEntry, { type: 'compaction' }>;
+  compactSession(req: CompactSessionRequest): Promise<Extract<TranscriptEntry, { type: 'compaction' }>>;
   /** Live events; returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
   close(): Promise<void>;

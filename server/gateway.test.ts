@@ -199,7 +199,7 @@ describe("the model's tool-call id on the run's call records", () => {
       expect(ids[0]).toMatch(/^call_/);
       expect(ids[1]).toMatch(/^call_/);
       expect(ids[0]).not.toBe(ids[1]);
-      const recorded = gw.transcript(t.sessionId).flatMap((e) => (e.type === 'tool-call' ? [e.payload.toolCallId] : []));
+      const recorded = (await gw.transcript(t.sessionId)).flatMap((e) => (e.type === 'tool-call' ? [e.payload.toolCallId] : []));
       expect(recorded).toEqual(ids);
     } finally {
       await gw.close();

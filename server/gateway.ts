@@ -43,7 +43,8 @@ import { savedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
-import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
+import { openSessionDatabase } from './sessions/db.ts';
+import { SessionStoreError } from './sessions/database.ts';
 import { TranscriptRecorder } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
@@ -78,7 +79,7 @@ export interface GatewayOptions {
 
 export class Gateway implements GatewayApi {
   readonly runsManager: RunManager;
-  /** Session store and transcripts (SQLite at `config.sessions.path`); the Gateway closes the database. */
+  /** Session store and transcripts (SQLite at `config.sessions.path`, or PostgreSQL at `config.sessions.url`); the Gateway closes the database. */
   readonly sessions: SessionStore;
   private readonly recorder: TranscriptRecorder;
   private readonly approvalsBroker: ApprovalBroker;
@@ -99,11 +100,10 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
-    const dbPath = config.sessions?.path ?? MEMORY_DB_PATH;
     try {
-      this.sessions = new SessionStore(openSessionDatabase(dbPath));
+      this.sessions = new SessionStore(openSessionDatabase(config.sessions, { log: (line) => (opts.log ?? console.warn)(`[sessions] ${line}`) }));
     } catch (err) {
-      if (err instanceof SessionStoreError) throw new ConfigError('sessions.path', err.message);
+      if (err instanceof SessionStoreError) throw new ConfigError(sessionsField(config), err.message);
       throw err;
     }
     this.ownership = new Ownership((sessionId) => this.sessionHasHistory(sessionId));
@@ -271,7 +271,7 @@ export class Gateway implements GatewayApi {
    * A session id with entries (from this or an earlier process, on any branch) is not new: joining it needs its
    * token. Entries are only looked for, never read, so a damaged transcript still counts as someone's.
    */
-  private sessionHasHistory(sessionId: string): boolean {
+  private sessionHasHistory(sessionId: string): Promise<boolean> {
     return this.sessions.transcript.hasEntries(sessionId);
   }
 
@@ -312,33 +312,33 @@ export class Gateway implements GatewayApi {
   }
 
   /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */
-  transcript(sessionId: string): TranscriptEntry[] {
+  transcript(sessionId: string): Promise<TranscriptEntry[]> {
     return this.sessions.transcript.branch(sessionId);
   }
 
   /** The session store as the session's current branch holds it. */
-  sessionStore(sessionId: string): SessionStoreEntry[] {
+  sessionStore(sessionId: string): Promise<SessionStoreEntry[]> {
     return this.sessions.entries(sessionId);
   }
 
   /** Refused while a run of the session is live (see assertSessionIdle). */
-  branchSession(req: BranchSessionRequest): TranscriptEntry[] {
+  async branchSession(req: BranchSessionRequest): Promise<TranscriptEntry[]> {
     this.assertOpen();
     const sessionId = req?.sessionId;
     assertSessionId(sessionId);
     assertSessionIdle(this.runsManager.list(), sessionId, 'branch');
-    this.sessions.transcript.branchFrom(sessionId, req.entryId);
+    await this.sessions.transcript.branchFrom(sessionId, req.entryId);
     return this.sessions.transcript.branch(sessionId);
   }
 
   /** Refused while a run of the session is live (see assertSessionIdle): its result would follow the marker. */
-  compactSession(req: CompactSessionRequest): Extract<TranscriptEntry, { type: 'compaction' }> {
+  async compactSession(req: CompactSessionRequest): Promise<Extract<TranscriptEntry, { type: 'compaction' }>> {
     this.assertOpen();
     const sessionId = req?.sessionId;
     assertSessionId(sessionId);
     const summary = checkedSummary(req.summary);
     assertSessionIdle(this.runsManager.list(), sessionId, 'compact');
-    const text = compactionText(sessionId, this.sessions.transcript.branch(sessionId), summary);
+    const text = compactionText(sessionId, await this.sessions.transcript.branch(sessionId), summary);
     return this.sessions.transcript.compact(sessionId, text);
   }
 
@@ -418,8 +418,8 @@ export class Gateway implements GatewayApi {
     await this.opts.mcp?.close();
     this.openapi.close();
     this.events.removeAllListeners();
-    this.recorder.close();
-    this.sessions.close();
+    await this.recorder.close();
+    await this.sessions.close();
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -467,10 +467,22 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const extra = opts.extraTools;
   const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
   try {
+    // a session database that cannot be used (PostgreSQL unreachable, a schema from a newer build) stops the start here
+    await gateway.sessions.ready();
+  } catch (err) {
+    await gateway.close();
+    throw err instanceof SessionStoreError ? new ConfigError(sessionsField(config), err.message) : err;
+  }
+  try {
     await gateway.warmUp();
   } catch (err) {
     // cells report runtime_unavailable with the reason; the rest of the Gateway still serves
     opts.log?.(`executor warm-up failed: ${(err as Error).message}`);
   }
   return gateway;
+}
+
+/** The config field that chose the session database, for errors about it. */
+function sessionsField(config: GatewayConfig): 'sessions.path' | 'sessions.url' {
+  return config.sessions?.url !== undefined ? 'sessions.url' : 'sessions.path';
 }

@@ -34,56 +34,81 @@ describe('Ownership', () => {
     expect(o.issueTurn('ar_3', 's2').sessionToken).not.toBe(first.sessionToken);
   });
 
-  it('an ended turn keeps opening its runs until prune finds none of them listed', () => {
+  it('an ended turn keeps opening its runs until prune finds none of them listed', async () => {
     const o = new Ownership(() => false);
     const a = o.issueTurn('ar_a', 's1');
     o.noteRun('run_1', 'ar_a');
     o.endTurn('ar_a');
-    o.prune(new Set(['run_1']));
+    await o.prune(new Set(['run_1']));
     expect(o.checkTurn('ar_a', a.turnToken)).toBe('held');
     expect(o.runTurn('run_1')).toBe('ar_a');
-    o.prune(new Set());
+    await o.prune(new Set());
     expect(o.runTurn('run_1')).toBeUndefined();
     expect(o.checkTurn('ar_a', a.turnToken)).toBe('unknown');
     expect(o.turnsOf([a.turnToken]).size).toBe(0);
   });
 
-  it('a live turn survives prune even without runs', () => {
+  it('a live turn survives prune even without runs', async () => {
     const o = new Ownership(() => false);
     const a = o.issueTurn('ar_a', 's1');
-    o.prune(new Set());
+    await o.prune(new Set());
     expect(o.checkTurn('ar_a', a.turnToken)).toBe('held');
   });
 
-  it('prune drops the token of a session with no turn left and no history: its id is new again; a session with history keeps its token', () => {
+  it('prune drops the token of a session with no turn left and no history: its id is new again; a session with history keeps its token', async () => {
     const withHistory = new Set<string>();
-    const o = new Ownership((id) => withHistory.has(id));
+    const o = new Ownership(async (id) => withHistory.has(id));
     o.issueTurn('ar_empty', 's_empty');
     const kept = o.issueTurn('ar_used', 's_used');
     withHistory.add('s_used');
     o.endTurn('ar_empty');
     o.endTurn('ar_used');
-    o.prune(new Set());
-    expect(o.sessionJoin('s_empty', undefined)).toBe('new');
-    expect(o.sessionJoin('s_used', kept.sessionToken)).toBe('held');
+    await o.prune(new Set());
+    expect(o.sessionJoin('s_empty', undefined, false)).toBe('new');
+    expect(o.sessionJoin('s_used', kept.sessionToken, true)).toBe('held');
   });
 
-  it('prune keeps the token of a session without history while a turn of it is live', () => {
+  it('prune keeps the token of a session without history while a turn of it is live', async () => {
     const o = new Ownership(() => false);
     const { sessionToken } = o.issueTurn('ar_live', 's_live');
-    o.prune(new Set());
-    expect(o.sessionJoin('s_live', undefined)).toBe('missing');
-    expect(o.sessionJoin('s_live', sessionToken)).toBe('held');
+    await o.prune(new Set());
+    expect(o.sessionJoin('s_live', undefined, false)).toBe('missing');
+    expect(o.sessionJoin('s_live', sessionToken, false)).toBe('held');
   });
 
-  it('sessionJoin: new without a token or history, held/missing/wrong once issued, orphaned with history but no token', () => {
+  it('sessionJoin: new without a token or history, held/missing/wrong once issued, orphaned with history but no token', async () => {
     const withHistory = new Set(['s_old']);
     const o = new Ownership((id) => withHistory.has(id));
-    expect(o.sessionJoin('s_new', undefined)).toBe('new');
-    expect(o.sessionJoin('s_old', 'st_anything')).toBe('orphaned');
+    expect(o.sessionJoin('s_new', undefined, await o.sessionHistory('s_new'))).toBe('new');
+    expect(o.sessionJoin('s_old', 'st_anything', await o.sessionHistory('s_old'))).toBe('orphaned');
     const { sessionToken } = o.issueTurn('ar_1', 's_new');
-    expect(o.sessionJoin('s_new', sessionToken)).toBe('held');
-    expect(o.sessionJoin('s_new', undefined)).toBe('missing');
-    expect(o.sessionJoin('s_new', 'st_other')).toBe('wrong');
+    expect(o.sessionJoin('s_new', sessionToken, false)).toBe('held');
+    expect(o.sessionJoin('s_new', undefined, false)).toBe('missing');
+    expect(o.sessionJoin('s_new', 'st_other', false)).toBe('wrong');
+  });
+
+  it('prune: a session whose history cannot be looked up keeps its token; one whose turn came back while it was looked up keeps it too', async () => {
+    let lookups = 0;
+    const o = new Ownership(async () => {
+      lookups++;
+      throw new Error('database down');
+    });
+    const { sessionToken } = o.issueTurn('ar_a', 's_down');
+    o.endTurn('ar_a');
+    await o.prune(new Set());
+    expect(lookups).toBe(1);
+    expect(o.sessionJoin('s_down', sessionToken, false)).toBe('held');
+
+    let again: { sessionToken: string } | undefined;
+    const racing = new Ownership(async () => {
+      // a turns.prepare naming the session lands while prune waits for the database
+      again = racing.issueTurn('ar_again', 's_race');
+      return false;
+    });
+    const first = racing.issueTurn('ar_first', 's_race');
+    racing.endTurn('ar_first');
+    await racing.prune(new Set());
+    expect(again?.sessionToken).toBe(first.sessionToken);
+    expect(racing.sessionJoin('s_race', first.sessionToken, false)).toBe('held');
   });
 });

@@ -33,8 +33,13 @@ export class Ownership {
   private readonly sessionTokens = new Map<string, string>();
   private readonly runTurns = new Map<string, string>();
 
-  /** `hasHistory`: whether a session id already has transcript entries (from this or an earlier process). */
-  constructor(private readonly hasHistory: (sessionId: string) => boolean) {}
+  /** `hasHistory`: whether a session id already has transcript entries (from this or an earlier process, or another Gateway). */
+  constructor(private readonly hasHistory: (sessionId: string) => boolean | Promise<boolean>) {}
+
+  /** Whether the session has history, as sessionJoin needs it (a look in the session database). */
+  async sessionHistory(sessionId: string): Promise<boolean> {
+    return this.hasHistory(sessionId);
+  }
 
   /** Registers a new turn; returns its token and its session's token (minted when the session has none yet). */
   issueTurn(agentRunId: string, sessionId: string): { turnToken: string; sessionToken: string } {
@@ -62,9 +67,10 @@ export class Ownership {
   /**
    * Forgets runs the Gateway no longer lists, then ended turns without runs, then the tokens of sessions with no
    * turn left and no history: nothing of such a session exists any more, so its id is free again (the next
-   * turns.prepare naming it becomes its owner). A session with history keeps its token, so it is not orphaned.
+   * turns.prepare naming it becomes its owner). A session with history keeps its token, so it is not orphaned;
+   * so does one whose history cannot be looked up now (the database is down), until a later prune. Never rejects.
    */
-  prune(listedRunIds: ReadonlySet<string>): void {
+  async prune(listedRunIds: ReadonlySet<string>): Promise<void> {
     for (const runId of this.runTurns.keys()) if (!listedRunIds.has(runId)) this.runTurns.delete(runId);
     const withRuns = new Set(this.runTurns.values());
     for (const [agentRunId, turn] of this.turns) {
@@ -74,8 +80,14 @@ export class Ownership {
       }
     }
     const withTurns = new Set([...this.turns.values()].map((turn) => turn.sessionId));
-    for (const sessionId of this.sessionTokens.keys()) {
-      if (!withTurns.has(sessionId) && !this.hasHistory(sessionId)) this.sessionTokens.delete(sessionId);
+    const candidates = [...this.sessionTokens].filter(([sessionId]) => !withTurns.has(sessionId));
+    for (const [sessionId, token] of candidates) {
+      const history = await Promise.resolve()
+        .then(() => this.hasHistory(sessionId))
+        .catch(() => true);
+      // a turn prepared in the session while its history was looked up holds this token now: keep it
+      const held = [...this.turns.values()].some((turn) => turn.sessionId === sessionId);
+      if (!history && !held && this.sessionTokens.get(sessionId) === token) this.sessionTokens.delete(sessionId);
     }
   }
 
@@ -110,10 +122,12 @@ export class Ownership {
   /**
    * new: nobody holds the id yet (no token, no history): the caller becomes its owner. held: the token is the
    * session's. orphaned: history from an earlier process and no token here: only the operator may join it.
+   * `hasHistory` is sessionHistory()'s answer, looked up first: the check itself does not wait, so a caller can
+   * check and then issue the session's token with nothing in between (two clients claiming one new id).
    */
-  sessionJoin(sessionId: string, sessionToken: string | undefined): SessionJoin {
+  sessionJoin(sessionId: string, sessionToken: string | undefined, hasHistory: boolean): SessionJoin {
     const expected = this.sessionTokens.get(sessionId);
-    if (expected === undefined) return this.hasHistory(sessionId) ? 'orphaned' : 'new';
+    if (expected === undefined) return hasHistory ? 'orphaned' : 'new';
     if (sessionToken === undefined || sessionToken === '') return 'missing';
     return tokensEqual(sessionToken, expected) ? 'held' : 'wrong';
   }

@@ -144,7 +144,20 @@ describe('dispatchRequest', () => {
     const ctx = context();
     await reply({ id: 'a', op: 'store', action: 'set', key: 'k', json: '{"v":2}' }, ctx);
     expect(await reply({ id: 'b', op: 'store', action: 'get', key: 'k' }, ctx)).toEqual({ id: 'b', ok: true, value: { v: 2 } });
-    expect(ctx.sessions.get('s', 'k')).toBeUndefined();
+    expect(await ctx.sessions.get('s', 'k')).toBeUndefined();
+  });
+
+  it('on store() writes and a load sent together (nothing awaited between): each is checked after the ones before it, and the load sees them', async () => {
+    const ctx = context();
+    const sent = [
+      reply({ id: 'w1', op: 'store', action: 'set', key: 'k', json: '1' }, ctx),
+      reply({ id: 'w2', op: 'store', action: 'set', key: 'k', json: '2' }, ctx),
+      reply({ id: 'r', op: 'store', action: 'get', key: 'k' }, ctx),
+      reply({ id: 'd', op: 'store', action: 'set', key: 'k' }, ctx),
+      reply({ id: 'r2', op: 'store', action: 'get', key: 'k' }, ctx),
+    ];
+    expect((await Promise.all(sent)).map((r) => (r.ok ? r.value : r.error))).toEqual([null, null, 2, null, null]);
+    expect(ctx.storeBuffer.get('k')).toEqual({ json: undefined, networkContent: false });
   });
 
   // a json field that is not a string (the toJSON attack) never gets here: protocol-check refuses it
@@ -174,12 +187,17 @@ describe('dispatchRequest', () => {
     try {
       const path = join(dir, 'sessions.db');
       const first = new SessionStore(path);
-      first.commit('s', 'r1', new Map([['good', { json: '{"n":1}', networkContent: false }]]));
+      await first.commit('s', 'r1', new Map([['good', { json: '{"n":1}', networkContent: false }]]));
       // a row as an older build committed it: the guest's toJSON made `json` an object
-      first.transcript.db
-        .prepare('INSERT INTO entries (id, session_id, parent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run('e_damaged', 's', first.transcript.leaf('s'), 'code-mode-store', JSON.stringify({ runId: 'r2', sets: [{ key: 'bad', json: { x: 1 }, networkContent: false }, { key: 'badText', json: '{"a":', networkContent: false }], deletes: [] }), Date.now());
-      first.transcript.db.prepare("UPDATE sessions SET leaf_id = 'e_damaged' WHERE id = 's'").run();
+      await first.transcript.db.run('INSERT INTO entries (id, session_id, parent_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        'e_damaged',
+        's',
+        await first.transcript.leaf('s'),
+        'code-mode-store',
+        JSON.stringify({ runId: 'r2', sets: [{ key: 'bad', json: { x: 1 }, networkContent: false }, { key: 'badText', json: '{"a":', networkContent: false }], deletes: [] }),
+        Date.now(),
+      ]);
+      await first.transcript.db.run("UPDATE sessions SET leaf_id = 'e_damaged' WHERE id = 's'");
       for (const sessions of [first, new SessionStore(path)]) {
         const ctx = context({ sessions: sessions.forTurn({}) });
         expect(await reply({ id: 'l1', op: 'store', action: 'get', key: 'good' }, ctx)).toEqual({ id: 'l1', ok: true, value: { n: 1 } });
@@ -189,7 +207,7 @@ describe('dispatchRequest', () => {
         // text that does not parse is found at load, not at replay
         const badText = await reply({ id: 'l3', op: 'store', action: 'get', key: 'badText' }, ctx);
         expect(badText).toMatchObject({ ok: false, code: 'damaged_value', error: expect.stringContaining('stored value for key "badText" is damaged (the value is not valid JSON') });
-        sessions.close();
+        await sessions.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -205,9 +205,11 @@ function boundedJson(what: string, raw: string, maxBytes: number): string {
  * cell's writes so far and this one would pass its limits: the cell hears it at the write, not as a warning after
  * it completed, and the buffer never holds more than the commit could take.
  */
-function bufferStoreWrite(ctx: DispatchContext, key: string, value: StoredValue): void {
+async function bufferStoreWrite(ctx: DispatchContext, key: string, value: StoredValue): Promise<void> {
+  const projection = await ctx.sessions.projection(ctx.sessionId);
+  // nothing awaits from here to the buffer write: the cell's other store() calls are checked before or after this one, never beside it
   const writes = new Map(ctx.storeBuffer).set(key, value);
-  const over = ctx.sessions.capacityProblem(ctx.sessionId, writes);
+  const over = projection.capacityProblem(writes);
   if (over) throw new ToolError(`store(${JSON.stringify(key)}): ${over}; nothing of this write was kept`, 'capacity_exceeded');
   ctx.storeBuffer.set(key, value);
 }
@@ -261,16 +263,17 @@ async function otherRequest(ctx: DispatchContext, req: Exclude<BridgeRequest, { 
       const key = req.key;
       if (req.action === 'set') {
         if (req.json === undefined) {
-          bufferStoreWrite(ctx, key, { json: undefined, networkContent: false });
+          await bufferStoreWrite(ctx, key, { json: undefined, networkContent: false });
           return null;
         }
         // the session store is for small values that outlive the turn; it lands in the transcript
         const json = boundedJson(`store(${JSON.stringify(key)})`, req.json, ctx.options.maxOutputBytes);
-        bufferStoreWrite(ctx, key, { json, networkContent: ctx.hasNetworkContent() });
+        await bufferStoreWrite(ctx, key, { json, networkContent: ctx.hasNetworkContent() });
         return null;
       }
-      const buffered = ctx.storeBuffer.get(key);
-      const v = buffered ?? ctx.sessions.get(ctx.sessionId, key);
+      // the same wait as a store() write's, so a write the cell asked for before this load is buffered by now
+      const projection = await ctx.sessions.projection(ctx.sessionId);
+      const v = ctx.storeBuffer.get(key) ?? projection.get(key);
       if (v?.damaged !== undefined) throw new ToolError(damagedValueMessage(key, v.damaged), DAMAGED_VALUE_CODE);
       if (!v || v.json === undefined) return null;
       if (v.networkContent) ctx.markNetworkContent();

@@ -15,6 +15,7 @@ import {
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
 import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
+import { resolveSessions, sessionsSchema } from './sessions.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import { isHttpUrl, resolveSources, sourcesSchema } from './sources-schema.ts';
 import {
@@ -37,10 +38,6 @@ export const DEFAULT_AGENT_ID = 'main';
 export const DEFAULT_MODEL = 'demo/coder';
 /** Relative to the config file: the demo workspace the read/grep/exec tools work in. */
 export const DEFAULT_WORKSPACE = 'demo/workspace';
-/** Relative to the config file: the SQLite file holding session transcripts; `data/` is git-ignored. */
-export const DEFAULT_SESSIONS_PATH = 'data/codemode.db';
-/** `sessions.path` value that keeps transcripts in memory (nothing survives a restart). */
-export const IN_MEMORY_SESSIONS_PATH = ':memory:';
 /** Read-only, argument-safe commands: enough to demonstrate the shell tool without letting it change anything. */
 export const DEFAULT_SHELL_ALLOW: readonly string[] = Object.freeze(['ls', 'cat', 'wc', 'echo', 'head', 'date']);
 
@@ -205,12 +202,7 @@ const gatewayFileSchema = strictObject(
     ).optional(),
     sources: sourcesSchema.optional(),
     workspace: text('the demo workspace folder, relative to the config file').optional(),
-    sessions: strictObject(
-      {
-        path: text(`the SQLite file for session transcripts, relative to the config file, or "${IN_MEMORY_SESSIONS_PATH}"`).optional(),
-      },
-      'sessions: path',
-    ).optional(),
+    sessions: sessionsSchema.optional(),
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
     telemetry: telemetrySchema.optional(),
@@ -285,7 +277,6 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     servers[name] = 'command' in server ? { ...server, cwd: fromRoot(server.cwd ?? '.') } : server;
   }
 
-  const sessionsPath = file.sessions?.path ?? DEFAULT_SESSIONS_PATH;
   const config: GatewayConfig = {
     baseDir: root,
     workspace: fromRoot(file.workspace ?? DEFAULT_WORKSPACE),
@@ -308,7 +299,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     },
     mcp: { servers },
     sources: resolveSources(file.sources, fromRoot),
-    sessions: { path: sessionsPath === IN_MEMORY_SESSIONS_PATH ? sessionsPath : fromRoot(sessionsPath) },
+    sessions: resolveSessions(file.sessions, fromRoot),
     server: resolveServerOptions(file.server),
     mcpServer: resolveMcpServerOptions(file.mcpServer),
     ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),

@@ -135,6 +135,9 @@ export interface SourcesConfig {
   allowStdioWhenExposed: boolean;
 }
 
+/** The session database: exactly one of a SQLite file (`path`, the embedded default) and a PostgreSQL server (`url`). */
+export type SessionsConfig = { path: string; url?: undefined } | { url: string; path?: undefined };
+
 export interface GatewayConfig {
   /** Folder the config file lives in; relative paths resolve against it. */
   baseDir: string;
@@ -153,9 +156,9 @@ export interface GatewayConfig {
   sources?: SourcesConfig;
   /**
    * Where session transcripts (and so the session store) persist: an absolute SQLite file path after loading,
-   * or ":memory:". Absent on configs built in code: those get an in-memory database.
+   * or ":memory:"; or a PostgreSQL URL. Absent on configs built in code: those get an in-memory database.
    */
-  sessions?: { path: string };
+  sessions?: SessionsConfig;
   /** Exposure and request limits of the HTTP server, resolved (a config built in code: resolveServerOptions(undefined)). */
   server: ServerOptions;
   /** The MCP server face, resolved (a config built in code: resolveMcpServerOptions(undefined)). */

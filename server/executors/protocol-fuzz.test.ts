@@ -183,7 +183,7 @@ describe.each([
     });
     // the host's message check passes the text on as a string; the dispatcher's one parse refuses it
     expect(r).toMatchObject({ status: 'completed', value: 'end' });
-    expect(gw.sessionStore(`bad-store-${kind}`)).toEqual([]);
+    expect(await gw.sessionStore(`bad-store-${kind}`)).toEqual([]);
     gw.endTurn(t.agentRunId);
     expectNoLeaks(gw, executor, 'non-JSON stored value');
   });

@@ -141,14 +141,14 @@ async function runControlCall(recorder: TranscriptRecorder, sessionId: string | 
   const toolCallId = typeof call.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newToolCallId();
   const notes: string[] = [];
   const note = (warning: string | undefined) => void (warning && notes.push(warning));
-  if (sessionId) note(recorder.append(sessionId, 'tool-call', call.callPayload(toolCallId)));
+  if (sessionId) note(await recorder.append(sessionId, 'tool-call', call.callPayload(toolCallId)));
   let result: CodeModeResult;
   try {
     result = await call.run(toolCallId);
   } catch (err) {
     result = failedBeforeRun(err, call.executor);
   }
-  if (sessionId) note(recorder.append(sessionId, 'tool-result', toolResultPayload(call.tool, toolCallId, result)));
+  if (sessionId) note(await recorder.append(sessionId, 'tool-result', toolResultPayload(call.tool, toolCallId, result)));
   return withTranscriptNotes(result, notes);
 }
 

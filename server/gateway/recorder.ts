@@ -107,11 +107,11 @@ export class TranscriptRecorder {
     private readonly report: (message: string) => void = () => {},
   ) {}
 
-  /** Appends a control-call entry; returns a warning when it could not be written. */
-  append<K extends EntryType>(sessionId: string, type: K, payload: EntryPayloads[K]): string | undefined {
+  /** Appends a control-call entry; resolves to a warning when it could not be written (never rejects). */
+  async append<K extends EntryType>(sessionId: string, type: K, payload: EntryPayloads[K]): Promise<string | undefined> {
     if (this.closed) return undefined;
     try {
-      this.transcript.appendEntry(sessionId, type, payload);
+      await this.transcript.appendEntry(sessionId, type, payload);
       return undefined;
     } catch (err) {
       return `the session transcript did not record this ${type}: ${(err as Error).message}`;
@@ -132,8 +132,10 @@ export class TranscriptRecorder {
     }
   }
 
-  close(): void {
-    if (!this.closed && this.transcript.open) this.transcript.flushDeferred();
+  /** Writes the queued nested-activity rows; later calls record nothing. */
+  async close(): Promise<void> {
+    const flush = !this.closed && this.transcript.open;
     this.closed = true;
+    if (flush) await this.transcript.flushDeferred();
   }
 }

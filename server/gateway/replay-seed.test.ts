@@ -90,7 +90,7 @@ describe('replay lab: the seed', () => {
     expect(gw.run(runId)?.seed).toBe(1234);
     expect(gw.trajectory(runId)?.seed).toBe(1234);
     const view = gw.run(runId)!;
-    const execEntry = gw.transcript(view.sessionId).find((e) => e.type === 'tool-call' && e.payload.tool === 'exec');
+    const execEntry = (await gw.transcript(view.sessionId)).find((e) => e.type === 'tool-call' && e.payload.tool === 'exec');
     expect(execEntry?.type === 'tool-call' && execEntry.payload.seed).toBe(1234);
   });
 

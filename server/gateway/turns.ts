@@ -259,7 +259,7 @@ export class TurnRegistry {
     const runs = this.deps.runs.list();
     const live = new Set(runs.filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
-    this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
+    void this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
 }
 

@@ -39,7 +39,7 @@ describe('span previews through the Gateway', () => {
     expect(read?.errorPreview).toMatch(/no\/such\/file\.txt|not found|ENOENT/i);
     const exported = gw.trajectory(run.runId)!;
     expect(exported.calls[0]?.nested[0]?.inputPreview).toBe(search?.inputPreview);
-    const activity = gw.transcript(t.sessionId).filter((e) => e.type === 'nested-activity');
+    const activity = (await gw.transcript(t.sessionId)).filter((e) => e.type === 'nested-activity');
     expect(activity.length).toBe(2);
     for (const entry of activity) expect(JSON.stringify(entry.payload)).not.toMatch(/Preview|QuickJS/);
   });
@@ -71,6 +71,6 @@ describe('hook decisions on a span', () => {
     ]);
     expect(blocked?.status).toBe('error');
     expect(gw.trajectory(run.runId)?.calls[0]?.nested[1]?.hooks).toEqual(blocked?.hooks);
-    for (const entry of gw.transcript(t.sessionId).filter((e) => e.type === 'nested-activity')) expect(JSON.stringify(entry.payload)).not.toMatch(/hooks|secrets stay/);
+    for (const entry of (await gw.transcript(t.sessionId)).filter((e) => e.type === 'nested-activity')) expect(JSON.stringify(entry.payload)).not.toMatch(/hooks|secrets stay/);
   });
 });

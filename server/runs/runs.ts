@@ -284,7 +284,7 @@ export class RunManager {
     run.live = undefined;
     const dropped = live.droppedBytes + outcome.droppedBytes;
     try {
-      return this.finishCall(run, live.call, settleLeg(run, live, outcome, dropped, this.settleEnv));
+      return this.finishCall(run, live.call, await settleLeg(run, live, outcome, dropped, this.settleEnv));
     } catch (err) {
       // a settle path that throws on guest data must still release the run (and its slot) exactly once
       return this.finishCall(run, live.call, settleFailed(run, live, 'internal_error', hostFaultMessage('finish this run', err), dropped, this.settleEnv));

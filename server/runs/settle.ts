@@ -21,7 +21,7 @@ export interface SettleEnv {
 }
 
 /** The live leg ended with `outcome` (`dropped`: output bytes the worker dropped). A host failure wins over the outcome. */
-export function settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped: number, env: SettleEnv): CodeModeResult {
+export async function settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped: number, env: SettleEnv): Promise<CodeModeResult> {
   if (run.hostFailure && run.state !== 'aborted') return settleFailed(run, live, run.hostFailure.code, run.hostFailure.error, dropped, env);
   switch (outcome.kind) {
     case 'completed':
@@ -35,13 +35,14 @@ export function settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped:
   }
 }
 
-function settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number, env: SettleEnv): CodeModeResult {
+async function settleCompleted(run: Run, live: LiveLeg, valueJson: string, dropped: number, env: SettleEnv): Promise<CodeModeResult> {
   const parsed = parseValueJson(valueJson);
   if (!parsed.ok) return settleFailed(run, live, 'invalid_input', parsed.error, dropped, env);
   const { value, truncated, warnings } = boundCompletedValue(run, parsed);
   if (run.storeBuffer.size > 0) {
     try {
-      env.sessions.forTurn(run.turn).commit(run.turn.sessionId, run.runId, run.storeBuffer);
+      // the cell completed: an abort that lands while the commit is written comes too late to discard it
+      await env.sessions.forTurn(run.turn).commit(run.turn.sessionId, run.runId, run.storeBuffer);
     } catch (err) {
       warnings.push(`store() writes were not committed: ${(err as Error).message}`);
     }

@@ -27,16 +27,26 @@ export function defaultCompactionSummary(entries: readonly TranscriptEntry[]): s
   const set = new Set<string>();
   const deleted = new Set<string>();
   let messages = 0;
+  // entries are read back from the database: a field a hand edit or another build left is counted only when it has its type
   for (const entry of entries) {
-    if (entry.type === 'tool-call') calls[entry.payload.tool]++;
-    else if (entry.type === 'tool-result') statuses.set(entry.payload.status, (statuses.get(entry.payload.status) ?? 0) + 1);
-    else if (entry.type === 'message') messages++;
+    if (entry.type === 'tool-call') {
+      const tool: unknown = entry.payload.tool;
+      if (tool === 'exec' || tool === 'wait') calls[tool]++;
+    } else if (entry.type === 'tool-result') {
+      const status: unknown = entry.payload.status;
+      if (typeof status === 'string') statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    } else if (entry.type === 'message') messages++;
     else if (entry.type === 'code-mode-store') {
-      for (const s of entry.payload.sets) {
-        set.add(s.key);
-        deleted.delete(s.key);
+      const sets: unknown = entry.payload.sets;
+      const deletes: unknown = entry.payload.deletes;
+      for (const s of Array.isArray(sets) ? (sets as unknown[]) : []) {
+        const key = typeof s === 'object' && s !== null ? (s as { key?: unknown }).key : undefined;
+        if (typeof key !== 'string') continue;
+        set.add(key);
+        deleted.delete(key);
       }
-      for (const key of entry.payload.deletes) {
+      for (const key of Array.isArray(deletes) ? (deletes as unknown[]) : []) {
+        if (typeof key !== 'string') continue;
         deleted.add(key);
         set.delete(key);
       }

@@ -8,7 +8,9 @@
 // Each agent turn reads through its own view (`forTurn`), matching the spec's "admitted catalog lifetime":
 // the view builds its projection lazily at its first read, then applies only its own commits without
 // rescanning. If this process moves the session's leaf to another branch, the view rebuilds at its next
-// read. A commit that cannot be appended throws and leaves the projection as it was.
+// read. A commit that cannot be appended throws and leaves the projection as it was. Reads and commits are
+// asynchronous (either backend, database.ts); a loaded projection (projection()) answers without waiting, and
+// one view's commits to a session run one after another, so each capacity check sees the commits before it.
 //
 // The store writes only what it can read back: values reach commit as the dispatcher's bounded
 // re-serialization (bridge/dispatcher.ts, the one place a value is parsed on its way in), and commit refuses
@@ -16,7 +18,8 @@
 // no value: a set whose json is not text marks only its key damaged, text that does not parse fails only
 // its key when it is loaded (the dispatcher's parseStored), and an entry with no readable sets list is skipped.
 import { InvalidInputError } from '../errors.ts';
-import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError, type SessionDatabase } from './db.ts';
+import { MEMORY_DB_PATH, SessionStoreError, type SqlDatabase } from './database.ts';
+import { openSqliteDatabase } from './sqlite.ts';
 import { describeType } from './store-value.ts';
 import { assertSessionId, Transcript } from './transcript.ts';
 import type { SessionStoreEntry, StoreEntryPayload, TranscriptEntry } from './types.ts';
@@ -42,99 +45,44 @@ export interface StoreCommit {
   entryId: string;
 }
 
-interface Projection {
-  /** The transcript's branch generation it was built for. */
-  generation: number;
-  values: Map<string, StoredValue>;
-  /** Keys and encoded bytes its values hold, measured at the first capacity check after a change (store() checks every write). */
-  totals?: { keys: number; bytes: number };
-}
-
-export class SessionStore {
-  readonly transcript: Transcript;
-  private readonly projections = new Map<string, Projection>();
-  /** Views of the root store, one per turn scope; collected with the scope. */
-  private readonly views = new WeakMap<object, SessionStore>();
-  private readonly root: SessionStore;
-
-  /** `source`: a transcript to share, an open database, or a database path (":memory:" by default). */
-  constructor(source: Transcript | SessionDatabase | string = MEMORY_DB_PATH, root?: SessionStore) {
-    this.transcript = source instanceof Transcript ? source : new Transcript(typeof source === 'string' ? openSessionDatabase(source) : source);
-    this.root = root ?? this;
-  }
-
-  /** The view one turn (agent run) reads and commits through; the same scope object always gets the same view. */
-  forTurn(scope: object): SessionStore {
-    const root = this.root;
-    let view = root.views.get(scope);
-    if (!view) {
-      view = new SessionStore(root.transcript, root);
-      root.views.set(scope, view);
-    }
-    return view;
-  }
-
-  /** Committed value of `key` in `sessionId` as this view sees it, or undefined. */
-  get(sessionId: string, key: string): StoredValue | undefined {
-    return this.projection(sessionId).values.get(key);
-  }
-
-  /**
-   * Appends the write set as one `code-mode-store` entry, then applies it to this view's projection.
-   * Values must be the host's own serialization (the dispatcher's canonical JSON); commit does not parse them
-   * again. Throws InvalidInputError, appending nothing, if a key is not a string or a value is not text.
-   * Throws SessionStoreError if the append fails; the projection is then unchanged.
-   */
-  commit(sessionId: string, runId: string, writes: Map<string, StoredValue>): StoreCommit | undefined {
-    assertSessionId(sessionId);
-    if (writes.size === 0) return undefined;
-    const payload: StoreEntryPayload = { runId, sets: [], deletes: [] };
-    const committed = new Map<string, StoredValue>();
-    for (const [key, value] of writes) {
-      if (typeof key !== 'string' || key === '') {
-        throw new InvalidInputError(`store key ${JSON.stringify(String(key))} is not a non-empty string; nothing was stored, store under a string key`);
-      }
-      const networkContent = value.networkContent === true;
-      if (value.json === undefined) {
-        payload.deletes.push(key);
-        committed.set(key, { json: undefined, networkContent: false });
-        continue;
-      }
-      if (typeof value.json !== 'string') {
-        throw new InvalidInputError(`store(${JSON.stringify(key)}): the value is ${describeType(value.json)}, not JSON text; nothing was stored, store plain JSON data`);
-      }
-      payload.sets.push({ key, json: value.json, networkContent });
-      committed.set(key, { json: value.json, networkContent });
-    }
-    const over = this.capacityProblem(sessionId, committed);
-    if (over) throw new InvalidInputError(`${over}; nothing was stored`);
-    let entry: TranscriptEntry;
-    try {
-      entry = this.transcript.appendEntry(sessionId, 'code-mode-store', payload);
-    } catch (err) {
-      if (err instanceof InvalidInputError) throw err;
-      throw new SessionStoreError(`${(err as Error).message}; the cell's store() writes were discarded, store them again in a later cell`);
-    }
-    const projection = this.projections.get(sessionId);
-    if (projection) {
-      if (projection.generation === this.transcript.generation(sessionId)) {
-        apply(projection.values, payload);
-        delete projection.totals;
-      } else this.projections.delete(sessionId);
-    }
-    return { at: entry.createdAt, runId, writes: Object.fromEntries(committed), entryId: entry.id };
-  }
-
+/**
+ * One session's store as a view holds it, once loaded: read and checked without waiting, so a cell's store()
+ * calls can check capacity and buffer a write in one step (no other call of the cell runs in between).
+ */
+export interface StoreProjection {
+  /** Committed value of `key` as this view sees it, or undefined. */
+  get(key: string): StoredValue | undefined;
   /**
    * Why the session's store would be over MAX_SESSION_STORE_KEYS or MAX_SESSION_STORE_BYTES with `writes`
    * (a delete is json undefined) applied to what this view holds, or undefined when it fits. The message
    * names the limit and what to do, for a catchable capacity error in store() and the commit's warning.
    */
-  capacityProblem(sessionId: string, writes: ReadonlyMap<string, StoredValue>): string | undefined {
-    const projection = this.projection(sessionId);
-    const values = projection.values;
-    projection.totals ??= measure(values.values());
-    let { keys, bytes } = projection.totals;
+  capacityProblem(writes: ReadonlyMap<string, StoredValue>): string | undefined;
+}
+
+class Projection implements StoreProjection {
+  /** Keys and encoded bytes its values hold, measured at the first capacity check after a change (store() checks every write). */
+  private totals?: { keys: number; bytes: number };
+
+  constructor(
+    /** The transcript's branch generation it was built for. */
+    readonly generation: number,
+    private readonly values: Map<string, StoredValue>,
+  ) {}
+
+  get(key: string): StoredValue | undefined {
+    return this.values.get(key);
+  }
+
+  apply(payload: StoreEntryPayload): void {
+    apply(this.values, payload);
+    delete this.totals;
+  }
+
+  capacityProblem(writes: ReadonlyMap<string, StoredValue>): string | undefined {
+    const values = this.values;
+    this.totals ??= measure(values.values());
+    let { keys, bytes } = this.totals;
     // only the written keys change the totals: what they held goes, what they are given comes
     for (const [key, value] of writes) {
       const held = values.get(key)?.json;
@@ -158,10 +106,94 @@ export class SessionStore {
     }
     return undefined;
   }
+}
+
+export class SessionStore {
+  readonly transcript: Transcript;
+  /** Built (or being built) per session, for the transcript generation it reads. */
+  private readonly projections = new Map<string, { generation: number; loading: Promise<Projection> }>();
+  /** Each session's last commit through this view: commits of one view run one after another, as their capacity checks assume. */
+  private readonly commits = new Map<string, Promise<unknown>>();
+  /** Views of the root store, one per turn scope; collected with the scope. */
+  private readonly views = new WeakMap<object, SessionStore>();
+  private readonly root: SessionStore;
+
+  /** `source`: a transcript to share, an open database (either backend), or a SQLite path (":memory:" by default). */
+  constructor(source: Transcript | SqlDatabase | string = MEMORY_DB_PATH, root?: SessionStore) {
+    this.transcript = source instanceof Transcript ? source : new Transcript(typeof source === 'string' ? openSqliteDatabase(source) : source);
+    this.root = root ?? this;
+  }
+
+  /** The view one turn (agent run) reads and commits through; the same scope object always gets the same view. */
+  forTurn(scope: object): SessionStore {
+    const root = this.root;
+    let view = root.views.get(scope);
+    if (!view) {
+      view = new SessionStore(root.transcript, root);
+      root.views.set(scope, view);
+    }
+    return view;
+  }
+
+  /** Resolves once the database is ready for use (schema current); rejects with the SessionStoreError every operation would get. */
+  ready(): Promise<void> {
+    return this.transcript.ready();
+  }
+
+  /**
+   * The session's store as this view holds it, built from the branch at the first call (and after a branchFrom in
+   * this process). Calls made one after another get the same promise, so their continuations run in call order.
+   */
+  projection(sessionId: string): Promise<StoreProjection> {
+    return this.load(sessionId);
+  }
+
+  /** Committed value of `key` in `sessionId` as this view sees it, or undefined. */
+  async get(sessionId: string, key: string): Promise<StoredValue | undefined> {
+    return (await this.load(sessionId)).get(key);
+  }
+
+  /**
+   * Appends the write set as one `code-mode-store` entry, then applies it to this view's projection.
+   * Values must be the host's own serialization (the dispatcher's canonical JSON); commit does not parse them
+   * again. Rejects with InvalidInputError, appending nothing, if a key is not a string, a value is not text, or
+   * the store would pass its limits. Rejects with SessionStoreError if the append fails; the projection is then unchanged.
+   */
+  async commit(sessionId: string, runId: string, writes: ReadonlyMap<string, StoredValue>): Promise<StoreCommit | undefined> {
+    assertSessionId(sessionId);
+    if (writes.size === 0) return undefined;
+    // read now: the caller may clear its buffer while the commit waits its turn
+    const payload: StoreEntryPayload = { runId, sets: [], deletes: [] };
+    const committed = new Map<string, StoredValue>();
+    for (const [key, value] of writes) {
+      if (typeof key !== 'string' || key === '') {
+        throw new InvalidInputError(`store key ${JSON.stringify(String(key))} is not a non-empty string; nothing was stored, store under a string key`);
+      }
+      const networkContent = value.networkContent === true;
+      if (value.json === undefined) {
+        payload.deletes.push(key);
+        committed.set(key, { json: undefined, networkContent: false });
+        continue;
+      }
+      if (typeof value.json !== 'string') {
+        throw new InvalidInputError(`store(${JSON.stringify(key)}): the value is ${describeType(value.json)}, not JSON text; nothing was stored, store plain JSON data`);
+      }
+      payload.sets.push({ key, json: value.json, networkContent });
+      committed.set(key, { json: value.json, networkContent });
+    }
+    const previous = this.commits.get(sessionId) ?? Promise.resolve();
+    const done = previous.catch(() => undefined).then(() => this.append(sessionId, runId, payload, committed));
+    this.commits.set(sessionId, done);
+    try {
+      return await done;
+    } finally {
+      if (this.commits.get(sessionId) === done) this.commits.delete(sessionId);
+    }
+  }
 
   /** The store as the current branch holds it, read fresh (the playground's store panel). Damaged keys are listed with why. */
-  entries(sessionId: string): SessionStoreEntry[] {
-    const values = replay(this.transcript.branch(sessionId));
+  async entries(sessionId: string): Promise<SessionStoreEntry[]> {
+    const values = replay(await this.transcript.branch(sessionId));
     return [...values].flatMap(([key, v]): SessionStoreEntry[] => {
       if (v.damaged !== undefined) return [{ key, json: '', networkContent: v.networkContent, damaged: v.damaged }];
       return v.json === undefined ? [] : [{ key, json: v.json, networkContent: v.networkContent }];
@@ -169,8 +201,8 @@ export class SessionStore {
   }
 
   /** The commits along the current branch, oldest first, each as replay reads it; a row that names no write (it did not parse) is skipped. */
-  history(sessionId: string): StoreCommit[] {
-    return this.transcript.branch(sessionId).flatMap((entry) => {
+  async history(sessionId: string): Promise<StoreCommit[]> {
+    return (await this.transcript.branch(sessionId)).flatMap((entry) => {
       if (entry.type !== 'code-mode-store') return [];
       const writes = readWrites(entry.payload);
       // every commit names at least one write (an empty write set appends nothing)
@@ -181,19 +213,46 @@ export class SessionStore {
     });
   }
 
-  /** Closes the database (the root store owns it). */
-  close(): void {
-    this.root.transcript.close();
+  /** Closes the database (the root store owns it), after the writes under way. */
+  close(): Promise<void> {
+    return this.root.transcript.close();
   }
 
-  private projection(sessionId: string): Projection {
-    assertSessionId(sessionId);
+  /** One commit, its turn come: the capacity check against this view, the append, then the projection. */
+  private async append(sessionId: string, runId: string, payload: StoreEntryPayload, committed: Map<string, StoredValue>): Promise<StoreCommit> {
+    const projection = await this.load(sessionId);
+    const over = projection.capacityProblem(committed);
+    if (over) throw new InvalidInputError(`${over}; nothing was stored`);
+    let entry: TranscriptEntry;
+    try {
+      entry = await this.transcript.appendEntry(sessionId, 'code-mode-store', payload);
+    } catch (err) {
+      if (err instanceof InvalidInputError) throw err;
+      throw new SessionStoreError(`${(err as Error).message}; the cell's store() writes were discarded, store them again in a later cell`);
+    }
+    // a branchFrom while the append ran: the view rebuilds from the new branch at its next read
+    if (projection.generation === this.transcript.generation(sessionId)) projection.apply(payload);
+    else this.projections.delete(sessionId);
+    return { at: entry.createdAt, runId, writes: Object.fromEntries(committed), entryId: entry.id };
+  }
+
+  private load(sessionId: string): Promise<Projection> {
+    try {
+      assertSessionId(sessionId);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const generation = this.transcript.generation(sessionId);
     const cached = this.projections.get(sessionId);
-    if (cached && cached.generation === generation) return cached;
-    const built: Projection = { generation, values: replay(this.transcript.branch(sessionId)) };
-    this.projections.set(sessionId, built);
-    return built;
+    if (cached && cached.generation === generation) return cached.loading;
+    const loading = this.transcript.branch(sessionId).then((branch) => new Projection(generation, replay(branch)));
+    const record = { generation, loading };
+    this.projections.set(sessionId, record);
+    // a failed build is not kept: the next read tries again (a reopened database, a repaired leaf)
+    loading.catch(() => {
+      if (this.projections.get(sessionId) === record) this.projections.delete(sessionId);
+    });
+    return loading;
   }
 }
 

@@ -104,17 +104,25 @@ export function eventVisible(ctx: InnerContext, event: RunEvent, visible: 'all' 
 }
 
 /** Reading or changing a session needs its sessionToken, or the turnToken of a turn prepared in it. */
-export function requireSession(ctx: InnerContext, sessionId: string, tokens: { sessionToken?: string | undefined; turnToken?: string | undefined }, action: string): void {
+export async function requireSession(
+  ctx: InnerContext,
+  sessionId: string,
+  tokens: { sessionToken?: string | undefined; turnToken?: string | undefined },
+  action: string,
+): Promise<void> {
   if (ctx.access.operator) return;
   const { ownership } = ctx.gateway;
   for (const agentRunId of ownership.turnsOf(turnTokensOf(ctx, tokens.turnToken))) if (ownership.turnSession(agentRunId) === sessionId) return;
-  requireSessionToken(ctx, sessionId, tokens.sessionToken, action);
+  requireSessionToken(ctx, sessionId, tokens.sessionToken, action, await ownership.sessionHistory(sessionId));
 }
 
-/** Joining (turns.prepare with a sessionId) or reading a session by its own token; a session nobody holds is free. */
-export function requireSessionToken(ctx: InnerContext, sessionId: string, sessionToken: string | undefined, action: string): void {
+/**
+ * Joining (turns.prepare with a sessionId) or reading a session by its own token; a session nobody holds is free.
+ * `hasHistory`: ownership.sessionHistory(sessionId), looked up before (this check does not wait).
+ */
+export function requireSessionToken(ctx: InnerContext, sessionId: string, sessionToken: string | undefined, action: string, hasHistory: boolean): void {
   if (ctx.access.operator) return;
-  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionToken ?? ctx.presented.sessionToken);
+  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionToken ?? ctx.presented.sessionToken, hasHistory);
   if (join === 'missing') {
     throw missing(`${action} on session ${sessionId} needs its sessionToken (the turns.prepare that created the session returned it); ${SESSION_TOKEN_HINT}`);
   }

@@ -248,7 +248,7 @@ describe('sessions from an earlier server', () => {
     const before = await createGateway({ config });
     const first = before.prepareTurn({ sessionId: 'sess_branched_empty' });
     await before.exec(first.agentRunId, { code: 'await store("k", 1); return 1' });
-    expect(before.branchSession({ sessionId: 'sess_branched_empty', entryId: null })).toEqual([]);
+    expect(await before.branchSession({ sessionId: 'sess_branched_empty', entryId: null })).toEqual([]);
     await before.close();
     const after = await createGateway({ config });
     try {

@@ -7,12 +7,13 @@ import type { TurnRequest } from '../../gateway-types.ts';
 
 export const turnsRouter = router({
   /** Returns the turn with its turnToken and its session's sessionToken; joining an existing session needs the latter. */
-  prepare: turnStartProcedure.input(prepareTurnSchema).mutation(({ ctx, input }) => {
+  prepare: turnStartProcedure.input(prepareTurnSchema).mutation(async ({ ctx, input }) => {
     const { sessionToken, ...request } = input;
-    // check and prepare with no await between: the session's token is minted by the same synchronous step
-    if (request.sessionId !== undefined && request.sessionId.trim() !== '') {
-      requireSessionToken(ctx, request.sessionId, sessionToken, 'turns.prepare');
-    }
+    const joining = request.sessionId !== undefined && request.sessionId.trim() !== '' && !ctx.access.operator ? request.sessionId : undefined;
+    // the history is looked up first; the check and the prepare then run with no await between: the session's
+    // token is minted by the same synchronous step (two clients claiming one new session id cannot both pass)
+    const hasHistory = joining !== undefined && (await ctx.gateway.ownership.sessionHistory(joining));
+    if (joining !== undefined) requireSessionToken(ctx, joining, sessionToken, 'turns.prepare', hasHistory);
     const { clientId, operator } = ctx.access;
     const [limit, limitName] = operator ? [ctx.edge.limits.maxTurnsOperator, 'server.maxTurnsOperator'] : [ctx.edge.limits.maxTurnsPerClient, 'server.maxTurnsPerClient'];
     ctx.edge.turns.admit(clientId, limit, limitName, (id) => ctx.gateway.turnOptions(id) !== undefined);

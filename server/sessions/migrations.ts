@@ -1,0 +1,115 @@
+// The session database's schema, as numbered migrations applied in order and recorded in `schema_migrations`.
+//
+// A table is added by appending a migration (never by editing an applied one): migrate() applies those a
+// database has not seen, each in the same transaction as its record, and refuses a database recorded at a
+// version newer than this build knows, rather than misreading it. On PostgreSQL the migration transaction
+// first takes an advisory lock, so two Gateways starting on one database do not migrate it twice. On SQLite
+// the version is also kept in `PRAGMA user_version`, which builds from before this table checked.
+//
+// The transcript is the only owner of session data (spec: "no separate database table, sidecar, or disk
+// cache"): the session store is not a table of its own but is replayed from `code-mode-store` entries, and
+// `sessions` holds only each session's current leaf.
+import { SessionStoreError, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
+
+export interface Migration {
+  version: number;
+  /** What it adds, for the record and for messages. */
+  name: string;
+  /** The DDL for each dialect (the column types differ: SQLite's INTEGER is 64-bit, PostgreSQL's is not). */
+  sql: Record<SqlDialect, string>;
+}
+
+export const SESSION_MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    name: 'sessions and transcript entries',
+    // IF NOT EXISTS: a file an earlier build made (these tables, user_version 1, no schema_migrations) is adopted as is
+    sql: {
+      sqlite: `
+        CREATE TABLE IF NOT EXISTS sessions (
+          id TEXT PRIMARY KEY,
+          leaf_id TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS entries (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id),
+          parent_id TEXT REFERENCES entries(id),
+          type TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS entries_by_session ON entries(session_id);
+        CREATE INDEX IF NOT EXISTS entries_by_parent ON entries(parent_id);`,
+      postgres: `
+        CREATE TABLE IF NOT EXISTS sessions (
+          id TEXT PRIMARY KEY,
+          leaf_id TEXT,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS entries (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id),
+          parent_id TEXT REFERENCES entries(id),
+          type TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          created_at BIGINT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS entries_by_session ON entries(session_id);
+        CREATE INDEX IF NOT EXISTS entries_by_parent ON entries(parent_id);`,
+    },
+  },
+]);
+
+// The advisory lock key migrations take on PostgreSQL (any constant works; this one spells "codemode").
+const MIGRATION_LOCK_KEY = 0x636f_6465_6d6f;
+
+const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+
+/** The version a database is at (0: never migrated), from the table and, on SQLite, user_version (an earlier build's record). */
+async function currentVersion(db: SqlDatabase, tx: SqlRunner): Promise<number> {
+  const rows = await tx.all<{ version: unknown }>('SELECT MAX(version) AS version FROM schema_migrations');
+  let version = Number(rows[0]?.version ?? 0);
+  if (db.dialect === 'sqlite') {
+    const pragma = await tx.all<{ user_version: unknown }>('PRAGMA user_version');
+    version = Math.max(version, Number(pragma[0]?.user_version ?? 0));
+  }
+  return Number.isFinite(version) ? version : 0;
+}
+
+/**
+ * Brings `db` to the newest of `migrations` (ordered by version). Throws SessionStoreError naming the database and
+ * its config field when it is newer than this build, or when a migration fails (nothing of that migration stays).
+ */
+export async function migrate(db: SqlDatabase, migrations: readonly Migration[] = SESSION_MIGRATIONS): Promise<void> {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  try {
+    await db.transaction(async (tx) => {
+      if (db.dialect === 'postgres') await tx.all('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+      await tx.script(VERSION_TABLE);
+      const version = await currentVersion(db, tx);
+      if (version > latest) {
+        throw new SessionStoreError(
+          `the session database at ${db.location} has schema version ${version}, newer than this build's ${latest}; use a newer build or another ${db.configField}`,
+        );
+      }
+      for (const migration of migrations) {
+        if (migration.version <= version) continue;
+        await tx.script(migration.sql[db.dialect]);
+        await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, Date.now()]);
+      }
+      if (db.dialect === 'sqlite' && version < latest) await tx.run(`PRAGMA user_version = ${latest}`);
+    });
+  } catch (err) {
+    if (err instanceof SessionStoreError) throw err;
+    throw new SessionStoreError(
+      `cannot prepare the session database at ${db.location}: ${(err as Error).message}; is it a database this build wrote? Check ${db.configField}`,
+    );
+  }
+}
