@@ -30,7 +30,7 @@ export class CatalogInputError extends Error {
 
 /** Shapes every guest program may use; the guest runtime (server/guest) implements them. */
 export const GUEST_RUNTIME_DECLARATIONS = `// Code Mode guest runtime: globals every cell can use.
-type ToolSource = "core" | "bundled_plugin" | "external_plugin" | "mcp" | "client";
+type ToolSource = "core" | "bundled_plugin" | "external_plugin" | "openapi" | "mcp" | "client";
 
 /** What describe() returns for a tool handle. */
 interface ToolDescription {

@@ -138,6 +138,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   try {
     // the Gateway starts without waiting for MCP; a command is one turn, so it waits like the API's turn start
     await gw.mcpReady();
+    if (command !== 'mcp') reportSourceFailures(gw);
     const req = {
       ...(values.agent ? { agentId: values.agent } : {}),
       ...(values.model ? { model: values.model } : {}),
@@ -159,6 +160,18 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   } finally {
     await gw.close();
+  }
+}
+
+/**
+ * One stderr line per tool source that did not load (`openapi source NAME: failed: REASON`, `mcp server NAME: ...`):
+ * the command goes on with the rest, but a catalog without them must not look complete.
+ */
+export function reportSourceFailures(gw: Pick<Gateway, 'sources'>, err: (s: string) => void = (s) => process.stderr.write(s + '\n')): void {
+  for (const source of gw.sources()) {
+    if (source.state !== 'failed' && source.state !== 'disconnected') continue;
+    const what = source.kind === 'openapi' ? 'openapi source' : 'mcp server';
+    err(`${what} ${source.name}: ${source.state}${source.error ? `: ${source.error}` : ''}`);
   }
 }
 

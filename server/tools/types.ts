@@ -3,9 +3,12 @@
 /** A JSON Schema object, as tools declare their input and output. */
 export type JsonSchema = { [key: string]: unknown };
 
-/** Where a tool comes from; also the catalog order (spec: tool catalog). */
-export type ToolSource = 'core' | 'bundled_plugin' | 'external_plugin' | 'mcp' | 'client';
-export const TOOL_SOURCE_ORDER: readonly ToolSource[] = ['core', 'bundled_plugin', 'external_plugin', 'mcp', 'client'];
+/**
+ * Where a tool comes from; also the catalog order (spec: tool catalog). `openapi` (an OpenAPI document's
+ * operations) is not in the spec's list: it sits with external plugins, after them and before MCP (docs/decisions.md).
+ */
+export type ToolSource = 'core' | 'bundled_plugin' | 'external_plugin' | 'openapi' | 'mcp' | 'client';
+export const TOOL_SOURCE_ORDER: readonly ToolSource[] = ['core', 'bundled_plugin', 'external_plugin', 'openapi', 'mcp', 'client'];
 
 /** What a tool implementation receives besides its input: the run it serves. */
 export interface ToolContext {

@@ -1,7 +1,7 @@
 // One OpenAPI tool source: its document (file, URL or uploaded text) loaded, mapped and offered as tools.
 //
-// Tools carry source "external_plugin" with the source's name as owner (docs/decisions.md): policy
-// patterns `<name>/*` select them, their names project like every other tool's, and their results are
+// Tools carry source "openapi" with the source's name as owner (docs/decisions.md): policy patterns
+// `<name>/*` and `source:openapi` select them, their names project like every other tool's, and their results are
 // `networkContent` (wrapped as untrusted when they reach a model) unless the config says otherwise.
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
@@ -108,7 +108,7 @@ function toolFor(name: string, op: OperationSpec, target: HttpTarget, networkCon
     description: op.description,
     inputSchema: op.inputSchema,
     ...(op.outputSchema ? { outputSchema: op.outputSchema } : {}),
-    source: 'external_plugin',
+    source: 'openapi',
     owner: name,
     networkContent,
     ...(op.method === 'get' || op.method === 'head' ? {} : { executionMode: 'sequential' as const }),
