@@ -296,7 +296,11 @@ export class OpenApiSchemas implements SchemaDefs {
     if (schema['deprecated'] === true) out['deprecated'] = true;
     if ('default' in schema) out['default'] = schema['default'];
     if ('const' in schema) out['const'] = schema['const'];
-    if (Array.isArray(schema['enum'])) out['enum'] = [...schema['enum']];
+    if (Array.isArray(schema['enum'])) {
+      const { values, typeFits } = enumOfType(schema['enum'], out['type']);
+      out['enum'] = values;
+      if (!typeFits) delete out['type'];
+    }
 
     const props = schema['properties'];
     if (isRecord(props)) {
@@ -363,8 +367,10 @@ export class OpenApiSchemas implements SchemaDefs {
       const mapped = Object.entries(mapping)
         .filter(([, target]) => typeof target === 'string' && pointerOf(target) === ref)
         .map(([value]) => value);
-      const values = mapped.length > 0 ? mapped : [decodeSegment(ref.split('/').pop() ?? '')];
-      const pin: JsonSchema = values.length === 1 ? { const: values[0] } : { enum: values };
+      // without a mapping entry the branch's own schema says its value: documents rarely mean the spec's implicit
+      // "the schema's name" (a TrackObject whose type is "track"), and pinning it would make the branch impossible
+      if (mapped.length === 0) return branch;
+      const pin: JsonSchema = mapped.length === 1 ? { const: mapped[0] } : { enum: mapped };
       return { allOf: [branch, { type: 'object', properties: { [prop]: pin }, required: [prop] }] };
     });
   }
@@ -385,14 +391,21 @@ function nullableOf(schema: JsonSchema): JsonSchema {
   return { ...(typeof description === 'string' ? { description } : {}), anyOf: [rest, { type: 'null' }] };
 }
 
-function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+/**
+ * An enum's values that its `type` admits: documents write `type: number, enum: ["0", "1"]`, which no value
+ * satisfies. When none matches, the enum wins and the type goes (the declaration shows the enum's literals).
+ */
+function enumOfType(values: unknown[], type: unknown): { values: unknown[]; typeFits: boolean } {
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : [];
+  if (types.length === 0) return { values: [...values], typeFits: true };
+  const fits = (v: unknown) =>
+    types.some((t) =>
+      t === 'null' ? v === null : t === 'integer' ? Number.isInteger(v) : t === 'number' ? typeof v === 'number' : t === 'array' ? Array.isArray(v) : t === 'object' ? isRecord(v) : typeof v === t,
+    );
+  const kept = values.filter(fits);
+  return kept.length > 0 ? { values: kept, typeFits: true } : { values: [...values], typeFits: false };
 }
 
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~');
-  } catch {
-    return segment;
-  }
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
