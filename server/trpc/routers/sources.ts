@@ -28,7 +28,8 @@ export const addSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('openapi'),
     name,
-    document: httpUrl.optional(),
+    /** An http(s) URL, or a path on the Gateway's machine (relative to the config file's folder). */
+    document: text('document').optional(),
     documentText: z.string().min(1, 'the uploaded document is empty').max(MAX_DOCUMENT_CHARS, 'the uploaded document is larger than 8 MB').optional(),
     baseUrl: httpUrl.optional(),
     auth: z.strictObject({ header: text('auth.header').optional(), value: z.string().max(MAX_TEXT).optional(), env: text('auth.env').optional() }).optional(),
