@@ -81,6 +81,21 @@ interface SearchIndex {
 
 // Catalogs are immutable once built, so their index is computed once per catalog.
 const indexes = new WeakMap<Catalog, SearchIndex>();
+// Each turn builds its own catalog over mostly the same tool objects: a tool's terms are computed once per callable name.
+const toolTerms = new WeakMap<object, { callableName: string; doc: Omit<IndexedDoc, 'entry'> }>();
+
+function termsOf(entry: CatalogEntry): Omit<IndexedDoc, 'entry'> {
+  const known = toolTerms.get(entry.tool);
+  if (known?.callableName === entry.callableName) return known.doc;
+  const nameTerms = [...tokenize(entry.callableName), ...tokenize(entry.name)];
+  const all = [...nameTerms, ...tokenize(entry.description), ...schemaTerms(entry.inputSchema, 0)];
+  const terms = new Map<string, number>();
+  for (const t of all) terms.set(t, (terms.get(t) ?? 0) + 1);
+  const summary = entry.description.trimStart().split(/\r?\n/, 1)[0] ?? '';
+  const doc = { terms, length: all.length, nameTerms: new Set(nameTerms), exactNameTerms: new Set(tokenize(entry.name)), summaryTerms: new Set(tokenize(summary)) };
+  toolTerms.set(entry.tool, { callableName: entry.callableName, doc });
+  return doc;
+}
 
 function indexOf(catalog: Catalog): SearchIndex {
   const cached = indexes.get(catalog);
@@ -89,13 +104,9 @@ function indexOf(catalog: Catalog): SearchIndex {
   const docFreq = new Map<string, number>();
   for (const entry of catalog.entries) {
     if (entry.mcp) continue;
-    const nameTerms = [...tokenize(entry.callableName), ...tokenize(entry.name)];
-    const all = [...nameTerms, ...tokenize(entry.description), ...schemaTerms(entry.inputSchema, 0)];
-    const terms = new Map<string, number>();
-    for (const t of all) terms.set(t, (terms.get(t) ?? 0) + 1);
-    for (const t of terms.keys()) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
-    const summary = entry.description.trimStart().split(/\r?\n/, 1)[0] ?? '';
-    docs.push({ entry, terms, length: all.length, nameTerms: new Set(nameTerms), exactNameTerms: new Set(tokenize(entry.name)), summaryTerms: new Set(tokenize(summary)) });
+    const doc = termsOf(entry);
+    for (const t of doc.terms.keys()) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
+    docs.push({ entry, ...doc });
   }
   const avgLength = docs.length === 0 ? 0 : docs.reduce((sum, d) => sum + d.length, 0) / docs.length;
   const index = { docs, docFreq, avgLength };
