@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
-import { toolListDifference } from './run.ts';
+import { runTestPlan, toolListDifference } from './run.ts';
+import { createGateway } from '../gateway.ts';
+import { startInventoryServer } from '../../demo/openapi/server.mjs';
+import { readFileSync } from 'node:fs';
 import type { TestPlanReport } from './types.ts';
 
 function configFile(config: Record<string, unknown>): string {
@@ -62,6 +65,28 @@ describe('codemode test-plan', () => {
     expect(step3).toMatchObject({ verdict: 'fail', detail: expect.stringMatching(/^the model-visible tools differ from the effective tools: offered by more than one source under one name: echo \(2 tools, visible 1\), /) });
     expect(code).toBe(1);
   }, 120_000);
+
+  it("the README's Sources demo on the shipped config (upload the inventory document, remove the demo MCP server and add it again by hand): no step fails", async () => {
+    const inventory = await startInventoryServer();
+    const gw = await createGateway({ configPath: join(REPO_ROOT, 'codemode.config.json') });
+    try {
+      await gw.mcpReady();
+      const documentText = readFileSync(join(REPO_ROOT, 'demo/openapi/inventory.yaml'), 'utf8');
+      // the README's port 4011 may be taken here: the same document, called on the test's own port
+      gw.addSource({ kind: 'openapi', name: 'inventory', documentText, baseUrl: inventory.url }, { exposed: false });
+      expect(await gw.removeSource('demo')).toBe(true);
+      const stdio = { command: 'node', args: ['demo/mcp/server.mjs'] };
+      gw.addSource({ kind: 'mcp-stdio', name: 'demo', ...stdio, confirmCommandLine: gw.sourceCommandLine(stdio) }, { exposed: false });
+      expect(await gw.sourceSettled('inventory')).toMatchObject({ state: 'connected', toolCount: 5 });
+      expect(await gw.sourceSettled('demo')).toMatchObject({ state: 'connected' });
+      const report = await runTestPlan(gw);
+      expect(report.steps.filter((s) => s.verdict === 'fail').map((s) => `${s.step}: ${s.detail}`)).toEqual([]);
+      expect(report.steps[2]?.verdict).toBe('pass');
+    } finally {
+      await gw.close();
+      await inventory.close();
+    }
+  }, 180_000);
 
   it('an unknown agent is a usage error naming the agents', async () => {
     const errors: string[] = [];
