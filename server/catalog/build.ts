@@ -12,9 +12,9 @@ import {
   mcpServerIdentity,
   projectNames,
 } from './names.ts';
-import { declarationFor, docComment, namedTypesDeclaration, signatureParts, TypeAliasRegistry, type NamedTypes } from './schema-to-ts.ts';
-import { referencedNames, selfContainedSchema } from '../tools/schema-defs.ts';
-import type { SchemaDefs } from '../tools/types.ts';
+import { docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
+import { selfContainedSchema } from '../tools/schema-defs.ts';
+import { describedDeclaration, toolDeclaration, typeFilesOf, typeNamespaces } from './named-types.ts';
 import { internText } from '../util/text-memo.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { jsonShapeProblem } from '../util/json-shape.ts';
@@ -192,10 +192,8 @@ export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
   const entries: CatalogEntry[] = [];
   const byCallable = new Map<string, CatalogEntry>();
   const files = new Map<string, string>();
-  // a source's named schemas: one namespace (named after the source) and one declaration file each
-  const namespaces = typeNamespaces(plain);
-  const typeFiles = new Map<string, string>();
-  for (const [defs, namespace] of namespaces) typeFiles.set(`openapi/${namespace}.d.ts`, typesFile(defs, namespace));
+  const namespaces = typeNamespaces(plain); // a source's named schemas: one namespace and one declaration file each
+  const typeFiles = typeFilesOf(namespaces);
   for (const tool of plain) {
     const identity = hostIdentity(tool);
     const callableName = mustGet(plainNames, identity);
@@ -264,83 +262,9 @@ export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
   }
 
   for (const [path, text] of typeFiles) files.set(path, text);
-
   // each turn builds its own catalog; equal texts are kept once across turns
   const ambientDeclarations = internText([GUEST_RUNTIME_DECLARATIONS, RESULTS_DECLARATIONS, mcpIndex, ...serverFiles, ...toolFiles].join('\n\n') + '\n');
   return { entries, byCallable, mcp, files: sortedMap(files), ambientDeclarations, typeFiles };
-}
-
-/** Everything a cell is typechecked against: the ambient declarations and every source's named types. */
-export function checkDeclarations(catalog: Catalog): string {
-  if (catalog.typeFiles.size === 0) return catalog.ambientDeclarations;
-  let text = joinedDeclarations.get(catalog);
-  if (text === undefined) {
-    text = [catalog.ambientDeclarations, ...catalog.typeFiles.values()].join('\n') + '\n';
-    joinedDeclarations.set(catalog, text);
-  }
-  return text;
-}
-const joinedDeclarations = new WeakMap<Catalog, string>();
-
-/**
- * The namespace each source's named schemas are declared in: the source's name as an identifier (`github`,
- * `my_api`), projected like a tool name so two sources never share one.
- */
-function typeNamespaces(tools: readonly ToolDefinition[]): Map<SchemaDefs, string> {
-  const all = [...new Set(tools.map((t) => t.schemaDefs).filter((d): d is SchemaDefs => d !== undefined))];
-  if (all.length === 0) return new Map();
-  const projected = projectNames(
-    all.map((d, i) => ({ identity: `types\u0000${d.owner}\u0000${i}`, name: d.owner })),
-    isReservedGlobal,
-  );
-  return new Map(all.map((d, i) => [d, mustGet(projected, `types\u0000${d.owner}\u0000${i}`)]));
-}
-
-// A source's types and its tools' declarations never change once loaded; every turn's catalog asks again.
-const typeFileCache = new WeakMap<SchemaDefs, Map<string, string>>();
-const declarationCache = new WeakMap<ToolDefinition, Map<string, string>>();
-
-function typesFile(defs: SchemaDefs, namespace: string): string {
-  let byNamespace = typeFileCache.get(defs);
-  if (!byNamespace) typeFileCache.set(defs, (byNamespace = new Map()));
-  let text = byNamespace.get(namespace);
-  if (text === undefined) {
-    const head = `// OpenAPI source "${defs.owner}": its named schemas, referred to as ${namespace}.<Name> by its tools.\n`;
-    text = internText(namedTypesDeclaration(namespace, defs, defs.names(), head));
-    byNamespace.set(namespace, text);
-  }
-  return text;
-}
-
-function namedIn(defs: SchemaDefs, namespace: string): NamedTypes {
-  return { defs, qualify: (name) => `${namespace}.${name}` };
-}
-
-function toolDeclaration(tool: ToolDefinition, callableName: string, namespace: string | undefined): string {
-  if (!tool.schemaDefs || namespace === undefined) return declarationFor(callableName, tool.inputSchema, tool.outputSchema, tool.description);
-  const key = `${callableName}\u0000${namespace}`;
-  let byName = declarationCache.get(tool);
-  if (!byName) declarationCache.set(tool, (byName = new Map()));
-  let text = byName.get(key);
-  if (text === undefined) {
-    text = declarationFor(callableName, tool.inputSchema, tool.outputSchema, tool.description, namedIn(tool.schemaDefs, namespace));
-    byName.set(key, text);
-  }
-  return text;
-}
-
-/** Named types a describe() declaration carries at most; past them it points to the source's declaration file. */
-export const MAX_DESCRIBE_NAMED_TYPES = 64;
-
-/** The declaration describe() returns: the tool's, preceded by the named types it reaches, so it reads on its own. */
-function describedDeclaration(entry: CatalogEntry): string {
-  const defs = entry.tool.schemaDefs;
-  const namespace = entry.typeNamespace;
-  if (!defs || namespace === undefined) return entry.declaration;
-  const { names, complete } = referencedNames([entry.inputSchema, entry.outputSchema], defs, MAX_DESCRIBE_NAMED_TYPES);
-  if (names.length === 0) return entry.declaration;
-  const more = complete ? '' : `// more named types: API.read("openapi/${namespace}.d.ts")\n`;
-  return `${namedTypesDeclaration(namespace, defs, names)}\n${more}${entry.declaration}`;
 }
 
 function makeEntry(tool: ToolDefinition, identity: string, callableName: string, declaration: string): CatalogEntry {

@@ -1,6 +1,7 @@
 // OpenAPI semantics read the same in a tool's declaration and in its validation: one normalized schema, two readers.
 import { describe, expect, it } from 'vitest';
-import { buildCatalog, checkDeclarations, describeTool } from './build.ts';
+import { buildCatalog, describeTool } from './build.ts';
+import { checkDeclarations } from './named-types.ts';
 import { loadDocumentText } from '../tools/openapi/document.ts';
 import { mapDocument } from '../tools/openapi/mapping.ts';
 import { OpenApiSchemas } from '../tools/openapi/schemas.ts';

@@ -164,14 +164,16 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
 }
 
 /**
- * One stderr line per tool source that did not load (`openapi source NAME: failed: REASON`, `mcp server NAME: ...`):
- * the command goes on with the rest, but a catalog without them must not look complete.
+ * One stderr line per tool source that did not load (`openapi source NAME: failed: REASON`, `mcp server NAME: failed:
+ * REASON (retrying)`): the command goes on with the rest, but a catalog without them must not look complete. Called
+ * after the first attempts settled, so a source that is not connected failed (an MCP server may be retrying by then).
  */
 export function reportSourceFailures(gw: Pick<Gateway, 'sources'>, err: (s: string) => void = (s) => process.stderr.write(s + '\n')): void {
   for (const source of gw.sources()) {
-    if (source.state !== 'failed' && source.state !== 'disconnected') continue;
+    if (source.state === 'connected') continue;
     const what = source.kind === 'openapi' ? 'openapi source' : 'mcp server';
-    err(`${what} ${source.name}: ${source.state}${source.error ? `: ${source.error}` : ''}`);
+    const retrying = source.kind !== 'openapi' && source.state !== 'failed' ? ' (retrying)' : '';
+    err(`${what} ${source.name}: ${source.error ? `failed: ${source.error}` : source.state}${retrying}`);
   }
 }
 

@@ -4,7 +4,7 @@
 // tool-call id), then append a `tool-result` entry with the text the model saw. Anything that fails before
 // or instead of a guest run (unknown turn, invalid input, a blocking hook, an executor that cannot start) is
 // a failed result, never a throw.
-import { checkDeclarations } from '../catalog/build.ts';
+import { checkDeclarations } from '../catalog/named-types.ts';
 import { inferredOverlay, withInferred } from '../catalog/inferred-overlay.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
