@@ -4,7 +4,7 @@ import { publicProcedure, router } from '../init.ts';
 import { requireOperator } from '../guards.ts';
 import type { AddSourceRequest } from '../../gateway-types.ts';
 
-/** An uploaded OpenAPI document; matches MAX_OPENAPI_DOCUMENT_BYTES in spirit, bounded again by server.maxRequestBodyBytes. */
+/** An uploaded OpenAPI document: the request is bounded first by server.maxRequestBodyBytes (1 MiB by default), the source then by sources.maxDocumentBytes; a bigger document is added by path or URL. */
 const MAX_DOCUMENT_CHARS = 8 * 1024 * 1024;
 const MAX_TEXT = 4096;
 const name = z.string().min(1, 'give the source a name').max(64, 'a source name is at most 64 characters');
