@@ -248,6 +248,26 @@ describe.concurrent('codemode with an MCP server that is slow to start', () => {
   });
 });
 
+describe.concurrent('codemode catalog with an OpenAPI source', () => {
+  it('labels its tools "openapi" and prints their declarations with the source\'s named types', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-openapi-'));
+    const file = join(dir, 'codemode.config.json');
+    const config = {
+      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+      sources: { openapi: { inventory: { document: join(REPO_ROOT, 'demo/openapi/inventory.yaml'), baseUrl: 'http://127.0.0.1:4011' } } },
+      workspace: DEMO_WORKSPACE,
+    };
+    writeFileSync(file, JSON.stringify(config));
+    const { code, text } = await cli(['catalog', '--config', file]);
+    expect(code).toBe(0);
+    expect(text).toMatch(/^openapi\s+listItems\s+listItems\s+network$/m);
+    expect(text).toContain('declare function createItem(input: {');
+    expect(text).toContain('body: inventory.NewItem;');
+    expect(text).toContain('// openapi/inventory.d.ts\n// OpenAPI source "inventory": its named schemas, referred to as inventory.<Name> by its tools.\ndeclare namespace inventory {\n  type Category = "tools" | "parts" | "supplies";');
+  });
+});
+
 describe('codemode with tool sources that fail to load', () => {
   // one OpenAPI document that does not exist and one MCP server whose process exits at once
   function brokenSourcesConfig(codeMode: boolean): string {

@@ -216,6 +216,8 @@ function printCatalog(gw: Gateway, req: Parameters<Gateway['catalog']>[0], json:
   for (const e of c.pluginErrors) out(`plugin ${e.plugin} failed to load: ${e.error}`);
   out('\n// declarations');
   for (const t of c.tools) if (t.declaration && !t.deniedBy) out(t.declaration);
+  // the named types those declarations refer to (an OpenAPI source's `inventory.NewItem`), one file per source
+  for (const f of c.typeFiles) out(`\n// ${f.path}\n${f.text}`);
   return 0;
 }
 
