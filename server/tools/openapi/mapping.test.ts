@@ -177,6 +177,20 @@ describe('OpenAPI documents', () => {
     expect(mapped.schemas.nodesRead).toBeLessThan(500);
   });
 
+  it('reads a schema nested 2000 levels deep to its depth bound (any value below), without overflowing the stack', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 2000; i++) deep = { type: 'object', properties: { d: deep } };
+    const mapped = mapText(JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/deep': { get: { operationId: 'deep', responses: { '200': { description: 'ok', content: { 'application/json': { schema: deep } } } } } } } }));
+    let node = mapped.operations[0]?.outputSchema as Record<string, unknown> | undefined;
+    let levels = 0;
+    while (node && (node['properties'] as Record<string, Record<string, unknown>> | undefined)?.['d']) {
+      node = (node['properties'] as Record<string, Record<string, unknown>>)['d'];
+      levels++;
+    }
+    expect(levels).toBe(49);
+    expect(node).toEqual({});
+  });
+
   it('fails a document past the bound on schema parts read, naming it', () => {
     const doc = loadText(JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, components: { schemas: Object.fromEntries([...Array(50).keys()].map((i) => [`S${i}`, { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } }])) } }), 'many.json', 1 << 20);
     const schemas = new OpenApiSchemas(doc, 'many', { maxDepth: 48, maxNodes: 100, maxMs: 60_000 });
