@@ -102,7 +102,7 @@ export class OpenApiSchemas implements SchemaDefs {
   readonly notes: string[] = [];
 
   constructor(
-    private readonly doc: Record<string, unknown>,
+    private doc: Record<string, unknown>,
     readonly owner: string,
     private readonly bounds: SchemaBounds = DEFAULT_SCHEMA_BOUNDS,
   ) {
@@ -119,6 +119,16 @@ export class OpenApiSchemas implements SchemaDefs {
 
   get(name: string): JsonSchema | undefined {
     return this.byName.get(name)?.schema;
+  }
+
+  /**
+   * Drops the document once every operation is mapped: the named schemas hold all that is left to read, and the
+   * rest (GitHub's examples, descriptions of unused parts) is most of a big document's memory. Nothing can be
+   * normalized after this.
+   */
+  release(): void {
+    this.drain();
+    this.doc = {};
   }
 
   names(): readonly string[] {

@@ -142,6 +142,7 @@ export async function loadOpenApiSource(
   try {
     schemas.nameComponents();
     mapped = mapDocument(doc, schemas);
+    schemas.release();
   } catch (err) {
     if (err instanceof SchemaBoundsError) throw new OpenApiDocumentError(`${where}: ${err.message}`);
     throw err;
