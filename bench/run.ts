@@ -6,6 +6,7 @@ import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
 import { EmscriptenExecutor } from '../server/executors/emscripten/executor.ts';
 import { executors, fairness, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
 import { probeNodeExecutor } from './node-executor.ts';
+import { openApiAtScale } from './openapi.ts';
 import { probePageTiming } from './page-timing.ts';
 import { openBareQuickJs } from './quickjs-bare.ts';
 import { formatMs } from './stats.ts';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     ['(c) snapshots', () => snapshots(ctx)],
     ['(d) 64 suspended runs', () => suspendedRuns(ctx)],
     ['(f) fairness', () => fairness(ctx)],
+    ['(o) OpenAPI at scale', () => openApiAtScale(ctx.counts)],
     [
       '(e) executors',
       async () => {

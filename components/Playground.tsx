@@ -303,6 +303,7 @@ export function Playground() {
             {...(agent ? { agentExecutor: agent.executor } : {})}
             onExecutorChange={setExecutor}
             declarations={inferred.declarations}
+            {...(catalogQuery.data ? { typeFiles: catalogQuery.data.typeFiles } : {})}
             {...(catalogQuery.data ? { cellTypes: catalogQuery.data.cellTypes } : {})}
             deniedTools={deniedTools}
             onCodeChange={onCodeChange}

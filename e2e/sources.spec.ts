@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { startInventoryServer, type InventoryServer } from '../demo/openapi/server.mjs';
+import { startGitHubFixture } from '../demo/openapi/github/server.mjs';
 import { openPlayground, runCell } from './helpers.ts';
 import { E2E_INVENTORY_PORT, E2E_SOURCES_PORT } from './ports.ts';
 
@@ -16,6 +17,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const ORIGIN = `http://127.0.0.1:${E2E_SOURCES_PORT}`;
 const DEMO_MCP = join(ROOT, 'demo/mcp/server.mjs');
 const INVENTORY_YAML = join(ROOT, 'demo/openapi/inventory.yaml');
+const GITHUB_DOCUMENT = join(ROOT, 'node_modules/@octokit/openapi/generated/api.github.com.json');
 
 let dir: string;
 let configFile: string;
@@ -146,4 +148,37 @@ test('add an MCP server and an OpenAPI document from the page, call both, save, 
   // a step's trajectory link selects its run
   await page.locator('[data-testid="plan-step"][data-step="16"] [data-testid="plan-step-run"]').click();
   await expect(page.getByTestId('tab-trajectory')).toHaveAttribute('aria-selected', 'true');
+});
+
+test("GitHub's whole REST API by path from the Sources tab: grouped as an OpenAPI source, a cell calls it against the loopback fixture", async ({ page }) => {
+  const github = await startGitHubFixture();
+  try {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openPlayground(page, ORIGIN);
+    await openSources(page);
+    await page.getByTestId('source-kind').selectOption('openapi');
+    await page.getByTestId('source-name').fill('github');
+    await page.getByTestId('source-document-url').fill(GITHUB_DOCUMENT);
+    await page.getByTestId('source-base-url').fill(github.url);
+    await page.getByTestId('source-add').click();
+    await expect(row(page, 'github')).toHaveAttribute('data-state', 'connected');
+    await expect(row(page, 'github').getByTestId('source-state')).toHaveText(/^connected with 1\d{3} tools$/);
+
+    // the catalog groups its tools as what they are, and the next turn's cell calls one against the fixture
+    await expect(page.getByTestId('catalog-source-openapi')).toContainText('OpenAPI sources');
+    await expect(page.locator('[data-testid="catalog-tool"][data-name="issues/create"]')).toHaveCount(1);
+    await expect(page.getByTestId('run-button')).toBeEnabled();
+    const status = await runCell(
+      page,
+      'const issue = await issues_create({ owner: "octo-org", repo: "demo", body: { title: "Filed from a cell" } });\nconst open = await issues_list_for_repo({ owner: "octo-org", repo: "demo" });\nreturn { created: issue.number, titles: open.map((i) => i.title) };',
+    );
+    expect(status).toBe('completed');
+    await expect(page.getByTestId('result-panel')).toContainText('Filed from a cell');
+    expect(github.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /repos/octo-org/demo/issues', 'GET /repos/octo-org/demo/issues']);
+    await page.screenshot({ path: join(ROOT, 'docs/screenshots/sources-github.png') });
+    await row(page, 'github').getByTestId('source-remove').click();
+    await expect(row(page, 'github')).toHaveCount(0);
+  } finally {
+    await github.close();
+  }
 });

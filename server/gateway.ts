@@ -150,7 +150,7 @@ export class Gateway implements GatewayApi {
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
     });
-    this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir });
+    this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
     this.liveSources = new SourceRegistry({
       config,
       mcp: opts.mcp instanceof McpManager ? opts.mcp : undefined,
@@ -461,7 +461,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const mcp = opts.mcp ?? startMcpManager(config, opts.log ? { log: (line) => opts.log?.(`mcp: ${line}`) } : {});
   const openapi =
     opts.openapi ??
-    new OpenApiSources({ baseDir: config.baseDir, reservedNames: () => sources.tools.map((t) => t.name), ...(opts.log ? { log: opts.log } : {}) });
+    new OpenApiSources({
+      baseDir: config.baseDir,
+      reservedNames: () => sources.tools.map((t) => t.name),
+      ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
   for (const [name, source] of Object.entries(config.sources?.openapi ?? {})) openapi.add(name, source);
   openapi.start();
   const extra = opts.extraTools;

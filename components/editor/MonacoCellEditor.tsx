@@ -6,7 +6,7 @@ import Editor, { loader } from '@monaco-editor/react';
 import { useEffect, useMemo, useRef } from 'react';
 import { cellModelPath, defaultConfig } from './config.ts';
 import { cellMarkers, checkModelPath, checkText, type RawDiagnostic } from './cellCheck.ts';
-import { configureLanguageService, setCellTypes, setDeclarations } from './languageService.ts';
+import { configureLanguageService, setCellTypes, setDeclarations, setTypeFiles } from './languageService.ts';
 import type { CellEditorProps } from './types.ts';
 
 // Under Turbopack the package's own worker URLs do not resolve: create both workers from local entries.
@@ -91,11 +91,12 @@ export default function MonacoCellEditor(props: CellEditorProps) {
   };
 
   useEffect(() => {
+    setTypeFiles(monaco, props.typeFiles ?? [], config.declarationsPath.replace(/[^/]*$/, ''));
     setDeclarations(monaco, props.declarations, config.declarationsPath);
     if (props.cellTypes) setCellTypes(monaco, props.cellTypes);
     scheduleCheck(config.checkDebounceMs);
     // scheduleCheck reads the latest props through refs
-  }, [props.declarations, props.cellTypes, props.deniedTools, config.declarationsPath]);
+  }, [props.declarations, props.typeFiles, props.cellTypes, props.deniedTools, config.declarationsPath]);
 
   // Switching language moves the text to a model whose extension gives the right semantics.
   useEffect(() => {

@@ -38,7 +38,31 @@ export function setCellTypes(monaco: MonacoApi, world: CellTypeWorld): void {
 
 /** Replaces the ambient declarations in both services (the catalog changed, or client tools did). */
 export function setDeclarations(monaco: MonacoApi, declarations: string, path: string): void {
-  const libs = [{ content: declarations, filePath: path }];
-  monaco.typescript.typescriptDefaults.setExtraLibs(libs);
-  monaco.typescript.javascriptDefaults.setExtraLibs(libs);
+  for (const defaults of [monaco.typescript.typescriptDefaults, monaco.typescript.javascriptDefaults]) replaceLib(defaults, path, declarations);
+}
+
+/** Extra libs this module added, per service: path -> its text and the handle that removes it. */
+const added = new WeakMap<Monaco.typescript.LanguageServiceDefaults, Map<string, { text: string; lib: Monaco.IDisposable }>>();
+
+function replaceLib(defaults: Monaco.typescript.LanguageServiceDefaults, path: string, text: string | undefined): void {
+  let libs = added.get(defaults);
+  if (!libs) added.set(defaults, (libs = new Map()));
+  const current = libs.get(path);
+  if (current?.text === text) return;
+  current?.lib.dispose();
+  libs.delete(path);
+  if (text !== undefined) libs.set(path, { text, lib: defaults.addExtraLib(text, path) });
+}
+
+/**
+ * Each OpenAPI source's named types as a lib of its own, beside the ambient declarations: a source's file (GitHub's
+ * is about 2 MB) is sent to the TypeScript worker once and kept while it is unchanged, instead of riding along with
+ * every change of the tool declarations. Files no longer served are removed.
+ */
+export function setTypeFiles(monaco: MonacoApi, files: ReadonlyArray<{ path: string; text: string }>, folder: string): void {
+  for (const defaults of [monaco.typescript.typescriptDefaults, monaco.typescript.javascriptDefaults]) {
+    const wanted = new Map(files.map((f) => [`${folder}${f.path}`, f.text]));
+    for (const path of added.get(defaults)?.keys() ?? []) if (path.startsWith(folder) && !wanted.has(path)) replaceLib(defaults, path, undefined);
+    for (const [path, text] of wanted) replaceLib(defaults, path, text);
+  }
 }

@@ -31,6 +31,8 @@ export interface CellEditorProps {
   language: CellLanguage;
   /** Ambient `.d.ts` for the tool globals (from the catalog); replaced whenever it changes. */
   declarations: string;
+  /** Each OpenAPI source's named types as its own file (`openapi/github.d.ts`): added one by one, an unchanged one is kept as it is. */
+  typeFiles?: ReadonlyArray<{ path: string; text: string }>;
   /** The server typecheck's compiler options and cell wrapper (served with the declarations); no checking until it is known. */
   cellTypes?: CellTypeWorld;
   /** Tools the agent's policy denied: a call to one is flagged with its rule. */

@@ -13,6 +13,7 @@ const SOURCES: Array<{ source: ToolSource; label: string }> = [
   { source: 'core', label: 'Core' },
   { source: 'bundled_plugin', label: 'Bundled plugins' },
   { source: 'external_plugin', label: 'External plugins' },
+  { source: 'openapi', label: 'OpenAPI sources' },
   { source: 'mcp', label: 'MCP servers' },
   { source: 'client', label: 'Client tools' },
 ];

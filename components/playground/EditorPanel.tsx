@@ -25,6 +25,8 @@ export const EditorPanel = memo(function EditorPanel(props: {
   agentExecutor?: string;
   onExecutorChange: (executor: ExecutorChoice) => void;
   declarations: string;
+  /** Each OpenAPI source's named types (the catalog view's typeFiles). */
+  typeFiles?: ReadonlyArray<{ path: string; text: string }>;
   /** The server typecheck's world (served with the declarations): the editor's markers are the server's diagnostics. */
   cellTypes?: CellTypeWorld;
   /** Tools the agent's policy denied: a call to one is flagged with its rule. */
@@ -178,6 +180,7 @@ export const EditorPanel = memo(function EditorPanel(props: {
           defaultValue={props.defaultCode}
           language={props.language}
           declarations={props.declarations}
+          {...(props.typeFiles ? { typeFiles: props.typeFiles } : {})}
           {...(props.cellTypes ? { cellTypes: props.cellTypes } : {})}
           deniedTools={props.deniedTools}
           onChange={props.onCodeChange}

@@ -187,8 +187,15 @@ export const SourcesPanel = memo(function SourcesPanel(props: { onCatalogChanged
               <Field label="document file (JSON or YAML)">
                 <input data-testid="source-file" type="file" accept=".json,.yaml,.yml,application/json,application/yaml" className="text-xs" onChange={(e) => void onFile(e.target.files?.[0])} />
               </Field>
-              <Field label="or document URL">
-                <input data-testid="source-document-url" className={input} value={form.documentUrl} disabled={form.documentText !== undefined} onChange={(e) => set({ documentUrl: e.target.value })} />
+              <Field label="or document URL or path on the Gateway's machine">
+                <input
+                  data-testid="source-document-url"
+                  className={input}
+                  value={form.documentUrl}
+                  placeholder="node_modules/@octokit/openapi/generated/api.github.com.json"
+                  disabled={form.documentText !== undefined}
+                  onChange={(e) => set({ documentUrl: e.target.value })}
+                />
               </Field>
               <Field label="base URL (default: the document's servers[0])">
                 <input data-testid="source-base-url" className={input} value={form.baseUrl} placeholder="http://127.0.0.1:4011" onChange={(e) => set({ baseUrl: e.target.value })} />

@@ -29,7 +29,12 @@ describe('Sources form', () => {
       baseUrl: 'http://127.0.0.1:4011',
       auth: { header: 'Authorization', value: 'Bearer t' },
     });
-    expect(() => addInput({ ...EMPTY_FORM, kind: 'openapi', name: 'inv' })).toThrow('upload an OpenAPI document (JSON or YAML) or give its http(s) URL');
+    expect(() => addInput({ ...EMPTY_FORM, kind: 'openapi', name: 'inv' })).toThrow("upload an OpenAPI document (JSON or YAML), or give its http(s) URL or its path on the Gateway's machine");
+    expect(addInput({ ...EMPTY_FORM, kind: 'openapi', name: 'gh', documentUrl: ' node_modules/@octokit/openapi/generated/api.github.com.json ' })).toEqual({
+      kind: 'openapi',
+      name: 'gh',
+      document: 'node_modules/@octokit/openapi/generated/api.github.com.json',
+    });
     expect(() => addInput({ ...EMPTY_FORM, kind: 'mcp-http', name: 'r', url: 'ftp://x' })).toThrow('give the server URL');
     expect(() => addInput({ ...EMPTY_FORM, command: 'node' })).toThrow('give the source a name');
     expect(() => pairs('no-separator', ':', 'headers')).toThrow('headers: "no-separator" is not Name: value');

@@ -14,7 +14,7 @@ export interface SourceForm {
   url: string;
   /** Name: value per line. */
   headers: string;
-  /** OpenAPI: a document URL, or the uploaded file's text. */
+  /** OpenAPI: a document URL or a path on the Gateway's machine, or the uploaded file's text. */
   documentUrl: string;
   documentText?: string;
   documentFileName?: string;
@@ -64,7 +64,7 @@ export function addInput(form: SourceForm, confirmCommandLine?: string): AddSour
   const auth = form.authValue.trim() ? { auth: { header: 'Authorization', value: form.authValue.trim() } } : {};
   const baseUrl = form.baseUrl.trim() ? { baseUrl: form.baseUrl.trim() } : {};
   if (form.documentText !== undefined) return { kind: 'openapi', name, documentText: form.documentText, ...baseUrl, ...auth };
-  if (!/^https?:\/\//i.test(form.documentUrl.trim())) throw new Error('upload an OpenAPI document (JSON or YAML) or give its http(s) URL');
+  if (!form.documentUrl.trim()) throw new Error('upload an OpenAPI document (JSON or YAML), or give its http(s) URL or its path on the Gateway\'s machine');
   return { kind: 'openapi', name, document: form.documentUrl.trim(), ...baseUrl, ...auth };
 }
 

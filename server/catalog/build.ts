@@ -12,7 +12,9 @@ import {
   mcpServerIdentity,
   projectNames,
 } from './names.ts';
-import { declarationFor, docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
+import { docComment, signatureParts, TypeAliasRegistry } from './schema-to-ts.ts';
+import { selfContainedSchema } from '../tools/schema-defs.ts';
+import { describedDeclaration, toolDeclaration, typeFilesOf, typeNamespaces } from './named-types.ts';
 import { internText } from '../util/text-memo.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { jsonShapeProblem } from '../util/json-shape.ts';
@@ -30,7 +32,7 @@ export class CatalogInputError extends Error {
 
 /** Shapes every guest program may use; the guest runtime (server/guest) implements them. */
 export const GUEST_RUNTIME_DECLARATIONS = `// Code Mode guest runtime: globals every cell can use.
-type ToolSource = "core" | "bundled_plugin" | "external_plugin" | "mcp" | "client";
+type ToolSource = "core" | "bundled_plugin" | "external_plugin" | "openapi" | "mcp" | "client";
 
 /** What describe() returns for a tool handle. */
 interface ToolDescription {
@@ -66,7 +68,7 @@ declare const catalog: {
   all(): Promise<ToolHandle[]>;
 };
 
-/** Read the generated declaration files without a tool call: "tools/<name>.d.ts", "mcp/index.d.ts", "mcp/<server>.d.ts", "results.d.ts". */
+/** Read the generated declaration files without a tool call: "tools/<name>.d.ts", "openapi/<source>.d.ts" (an OpenAPI source's named types), "mcp/index.d.ts", "mcp/<server>.d.ts", "results.d.ts". */
 declare const API: {
   /** Paths starting with prefix ("tools/", "mcp"); all paths without one. */
   list(prefix?: string): string[];
@@ -190,10 +192,14 @@ export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
   const entries: CatalogEntry[] = [];
   const byCallable = new Map<string, CatalogEntry>();
   const files = new Map<string, string>();
+  const namespaces = typeNamespaces(plain); // a source's named schemas: one namespace and one declaration file each
+  const typeFiles = typeFilesOf(namespaces);
   for (const tool of plain) {
     const identity = hostIdentity(tool);
     const callableName = mustGet(plainNames, identity);
-    const entry = makeEntry(tool, identity, callableName, declarationFor(callableName, tool.inputSchema, tool.outputSchema, tool.description));
+    const namespace = tool.schemaDefs ? namespaces.get(tool.schemaDefs) : undefined;
+    const entry = makeEntry(tool, identity, callableName, toolDeclaration(tool, callableName, namespace));
+    if (namespace !== undefined) entry.typeNamespace = namespace;
     entries.push(entry);
     byCallable.set(callableName, entry);
   }
@@ -255,9 +261,10 @@ export function buildCatalog(tools: readonly ToolDefinition[]): Catalog {
     toolFiles.push(file);
   }
 
+  for (const [path, text] of typeFiles) files.set(path, text);
   // each turn builds its own catalog; equal texts are kept once across turns
   const ambientDeclarations = internText([GUEST_RUNTIME_DECLARATIONS, RESULTS_DECLARATIONS, mcpIndex, ...serverFiles, ...toolFiles].join('\n\n') + '\n');
-  return { entries, byCallable, mcp, files: sortedMap(files), ambientDeclarations };
+  return { entries, byCallable, mcp, files: sortedMap(files), ambientDeclarations, typeFiles };
 }
 
 function makeEntry(tool: ToolDefinition, identity: string, callableName: string, declaration: string): CatalogEntry {
@@ -299,7 +306,8 @@ function toolFile(entry: CatalogEntry): string {
     entry.name === entry.callableName
       ? `// Tool "${entry.name}" (${entry.source}).`
       : `// Tool "${entry.name}" (${entry.source}), callable as ${entry.callableName}(...).`;
-  return `${head}\n${entry.declaration}`;
+  const types = entry.typeNamespace === undefined ? '' : ` Named types (${entry.typeNamespace}.<Name>): API.read("openapi/${entry.typeNamespace}.d.ts").`;
+  return `${head}${types}\n${entry.declaration}`;
 }
 
 /** What the guest may see of an entry. */
@@ -313,10 +321,11 @@ export function guestMeta(entry: CatalogEntry): GuestToolMeta {
   };
 }
 
-/** What a handle's `describe()` resolves to. */
+/** What a handle's `describe()` resolves to: a declaration and schemas that read on their own (named types included). */
 export function describeTool(entry: CatalogEntry): ToolDescription {
-  const out: ToolDescription = { ...guestMeta(entry), inputSchema: entry.inputSchema };
-  if (entry.outputSchema !== undefined) out.outputSchema = entry.outputSchema;
+  const defs = entry.tool.schemaDefs;
+  const out: ToolDescription = { ...guestMeta(entry), declaration: describedDeclaration(entry), inputSchema: selfContainedSchema(entry.inputSchema, defs) };
+  if (entry.outputSchema !== undefined) out.outputSchema = selfContainedSchema(entry.outputSchema, defs);
   return out;
 }
 

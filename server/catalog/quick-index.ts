@@ -21,6 +21,11 @@ export const QUICK_INDEX_LINE_RENDERINGS = [
 
 const SUMMARY_SEPARATOR = '  // ';
 
+/** A source with more tools than this is summarised by group (an OpenAPI tag) in one block, not listed tool by tool. */
+export const QUICK_INDEX_GROUP_SUMMARY_MIN_TOOLS = 100;
+/** Characters a source's summary block may take: its groups, largest first, until it is full. */
+export const MAX_QUICK_INDEX_SOURCE_SUMMARY_CHARS = 900;
+
 export interface QuickIndexOptions {
   maxChars?: number;
 }
@@ -61,11 +66,17 @@ export function renderQuickIndex(catalog: Catalog, opts: QuickIndexOptions = {})
   if (!Number.isInteger(maxChars) || maxChars < 1) {
     throw new RangeError(`renderQuickIndex: maxChars must be a positive integer, got ${String(maxChars)}; omit it for ${DEFAULT_QUICK_INDEX_MAX_CHARS}.`);
   }
-  const plain = catalog.entries.filter((e) => !e.mcp);
+  const summarised = bigSources(catalog);
+  const plain = catalog.entries.filter((e) => !e.mcp && !summarised.has(e.tool.owner ?? ''));
   const ordered = [...plain.filter((e) => e.outputSchema !== undefined), ...plain.filter((e) => e.outputSchema === undefined), ...catalog.entries.filter((e) => e.mcp)];
 
   const lines: string[] = [];
-  let used = 0;
+  for (const [owner, entries] of summarised) {
+    const block = sourceSummary(owner, entries);
+    if (lines.join('\n').length + block.length + 1 > maxChars / 2) break; // half the budget at most: the other tools still need lines
+    lines.push(block);
+  }
+  let used = lines.join('\n').length;
   let shown = 0;
   for (const entry of ordered) {
     const line = quickIndexLine(entry);
@@ -80,6 +91,44 @@ export function renderQuickIndex(catalog: Catalog, opts: QuickIndexOptions = {})
   const omitted = ordered.slice(shown);
   if (omitted.length > 0) lines.push(footer(omitted));
   return lines.join('\n');
+}
+
+/** Sources (by owner) with more than QUICK_INDEX_GROUP_SUMMARY_MIN_TOOLS non-MCP tools that carry a group (or are OpenAPI operations), in catalog order. */
+function bigSources(catalog: Catalog): Map<string, CatalogEntry[]> {
+  const byOwner = new Map<string, CatalogEntry[]>();
+  for (const e of catalog.entries) {
+    if (e.mcp || e.tool.owner === undefined || (e.tool.group === undefined && e.source !== 'openapi')) continue;
+    const list = byOwner.get(e.tool.owner) ?? [];
+    list.push(e);
+    byOwner.set(e.tool.owner, list);
+  }
+  for (const [owner, list] of byOwner) if (list.length <= QUICK_INDEX_GROUP_SUMMARY_MIN_TOOLS) byOwner.delete(owner);
+  return byOwner;
+}
+
+/**
+ * `github: 1223 OpenAPI tools by tag: repos 204, actions 187, ... Find one with catalog.search("create an issue"); named
+ * types: API.read("openapi/github.d.ts")`: a big source in one block, its groups largest first, as many as fit.
+ */
+function sourceSummary(owner: string, entries: CatalogEntry[]): string {
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(e.tool.group ?? 'untagged', (counts.get(e.tool.group ?? 'untagged') ?? 0) + 1);
+  const groups = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const namespace = entries.find((e) => e.typeNamespace !== undefined)?.typeNamespace;
+  const kind = entries[0]?.source === 'openapi' ? 'OpenAPI tools' : 'tools';
+  const head = `${owner}: ${entries.length} ${kind} by tag: `;
+  const example = entries[0]?.callableName ?? 'tool';
+  const tail = `. Find one with catalog.search("<what to do>") (e.g. ${example}(...))${namespace !== undefined ? `; named types: API.read("openapi/${namespace}.d.ts")` : ''}`;
+  const shown: string[] = [];
+  let length = head.length + tail.length;
+  for (const [group, count] of groups) {
+    const part = `${group} ${count}`;
+    if (length + part.length + 2 + 12 > MAX_QUICK_INDEX_SOURCE_SUMMARY_CHARS) break;
+    shown.push(part);
+    length += part.length + 2;
+  }
+  const rest = groups.length - shown.length;
+  return `${head}${shown.join(', ')}${rest > 0 ? `, ${rest} more tags` : ''}${tail}`;
 }
 
 function footer(omitted: CatalogEntry[]): string {

@@ -3,8 +3,11 @@
 //
 // It renders a schema as a TypeScript type expression, bounded in depth and width so a huge or hostile
 // schema still yields a short, readable type. Local `$ref`s are inlined by name; a recursive `$ref`
-// becomes a named type alias when the caller collects aliases (declarations), else `unknown`.
-import type { JsonSchema } from '../tools/types.ts';
+// becomes a named type alias when the caller collects aliases (declarations), else `unknown`. A
+// `#/$defs/<Name>` reference into a source's named schemas (SchemaDefs) always renders as its name
+// (`github.Issue`), and namedTypesDeclaration renders those names once, in the source's namespace.
+import type { JsonSchema, SchemaDefs } from '../tools/types.ts';
+import { DEFS_REF_PREFIX } from '../tools/types.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 /** Nesting of objects/arrays rendered before falling back to `{ [key: string]: unknown }` / `unknown[]`: deep enough for real tool schemas, short enough to read. */
@@ -16,7 +19,19 @@ export const DEFAULT_SCHEMA_MAX_UNION_MEMBERS = 20;
 /** Longest `@default` JSON a doc comment shows: longer defaults are noise in a declaration, and describe() still has the schema. */
 export const MAX_DEFAULT_DOC_CHARS = 60;
 
+/** A source's named schemas and how a reference to one is written where the type is rendered. */
+export interface NamedTypes {
+  defs: SchemaDefs;
+  /** `Issue` -> `github.Issue` (a tool's declaration) or `Issue` (inside the namespace). */
+  qualify(name: string): string;
+}
+
+/** Limits for a named type's body: it is read once per source, so it may be wider than a tool's inline types. */
+export const NAMED_TYPE_LIMITS = { maxDepth: 8, maxProperties: 200, maxUnionMembers: 64 } as const;
+
 export interface SchemaToTsOptions {
+  /** Where `#/$defs/<Name>` references resolve; each renders as its (qualified) name. */
+  named?: NamedTypes;
   maxDepth?: number;
   maxProperties?: number;
   maxUnionMembers?: number;
@@ -116,6 +131,7 @@ interface Limits {
 
 interface Ctx {
   limits: Limits;
+  named?: NamedTypes;
   root: unknown;
   /** `$ref` pointers being expanded right now (cycle detection). */
   stack: string[];
@@ -164,20 +180,21 @@ export function renderSchemaType(schema: unknown, opts?: SchemaToTsOptions & { a
   const limits = limitsOf(opts);
   const indent = opts?.indent ?? '';
   const aliases = opts?.aliases;
+  const named = opts?.named ? { named: opts.named } : {};
   if (!aliases || !isRecord(schema)) {
     // The root is being expanded already: a `#` reference inside it is a cycle.
-    return render(schema, { limits, root: schema, stack: ['#'], discovered: false }, 0, indent).text;
+    return render(schema, { limits, ...named, root: schema, stack: ['#'], discovered: false }, 0, indent).text;
   }
   const recursive = aliases.recursiveKeys(schema);
   // Each pass may discover another recursive $ref; it is then aliased everywhere, so re-render until stable.
   for (;;) {
-    const ctx: Ctx = { limits, root: schema, stack: ['#'], aliases, discovered: false };
+    const ctx: Ctx = { limits, ...named, root: schema, stack: ['#'], aliases, discovered: false };
     const text = render(schema, ctx, 0, indent).text;
     const bodies: TypeAlias[] = [];
     let discovered = ctx.discovered;
     for (const pointer of [...recursive]) {
       if (discovered) break;
-      const bodyCtx: Ctx = { limits, root: schema, stack: [pointer], aliases, discovered: false };
+      const bodyCtx: Ctx = { limits, ...named, root: schema, stack: [pointer], aliases, discovered: false };
       const target = resolvePointer(schema, pointer);
       const body = render(target, bodyCtx, 0, '');
       const description = isRecord(target) && typeof target.description === 'string' ? target.description : undefined;
@@ -267,6 +284,10 @@ function renderType(type: string, schema: JsonSchema, ctx: Ctx, depth: number, i
 }
 
 function renderRef(ref: string, ctx: Ctx, depth: number, indent: string): Rendered {
+  if (ctx.named && ref.startsWith(DEFS_REF_PREFIX)) {
+    const name = ref.slice(DEFS_REF_PREFIX.length);
+    return ctx.named.defs.get(name) === undefined ? UNKNOWN : { text: ctx.named.qualify(name), kind: 'primary' };
+  }
   if (!ref.startsWith('#')) return UNKNOWN; // remote refs are never fetched: no I/O in the generator
   const target = resolvePointer(ctx.root, ref);
   if (target === undefined) return UNKNOWN;
@@ -498,14 +519,14 @@ function aliasBaseName(pointer: string): string {
  * Whether `{}` validates against the schema as far as a declaration can tell: an object (or
  * untyped) schema without required properties. Decides `input?:` over `input:`.
  */
-export function acceptsEmptyObject(schema: unknown, root: unknown = schema, seen: Set<string> = new Set()): boolean {
+export function acceptsEmptyObject(schema: unknown, root: unknown = schema, seen: Set<string> = new Set(), defs?: SchemaDefs): boolean {
   if (schema === undefined || schema === true) return true;
   if (!isRecord(schema)) return false;
   if (typeof schema.$ref === 'string') {
     if (seen.has(schema.$ref)) return true;
     seen.add(schema.$ref);
-    const target = resolvePointer(root, schema.$ref);
-    return target === undefined ? true : acceptsEmptyObject(target, root, seen);
+    const target = defs && schema.$ref.startsWith(DEFS_REF_PREFIX) ? defs.get(schema.$ref.slice(DEFS_REF_PREFIX.length)) : resolvePointer(root, schema.$ref);
+    return target === undefined ? true : acceptsEmptyObject(target, root, seen, defs);
   }
   const type = schema.type;
   if (typeof type === 'string' && type !== 'object') return false;
@@ -514,10 +535,10 @@ export function acceptsEmptyObject(schema: unknown, root: unknown = schema, seen
   if (Array.isArray(schema.enum)) return schema.enum.some((v) => isRecord(v) && Object.keys(v).length === 0);
   if (Array.isArray(schema.required) && schema.required.length > 0) return false;
   if (typeof schema.minProperties === 'number' && schema.minProperties > 0) return false;
-  if (Array.isArray(schema.allOf) && !schema.allOf.every((s) => acceptsEmptyObject(s, root, seen))) return false;
+  if (Array.isArray(schema.allOf) && !schema.allOf.every((s) => acceptsEmptyObject(s, root, seen, defs))) return false;
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = schema[key];
-    if (Array.isArray(members) && !members.some((s) => acceptsEmptyObject(s, root, seen))) return false;
+    if (Array.isArray(members) && !members.some((s) => acceptsEmptyObject(s, root, seen, defs))) return false;
   }
   return true;
 }
@@ -540,7 +561,7 @@ export function signatureParts(
 ): SignatureParts {
   const input = renderSchemaType(inputSchema, opts);
   const output = outputSchema === undefined ? 'unknown' : renderSchemaType(outputSchema, opts);
-  const optional = acceptsEmptyObject(inputSchema);
+  const optional = acceptsEmptyObject(inputSchema, inputSchema, new Set(), opts?.named?.defs);
   return { param: `input${optional ? '?' : ''}: ${input}`, output };
 }
 
@@ -548,9 +569,9 @@ export function signatureParts(
  * `declare function name(input: {...}): Promise<Out>;` with the tool description as a doc comment,
  * preceded by `type` aliases for recursive schemas (named `<callableName>__<Def>`).
  */
-export function declarationFor(callableName: string, inputSchema: JsonSchema, outputSchema?: JsonSchema, description?: string): string {
+export function declarationFor(callableName: string, inputSchema: JsonSchema, outputSchema?: JsonSchema, description?: string, named?: NamedTypes): string {
   const aliases = new TypeAliasRegistry(`${callableName}__`);
-  const { param, output } = signatureParts(inputSchema, outputSchema, { aliases });
+  const { param, output } = signatureParts(inputSchema, outputSchema, { aliases, ...(named ? { named } : {}) });
   const aliasText = aliases.render();
   const doc = docComment(description ?? '', '');
   return `${aliasText === '' ? '' : `${aliasText}\n`}${doc}declare function ${callableName}(${param}): Promise<${output}>;`;
@@ -559,4 +580,22 @@ export function declarationFor(callableName: string, inputSchema: JsonSchema, ou
 /** `(input: T) -> Out` on one line, for the quick index. */
 export function compactSignature(inputSchema: JsonSchema, outputSchema: JsonSchema | undefined, opts?: Omit<SchemaToTsOptions, 'compact' | 'indent'>): SignatureParts {
   return signatureParts(inputSchema, outputSchema, { ...opts, compact: true });
+}
+
+/**
+ * `declare namespace <namespace> { type Issue = ...; ... }`: the named schemas `names` (all of them by default), each
+ * rendered once by this generator, referring to each other by bare name. Refers to names outside `names` as well
+ * (the caller passes a closed set, see referencedNames).
+ */
+export function namedTypesDeclaration(namespace: string, defs: SchemaDefs, names: readonly string[] = defs.names(), head = ''): string {
+  const named: NamedTypes = { defs, qualify: (name) => name };
+  const members: string[] = [];
+  for (const name of names) {
+    const schema = defs.get(name);
+    if (schema === undefined) continue;
+    const body = renderSchemaType(schema, { ...NAMED_TYPE_LIMITS, named, indent: '  ' });
+    const doc = typeof schema['description'] === 'string' ? docComment(schema['description'], '  ') : '';
+    members.push(`  ${doc}type ${name} = ${body};`);
+  }
+  return `${head}declare namespace ${namespace} {\n${members.join('\n')}\n}`;
 }

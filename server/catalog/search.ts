@@ -9,6 +9,14 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 /** Extra weight (times the term's idf) when a query term is part of the tool's name: a name says what a tool is more reliably than prose. */
 export const NAME_MATCH_BOOST = 0.5;
+/**
+ * Extra weight (times the share of the name's terms the query matched, in idf units of the matched terms) for a
+ * name the query covers: "create an issue" should rank `issues/create` over `reactions/create-for-issue`, whose
+ * name says more than was asked. Matters in big catalogs where many names share the query's words.
+ */
+export const NAME_COVERAGE_BOOST = 1.0;
+/** Extra weight (times the term's idf) when a query term is in the description's first line (an OpenAPI summary): it says what the tool does. */
+export const SUMMARY_MATCH_BOOST = 0.5;
 /** How deep input schemas are walked for property names: deeper fields rarely describe what a tool does. */
 export const SCHEMA_TERM_DEPTH = 3;
 
@@ -59,6 +67,10 @@ interface IndexedDoc {
   terms: Map<string, number>;
   length: number;
   nameTerms: Set<string>;
+  /** Terms of the exact name alone (`issues/create`: issue, create): the coverage boost's denominator. */
+  exactNameTerms: Set<string>;
+  /** Terms of the description's first line. */
+  summaryTerms: Set<string>;
 }
 
 interface SearchIndex {
@@ -69,6 +81,21 @@ interface SearchIndex {
 
 // Catalogs are immutable once built, so their index is computed once per catalog.
 const indexes = new WeakMap<Catalog, SearchIndex>();
+// Each turn builds its own catalog over mostly the same tool objects: a tool's terms are computed once per callable name.
+const toolTerms = new WeakMap<object, { callableName: string; doc: Omit<IndexedDoc, 'entry'> }>();
+
+function termsOf(entry: CatalogEntry): Omit<IndexedDoc, 'entry'> {
+  const known = toolTerms.get(entry.tool);
+  if (known?.callableName === entry.callableName) return known.doc;
+  const nameTerms = [...tokenize(entry.callableName), ...tokenize(entry.name)];
+  const all = [...nameTerms, ...tokenize(entry.description), ...schemaTerms(entry.inputSchema, 0)];
+  const terms = new Map<string, number>();
+  for (const t of all) terms.set(t, (terms.get(t) ?? 0) + 1);
+  const summary = entry.description.trimStart().split(/\r?\n/, 1)[0] ?? '';
+  const doc = { terms, length: all.length, nameTerms: new Set(nameTerms), exactNameTerms: new Set(tokenize(entry.name)), summaryTerms: new Set(tokenize(summary)) };
+  toolTerms.set(entry.tool, { callableName: entry.callableName, doc });
+  return doc;
+}
 
 function indexOf(catalog: Catalog): SearchIndex {
   const cached = indexes.get(catalog);
@@ -77,12 +104,9 @@ function indexOf(catalog: Catalog): SearchIndex {
   const docFreq = new Map<string, number>();
   for (const entry of catalog.entries) {
     if (entry.mcp) continue;
-    const nameTerms = [...tokenize(entry.callableName), ...tokenize(entry.name)];
-    const all = [...nameTerms, ...tokenize(entry.description), ...schemaTerms(entry.inputSchema, 0)];
-    const terms = new Map<string, number>();
-    for (const t of all) terms.set(t, (terms.get(t) ?? 0) + 1);
-    for (const t of terms.keys()) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
-    docs.push({ entry, terms, length: all.length, nameTerms: new Set(nameTerms) });
+    const doc = termsOf(entry);
+    for (const t of doc.terms.keys()) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
+    docs.push({ entry, ...doc });
   }
   const avgLength = docs.length === 0 ? 0 : docs.reduce((sum, d) => sum + d.length, 0) / docs.length;
   const index = { docs, docFreq, avgLength };
@@ -118,6 +142,8 @@ export function searchCatalog(catalog: Catalog, query: string, limit: number): C
   const scored: Array<{ entry: CatalogEntry; score: number; order: number }> = [];
   index.docs.forEach((doc, order) => {
     let score = 0;
+    let coveredIdf = 0;
+    let covered = 0;
     for (const term of queryTerms) {
       const tf = doc.terms.get(term);
       if (tf === undefined) continue;
@@ -126,7 +152,13 @@ export function searchCatalog(catalog: Catalog, query: string, limit: number): C
       const norm = index.avgLength === 0 ? 1 : doc.length / index.avgLength;
       score += (idf * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * norm));
       if (doc.nameTerms.has(term)) score += NAME_MATCH_BOOST * idf;
+      if (doc.summaryTerms.has(term)) score += SUMMARY_MATCH_BOOST * idf;
+      if (doc.exactNameTerms.has(term)) {
+        covered += 1;
+        coveredIdf += idf;
+      }
     }
+    if (covered > 0 && doc.exactNameTerms.size > 0) score += NAME_COVERAGE_BOOST * coveredIdf * (covered / doc.exactNameTerms.size);
     if (score > 0) scored.push({ entry: doc.entry, score, order });
   });
   scored.sort((a, b) => b.score - a.score || a.order - b.order);

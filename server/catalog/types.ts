@@ -17,6 +17,8 @@ export interface CatalogEntry {
   executionMode: 'parallel' | 'sequential';
   /** `declare function ...` text from the one JSON Schema -> TypeScript generator. */
   declaration: string;
+  /** Tools whose schemas name their source's schemas: the namespace those names are declared in (`github`). */
+  typeNamespace?: string;
   /** MCP entries only: guest-side server property name (escaped) and raw server name. */
   mcp?: { server: string; serverCallable: string };
 }
@@ -39,6 +41,8 @@ export interface Catalog {
   mcp: Map<string, Map<string, CatalogEntry>>;
   /** Virtual declaration files served by `API.list` / `API.read` ("tools/<name>.d.ts", "mcp/index.d.ts", "mcp/<server>.d.ts", "results.d.ts"). */
   files: Map<string, string>;
-  /** All declarations as one ambient .d.ts (Monaco extra lib, typecheck). */
+  /** All declarations as one ambient .d.ts (Monaco extra lib, typecheck), except the sources' named types. */
   ambientDeclarations: string;
+  /** Each OpenAPI source's named types, one file each (`openapi/<namespace>.d.ts` -> text; also in `files`): the editor loads them one by one. */
+  typeFiles: Map<string, string>;
 }

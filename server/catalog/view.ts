@@ -28,8 +28,10 @@ export interface CatalogToolView {
 export interface CatalogView {
   tools: CatalogToolView[];
   mcpServers: McpServerView[];
-  /** Ambient .d.ts for the editor (exact declarations the Gateway generates). */
+  /** Ambient .d.ts for the editor (exact declarations the Gateway generates), without the sources' named types. */
   declarations: string;
+  /** Each OpenAPI source's named types as its own file (the editor adds them one by one and keeps unchanged ones). */
+  typeFiles: Array<{ path: string; text: string }>;
   /** The compiler options and cell wrapper the typecheck uses (source/cell-types.mjs): the editor checks with the same. */
   cellTypes: CellTypeWorld;
   /** Plugins that failed to load, by name, with the reason. */
@@ -73,6 +75,7 @@ export function catalogView(src: CatalogViewSource): CatalogView {
     tools: [...src.tools.map((t) => view(t)), ...src.denied.map((d) => view(d.tool, d.rule))],
     mcpServers: src.mcpServers,
     declarations: src.catalog.ambientDeclarations,
+    typeFiles: [...src.catalog.typeFiles].map(([path, text]) => ({ path, text })),
     cellTypes: cellTypeWorld(),
     pluginErrors: [...src.pluginErrors],
   };

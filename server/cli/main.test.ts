@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from './main.ts';
 import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
 import { SLOW_START_DELAY_MS, slowStartServer } from '../tools/mcp/testing.ts';
@@ -246,6 +246,72 @@ describe.concurrent('codemode with an MCP server that is slow to start', () => {
     expect(code).toBe(0);
     expect(text).toMatch(/mcp\s+MCP\.slow\.ping\s+ping/);
   });
+});
+
+describe.concurrent('codemode catalog with an OpenAPI source', () => {
+  it('labels its tools "openapi" and prints their declarations with the source\'s named types', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-openapi-'));
+    const file = join(dir, 'codemode.config.json');
+    const config = {
+      tools: { codeMode: { enabled: true, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+      sources: { openapi: { inventory: { document: join(REPO_ROOT, 'demo/openapi/inventory.yaml'), baseUrl: 'http://127.0.0.1:4011' } } },
+      workspace: DEMO_WORKSPACE,
+    };
+    writeFileSync(file, JSON.stringify(config));
+    const { code, text } = await cli(['catalog', '--config', file]);
+    expect(code).toBe(0);
+    expect(text).toMatch(/^openapi\s+listItems\s+listItems\s+network$/m);
+    expect(text).toContain('declare function createItem(input: {');
+    expect(text).toContain('body: inventory.NewItem;');
+    expect(text).toContain('// openapi/inventory.d.ts\n// OpenAPI source "inventory": its named schemas, referred to as inventory.<Name> by its tools.\ndeclare namespace inventory {\n  type Category = "tools" | "parts" | "supplies";');
+  });
+});
+
+describe('codemode with tool sources that fail to load', () => {
+  // one OpenAPI document that does not exist and one MCP server whose process exits at once
+  function brokenSourcesConfig(codeMode: boolean): string {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-broken-'));
+    const file = join(dir, 'codemode.config.json');
+    const config = {
+      tools: { codeMode: { enabled: codeMode, executor: 'quickjs' } },
+      agents: { defaults: { model: 'demo/coder' }, list: [{ id: 'main' }] },
+      plugins: { bundled: ['weather'] },
+      mcp: { servers: { gone: { command: process.execPath, args: ['-e', 'process.exit(3)'] } } },
+      sources: { openapi: { petstore: { document: 'missing/petstore.yaml' } } },
+      workspace: DEMO_WORKSPACE,
+    };
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  }
+
+  async function withStderr(args: string[]) {
+    const err: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      err.push(String(chunk));
+      return true;
+    });
+    try {
+      return { ...(await cli(args)), stderr: err.join('') };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('on catalog, surface, run and test-plan: each failed source is one stderr line with its reason; catalog exits 0 with the rest', async () => {
+    const config = brokenSourcesConfig(true);
+    const cell = cellFile('return await weather_lookup({ city: "Oslo" }).then((w) => w.city)');
+    for (const args of [['catalog'], ['surface'], ['run', cell], ['test-plan']]) {
+      const { code, text, stderr } = await withStderr([...args, '--config', args[0] === 'test-plan' ? brokenSourcesConfig(false) : config]);
+      expect(stderr, args[0]).toMatch(/^openapi source petstore: failed: OpenAPI source "petstore": cannot read .*missing\/petstore\.yaml \(ENOENT\)/m);
+      expect(stderr, args[0]).toMatch(/^mcp server gone: failed: \S.*$/m);
+      if (args[0] === 'catalog') {
+        expect(code).toBe(0);
+        expect(text).toMatch(/bundled_plugin\s+weather_lookup/);
+      }
+      if (args[0] === 'run') expect(code).toBe(0);
+    }
+  }, 120_000);
 });
 
 describe.concurrent('the codemode bin, run as a child process', () => {

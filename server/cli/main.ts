@@ -138,6 +138,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   try {
     // the Gateway starts without waiting for MCP; a command is one turn, so it waits like the API's turn start
     await gw.mcpReady();
+    if (command !== 'mcp') reportSourceFailures(gw);
     const req = {
       ...(values.agent ? { agentId: values.agent } : {}),
       ...(values.model ? { model: values.model } : {}),
@@ -159,6 +160,20 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   } finally {
     await gw.close();
+  }
+}
+
+/**
+ * One stderr line per tool source that did not load (`openapi source NAME: failed: REASON`, `mcp server NAME: failed:
+ * REASON (retrying)`): the command goes on with the rest, but a catalog without them must not look complete. Called
+ * after the first attempts settled, so a source that is not connected failed (an MCP server may be retrying by then).
+ */
+export function reportSourceFailures(gw: Pick<Gateway, 'sources'>, err: (s: string) => void = (s) => process.stderr.write(s + '\n')): void {
+  for (const source of gw.sources()) {
+    if (source.state === 'connected') continue;
+    const what = source.kind === 'openapi' ? 'openapi source' : 'mcp server';
+    const retrying = source.kind !== 'openapi' && source.state !== 'failed' ? ' (retrying)' : '';
+    err(`${what} ${source.name}: ${source.error ? `failed: ${source.error}` : source.state}${retrying}`);
   }
 }
 
@@ -201,6 +216,8 @@ function printCatalog(gw: Gateway, req: Parameters<Gateway['catalog']>[0], json:
   for (const e of c.pluginErrors) out(`plugin ${e.plugin} failed to load: ${e.error}`);
   out('\n// declarations');
   for (const t of c.tools) if (t.declaration && !t.deniedBy) out(t.declaration);
+  // the named types those declarations refer to (an OpenAPI source's `inventory.NewItem`), one file per source
+  for (const f of c.typeFiles) out(`\n// ${f.path}\n${f.text}`);
   return 0;
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES } from './sources-schema.ts';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './load.ts';
 import { configError } from './testing.ts';
@@ -23,9 +24,11 @@ describe('config: sources', () => {
         remote: { document: 'https://api.example.com/openapi.json', timeoutMs: 5000 },
       },
       allowStdioWhenExposed: false,
+      maxDocumentBytes: DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES,
     });
-    expect(parseGatewayConfig({}, base).sources).toEqual({ openapi: {}, allowStdioWhenExposed: false });
+    expect(parseGatewayConfig({}, base).sources).toEqual({ openapi: {}, allowStdioWhenExposed: false, maxDocumentBytes: 32 * 1024 * 1024 });
     expect(parseGatewayConfig({ sources: { allowStdioWhenExposed: true } }, base).sources?.allowStdioWhenExposed).toBe(true);
+    expect(parseGatewayConfig({ sources: { maxDocumentBytes: 65536 } }, base).sources?.maxDocumentBytes).toBe(65536);
   });
 
   it('takes headers on an HTTP MCP server', () => {
@@ -42,6 +45,8 @@ describe('config: sources', () => {
     [{ sources: { openapi: { inv: { document: 'x.yaml', timeoutMs: 5 } } } }, 'sources.openapi.inv.timeoutMs'],
     [{ sources: { openapi: { inv: { document: 'x.yaml', baseURL: 'http://x' } } } }, 'sources.openapi.inv.baseURL'],
     [{ sources: { allowStdioWhenExposed: 'yes' } }, 'sources.allowStdioWhenExposed'],
+    [{ sources: { maxDocumentBytes: 1024 } }, 'sources.maxDocumentBytes'],
+    [{ sources: { maxDocumentBytes: '13MB' } }, 'sources.maxDocumentBytes'],
     [{ sources: { mcp: {} } }, 'sources.mcp'],
   ])('names the bad field: %j -> %s', (json, path) => {
     const error = configError(() => parseGatewayConfig(json, base));

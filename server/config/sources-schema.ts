@@ -18,6 +18,11 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** Largest OpenAPI document a source reads (file, URL or upload): GitHub's whole REST API description is 13 MB, GHEC's 14 MB. */
+export const DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
+/** sources.maxDocumentBytes may be set from 64 KiB to 256 MiB: a parsed document takes several times its size in memory. */
+export const OPENAPI_MAX_DOCUMENT_BYTES_RANGE = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const;
+
 const nonEmpty = (hint: string) =>
   z.string({ error: (issue) => expectedReason('a string', hint, issue.input) }).refine((v) => v.trim() !== '', { error: `must not be empty; ${hint}` });
 
@@ -72,8 +77,14 @@ export const sourcesSchema = strictObject(
     allowStdioWhenExposed: z
       .boolean({ error: (issue) => expectedReason('true or false', 'true lets the operator add stdio MCP servers while the server is exposed', issue.input) })
       .optional(),
+    maxDocumentBytes: z
+      .number({ error: (issue) => expectedReason('a number', 'the largest OpenAPI document in bytes', issue.input) })
+      .int()
+      .min(OPENAPI_MAX_DOCUMENT_BYTES_RANGE.min, { error: `must be at least ${OPENAPI_MAX_DOCUMENT_BYTES_RANGE.min} (bytes)` })
+      .max(OPENAPI_MAX_DOCUMENT_BYTES_RANGE.max, { error: `must be at most ${OPENAPI_MAX_DOCUMENT_BYTES_RANGE.max} (256 MiB)` })
+      .optional(),
   },
-  'sources: openapi, allowStdioWhenExposed',
+  'sources: openapi, allowStdioWhenExposed, maxDocumentBytes',
 );
 
 /** The parsed section with defaults; `fromRoot` makes document paths absolute (URLs stay). */
@@ -83,5 +94,5 @@ export function resolveSources(file: z.infer<typeof sourcesSchema> | undefined, 
     const { document, ...rest } = source;
     openapi[name] = { ...rest, document: isHttpUrl(document) ? document : fromRoot(document) } as OpenApiSourceConfig;
   }
-  return { openapi, allowStdioWhenExposed: file?.allowStdioWhenExposed ?? false };
+  return { openapi, allowStdioWhenExposed: file?.allowStdioWhenExposed ?? false, maxDocumentBytes: file?.maxDocumentBytes ?? DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES };
 }

@@ -133,6 +133,8 @@ export interface SourcesConfig {
   openapi: Record<string, OpenApiSourceConfig>;
   /** Lets the operator add stdio MCP servers from the page while the server is exposed (non-loopback HOST). Default false. */
   allowStdioWhenExposed: boolean;
+  /** Largest OpenAPI document read (file, URL or upload), in bytes. Default 32 MiB (DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES). */
+  maxDocumentBytes: number;
 }
 
 /** The session database: exactly one of a SQLite file (`path`, the embedded default) and a PostgreSQL server (`url`). */

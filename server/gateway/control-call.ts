@@ -4,6 +4,7 @@
 // tool-call id), then append a `tool-result` entry with the text the model saw. Anything that fails before
 // or instead of a guest run (unknown turn, invalid input, a blocking hook, an executor that cannot start) is
 // a failed result, never a throw.
+import { checkDeclarations } from '../catalog/named-types.ts';
 import { inferredOverlay, withInferred } from '../catalog/inferred-overlay.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
@@ -71,7 +72,7 @@ export class ControlCalls {
         const prepared = await prepareExec(hooked, {
           // the inferred types only when the caller opted in: they are guesses from this turn's results
           ambientDeclarations: () =>
-            opts.typecheckInferred ? withInferred(live.catalog.ambientDeclarations, inferredOverlay(live.catalog, live.scope.inferredOutputs)) : live.catalog.ambientDeclarations,
+            opts.typecheckInferred ? withInferred(checkDeclarations(live.catalog), inferredOverlay(live.catalog, live.scope.inferredOutputs)) : checkDeclarations(live.catalog),
           signal: live.scope.abort.signal,
           runKey: agentRunId,
           ...(hooked !== rawInput ? { callerInput: rawInput } : {}),

@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFil
 import { dirname, join, relative } from 'node:path';
 import { parseGatewayConfig } from '../config/load.ts';
 import { parseJsonText } from '../config/json.ts';
-import { SOURCE_NAME } from '../config/sources-schema.ts';
+import { isHttpUrl, SOURCE_NAME } from '../config/sources-schema.ts';
 import type { GatewayConfig, McpServerConfig, OpenApiSourceConfig } from '../config/types.ts';
 import { ConfigError, InvalidInputError } from '../errors.ts';
 import type { McpManager } from '../tools/mcp/manager.ts';
@@ -119,7 +119,11 @@ export class SourceRegistry {
       this.deps.log?.(`sources: the operator added HTTP MCP server "${name}": ${req.url}`);
     } else if (req.kind === 'openapi') {
       if ((req.document === undefined) === (req.documentText === undefined)) {
-        throw new InvalidInputError('an OpenAPI source needs exactly one of "document" (a URL) and "documentText" (an uploaded file)');
+        throw new InvalidInputError('an OpenAPI source needs exactly one of "document" (a URL or a path) and "documentText" (an uploaded file)');
+      }
+      if (req.document !== undefined && !isHttpUrl(req.document) && context.exposed) {
+        // a path reads a file of the Gateway's machine: from a page that may be far away, only through the config file
+        throw new InvalidInputError('this server is exposed beyond loopback, so an OpenAPI document is added by URL or upload only; put a file path in sources.openapi in the config file');
       }
       this.deps.openapi.add(name, openApiConfig(req));
       this.deps.log?.(`sources: the operator added OpenAPI source "${name}" (${req.document ?? 'uploaded document'})`);

@@ -4,6 +4,7 @@
 // On: exec, wait, then the direct-only tools, whose structured results cannot cross the bridge. Everything
 // else lives in the hidden catalog. Tool Search control tools are hidden, and so is the shell `exec` tool:
 // its name belongs to the code-mode exec, and guest code calls it as `exec(...)` instead.
+import { selfContainedSchema } from '../tools/schema-defs.ts';
 import type { CodeModeOptions } from '../config/types.ts';
 import type { JsonSchema, ToolDefinition } from '../tools/types.ts';
 import { CATALOG_CONTROL_NAMES } from '../catalog/names.ts';
@@ -88,7 +89,8 @@ const WAIT_INPUT_SCHEMA: JsonSchema = {
 };
 
 function toModelTool(tool: ToolDefinition): ModelTool {
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+  // a schema that names its source's schemas carries the ones it reaches: a model provider resolves nothing else
+  return { name: tool.name, description: tool.description, inputSchema: selfContainedSchema(tool.inputSchema, tool.schemaDefs) };
 }
 
 /** One tool per exact name; a later definition (a client tool) takes the earlier one's place, as in direct mode. */

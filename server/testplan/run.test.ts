@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { DEMO_WORKSPACE } from '../tools/testing.ts';
+import { DEMO_WORKSPACE, REPO_ROOT } from '../tools/testing.ts';
+import { runTestPlan, toolListDifference } from './run.ts';
+import { createGateway } from '../gateway.ts';
+import { startInventoryServer } from '../../demo/openapi/server.mjs';
+import { readFileSync } from 'node:fs';
 import type { TestPlanReport } from './types.ts';
 
 function configFile(config: Record<string, unknown>): string {
@@ -53,6 +57,37 @@ describe('codemode test-plan', () => {
     expect(code).toBe(0);
   }, 120_000);
 
+  it('step 3 on the same MCP server added twice: fails naming the tools two sources offer under one name', async () => {
+    const server = { command: process.execPath, args: [join(REPO_ROOT, 'demo/mcp/server.mjs')] };
+    const twice = configFile({ tools: { codeMode: { enabled: false } }, mcp: { servers: { demo: server, demo2: server } } });
+    const { code, text } = await cli(['test-plan', '--config', twice, '--json']);
+    const step3 = (JSON.parse(text) as TestPlanReport).steps[2];
+    expect(step3).toMatchObject({ verdict: 'fail', detail: expect.stringMatching(/^the model-visible tools differ from the effective tools: offered by more than one source under one name: echo \(2 tools, visible 1\), /) });
+    expect(code).toBe(1);
+  }, 120_000);
+
+  it("the README's Sources demo on the shipped config (upload the inventory document, remove the demo MCP server and add it again by hand): no step fails", async () => {
+    const inventory = await startInventoryServer();
+    const gw = await createGateway({ configPath: join(REPO_ROOT, 'codemode.config.json') });
+    try {
+      await gw.mcpReady();
+      const documentText = readFileSync(join(REPO_ROOT, 'demo/openapi/inventory.yaml'), 'utf8');
+      // the README's port 4011 may be taken here: the same document, called on the test's own port
+      gw.addSource({ kind: 'openapi', name: 'inventory', documentText, baseUrl: inventory.url }, { exposed: false });
+      expect(await gw.removeSource('demo')).toBe(true);
+      const stdio = { command: 'node', args: ['demo/mcp/server.mjs'] };
+      gw.addSource({ kind: 'mcp-stdio', name: 'demo', ...stdio, confirmCommandLine: gw.sourceCommandLine(stdio) }, { exposed: false });
+      expect(await gw.sourceSettled('inventory')).toMatchObject({ state: 'connected', toolCount: 5 });
+      expect(await gw.sourceSettled('demo')).toMatchObject({ state: 'connected' });
+      const report = await runTestPlan(gw);
+      expect(report.steps.filter((s) => s.verdict === 'fail').map((s) => `${s.step}: ${s.detail}`)).toEqual([]);
+      expect(report.steps[2]?.verdict).toBe('pass');
+    } finally {
+      await gw.close();
+      await inventory.close();
+    }
+  }, 180_000);
+
   it('an unknown agent is a usage error naming the agents', async () => {
     const errors: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
@@ -63,5 +98,16 @@ describe('codemode test-plan', () => {
       process.stderr.write = write;
     }
     expect(errors.join('')).toContain('unknown agent "ghost"; the config lists main');
+  });
+});
+
+describe('toolListDifference', () => {
+  it('names missing, extra and duplicated tools, else the first place the order differs; undefined when equal', () => {
+    expect(toolListDifference(['a', 'b'], ['a', 'b'])).toBeUndefined();
+    expect(toolListDifference(['a', 'c'], ['a', 'b'])).toBe('not visible: b; visible but not effective: c');
+    expect(toolListDifference(['a', 'b'], ['a', 'b', 'b'])).toBe('offered by more than one source under one name: b (2 tools, visible 1)');
+    expect(toolListDifference(['b', 'a'], ['a', 'b'])).toBe('the same tools in another order (position 1: b where the catalog has a)');
+    const many = [...Array(20).keys()].map((i) => `t${i}`);
+    expect(toolListDifference([], many)).toBe(`not visible: ${many.slice(0, 12).join(', ')} and 8 more`);
   });
 });

@@ -16,6 +16,38 @@ export const PLAN_CLIENT_TOOL: ClientToolSpec = {
   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
 };
 
+/** Names listed at most this many times in a step 3 failure: the rest are counted. */
+const MAX_NAMED_TOOLS = 12;
+
+function named(names: string[]): string {
+  const shown = names.slice(0, MAX_NAMED_TOOLS).join(', ');
+  return names.length > MAX_NAMED_TOOLS ? `${shown} and ${names.length - MAX_NAMED_TOOLS} more` : shown;
+}
+
+/**
+ * How the model-visible tool names differ from the effective ones (undefined when they are the same list): the
+ * tools only one side has, names the effective set holds more than once (two sources offering one name, so the
+ * model can see only one of them), and otherwise the first place the order differs.
+ */
+export function toolListDifference(visible: readonly string[], effective: readonly string[]): string | undefined {
+  if (visible.length === effective.length && visible.every((n, i) => n === effective[i])) return undefined;
+  const count = (list: readonly string[]) => list.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
+  const seen = count(visible);
+  const offered = count(effective);
+  const parts: string[] = [];
+  const duplicated = [...offered].filter(([n, c]) => c > 1 && (seen.get(n) ?? 0) < c).map(([n, c]) => `${n} (${c} tools, visible ${seen.get(n) ?? 0})`);
+  if (duplicated.length > 0) parts.push(`offered by more than one source under one name: ${named(duplicated)}`);
+  const missing = [...offered.keys()].filter((n) => !seen.has(n));
+  if (missing.length > 0) parts.push(`not visible: ${named(missing)}`);
+  const extra = [...seen.keys()].filter((n) => !offered.has(n));
+  if (extra.length > 0) parts.push(`visible but not effective: ${named(extra)}`);
+  if (parts.length === 0) {
+    const at = visible.findIndex((n, i) => n !== effective[i]);
+    parts.push(`the same tools in another order (position ${at + 1}: ${visible[at] ?? 'nothing'} where the catalog has ${effective[at] ?? 'nothing'})`);
+  }
+  return parts.join('; ');
+}
+
 export interface RunTestPlanOptions {
   agentId?: string;
   /** Each step's report as soon as it is known (the tab streams them). */
@@ -70,10 +102,10 @@ export async function runTestPlan(gateway: Gateway, opts: RunTestPlanOptions = {
   );
   await attempt(3, () => {
     if (!offSurface) return { verdict: 'fail', detail: 'step 1 failed' };
-    const same = JSON.stringify(offSurface.names) === JSON.stringify(offSurface.expected);
-    return same
+    const difference = toolListDifference(offSurface.names, offSurface.expected);
+    return difference === undefined
       ? { verdict: 'pass', detail: `the model sees exactly the ${offSurface.expected.length} effective tools, in catalog order` }
-      : { verdict: 'fail', detail: 'the model-visible tools differ from the effective tools', result: { visible: offSurface.names, effective: offSurface.expected } };
+      : { verdict: 'fail', detail: `the model-visible tools differ from the effective tools: ${difference}`, result: { visible: offSurface.names, effective: offSurface.expected } };
   });
 
   const turn = gateway.prepareTurn(request);

@@ -51,7 +51,7 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     const count = (pred: (t: (typeof effective)[number]) => boolean) => effective.filter(pred).length;
     const counts = {
       core: count((t) => t.source === 'core'),
-      plugin: count((t) => t.source === 'bundled_plugin' || t.source === 'external_plugin'),
+      plugin: count((t) => t.source === 'bundled_plugin' || t.source === 'external_plugin' || t.source === 'openapi'),
       mcp: count((t) => t.source === 'mcp'),
       client: count((t) => t.source === 'client'),
     };

@@ -3,7 +3,7 @@
 // Supported patterns (each matches a tool when...):
 //   web_fetch            the exact tool name
 //   web_*  *  *.lookup   a glob over the exact name; `*` is any run of characters (the only wildcard)
-//   source:<source>      the tool's source: source:core, source:bundled_plugin, source:external_plugin, source:mcp, source:client
+//   source:<source>      the tool's source: source:core, source:bundled_plugin, source:external_plugin, source:openapi, source:mcp, source:client
 //   <owner>/<glob>       a tool of that plugin id or MCP server: weather/*, edge-names/delete, demo/*
 //   mcp:<server>/<glob>  an MCP tool of that server (mcp:demo/*, mcp:demo/echo); `mcp:<server>` alone is all its tools, `mcp:*` every MCP tool
 //   MCP, MCP.<server>, MCP.<server>.<glob>

@@ -14,7 +14,7 @@ export type AddSourceRequest =
   | {
       kind: 'openapi';
       name: string;
-      /** An http(s) URL of the document (or, in-process, a file path). */
+      /** An http(s) URL of the document, or a file path on the Gateway's machine (relative to the config file's folder; refused while the server is exposed). */
       document?: string;
       /** The document's text (a file uploaded from the page). */
       documentText?: string;

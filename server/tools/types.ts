@@ -3,9 +3,29 @@
 /** A JSON Schema object, as tools declare their input and output. */
 export type JsonSchema = { [key: string]: unknown };
 
-/** Where a tool comes from; also the catalog order (spec: tool catalog). */
-export type ToolSource = 'core' | 'bundled_plugin' | 'external_plugin' | 'mcp' | 'client';
-export const TOOL_SOURCE_ORDER: readonly ToolSource[] = ['core', 'bundled_plugin', 'external_plugin', 'mcp', 'client'];
+/** How a tool schema names a schema of its source's `SchemaDefs`: `{ "$ref": "#/$defs/Issue" }`. */
+export const DEFS_REF_PREFIX = '#/$defs/';
+
+/**
+ * Named schemas every tool of one source shares (an OpenAPI document's components). A tool schema refers to
+ * one as `{ $ref: "#/$defs/<Name>" }`; the catalog declares each name once (the source's declaration file)
+ * and refers to it by name, and validation follows the names, so a shared schema is never copied per tool.
+ */
+export interface SchemaDefs {
+  /** The source the names belong to (its declaration file and namespace are named after it). */
+  readonly owner: string;
+  /** A named schema (JSON Schema, its own references again `#/$defs/<Name>`), or undefined for an unknown name. */
+  get(name: string): JsonSchema | undefined;
+  /** Every name, in a stable order. Names are TypeScript identifiers. */
+  names(): readonly string[];
+}
+
+/**
+ * Where a tool comes from; also the catalog order (spec: tool catalog). `openapi` (an OpenAPI document's
+ * operations) is not in the spec's list: it sits with external plugins, after them and before MCP (docs/decisions.md).
+ */
+export type ToolSource = 'core' | 'bundled_plugin' | 'external_plugin' | 'openapi' | 'mcp' | 'client';
+export const TOOL_SOURCE_ORDER: readonly ToolSource[] = ['core', 'bundled_plugin', 'external_plugin', 'openapi', 'mcp', 'client'];
 
 /** What a tool implementation receives besides its input: the run it serves. */
 export interface ToolContext {
@@ -29,6 +49,10 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   /** Absent: the output is `unknown` in declarations. */
   outputSchema?: JsonSchema;
+  /** The named schemas the input and output schemas' `#/$defs/<Name>` references resolve to (OpenAPI sources). */
+  schemaDefs?: SchemaDefs;
+  /** The group the tool belongs to in its source (an OpenAPI operation's first tag): the quick index summarises big sources by it. */
+  group?: string;
   source: ToolSource;
   /** Plugin id for plugin tools, server name for MCP tools. Part of the host identity. */
   owner?: string;

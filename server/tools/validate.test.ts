@@ -157,3 +157,34 @@ describe('validateToolOutput', () => {
     expect(failure(() => validateToolOutput('MCP.s.add', mcp, { content: [] })).message).toContain('has no "structuredContent"');
   });
 });
+
+describe('checkSchema: references and allOf', () => {
+  const defs = (table: Record<string, Record<string, unknown>>) => ({ owner: 'src', get: (name: string) => table[name], names: () => Object.keys(table) });
+
+  it('follows #/$defs/<Name> through the tool\'s named schemas, and a #/ pointer into the schema itself', () => {
+    const named = defs({ Node: { type: 'object', required: ['v'], properties: { v: { type: 'integer' }, next: { $ref: '#/$defs/Node' } } } });
+    const ref = { $ref: '#/$defs/Node' };
+    expect(checkSchema(ref, { v: 1, next: { v: 2, next: { v: 3 } } }, '', 'output', { defs: named })).toEqual([]);
+    expect(checkSchema(ref, { v: 1, next: { v: 'x' } }, '', 'output', { defs: named })[0]?.message).toBe('"next.v" must be an integer; got string "x"');
+    const local = { type: 'object', properties: { a: { $ref: '#/definitions/A' } }, definitions: { A: { type: 'string' } } };
+    expect(checkSchema(local, { a: 1 })[0]?.message).toBe('"a" must be a string; got integer 1');
+    // an unknown name constrains nothing, as the declaration (unknown) says
+    expect(checkSchema({ $ref: '#/$defs/Missing' }, 5, '', 'output', { defs: named })).toEqual([]);
+  });
+
+  it('needs every allOf member', () => {
+    const both = { allOf: [{ type: 'object', required: ['a'] }, { type: 'object', required: ['b'] }] };
+    expect(checkSchema(both, { a: 1, b: 2 })).toEqual([]);
+    expect(checkSchema(both, { a: 1 }).map((i) => i.message)).toEqual(['"b" is required']);
+  });
+
+  it('on a hostile document: references that only point at each other admit the value; unions multiplying through names stop at the step bound', () => {
+    const loop = defs({ A: { allOf: [{ $ref: '#/$defs/B' }] }, B: { allOf: [{ $ref: '#/$defs/A' }] } });
+    expect(checkSchema({ $ref: '#/$defs/A' }, 1, '', 'output', { defs: loop })).toEqual([]);
+    // 30 levels of anyOf [next, next] that all fail: 2^30 branches without a bound
+    const table: Record<string, Record<string, unknown>> = { L0: { type: 'string' } };
+    for (let i = 1; i <= 30; i++) table[`L${i}`] = { anyOf: [{ $ref: `#/$defs/L${i - 1}` }, { $ref: `#/$defs/L${i - 1}` }] };
+    const issues = checkSchema({ $ref: '#/$defs/L30' }, 1, '', 'output', { defs: defs(table) });
+    expect(issues[0]?.message).toMatch(/"output" could not be checked: its schema needs more than 1000000 steps for this value/);
+  });
+});

@@ -4,15 +4,19 @@
 // Supported keywords: type (string or array of types), properties, required,
 // additionalProperties (false or a schema), enum, const, minimum, maximum,
 // exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, items,
-// minItems, maxItems, anyOf, oneOf. Other keywords (description, default,
-// title, format, ...) are annotations and are ignored. Tools in this repo
-// declare only this subset; a richer schema still validates what it can.
+// minItems, maxItems, allOf, anyOf, oneOf, and local $refs: `#/$defs/<Name>` into the
+// tool's SchemaDefs (an OpenAPI source's named schemas, looked up when a value reaches
+// them, never expanded), else a JSON pointer into the schema itself. Other keywords
+// (description, default, title, format, ...) are annotations and are ignored. Tools in
+// this repo declare only this subset; a richer schema still validates what it can.
+// A check is bounded in steps (a schema whose unions nest through names can multiply).
 //
 // Input is hostile: every key is looked up as an own property (of the input and of the schema's
 // `properties`), so `__proto__`, `constructor` or `prototype` are fields like any other and never
 // resolve to something inherited from Object.prototype.
 import { ToolError } from '../errors.ts';
-import type { JsonSchema, ToolContext, ToolDefinition } from './types.ts';
+import type { JsonSchema, SchemaDefs, ToolContext, ToolDefinition } from './types.ts';
+import { DEFS_REF_PREFIX } from './types.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 /** Error code a schema mismatch carries into the guest (same word as the exec error code, for one vocabulary). */
@@ -84,13 +88,67 @@ function ownValue(record: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/** Schema steps one check may take (about a second here, on the event loop): 100 GitHub issues or repositories (up to 1 MB of JSON) take a fraction of it. */
+export const MAX_SCHEMA_CHECK_STEPS = 1_000_000;
+/** References followed in a row without reaching into the value (`A = allOf [B]`, `B = allOf [A]`): past it the reference admits the value. */
+const MAX_REF_CHAIN = 64;
+
+export interface CheckOptions {
+  /** Where `#/$defs/<Name>` references resolve (the tool's named schemas). */
+  defs?: SchemaDefs;
+}
+
+interface CheckContext {
+  defs: SchemaDefs | undefined;
+  /** The schema a `#/...` pointer resolves against. */
+  rootSchema: JsonSchema;
+  steps: number;
+  /** The path's label in messages ("input", "output"). */
+  root: string;
+}
+
+class CheckTooLong extends Error {}
+
 /**
  * Collects every mismatch between `value` and `schema` (first issue per field is enough for a message).
  * `root` names the value itself in messages ("input", or "output" for a tool's result).
  */
-export function checkSchema(schema: JsonSchema, value: unknown, field = '', root = 'input'): SchemaIssue[] {
+export function checkSchema(schema: JsonSchema, value: unknown, field = '', root = 'input', opts: CheckOptions = {}): SchemaIssue[] {
+  const ctx: CheckContext = { defs: opts.defs, rootSchema: schema, steps: 0, root };
+  try {
+    return check(schema, value, field, ctx, 0);
+  } catch (err) {
+    if (!(err instanceof CheckTooLong)) throw err;
+    return [{ field, message: `"${field || root}" could not be checked: its schema needs more than ${MAX_SCHEMA_CHECK_STEPS} steps for this value` }];
+  }
+}
+
+/** The schema a local `$ref` names: a SchemaDefs name, else a JSON pointer into the root schema; undefined when it names nothing. */
+function resolveRef(ref: string, ctx: CheckContext): JsonSchema | undefined {
+  if (ctx.defs && ref.startsWith(DEFS_REF_PREFIX)) return ctx.defs.get(ref.slice(DEFS_REF_PREFIX.length));
+  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
+  let node: unknown = ctx.rootSchema;
+  for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return isRecord(node) ? node : undefined;
+}
+
+function check(schema: JsonSchema, value: unknown, field: string, ctx: CheckContext, refChain: number): SchemaIssue[] {
+  ctx.steps += 1;
+  if (ctx.steps > MAX_SCHEMA_CHECK_STEPS) throw new CheckTooLong();
+  const root = ctx.root;
   const issues: SchemaIssue[] = [];
   const where = field || root;
+
+  const ref = schema['$ref'];
+  if (typeof ref === 'string') {
+    const target = refChain < MAX_REF_CHAIN ? resolveRef(ref, ctx) : undefined;
+    // an unknown or remote reference constrains nothing a declaration could show (it renders as unknown)
+    if (target) issues.push(...check(target, value, field, ctx, refChain + 1));
+  }
 
   const type = schema['type'];
   if (typeof type === 'string' || Array.isArray(type)) {
@@ -154,7 +212,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = '', root
       issues.push({ field, message: `"${where}" must have at most ${maxItems} items; got ${value.length}` });
     }
     const items = childSchema(schema['items']);
-    if (items) value.forEach((item, index) => issues.push(...checkSchema(items, item, `${field || root}[${index}]`, root)));
+    if (items) value.forEach((item, index) => issues.push(...check(items, item, `${field || root}[${index}]`, ctx, 0)));
   }
 
   if (isRecord(value)) {
@@ -171,7 +229,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = '', root
     for (const [key, child] of Object.entries(value)) {
       const propertySchema = childSchema(ownValue(properties, key));
       if (propertySchema) {
-        if (child !== undefined) issues.push(...checkSchema(propertySchema, child, join(field, key), root));
+        if (child !== undefined) issues.push(...check(propertySchema, child, join(field, key), ctx, 0));
       } else if (additional === false) {
         const allowed = Object.keys(properties);
         issues.push({
@@ -180,15 +238,18 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = '', root
         });
       } else {
         const extra = childSchema(additional);
-        if (extra && child !== undefined) issues.push(...checkSchema(extra, child, join(field, key), root));
+        if (extra && child !== undefined) issues.push(...check(extra, child, join(field, key), ctx, 0));
       }
     }
   }
 
+  const all = schema['allOf'];
+  if (Array.isArray(all)) for (const member of all) if (isRecord(member)) issues.push(...check(member, value, field, ctx, refChain + 1));
+
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length === 0) continue;
-    const passing = branches.filter((branch) => isRecord(branch) && checkSchema(branch, value, field, root).length === 0).length;
+    const passing = branches.filter((branch) => isRecord(branch) && check(branch, value, field, ctx, refChain + 1).length === 0).length;
     if (passing === 0) issues.push({ field, message: `"${where}" matches none of the allowed shapes; got ${show(value)}` });
     else if (keyword === 'oneOf' && passing > 1) issues.push({ field, message: `"${where}" matches more than one allowed shape` });
   }
@@ -197,8 +258,8 @@ export function checkSchema(schema: JsonSchema, value: unknown, field = '', root
 }
 
 /** Throws a ToolError naming the first bad field and saying how to fix it. */
-export function validateToolInput(tool: Pick<ToolDefinition, 'name' | 'inputSchema'>, input: unknown): void {
-  const issues = checkSchema(tool.inputSchema, input);
+export function validateToolInput(tool: Pick<ToolDefinition, 'name' | 'inputSchema' | 'schemaDefs'>, input: unknown): void {
+  const issues = checkSchema(tool.inputSchema, input, '', 'input', tool.schemaDefs ? { defs: tool.schemaDefs } : {});
   const first = issues[0];
   if (!first) return;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
@@ -215,7 +276,7 @@ export function validateToolInput(tool: Pick<ToolDefinition, 'name' | 'inputSche
  * describes `structuredContent`, as MCP clients check it: an `isError` result is a value and is not checked,
  * and a successful result must carry `structuredContent`.
  */
-export function validateToolOutput(label: string, tool: Pick<ToolDefinition, 'outputSchema' | 'source'>, output: unknown): void {
+export function validateToolOutput(label: string, tool: Pick<ToolDefinition, 'outputSchema' | 'source' | 'schemaDefs'>, output: unknown): void {
   const schema = tool.outputSchema;
   if (schema === undefined) return;
   let issues: SchemaIssue[];
@@ -227,7 +288,7 @@ export function validateToolOutput(label: string, tool: Pick<ToolDefinition, 'ou
         ? [{ field: 'structuredContent', message: 'the tool declares an output schema but its result has no "structuredContent"' }]
         : checkSchema(schema, structured, 'structuredContent');
   } else {
-    issues = checkSchema(schema, output, '', 'output');
+    issues = checkSchema(schema, output, '', 'output', tool.schemaDefs ? { defs: tool.schemaDefs } : {});
   }
   const first = issues[0];
   if (!first) return;

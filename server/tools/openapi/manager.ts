@@ -40,6 +40,8 @@ export class OpenApiSources {
     private readonly opts: {
       baseDir: string;
       env?: Readonly<Record<string, string | undefined>>;
+      /** sources.maxDocumentBytes */
+      maxDocumentBytes?: number;
       log?: (line: string) => void;
       /** Names the Gateway's own tools hold (core and plugins): an operation named like one is left out, never shadows it. */
       reservedNames?: () => Iterable<string>;
@@ -50,7 +52,11 @@ export class OpenApiSources {
   add(name: string, config: OpenApiSourceConfig): void {
     if (this.entries.some((e) => e.name === name)) throw new Error(`an OpenAPI source named "${name}" already exists; remove it first or pick another name`);
     const entry: Entry = { name, config, loading: Promise.resolve(), closed: false };
-    entry.loading = loadOpenApiSource(name, config, { baseDir: this.opts.baseDir, ...(this.opts.env ? { env: this.opts.env } : {}) }).then(
+    entry.loading = loadOpenApiSource(name, config, {
+      baseDir: this.opts.baseDir,
+      ...(this.opts.env ? { env: this.opts.env } : {}),
+      ...(this.opts.maxDocumentBytes !== undefined ? { maxDocumentBytes: this.opts.maxDocumentBytes } : {}),
+    }).then(
       (loaded) => {
         if (entry.closed) return;
         entry.loaded = loaded;

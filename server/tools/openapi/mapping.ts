@@ -1,22 +1,23 @@
-// OpenAPI operations -> tool specs: name, description, input schema (path, query, header and body
-// parameters), output schema (the 2xx response) and what the HTTP client needs to build the request.
+// OpenAPI operations -> tool specs: name, description, input schema (path, query and header parameters and
+// the body), output schema (the success responses) and what the HTTP client needs to build the request.
 //
-// Works on a document whose internal $refs the parser already resolved (document.ts). Names come from
-// `operationId`, else from method + path (`get_items_itemId`); the catalog projects them to callable
-// names with the same rules as every other tool. Cookie parameters are not offered (browsers own
-// cookies; an API that needs one takes it in the source's headers).
+// Schemas go through OpenApiSchemas (schemas.ts): a referenced schema stays a name (`#/$defs/Issue`), the
+// input in the request view and the output in the response view. Names come from `operationId`, else from
+// method + path (`get_items_itemId`); the catalog projects them to callable names with the same rules as
+// every other tool. Cookie parameters are not offered (browsers own cookies; an API that needs one takes it
+// in the source's headers). An operation whose schemas refer outside the document or to nothing is left out
+// with the reason.
 import type { JsonSchema } from '../types.ts';
 import { isRecord } from '../../util/is-record.mjs';
 import { jsonShapeProblem } from '../../util/json-shape.ts';
 import type { OpenApiDocument } from './document.ts';
+import { SchemaRefError, type OpenApiSchemas } from './schemas.ts';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** Operations turned into tools per document: a catalog is built per turn, so a huge API must not flood it. */
-export const MAX_OPENAPI_OPERATIONS = 512;
-/** Schema nesting kept; deeper parts become "any value" (a pathological document must not blow the stack). */
-const MAX_SCHEMA_DEPTH = 24;
+/** Operations turned into tools per document: GitHub's whole REST API is about 1,200; past this a document is a dump, not an API. */
+export const MAX_OPENAPI_OPERATIONS = 4096;
 
 export interface OperationParam {
   /** Name in the HTTP request (path template name, query key, header name). */
@@ -39,6 +40,8 @@ export interface OperationSpec {
   params: OperationParam[];
   /** Set when the operation takes a body: the input's `body` property, sent as this media type. */
   body?: { contentType: string; required: boolean };
+  /** The operation's first tag. */
+  group?: string;
 }
 
 export interface MappedDocument {
@@ -50,59 +53,6 @@ export interface MappedDocument {
   title?: string;
 }
 
-/** OpenAPI 3.0 schema -> JSON Schema the validator and declaration renderer read: `nullable`, object `allOf` merged. */
-export function normalizeSchema(schema: unknown, depth = 0): JsonSchema {
-  if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH) return {};
-  if (typeof schema['$ref'] === 'string') return {}; // a circular reference the parser left in place: any value
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'nullable' || key === 'discriminator' || key === 'xml' || key === 'externalDocs' || key === 'example') continue;
-    if (key === 'properties' && isRecord(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, normalizeSchema(child, depth + 1)]));
-    } else if ((key === 'items' || key === 'not') && isRecord(value)) {
-      out[key] = normalizeSchema(value, depth + 1);
-    } else if (key === 'additionalProperties' && isRecord(value)) {
-      out[key] = normalizeSchema(value, depth + 1);
-    } else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
-      out[key] = value.map((child) => normalizeSchema(child, depth + 1));
-    } else {
-      out[key] = value;
-    }
-  }
-  const merged = mergeAllOf(out);
-  if (schema['nullable'] === true) {
-    const type = merged['type'];
-    if (typeof type === 'string') return { ...merged, type: [type, 'null'] };
-    return { anyOf: [merged, { type: 'null' }] };
-  }
-  return merged;
-}
-
-/** `allOf` of object schemas becomes one object schema (properties and required united); anything else stays. */
-function mergeAllOf(schema: JsonSchema): JsonSchema {
-  const parts = schema['allOf'];
-  if (!Array.isArray(parts)) return schema;
-  const objects = parts.filter(isRecord);
-  const mergeable = objects.length === parts.length && objects.every((p) => p['type'] === undefined || p['type'] === 'object');
-  if (!mergeable) return schema;
-  const { allOf: _allOf, ...rest } = schema;
-  const properties: Record<string, unknown> = isRecord(rest['properties']) ? { ...rest['properties'] } : {};
-  const required = new Set<string>(Array.isArray(rest['required']) ? rest['required'].filter((r): r is string => typeof r === 'string') : []);
-  let description = typeof rest['description'] === 'string' ? rest['description'] : undefined;
-  for (const part of objects) {
-    if (isRecord(part['properties'])) Object.assign(properties, part['properties']);
-    if (Array.isArray(part['required'])) for (const r of part['required']) if (typeof r === 'string') required.add(r);
-    if (!description && typeof part['description'] === 'string') description = part['description'];
-  }
-  return {
-    ...rest,
-    type: 'object',
-    properties,
-    ...(required.size > 0 ? { required: [...required] } : {}),
-    ...(description ? { description } : {}),
-  };
-}
-
 /** `get /items/{itemId}` -> `get_items_itemId`. */
 export function nameFromMethodAndPath(method: string, path: string): string {
   const parts = path
@@ -112,47 +62,79 @@ export function nameFromMethodAndPath(method: string, path: string): string {
   return [method.toLowerCase(), ...parts].join('_');
 }
 
-function paramList(value: unknown): Array<Record<string, unknown>> {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
+function paramList(value: unknown, schemas: OpenApiSchemas): Array<Record<string, unknown>> {
+  return Array.isArray(value) ? value.map((p) => schemas.deref(p)).filter(isRecord) : [];
 }
 
-function jsonMediaType(content: unknown): { type: string; schema: unknown } | undefined {
+/** Request body media types the client sends: JSON first, then form fields, then text or raw bytes (as a string). */
+function requestMediaType(content: unknown): { type: string; schema: unknown } | undefined {
   if (!isRecord(content)) return undefined;
   const entries = Object.entries(content);
-  const json = entries.find(([type]) => /^application\/(.+\+)?json\b/i.test(type));
-  const pick = json ?? entries.find(([type]) => type === 'application/x-www-form-urlencoded') ?? entries.find(([type]) => type.startsWith('text/'));
+  const pick =
+    entries.find(([type]) => /^application\/(.+\+)?json\b/i.test(type)) ??
+    entries.find(([type]) => type === 'application/x-www-form-urlencoded') ??
+    entries.find(([type]) => type.startsWith('text/')) ??
+    entries.find(([type]) => type === 'application/octet-stream' || type === '*/*');
   if (!pick) return undefined;
   return { type: pick[0], schema: isRecord(pick[1]) ? pick[1]['schema'] : undefined };
 }
 
-/** The first 2xx response in code order (200 before 201, then `2XX`): its JSON schema, or undefined. */
-function successSchema(responses: unknown): JsonSchema | undefined {
+/**
+ * What one response gives the caller, as the client decodes it: a JSON media type's schema, a string for text
+ * or any other media type, `null` for no content (204).
+ */
+function responseShape(response: unknown, schemas: OpenApiSchemas): JsonSchema {
+  const resolved = schemas.deref(response);
+  if (!isRecord(resolved)) return {};
+  const content = resolved['content'];
+  if (!isRecord(content) || Object.keys(content).length === 0) return { type: 'null' };
+  const entries = Object.entries(content);
+  const json = entries.find(([type]) => /^application\/(.+\+)?json\b/i.test(type) || type === '*/*' && isRecord(content[type]) && (content[type] as Record<string, unknown>)['schema'] !== undefined);
+  if (json) {
+    const media = json[1];
+    return isRecord(media) && media['schema'] !== undefined ? schemas.normalize(media['schema'], 'response') : {};
+  }
+  return { type: 'string' };
+}
+
+/**
+ * The output schema: every 2xx response (`200`, `2XX`, ...) the operation lists, else its `default` response; one
+ * shape, or `anyOf` when they differ (a 200 with JSON and a 204 without content). Undefined when nothing is listed.
+ */
+function outputSchemaOf(responses: unknown, schemas: OpenApiSchemas): JsonSchema | undefined {
   if (!isRecord(responses)) return undefined;
   const codes = Object.keys(responses)
     .filter((code) => /^2(\d\d|XX)$/i.test(code))
     .sort((a, b) => a.localeCompare(b));
-  for (const code of codes) {
-    const response = responses[code];
-    if (!isRecord(response)) continue;
-    const media = jsonMediaType(response['content']);
-    if (media && /json/i.test(media.type) && media.schema !== undefined) {
-      const schema = normalizeSchema(media.schema);
-      if (typeof response['description'] === 'string' && schema['description'] === undefined) schema['description'] = response['description'];
-      return schema;
+  const picked = codes.length > 0 ? codes : 'default' in responses ? ['default'] : [];
+  const shapes: JsonSchema[] = [];
+  const seen = new Set<string>();
+  let description: string | undefined;
+  for (const code of picked) {
+    const shape = responseShape(responses[code], schemas);
+    const key = JSON.stringify(shape);
+    if (!seen.has(key)) {
+      seen.add(key);
+      shapes.push(shape);
     }
-    if (!response['content']) return undefined; // 204-style: nothing comes back
+    const response = schemas.deref(responses[code]);
+    if (description === undefined && isRecord(response) && typeof response['description'] === 'string' && response['description'].trim() !== '') description = response['description'];
   }
-  return undefined;
+  if (shapes.length === 0) return undefined;
+  if (shapes.some((shape) => Object.keys(shape).length === 0)) return undefined; // some success is any value: nothing to check or declare
+  const schema: JsonSchema = shapes.length === 1 ? { ...(shapes[0] as JsonSchema) } : { anyOf: shapes };
+  if (description !== undefined && schema['description'] === undefined) schema['description'] = description;
+  return schema;
 }
 
-function mapOperation(method: HttpMethod, path: string, pathItem: Record<string, unknown>, op: Record<string, unknown>): OperationSpec {
+function mapOperation(method: HttpMethod, path: string, pathItem: Record<string, unknown>, op: Record<string, unknown>, schemas: OpenApiSchemas): OperationSpec {
   const name = typeof op['operationId'] === 'string' && op['operationId'].trim() ? op['operationId'].trim() : nameFromMethodAndPath(method, path);
   const text = [op['summary'], op['description']].filter((t): t is string => typeof t === 'string' && t.trim() !== '');
   const description = text.length > 0 ? [...new Set(text)].join('\n\n') : `${method.toUpperCase()} ${path}`;
 
   // operation-level parameters override path-level ones with the same name and location
   const byKey = new Map<string, Record<string, unknown>>();
-  for (const p of [...paramList(pathItem['parameters']), ...paramList(op['parameters'])]) {
+  for (const p of [...paramList(pathItem['parameters'], schemas), ...paramList(op['parameters'], schemas)]) {
     if (typeof p['name'] === 'string' && typeof p['in'] === 'string') byKey.set(`${p['in']}:${p['name']}`, p);
   }
   const usable = [...byKey.values()].filter((p) => p['in'] === 'path' || p['in'] === 'query' || p['in'] === 'header');
@@ -167,39 +149,61 @@ function mapOperation(method: HttpMethod, path: string, pathItem: Record<string,
     const location = p['in'] as OperationParam['in'];
     const clash = (nameCount.get(paramName) ?? 0) > 1 || paramName === 'body';
     const property = clash ? `${paramName}_${location}` : paramName;
-    const schema = normalizeSchema(p['schema'] ?? jsonMediaType(p['content'])?.schema);
+    const raw = p['schema'] ?? requestMediaType(p['content'])?.schema;
+    const schema = schemas.normalize(raw, 'request');
     const doc = [typeof p['description'] === 'string' ? p['description'] : '', `(${location} parameter)`].filter(Boolean).join(' ');
-    properties[property] = { ...schema, description: typeof schema['description'] === 'string' ? `${schema['description']} ${doc}` : doc };
+    properties[property] = schema['$ref'] !== undefined ? { allOf: [schema], description: doc } : { ...schema, description: typeof schema['description'] === 'string' ? `${schema['description']} ${doc}` : doc };
     const isRequired = location === 'path' || p['required'] === true;
     if (isRequired) required.push(property);
     params.push({ name: paramName, in: location, property, required: isRequired });
   }
 
   let body: OperationSpec['body'];
-  const requestBody = op['requestBody'];
-  if (isRecord(requestBody)) {
-    const media = jsonMediaType(requestBody['content']);
-    if (media) {
-      body = { contentType: media.type, required: requestBody['required'] === true };
-      const schema = normalizeSchema(media.schema);
-      const doc = typeof requestBody['description'] === 'string' ? requestBody['description'] : `request body (${media.type})`;
-      properties['body'] = { ...schema, ...(schema['description'] === undefined ? { description: doc } : {}) };
-      if (body.required) required.push('body');
+  const requestBody = schemas.deref(op['requestBody']);
+  if (isRecord(requestBody) && isRecord(requestBody['content']) && Object.keys(requestBody['content']).length > 0) {
+    const media = requestMediaType(requestBody['content']);
+    if (!media) {
+      throw new SchemaRefError(`its request body is ${Object.keys(requestBody['content']).join(' or ')}, which the client does not send (JSON, form fields, text or raw bytes)`);
     }
+    body = { contentType: media.type, required: requestBody['required'] === true };
+    const json = /json/i.test(media.type) || media.type === 'application/x-www-form-urlencoded';
+    const schema = json ? schemas.normalize(media.schema, 'request') : { type: 'string' };
+    const doc = typeof requestBody['description'] === 'string' ? requestBody['description'] : `request body (${media.type})`;
+    properties['body'] = schema['$ref'] !== undefined ? { allOf: [schema], description: doc } : { ...schema, ...(schema['description'] === undefined ? { description: doc } : {}) };
+    if (body.required) required.push('body');
   }
 
   const inputSchema: JsonSchema = { type: 'object', properties, additionalProperties: false, ...(required.length > 0 ? { required } : {}) };
-  const outputSchema = successSchema(op['responses']);
-  return { name, method, path, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), params, ...(body ? { body } : {}) };
+  const outputSchema = outputSchemaOf(op['responses'], schemas);
+  const tags = Array.isArray(op['tags']) ? op['tags'].filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
+  return {
+    name,
+    method,
+    path,
+    description,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    params,
+    ...(body ? { body } : {}),
+    ...(tags[0] ? { group: tags[0] } : {}),
+  };
 }
 
-/** Every operation of a dereferenced document, in document order; duplicate names keep the first. */
-export function mapDocument(doc: OpenApiDocument): MappedDocument {
+/** Every operation of a document, in document order; duplicate names keep the first. Throws SchemaBoundsError past the schema bounds. */
+export function mapDocument(doc: OpenApiDocument, schemas: OpenApiSchemas): MappedDocument {
   const operations: OperationSpec[] = [];
   const skipped: string[] = [];
   const names = new Set<string>();
   const paths = isRecord(doc.paths) ? doc.paths : {};
-  for (const [path, pathItem] of Object.entries(paths)) {
+  for (const [path, rawItem] of Object.entries(paths)) {
+    let pathItem: unknown;
+    try {
+      pathItem = schemas.deref(rawItem);
+    } catch (err) {
+      if (!(err instanceof SchemaRefError)) throw err;
+      skipped.push(`${path}: ${err.message}`);
+      continue;
+    }
     if (!isRecord(pathItem)) continue;
     for (const method of HTTP_METHODS) {
       const op = pathItem[method];
@@ -208,7 +212,14 @@ export function mapDocument(doc: OpenApiDocument): MappedDocument {
         skipped.push(`${method.toUpperCase()} ${path}: more than ${MAX_OPENAPI_OPERATIONS} operations; the rest were left out`);
         continue;
       }
-      const spec = mapOperation(method, path, pathItem, op);
+      let spec: OperationSpec;
+      try {
+        spec = mapOperation(method, path, pathItem, op, schemas);
+      } catch (err) {
+        if (!(err instanceof SchemaRefError)) throw err;
+        skipped.push(`${method.toUpperCase()} ${path}: ${err.message}`);
+        continue;
+      }
       const shape = jsonShapeProblem(spec.inputSchema) ?? jsonShapeProblem(spec.outputSchema ?? null);
       if (shape) {
         skipped.push(`${method.toUpperCase()} ${path}: its schema ${shape}`);
@@ -222,6 +233,7 @@ export function mapDocument(doc: OpenApiDocument): MappedDocument {
       operations.push(spec);
     }
   }
+  skipped.push(...schemas.notes);
   const servers = Array.isArray(doc['servers']) ? doc['servers'].filter(isRecord) : [];
   const serverUrl = typeof servers[0]?.['url'] === 'string' ? servers[0]['url'] : undefined;
   const info = isRecord(doc['info']) ? doc['info'] : {};

@@ -36,7 +36,7 @@ afterAll(async () => {
 describe('OpenAPI tool source against the demo inventory server', () => {
   it('offers one tool per operation, owned by the source, as network content', () => {
     expect(source.tools.map((t) => t.name)).toEqual(['listItems', 'createItem', 'getItem', 'delete_items_itemId', 'get_stats']);
-    for (const tool of source.tools) expect(tool).toMatchObject({ source: 'external_plugin', owner: 'inventory', networkContent: true });
+    for (const tool of source.tools) expect(tool).toMatchObject({ source: 'openapi', owner: 'inventory', networkContent: true });
     expect(findTool(source.tools, 'createItem').executionMode).toBe('sequential');
     expect(source.allowedHosts).toEqual([new URL(api.url).host]);
   });

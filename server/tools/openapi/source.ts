@@ -1,20 +1,24 @@
 // One OpenAPI tool source: its document (file, URL or uploaded text) loaded, mapped and offered as tools.
 //
-// Tools carry source "external_plugin" with the source's name as owner (docs/decisions.md): policy
-// patterns `<name>/*` select them, their names project like every other tool's, and their results are
+// Tools carry source "openapi" with the source's name as owner (docs/decisions.md): policy patterns
+// `<name>/*` and `source:openapi` select them, their names project like every other tool's, and their results are
 // `networkContent` (wrapped as untrusted when they reach a model) unless the config says otherwise.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { withInputValidation } from '../validate.ts';
 import type { ToolDefinition } from '../types.ts';
 import type { OpenApiSourceConfig } from '../../config/types.ts';
 import { callOperation, DEFAULT_OPENAPI_TIMEOUT_MS, hostAllowed, type HttpTarget } from './client.ts';
-import { loadDocumentText, MAX_OPENAPI_DOCUMENT_BYTES, OpenApiDocumentError } from './document.ts';
+import { DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES } from '../../config/sources-schema.ts';
+import { loadDocumentText, OpenApiDocumentError } from './document.ts';
 import { mapDocument, type OperationSpec } from './mapping.ts';
+import { OpenApiSchemas, SchemaBoundsError } from './schemas.ts';
 
 export interface LoadedOpenApiSource {
   name: string;
   tools: ToolDefinition[];
+  /** The document's named schemas, shared by every tool (their declarations are one file per source). */
+  schemas: OpenApiSchemas;
   operations: OperationSpec[];
   skipped: string[];
   baseUrl: string;
@@ -29,7 +33,7 @@ function isUrl(value: string): boolean {
 }
 
 /** Reads the document text: an upload, a URL (fetched, size-limited) or a file relative to `baseDir`. */
-async function documentText(config: OpenApiSourceConfig, baseDir: string, where: string): Promise<string> {
+async function documentText(config: OpenApiSourceConfig, baseDir: string, where: string, maxBytes: number): Promise<string> {
   if (config.documentText !== undefined) return config.documentText;
   const document = config.document;
   if (!document) throw new OpenApiDocumentError(`${where} needs "document" (a file path or an http(s) URL of an OpenAPI 3.x document)`);
@@ -43,13 +47,18 @@ async function documentText(config: OpenApiSourceConfig, baseDir: string, where:
     }
     if (!response.ok) throw new OpenApiDocumentError(`${where}: fetching ${document} answered HTTP ${response.status}; check the URL`);
     const text = await response.text();
-    if (Buffer.byteLength(text) > MAX_OPENAPI_DOCUMENT_BYTES) throw new OpenApiDocumentError(`${where}: ${document} is larger than ${MAX_OPENAPI_DOCUMENT_BYTES} bytes`);
+    if (Buffer.byteLength(text) > maxBytes) throw new OpenApiDocumentError(`${where}: ${document} is larger than sources.maxDocumentBytes (${maxBytes} bytes)`);
     return text;
   }
   const file = isAbsolute(document) ? document : resolve(baseDir, document);
   try {
+    // a device or a pipe (/dev/zero) would be read until memory runs out: regular files of a bounded size only
+    const info = await stat(file);
+    if (!info.isFile()) throw new OpenApiDocumentError(`${where}: ${file} is not a regular file; name an OpenAPI document (JSON or YAML)`);
+    if (info.size > maxBytes) throw new OpenApiDocumentError(`${where}: ${file} is ${info.size} bytes, larger than sources.maxDocumentBytes (${maxBytes}); raise that limit in the config or trim the document`);
     return await readFile(file, 'utf8');
   } catch (err) {
+    if (err instanceof OpenApiDocumentError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new OpenApiDocumentError(`${where}: cannot read ${file} (${code ?? (err as Error).message}); "document" is a path relative to the config file or an http(s) URL`);
   }
@@ -102,13 +111,15 @@ function authHeaders(config: OpenApiSourceConfig, env: Readonly<Record<string, s
   return { [header]: value };
 }
 
-function toolFor(name: string, op: OperationSpec, target: HttpTarget, networkContent: boolean): ToolDefinition {
+function toolFor(name: string, op: OperationSpec, target: HttpTarget, networkContent: boolean, schemas: OpenApiSchemas): ToolDefinition {
   return withInputValidation({
     name: op.name,
     description: op.description,
     inputSchema: op.inputSchema,
     ...(op.outputSchema ? { outputSchema: op.outputSchema } : {}),
-    source: 'external_plugin',
+    schemaDefs: schemas,
+    ...(op.group ? { group: op.group } : {}),
+    source: 'openapi',
     owner: name,
     networkContent,
     ...(op.method === 'get' || op.method === 'head' ? {} : { executionMode: 'sequential' as const }),
@@ -116,16 +127,26 @@ function toolFor(name: string, op: OperationSpec, target: HttpTarget, networkCon
   });
 }
 
-/** Loads, validates, dereferences and maps one source. Throws OpenApiDocumentError with what is wrong. */
+/** Loads, checks and maps one source. Throws OpenApiDocumentError with what is wrong. */
 export async function loadOpenApiSource(
   name: string,
   config: OpenApiSourceConfig,
-  opts: { baseDir: string; env?: Readonly<Record<string, string | undefined>> },
+  opts: { baseDir: string; env?: Readonly<Record<string, string | undefined>>; maxDocumentBytes?: number },
 ): Promise<LoadedOpenApiSource> {
   const where = `OpenAPI source "${name}"`;
-  const text = await documentText(config, opts.baseDir, where);
-  const doc = await loadDocumentText(text, where);
-  const mapped = mapDocument(doc);
+  const maxBytes = opts.maxDocumentBytes ?? DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES;
+  const text = await documentText(config, opts.baseDir, where, maxBytes);
+  const doc = loadDocumentText(text, where, maxBytes);
+  const schemas = new OpenApiSchemas(doc, name);
+  let mapped;
+  try {
+    schemas.nameComponents();
+    mapped = mapDocument(doc, schemas);
+    schemas.release();
+  } catch (err) {
+    if (err instanceof SchemaBoundsError) throw new OpenApiDocumentError(`${where}: ${err.message}`);
+    throw err;
+  }
   const baseUrl = resolveBaseUrl(config, mapped.serverUrl, where);
   const allowedHosts = (config.allowedHosts ?? [baseUrl.host]).map((h) => h.toLowerCase());
   const target: HttpTarget = {
@@ -138,10 +159,11 @@ export async function loadOpenApiSource(
   if (!hostAllowed(baseUrl, target.allowedHosts)) {
     throw new OpenApiDocumentError(`${where}: the base URL's host ${baseUrl.host} is not in allowedHosts (${allowedHosts.join(', ')}); add it or change baseUrl`);
   }
-  const tools = mapped.operations.map((op) => toolFor(name, op, target, config.networkContent ?? true));
+  const tools = mapped.operations.map((op) => toolFor(name, op, target, config.networkContent ?? true, schemas));
   return {
     name,
     tools,
+    schemas,
     operations: mapped.operations,
     skipped: mapped.skipped,
     baseUrl: baseUrl.href,

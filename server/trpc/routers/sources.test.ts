@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInventoryServer, type InventoryServer } from '../../../demo/openapi/server.mjs';
+import { startGitHubFixture } from '../../../demo/openapi/github/server.mjs';
 import { loadConfigFile } from '../../config/load.ts';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import { expectCompleted } from '../../testing.ts';
@@ -153,6 +154,45 @@ describe('sources API', () => {
     }
     expect(existsSync(`${configFile}.bak`)).toBe(true);
   });
+
+  it('adds an OpenAPI document by a path on the Gateway machine (relative to the config folder), never while exposed', async () => {
+    // the inventory's operation names are held by the sources added above: a later source's would be left out
+    for (const name of ['byurl', 'uploaded']) await operator.sources.remove({ name });
+    writeFileSync(join(dir, 'inventory.yaml'), INVENTORY_TEXT);
+    expect((await rejection(exposedOperator.sources.add({ kind: 'openapi', name: 'bypath', document: 'inventory.yaml', baseUrl: api.url }))).message).toMatch(
+      /this server is exposed beyond loopback, so an OpenAPI document is added by URL or upload only/,
+    );
+    await operator.sources.add({ kind: 'openapi', name: 'bypath', document: 'inventory.yaml', baseUrl: api.url });
+    expect(await operator.sources.settled({ name: 'bypath' })).toMatchObject({ state: 'connected', toolCount: 5, detail: `inventory.yaml -> ${api.url}/` });
+    await operator.sources.remove({ name: 'bypath' });
+  });
+
+  it("adds GitHub's whole REST API description by path; a cell lists and creates issues against the loopback fixture", async () => {
+    const github = await startGitHubFixture();
+    try {
+      const document = join(REPO_ROOT, 'node_modules/@octokit/openapi/generated/api.github.com.json');
+      await operator.sources.add({ kind: 'openapi', name: 'github', document, baseUrl: github.url });
+      const view = await operator.sources.settled({ name: 'github' });
+      expect(view).toMatchObject({ state: 'connected', kind: 'openapi' });
+      expect(view?.toolCount).toBeGreaterThan(1000);
+      const turn = gateway.prepareTurn({});
+      const code = [
+        'const created = await issues_create({ owner: "octo-org", repo: "demo", body: { title: "Found in a cell", labels: ["bug"] } });',
+        'const open = await issues_list_for_repo({ owner: "octo-org", repo: "demo" });',
+        'const [hit] = await catalog.search("create an issue in a repository", { limit: 3 });',
+        'return { number: created.number, title: created.title, label: created.labels[0]?.name, open: open.map((i) => i.title), searched: (await catalog.search("create an issue in a repository", { limit: 3 })).map((h) => h.name), decl: (await hit.describe()).declaration.includes("type Issue = ") };',
+      ].join('\n');
+      const result = expectCompleted(await gateway.exec(turn.agentRunId, { code }));
+      expect(result.value).toMatchObject({ number: 1348, title: 'Found in a cell', label: 'bug', open: ['Found in a cell', 'Found a bug'], searched: expect.arrayContaining(['issues/create']) });
+      expect(github.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /repos/octo-org/demo/issues', 'GET /repos/octo-org/demo/issues']);
+      // the editor gets GitHub's named types as a file of their own, beside the ambient declarations
+      expect(gateway.catalog({}).typeFiles.map((f) => f.path)).toContain('openapi/github.d.ts');
+      expect(gateway.catalog({}).declarations).not.toContain('type Issue = ');
+    } finally {
+      await operator.sources.remove({ name: 'github' });
+      await github.close();
+    }
+  }, 60_000);
 
   it('names a failed source and why', async () => {
     await operator.sources.add({ kind: 'openapi', name: 'broken', documentText: 'openapi: 2.0\n' });

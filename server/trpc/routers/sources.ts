@@ -4,7 +4,7 @@ import { publicProcedure, router } from '../init.ts';
 import { requireOperator } from '../guards.ts';
 import type { AddSourceRequest } from '../../gateway-types.ts';
 
-/** An uploaded OpenAPI document; matches MAX_OPENAPI_DOCUMENT_BYTES in spirit, bounded again by server.maxRequestBodyBytes. */
+/** An uploaded OpenAPI document: the request is bounded first by server.maxRequestBodyBytes (1 MiB by default), the source then by sources.maxDocumentBytes; a bigger document is added by path or URL. */
 const MAX_DOCUMENT_CHARS = 8 * 1024 * 1024;
 const MAX_TEXT = 4096;
 const name = z.string().min(1, 'give the source a name').max(64, 'a source name is at most 64 characters');
@@ -28,7 +28,8 @@ export const addSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('openapi'),
     name,
-    document: httpUrl.optional(),
+    /** An http(s) URL, or a path on the Gateway's machine (relative to the config file's folder). */
+    document: text('document').optional(),
     documentText: z.string().min(1, 'the uploaded document is empty').max(MAX_DOCUMENT_CHARS, 'the uploaded document is larger than 8 MB').optional(),
     baseUrl: httpUrl.optional(),
     auth: z.strictObject({ header: text('auth.header').optional(), value: z.string().max(MAX_TEXT).optional(), env: text('auth.env').optional() }).optional(),
