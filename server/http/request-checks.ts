@@ -4,7 +4,8 @@
  * (a rebound DNS name does not) and come from its own origin. A non-loopback bind needs an access token:
  * every request then carries `Authorization: Bearer <token>` or the operator cookie, which the page gets
  * after logging in with that token. The operator cookie is what makes a request the operator (the
- * playground page): on loopback the page is handed it when served.
+ * playground page): on loopback it is handed out with the page itself (a browser's navigation to `/`, see
+ * isPageNavigation), and when exposed only by the login.
  */
 import { isIP } from 'node:net';
 import type { ServerOptions } from '../config/types.ts';
@@ -168,6 +169,26 @@ export function servedOverHttps(facts: RequestFacts): boolean {
   const forwardedProto = header(facts, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   if (forwardedProto !== undefined) return forwardedProto === 'https';
   return /(?:^|[;,\s])proto="?https"?(?:$|[;,\s])/i.test(header(facts, 'forwarded') ?? '');
+}
+
+/** The one path that serves the page: the operator cookie is handed out only with it. */
+export const PAGE_PATH = '/';
+
+/**
+ * Whether a request is a browser's top-level navigation to the page: GET of `/` (any query: share links carry
+ * the cell) that accepts HTML, and, where the browser sends Fetch Metadata, for a document by navigation. Only
+ * such a request is handed the operator cookie on loopback: HEAD, other paths (a 404, a static file), API
+ * paths, a fetch() or an <img> from a page, and clients that do not ask for HTML (curl's default Accept names
+ * no HTML type) are not. Headers are the client's word: a local process can send a browser's, which is why
+ * loopback is the boundary and the cookie is not (docs/security.md).
+ */
+export function isPageNavigation(facts: RequestFacts & { path: string }): boolean {
+  if (facts.method !== 'GET' || facts.path !== PAGE_PATH) return false;
+  const accept = header(facts, 'accept')?.toLowerCase() ?? '';
+  if (!/(^|[,\s])text\/html($|[;,\s])/.test(accept)) return false;
+  const dest = header(facts, 'sec-fetch-dest')?.toLowerCase();
+  const mode = header(facts, 'sec-fetch-mode')?.toLowerCase();
+  return (dest === undefined || dest === 'document') && (mode === undefined || mode === 'navigate');
 }
 
 /**

@@ -13,6 +13,7 @@ import { createMcpHttpHandler, type McpHttpHandler } from '../mcp-server/http.ts
 import {
   checkRequest,
   exposureFor,
+  isPageNavigation,
   LOGIN_PATH,
   operatorCookie,
   refuseUnprotectedExposure,
@@ -171,8 +172,10 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       });
       return void handleApi(req, res);
     }
-    // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token
-    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
+    // the page is the operator: on loopback a browser that navigates to it, when exposed whoever logged in with the token
+    if (!verdict.operator && !exposure.exposed && isPageNavigation({ method: req.method, headers: req.headers, path })) {
+      res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
+    }
     if (path === LOGIN_PATH) {
       res.statusCode = 303;
       res.setHeader('location', '/');
