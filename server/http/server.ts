@@ -9,6 +9,7 @@ import { createContextFactory, createEdgeState, type Access } from '../trpc/cont
 import { appRouter } from '../trpc/routers/_app.ts';
 import { MAX_BATCH_CALLS } from '../trpc/init.ts';
 import { readSmallBody } from '../util/read-body.ts';
+import { noteOwnListener } from '../util/own-listeners.ts';
 import { createMcpHttpHandler, type McpHttpHandler } from '../mcp-server/http.ts';
 import {
   checkRequest,
@@ -132,6 +133,8 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
+  // outbound requests a guest can steer (OpenAPI calls, document fetches) are refused this address (util/own-listeners.ts)
+  server.once('close', noteOwnListener(opts.host, port));
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // an absolute-form target (GET http://other.example/...) would reach the page's router as a path-less URL and
