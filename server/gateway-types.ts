@@ -5,6 +5,7 @@ import type { Cassette } from './runs/cassette.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { Ownership } from './access/ownership.ts';
+import type { Owner } from './access/owners.ts';
 import type { CatalogView } from './catalog/view.ts';
 import type { SurfaceView } from './surface/surface.ts';
 import type { InferredOverlay } from './catalog/inferred-overlay.ts';
@@ -66,6 +67,11 @@ export interface TurnRequest {
   headless?: boolean;
   /** Who drives the turn, for the boards (e.g. an MCP client's name from `initialize`); a label only, never checked. */
   client?: string;
+  /**
+   * Whose shares the turn's runs draw on (suspended slots, queued grep and typecheck jobs): set by the API edge and
+   * the MCP face from the request's credentials, never by a client's input. Absent: the in-process caller (LOCAL_OWNER).
+   */
+  owner?: Owner;
 }
 
 export interface ExecOptions {

@@ -74,6 +74,7 @@ export class ControlCalls {
             opts.typecheckInferred ? withInferred(live.catalog.ambientDeclarations, inferredOverlay(live.catalog, live.scope.inferredOutputs)) : live.catalog.ambientDeclarations,
           signal: live.scope.abort.signal,
           runKey: agentRunId,
+          owner: live.scope.owner,
           ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
         });
         const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);

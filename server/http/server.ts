@@ -156,7 +156,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       return refuse(res, verdict.status, verdict.message);
     }
     if (isMcp) {
-      return void mcp.handle(req, res).catch((err: unknown) => {
+      return void mcp.handle(req, res, verdict.owner).catch((err: unknown) => {
         opts.logError?.('[mcp]', err);
         if (!res.headersSent) refuse(res, 500, 'the MCP request failed inside the server; see the server log');
         else res.end();
@@ -168,11 +168,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
         // tRPC would read form data or a byte stream as the input and answer with its field names; say what it takes
         return refuse(res, 415, `the API takes JSON bodies; send the input with content-type: application/json (got ${type ? `"${type}"` : 'none'})`);
       }
-      accessByRequest.set(req, {
-        operator: verdict.operator,
-        exposed: exposure.exposed,
-        clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}`,
-      });
+      accessByRequest.set(req, { operator: verdict.operator, exposed: exposure.exposed, owner: verdict.owner });
       return void handleApi(req, res);
     }
     // the page is the operator: on loopback a browser that navigates to it, when exposed whoever logged in with the token

@@ -87,9 +87,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
   }
   const runId = input?.runId;
   const { limits } = ctx.edge;
-  const release = ctx.access.operator
-    ? ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersOperator, 'server.maxEventSubscribersOperator')
-    : ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersPerClient, 'server.maxEventSubscribersPerClient');
+  const release = ctx.edge.subscribers.acquire(ctx.access.owner);
   const accept = (event: RunEvent) => (runId === undefined || event.runId === runId) && eventVisible(ctx, event, visible);
   signal?.addEventListener('abort', release, { once: true });
   const events = runEvents((listener) => ctx.gateway.subscribe(listener), {
