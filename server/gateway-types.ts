@@ -4,6 +4,7 @@ import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { Owner } from './access/owners.ts';
 import type { CatalogView } from './catalog/view.ts';
@@ -197,6 +198,11 @@ export interface GatewayApi {
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.
    */
   transcript(sessionId: string): TranscriptEntry[];
+  /**
+   * One page of that branch, root first: at most `limit` entries (MAX_TRANSCRIPT_PAGE_ENTRIES) and about 1 MiB of
+   * stored payload, after the entry `after` (the previous page's nextCursor). InvalidInputError for a cursor off the branch.
+   */
+  transcriptPage(sessionId: string, opts?: TranscriptPageOptions): TranscriptPage;
   /** The session store replayed along the session's current branch. [] for an unknown session. */
   sessionStore(sessionId: string): SessionStoreEntry[];
   /**

@@ -47,6 +47,7 @@ import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessio
 import { TranscriptRecorder } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import { TranscriptPages, type TranscriptPage, type TranscriptPageOptions } from './sessions/transcript-page.ts';
 import type { CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
@@ -80,6 +81,8 @@ export class Gateway implements GatewayApi {
   readonly runsManager: RunManager;
   /** Session store and transcripts (SQLite at `config.sessions.path`); the Gateway closes the database. */
   readonly sessions: SessionStore;
+  /** Paged reads of transcripts (made at the first page asked for). */
+  private pages: TranscriptPages | undefined;
   private readonly recorder: TranscriptRecorder;
   private readonly approvalsBroker: ApprovalBroker;
   readonly ownership: Ownership;
@@ -314,6 +317,12 @@ export class Gateway implements GatewayApi {
   /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */
   transcript(sessionId: string): TranscriptEntry[] {
     return this.sessions.transcript.branch(sessionId);
+  }
+
+  /** One bounded page of that branch, root first (sessions/transcript-page.ts). */
+  transcriptPage(sessionId: string, opts: TranscriptPageOptions = {}): TranscriptPage {
+    this.pages ??= new TranscriptPages(this.sessions.transcript);
+    return this.pages.page(sessionId, opts);
   }
 
   /** The session store as the session's current branch holds it. */

@@ -25,7 +25,7 @@ export const ENTRY_TYPES: readonly EntryType[] = Object.freeze([
 /** Entry types a model's context replays: control calls, their results, prose and compaction summaries. */
 const CONTEXT_TYPES: ReadonlySet<EntryType> = new Set<EntryType>(['tool-call', 'tool-result', 'compaction', 'message']);
 
-interface EntryRow {
+export interface EntryRow {
   id: string;
   session_id: string;
   parent_id: string | null;
@@ -337,7 +337,8 @@ export function entryRunId(entry: TranscriptEntry): string | undefined {
   }
 }
 
-function toEntry(row: EntryRow): TranscriptEntry | undefined {
+/** A stored row as an entry; undefined for a type this build does not know (kept in the file, not shown). */
+export function toEntry(row: EntryRow): TranscriptEntry | undefined {
   // entries of a type a newer build wrote are kept in the file but not shown by this one
   if (!isEntryType(row.type)) return undefined;
   let payload: unknown;

@@ -9,7 +9,7 @@ import { Ownership } from '../access/ownership.ts';
 import type { GatewayApi } from '../gateway-types.ts';
 import { expectWaiting } from '../testing.ts';
 import { createEdgeState } from './context.ts';
-import { callerFor, clientAccess, clientOwner, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
+import { callerFor, wholeTranscript, clientAccess, clientOwner, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
 
 let h: RouterHarness;
@@ -199,7 +199,7 @@ describe('sessions', () => {
     expect((await rejection(b.sessions.branch({ sessionId, entryId: null }))).code).toBe('UNAUTHORIZED');
     expect((await rejection(b.sessions.compact({ sessionId }))).code).toBe('UNAUTHORIZED');
     expect(await a.sessions.store({ sessionId, turnToken: turn.turnToken })).toEqual([{ key: 'k', json: '1', networkContent: false }]);
-    expect((await a.sessions.transcript({ sessionId, sessionToken: turn.sessionToken })).length).toBeGreaterThan(0);
+    expect((await wholeTranscript(a, { sessionId, sessionToken: turn.sessionToken })).length).toBeGreaterThan(0);
   });
 
   it('tokens from the request headers open what the input leaves out; a token in the input wins over them', async () => {
@@ -370,8 +370,8 @@ describe('session.appended events', () => {
     const joined = await a.turns.prepare({ sessionId: mine.sessionId, sessionToken: mine.sessionToken });
     await a.exec({ agentRunId: joined.agentRunId, turnToken: joined.turnToken, input: { code: 'return 3' } });
     const ofSession = (seen: Appended[], sessionId: string) => seen.filter((e) => e.sessionId === sessionId).map((e) => e.entryId);
-    const mineIds = (await b.sessions.transcript({ sessionId: mine.sessionId, turnToken: mine.turnToken })).map((e) => e.id);
-    const theirIds = (await a.sessions.transcript({ sessionId: theirs.sessionId, turnToken: theirs.turnToken })).map((e) => e.id);
+    const mineIds = (await wholeTranscript(b, { sessionId: mine.sessionId, turnToken: mine.turnToken })).map((e) => e.id);
+    const theirIds = (await wholeTranscript(a, { sessionId: theirs.sessionId, turnToken: theirs.turnToken })).map((e) => e.id);
     expect(mineIds).toHaveLength(4);
     expect(theirIds).toHaveLength(2);
     await vi.waitFor(() => {

@@ -80,3 +80,15 @@ export async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
   }
   throw new Error('expected the call to fail');
 }
+
+/** A session's whole branch over the API, page after page (sessions.transcript answers a bounded page at a time). */
+export async function wholeTranscript(caller: RouterCaller, input: { sessionId: string; sessionToken?: string; turnToken?: string }) {
+  const page = await caller.sessions.transcript(input);
+  const entries = [...page.entries];
+  for (let after = page.nextCursor; after !== null; ) {
+    const next = await caller.sessions.transcript({ ...input, after });
+    entries.push(...next.entries);
+    after = next.nextCursor;
+  }
+  return entries;
+}
