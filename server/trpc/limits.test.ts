@@ -5,7 +5,7 @@ import { DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from '../config/sch
 import type { RunEvent, RunView } from '../runs/types.ts';
 import { callerFor, clientAccess, clientOwner, OPERATOR, openRouterHarness, rejection, TEST_OWNERS, type RouterHarness } from './testing.ts';
 import { MAX_SOURCE_PREVIEW_CHARS } from './routers/runs.ts';
-import { runEvents, streamedEvent, type StreamedRunEvent } from './routers/events.ts';
+import { runEvents, STALLED_READER_MS, streamedEvent, type StreamedRunEvent } from './routers/events.ts';
 
 let h: RouterHarness;
 
@@ -32,6 +32,7 @@ function eventSource() {
 
 const view = { runId: 'run_1', code: 'return 1' } as RunView;
 const updated = (at: number): RunEvent => ({ type: 'run.updated', runId: 'run_1', at, view });
+const updatedRun = (runId: string, at: number): RunEvent => ({ type: 'run.updated', runId, at, view: { ...view, runId } });
 
 describe('runs.list and runs.get', () => {
   it('runs.list carries a bounded source preview, runs.get the whole source', async () => {
@@ -78,9 +79,60 @@ describe('slow readers', () => {
     const first = stream.next();
     source.emit(updated(0));
     expect((await first).value).toMatchObject({ type: 'run.updated' });
-    for (let i = 1; i <= 17; i++) source.emit(updated(i));
+    // 17 runs' updates: nothing to coalesce
+    for (let i = 1; i <= 17; i++) source.emit(updatedRun(`run_${i}`, i));
     expect(source.listeners()).toBe(0);
     await expect(stream.next()).rejects.toThrow(/fell 16 events behind.*subscribe again/);
+  });
+
+  it("a reader that is behind holds one update per run and one record per nested call (the newest, in the oldest's place), however many arrive", async () => {
+    const source = eventSource();
+    const stream = runEvents(source.subscribe, { maxQueued: 16 });
+    const call = (status: 'running' | 'ok') => ({ invocationId: 'cm_1:1', requestId: 'r1', tool: 't', kind: 'tool', inputBytes: 1, startedAt: 1, status }) as never;
+    // the reader takes one event, then stops reading while 10,000 more arrive
+    const first = stream.next();
+    source.emit(updatedRun('run_0', 0));
+    expect((await first).value).toMatchObject({ runId: 'run_0' });
+    source.emit(updatedRun('run_a', 1));
+    source.emit({ type: 'nested.started', runId: 'run_a', at: 2, call: call('running') });
+    for (let i = 3; i < 10_000; i++) source.emit(updatedRun(i % 2 ? 'run_a' : 'run_b', i));
+    source.emit({ type: 'nested.finished', runId: 'run_a', at: 10_000, call: call('ok') });
+    expect(source.listeners()).toBe(1);
+    const seen: StreamedRunEvent[] = [];
+    for (let i = 0; i < 3; i++) seen.push((await stream.next()).value as StreamedRunEvent);
+    expect(seen.map((e) => [e.type, e.runId, e.at])).toEqual([
+      ['run.updated', 'run_a', 9999],
+      ['nested.finished', 'run_a', 10_000],
+      ['run.updated', 'run_b', 9998],
+    ]);
+    await stream.return(undefined);
+  });
+
+  it(`a reader that takes nothing for ${STALLED_READER_MS / 1000} s while events wait for it is dropped, freeing what it held; one that keeps taking is not`, async () => {
+    let clock = 0;
+    const source = eventSource();
+    const stream = runEvents(source.subscribe, { maxQueued: 16, now: () => clock });
+    const first = stream.next();
+    source.emit(updatedRun('run_0', 0));
+    await first;
+    source.emit(updatedRun('run_a', 1));
+    clock += STALLED_READER_MS - 1;
+    source.emit(updatedRun('run_b', 2));
+    expect(source.listeners()).toBe(1);
+    clock += 1;
+    source.emit(updatedRun('run_c', 3));
+    expect(source.listeners()).toBe(0);
+    await expect(stream.next()).rejects.toThrow(/took no event for 60 s while events waited for it/);
+
+    const reading = runEvents(source.subscribe, { maxQueued: 16, now: () => clock });
+    for (let i = 0; i < 5; i++) {
+      const next = reading.next();
+      source.emit(updatedRun(`run_${i}`, i));
+      clock += STALLED_READER_MS;
+      expect((await next).value).toMatchObject({ runId: `run_${i}` });
+    }
+    expect(source.listeners()).toBe(1);
+    await reading.return(undefined);
   });
 
   it('a reader that keeps up is never dropped, however many events pass', async () => {
