@@ -69,7 +69,7 @@ export class OwnerDirectory {
 
   constructor(server: Pick<ServerOptions, 'clients' | 'shares'>) {
     const { shares } = server;
-    this.operator = Object.freeze({ id: 'operator', kind: 'operator', label: 'the operator (the playground page)', shares: shares.operator });
+    this.operator = Object.freeze({ id: 'operator', kind: 'operator', label: 'the operator, the playground page', shares: shares.operator });
     this.anonymous = Object.freeze({ id: 'anonymous', kind: 'anonymous', label: 'the clients without a key', shares: shares.anonymous });
     this.accessToken = Object.freeze({ id: 'token:access', kind: 'client', label: 'the access-token holders', shares: shares.client });
     this.mcpToken = Object.freeze({ id: 'token:mcp', kind: 'client', label: 'the mcpServer.token holders', shares: shares.client });

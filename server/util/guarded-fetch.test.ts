@@ -1,27 +1,23 @@
 // Outbound hops against loopback servers only: every spelling of loopback refused under a public reach, names resolved once and pinned, redirects checked, this process's own server never reached.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { lookup } from 'node:dns/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AddressRefusedError, guardedFetch as fetchWith, type GuardedInit, type Reach } from './guarded-fetch.ts';
+import { noteOwnListener } from './own-listeners.ts';
 
-// the resolver is the test's: a name answers what the test says, and the number of lookups is counted
+// the resolver is the test's: a name answers what the test says (each later lookup the next address: rebinding),
+// other names go to the system resolver; every lookup is counted
 const answers = new Map<string, string[]>();
 const lookups: string[] = [];
-vi.mock('node:dns/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns/promises')>();
-  return {
-    ...real,
-    lookup: async (host: string, opts: unknown) => {
-      lookups.push(host);
-      const queue = answers.get(host);
-      if (!queue) return real.lookup(host, opts as { all: true });
-      // rebinding: each later lookup of the name answers the next address of the list
-      const address = queue.length > 1 ? queue.shift()! : queue[0]!;
-      return [{ address, family: address.includes(':') ? 6 : 4 }];
-    },
-  };
-});
+const resolver = async (host: string): Promise<string[]> => {
+  lookups.push(host);
+  const queue = answers.get(host);
+  if (!queue) return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  return [queue.length > 1 ? queue.shift()! : queue[0]!];
+};
 
-const { AddressRefusedError, guardedFetch } = await import('./guarded-fetch.ts');
-const { noteOwnListener } = await import('./own-listeners.ts');
+/** guardedFetch with the test's resolver. */
+const guardedFetch = (url: URL, init: GuardedInit, reach: Reach) => fetchWith(url, { ...init, resolver }, reach);
 
 interface Seen {
   path: string;

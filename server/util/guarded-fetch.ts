@@ -49,13 +49,18 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
+/** A name's addresses, as the system resolver answers them (every one of them). */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+const systemResolver: HostResolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
 /** Every address `url`'s host stands for: itself when a literal, else what the resolver answers (once). */
-export async function resolveHost(url: URL): Promise<ParsedAddress[]> {
+export async function resolveHost(url: URL, resolver: HostResolver = systemResolver): Promise<ParsedAddress[]> {
   const host = bareHost(url);
   const literal = parseAddress(host);
   if (literal) return [literal];
-  const answers = await dnsLookup(host, { all: true, verbatim: true });
-  return answers.map((a) => parseAddress(a.address)).filter((a): a is ParsedAddress => a !== undefined);
+  const answers = await resolver(host);
+  return answers.map((a) => parseAddress(a)).filter((a): a is ParsedAddress => a !== undefined);
 }
 
 /** Why `address` on `port` is refused under `reach`, or undefined when it may be reached. */
@@ -69,9 +74,9 @@ export function refusal(address: ParsedAddress, port: number, reach: Reach): str
  * Resolves a hop's host once and checks every address; throws AddressRefusedError naming the first refused one.
  * A name that answers nothing fails as the resolver does (ENOTFOUND), like a fetch would.
  */
-export async function pinHop(url: URL, reach: Reach): Promise<PinnedHop> {
+export async function pinHop(url: URL, reach: Reach, resolver?: HostResolver): Promise<PinnedHop> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AddressRefusedError(`${url.protocol} URLs are not fetched; use http or https`);
-  const resolved = await resolveHost(url);
+  const resolved = await resolveHost(url, resolver);
   const port = defaultPort(url);
   for (const address of resolved) {
     const why = refusal(address, port, reach);
@@ -94,6 +99,8 @@ export interface GuardedInit {
   maxRedirects?: number;
   /** Called with each hop's URL before its name is resolved (a host allowlist); what it throws ends the fetch as thrown. */
   beforeHop?: (url: URL) => void;
+  /** Resolves names (tests give their own answers); default the system resolver. */
+  resolver?: HostResolver;
 }
 
 /** The answer and the hop it came from (its checked address). */
@@ -165,7 +172,7 @@ export async function guardedFetch(url: URL, init: GuardedInit, reach: Reach): P
     init.beforeHop?.(current);
     let pinned: PinnedHop;
     try {
-      pinned = await pinHop(current, hopReach);
+      pinned = await pinHop(current, hopReach, init.resolver);
     } catch (err) {
       throw networkError(err);
     }
