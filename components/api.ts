@@ -22,7 +22,8 @@ export type McpServer = CatalogData['mcpServers'][number];
 export type Agent = Outputs['config']['agents'][number];
 export type Turn = Outputs['turns']['prepare'];
 export type Trajectory = Outputs['runs']['trajectory'];
-export type TranscriptEntry = Outputs['sessions']['transcript'][number];
+export type TranscriptPage = Outputs['sessions']['transcript'];
+export type TranscriptEntry = TranscriptPage['entries'][number];
 export type SessionStoreEntry = Outputs['sessions']['store'][number];
 
 /** What shapes a turn (agent, model, client tools): the input surface, catalog and turns.prepare share. */

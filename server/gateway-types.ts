@@ -4,7 +4,9 @@ import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
 import type { Ownership } from './access/ownership.ts';
+import type { Owner } from './access/owners.ts';
 import type { CatalogView } from './catalog/view.ts';
 import type { SurfaceView } from './surface/surface.ts';
 import type { InferredOverlay } from './catalog/inferred-overlay.ts';
@@ -66,6 +68,11 @@ export interface TurnRequest {
   headless?: boolean;
   /** Who drives the turn, for the boards (e.g. an MCP client's name from `initialize`); a label only, never checked. */
   client?: string;
+  /**
+   * Whose shares the turn's runs draw on (suspended slots, queued grep and typecheck jobs): set by the API edge and
+   * the MCP face from the request's credentials, never by a client's input. Absent: the in-process caller (LOCAL_OWNER).
+   */
+  owner?: Owner;
 }
 
 export interface ExecOptions {
@@ -191,6 +198,11 @@ export interface GatewayApi {
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.
    */
   transcript(sessionId: string): Promise<TranscriptEntry[]>;
+  /**
+   * One page of that branch, root first: at most `limit` entries (MAX_TRANSCRIPT_PAGE_ENTRIES) and about 1 MiB of
+   * stored payload, after the entry `after` (the previous page's nextCursor). InvalidInputError for a cursor off the branch.
+   */
+  transcriptPage(sessionId: string, opts?: TranscriptPageOptions): Promise<TranscriptPage>;
   /** The session store replayed along the session's current branch. [] for an unknown session. */
   sessionStore(sessionId: string): Promise<SessionStoreEntry[]>;
   /**

@@ -48,6 +48,7 @@ import { SessionStoreError } from './sessions/database.ts';
 import { TranscriptRecorder } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
 import type { CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
@@ -314,6 +315,11 @@ export class Gateway implements GatewayApi {
   /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */
   transcript(sessionId: string): Promise<TranscriptEntry[]> {
     return this.sessions.transcript.branch(sessionId);
+  }
+
+  /** One bounded page of that branch, root first (sessions/transcript-page.ts). */
+  transcriptPage(sessionId: string, opts: TranscriptPageOptions = {}): Promise<TranscriptPage> {
+    return this.sessions.transcript.page(sessionId, opts);
   }
 
   /** The session store as the session's current branch holds it. */

@@ -2,7 +2,8 @@
 // The current turn's session: the store and transcript views, branching and compacting it, and what those actions said.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { memo, useState } from 'react';
-import { useTRPC } from '../trpc.ts';
+import { useTRPC, useTRPCClient } from '../trpc.ts';
+import { loadBranch } from '../session/transcriptPages.ts';
 import { SessionStoreView } from '../session/SessionStore.tsx';
 import { SessionTranscriptView } from '../session/SessionTranscript.tsx';
 import type { BranchPoint } from '../session/transcriptView.ts';
@@ -57,11 +58,18 @@ function CompactForm(props: { busy: boolean; onCompact(summary: string): void; o
 // memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
 export const SessionPanel = memo(function SessionPanel(props: { sessionId?: string; runs: Run[]; selectedRunId?: string }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const queryClient = useQueryClient();
   const { sessionId } = props;
   const input = { sessionId: sessionId ?? '' };
   const storeQuery = useQuery({ ...trpc.sessions.store.queryOptions(input), enabled: sessionId !== undefined });
-  const transcriptQuery = useQuery({ ...trpc.sessions.transcript.queryOptions(input), enabled: sessionId !== undefined });
+  // the transcript comes a bounded page at a time (sessions.transcript pages it); under the procedure's key, so the
+  // live events' invalidation (useLiveRuns) reloads it
+  const transcriptQuery = useQuery({
+    queryKey: trpc.sessions.transcript.queryKey(input),
+    queryFn: ({ signal }) => loadBranch((after) => client.sessions.transcript.query({ ...input, ...(after !== undefined ? { after } : {}) }, { signal })),
+    enabled: sessionId !== undefined,
+  });
   const branchMutation = useMutation(trpc.sessions.branch.mutationOptions());
   const compactMutation = useMutation(trpc.sessions.compact.mutationOptions());
   const [note, setNote] = useState<ActionNote>();
@@ -77,7 +85,8 @@ export const SessionPanel = memo(function SessionPanel(props: { sessionId?: stri
   }
 
   const store = storeQuery.data ?? [];
-  const branch = transcriptQuery.data ?? [];
+  const branch = transcriptQuery.data?.entries ?? [];
+  const unread = (transcriptQuery.data?.total ?? 0) - branch.length;
   const error = storeQuery.error ?? transcriptQuery.error;
   const busy = branchMutation.isPending || compactMutation.isPending;
   const liveRun = liveRunOf(props.runs, sessionId);
@@ -90,8 +99,7 @@ export const SessionPanel = memo(function SessionPanel(props: { sessionId?: stri
       { sessionId, entryId: point.entryId },
       {
         onSuccess: (next) => {
-          const left = Math.max(0, branch.length - next.length);
-          queryClient.setQueryData(trpc.sessions.transcript.queryKey({ sessionId }), next);
+          const left = Math.max(0, (transcriptQuery.data?.total ?? branch.length) - next.total);
           void queryClient.invalidateQueries(trpc.sessions.pathFilter());
           setNote({
             kind: 'done',
@@ -169,6 +177,11 @@ export const SessionPanel = memo(function SessionPanel(props: { sessionId?: stri
         <div className="space-y-3 font-mono text-[11px]">
           <SessionStoreView store={store} loading={storeQuery.isLoading} />
           <SessionTranscriptView branch={branch} loading={transcriptQuery.isLoading} busy={busy} onBranch={onBranch} {...(props.selectedRunId ? { selectedRunId: props.selectedRunId } : {})} />
+          {unread > 0 ? (
+            <p data-testid="session-transcript-unread" className="text-neutral-500">
+              {unread} later {unread === 1 ? 'entry is' : 'entries are'} not shown: the branch is longer than the panel reads (branch or compact to shorten it).
+            </p>
+          ) : null}
         </div>
       ) : null}
     </Panel>

@@ -1,4 +1,4 @@
-// The `codemode` command line: surface, catalog, run and mcp (the MCP server on stdio), each against a real Gateway from the config.
+// The `codemode` command line: surface, catalog, run and mcp (the MCP server on stdio), each against a real Gateway from the config; keys, on the config file alone.
 import { writeFileSync } from 'node:fs';
 import { readTextFile, unwritableFileProblem } from '../util/files.ts';
 import { parseArgs } from 'node:util';
@@ -7,6 +7,8 @@ import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
 import { serveMcpStdio } from './mcp.ts';
+import { KEYS_USAGE, runKeys } from './keys.ts';
+import { resolveConfigPath } from '../config/load.ts';
 import { parseCassette, type Cassette } from '../runs/cassette.ts';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
 import { runTestPlan } from '../testplan/run.ts';
@@ -42,6 +44,7 @@ const USAGE = `usage:
       runs the spec's 16-step E2E plan against the loaded config (its tools, plugins, MCP servers, OpenAPI
       sources) and prints each step's verdict; steps the catalog cannot exercise say "not applicable: add X".
       --json prints the report, --junit JUnit XML for CI; exits 0 when no step failed, 1 otherwise.
+${KEYS_USAGE}
 common: --config FILE (default: $CODEMODE_CONFIG or ./codemode.config.json)`;
 
 export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s + '\n')): Promise<number> {
@@ -80,6 +83,17 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     return 2;
   }
   const { values, positionals } = parsed;
+  if (command === 'keys') {
+    // the config file only: no Gateway starts
+    let file: string;
+    try {
+      file = resolveConfigPath({ argv: values.config ? ['--config', values.config] : [], env: process.env, cwd: process.cwd() });
+    } catch (err) {
+      process.stderr.write(`codemode keys: ${(err as Error).message}\n`);
+      return 2;
+    }
+    return runKeys(file, positionals, { out, err: (line) => process.stderr.write(`${line}\n`) });
+  }
   if (!['surface', 'catalog', 'run', 'mcp', 'test-plan'].includes(command)) {
     process.stderr.write(`codemode: unknown command "${command}"\n${USAGE}\n`);
     return 2;

@@ -11,6 +11,7 @@ import { MSG_ALREADY_RESUMING, MSG_UNAVAILABLE } from '../runs/messages.ts';
 import { REPO_ROOT } from '../tools/testing.ts';
 import { CODEMODE_BIN as BIN, writeStdioTestConfig } from '../mcp-server/testing.ts';
 import { until } from '../testing.ts';
+import { MAX_STDIO_LINE_BYTES } from './stdio-lines.ts';
 
 /** Code mode on QuickJS, two agents, no plugins or MCP sources, sessions in memory: the child starts fast and leaves no file. */
 const config = writeStdioTestConfig();
@@ -117,6 +118,31 @@ describe('codemode mcp --agent', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
     const call = replies().find((r) => r.id === 2);
     expect(call?.error?.code).toBe(-32602);
     expect(call?.error?.message).toMatch(/Invalid tools\/call request[\s\S]*"arguments"[\s\S]*expected record/);
+  });
+
+  it(`a line over ${MAX_STDIO_LINE_BYTES} bytes (11 MiB, past the SDK's 10 MiB buffer) is answered with -32600 naming the limit, and the server keeps serving`, async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--config', config], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let exited: number | null | undefined;
+    child.on('exit', (code) => (exited = code));
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const initialize = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}';
+    const huge = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"code":"return '${'x'.repeat(11 * 1024 * 1024)}'"}}}`;
+    child.stdin.write(`${initialize}\n`);
+    child.stdin.write(`${huge}\n`);
+    child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    const replies = () => out.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+    try {
+      await until(() => replies().some((r) => r.id === 3) || exited !== undefined, { what: 'the ping after the long line to be answered', timeoutMs: CHILD_PROCESS_TIMEOUT_MS });
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
+    expect(exited).toBeUndefined();
+    const dropped = replies().find((r) => r.id === null);
+    expect(dropped?.error?.code).toBe(-32600);
+    expect(dropped?.error?.message).toContain(`is over the limit of ${MAX_STDIO_LINE_BYTES} bytes and was dropped`);
+    expect(replies().find((r) => r.id === 3)?.result).toEqual({});
   });
 
   it('an unknown agent exits 2 naming the known ones, with nothing on stdout', async () => {

@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '../gateway.ts';
 import { McpSession } from '../mcp-server/session.ts';
+import { LineGuard, MAX_STDIO_LINE_BYTES } from './stdio-lines.ts';
 
 export interface StdioMcpOptions {
   agentId?: string;
@@ -28,18 +29,36 @@ export async function serveMcpStdio(gw: Gateway, opts: StdioMcpOptions): Promise
       ...(opts.approve ? {} : { reason: 'no operator for `codemode mcp` (start it with --approve, or use the playground\'s /mcp and its approvals panel)' }),
     });
   });
-  const transport = new StdioServerTransport();
+  // whole lines only, an over-long one dropped and answered, so the SDK's read buffer never closes the session (stdio-lines.ts)
+  const input = process.stdin.pipe(
+    new LineGuard((bytes) => {
+      const message = `Invalid Request: a line of ${bytes} bytes is over the limit of ${MAX_STDIO_LINE_BYTES} bytes and was dropped; send smaller messages (a shorter cell; keep data in files or results.save)`;
+      log(`codemode mcp: ${message}`);
+      transport.send({ jsonrpc: '2.0', id: null, error: { code: -32600, message } } as unknown as JSONRPCMessage).catch(() => undefined);
+    }),
+  );
+  const transport = new StdioServerTransport(input as unknown as typeof process.stdin, process.stdout);
+  /** Why the session is ending, when this process ended it (the client hung up, a signal); unset: the transport closed itself. */
+  let endedBy: string | undefined;
+  let lastError: string | undefined;
+  const end = (why: string) => {
+    endedBy ??= why;
+    void transport.close();
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     // the SDK's stdio transport does not watch for the end of stdin; a client that closes it is done
-    process.stdin.once('end', () => void transport.close());
-    process.once('SIGTERM', () => void transport.close());
-    process.once('SIGINT', () => void transport.close());
+    input.once('end', () => end('stdin ended'));
+    process.once('SIGTERM', () => end('SIGTERM'));
+    process.once('SIGINT', () => end('SIGINT'));
   });
   transport.onerror = (err) => {
     // a line that is not JSON, or JSON that is no JSON-RPC message: the client hears it (JSON-RPC: id null), the log gets one line
     const notJson = err instanceof SyntaxError;
-    if (!notJson && err.name !== 'ZodError') return log(`codemode mcp: ${err.message}`);
+    if (!notJson && err.name !== 'ZodError') {
+      lastError = err.message;
+      return log(`codemode mcp: ${err.message}`);
+    }
     const message = notJson
       ? `Parse error: a line is not JSON (${err.message}); send one JSON-RPC message per line`
       : 'Invalid Request: a line is JSON but not a JSON-RPC 2.0 request, notification or response; send objects with "jsonrpc": "2.0"';
@@ -50,5 +69,8 @@ export async function serveMcpStdio(gw: Gateway, opts: StdioMcpOptions): Promise
   await closed;
   unsubscribe();
   await session.close();
-  return 0;
+  if (endedBy !== undefined) return 0;
+  // the transport gave up on its own: say why, and exit non-zero so the client's launcher sees a failure
+  log(`codemode mcp: stopped serving: the stdio transport closed${lastError ? ` after: ${lastError}` : ''}`);
+  return 1;
 }

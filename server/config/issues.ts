@@ -86,6 +86,21 @@ export function unknownKeysReason(keys: readonly string[], known: readonly strin
   return `unknown fields ${keys.map((k) => JSON.stringify(k)).join(', ')}; remove them or use one of: ${knownList}`;
 }
 
+/** An integer field's bounds (config/schema.ts IntBounds): the unit names what it counts in messages. */
+interface Bounds {
+  min: number;
+  max: number;
+  unit: string;
+}
+
+/** A whole number within `bounds`, rejected (not clamped) outside them, the error naming the range and an example. */
+export function boundedInt({ min, max, unit }: Bounds, example: number) {
+  const hint = `write a whole number of ${unit} from ${min} to ${max}, e.g. ${example}`;
+  return z
+    .number({ error: (issue) => expectedReason('an integer', hint, issue.input) })
+    .refine((v) => Number.isInteger(v) && v >= min && v <= max, { error: (issue) => expectedReason('an integer in range', hint, issue.input) });
+}
+
 /**
  * A zod object that rejects unknown keys with a message listing the known ones.
  * `what` names the object in "expected an object (...)" errors.

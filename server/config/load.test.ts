@@ -140,9 +140,18 @@ describe('parseGatewayConfig', () => {
     expect(config.warnings).toBeUndefined();
   });
 
-  it('on a server section: keeps the token, hosts, origins and limits it sets over the defaults', () => {
+  it('on a server section: keeps the token, hosts, origins, clients and shares it sets over the defaults', () => {
+    const keySha256 = 'a'.repeat(64);
     const config = parseGatewayConfig(
-      { server: { accessToken: 'x'.repeat(32), allowedHosts: ['play.lan:3000'], allowedOrigins: ['https://app.example'], maxEventSubscribersPerClient: 2, maxEventSubscribersOperator: 16 } },
+      {
+        server: {
+          accessToken: 'x'.repeat(32),
+          allowedHosts: ['play.lan:3000'],
+          allowedOrigins: ['https://app.example'],
+          clients: { 'ci-agent': { keySha256 } },
+          shares: { client: { eventStreams: 2 }, anonymous: { suspendedRuns: 4, liveTurns: 10 } },
+        },
+      },
       base,
     );
     expect(config.server).toEqual({
@@ -150,9 +159,36 @@ describe('parseGatewayConfig', () => {
       accessToken: 'x'.repeat(32),
       allowedHosts: ['play.lan:3000'],
       allowedOrigins: ['https://app.example'],
-      maxEventSubscribersPerClient: 2,
-      maxEventSubscribersOperator: 16,
+      clients: { 'ci-agent': { keySha256 } },
+      shares: {
+        operator: DEFAULT_SERVER_OPTIONS.shares.operator,
+        client: { ...DEFAULT_SERVER_OPTIONS.shares.client, eventStreams: 2 },
+        anonymous: { ...DEFAULT_SERVER_OPTIONS.shares.anonymous, suspendedRuns: 4, liveTurns: 10 },
+      },
     });
+  });
+
+  it('on shares: each below the total it divides (64 suspended runs, mcpServer.maxSessions); a smaller maxSessions lowers the default /mcp shares', () => {
+    expect(configError(() => parseGatewayConfig({ server: { shares: { client: { suspendedRuns: 64 } } } }, base)).message).toMatch(/server\.shares\.client\.suspendedRuns: .*from 1 to 63/);
+    expect(configError(() => parseGatewayConfig({ server: { shares: { operator: { mcpSessions: 8 } } }, mcpServer: { maxSessions: 8 } }, base)).message).toContain(
+      'server.shares.operator.mcpSessions: 8 is not below mcpServer.maxSessions (8): one owner could hold every session',
+    );
+    const few = parseGatewayConfig({ mcpServer: { maxSessions: 4 } }, base);
+    expect(few.server.shares.operator.mcpSessions).toBe(3);
+    expect(few.server.shares.anonymous.mcpSessions).toBe(3);
+  });
+
+  it('on the old flat limits (maxTurnsPerClient and the like): says where each lives now', () => {
+    const message = configError(() => parseGatewayConfig({ server: { maxTurnsPerClient: 3, maxEventSubscribersOperator: 9 } }, base)).message;
+    expect(message).toContain('server.maxTurnsPerClient: moved: shares are per owner now; write it as server.shares.client.liveTurns');
+    expect(message).toContain('server.maxEventSubscribersOperator: moved: shares are per owner now; write it as server.shares.operator.eventStreams');
+  });
+
+  it('on server.clients: a bad name or a key that is not a SHA-256 in hex is named', () => {
+    expect(configError(() => parseGatewayConfig({ server: { clients: { 'bad name': { keySha256: 'a'.repeat(64) } } } }, base)).message).toContain('is not a client name');
+    expect(configError(() => parseGatewayConfig({ server: { clients: { ci: { keySha256: 'ck_plaintext' } } } }, base)).message).toMatch(
+      /server\.clients\.ci\.keySha256: must be 64 lowercase hex digits.*codemode keys add NAME/,
+    );
   });
 
   it('on a bad server field: names it and says what to write (short token, origin with a path, host with a scheme, limit out of range)', () => {
@@ -162,7 +198,7 @@ describe('parseGatewayConfig', () => {
       [{ allowedHosts: ['http://play.lan'] }, /server\.allowedHosts\[0\]: .*not a host/],
       [{ maxRequestBodyBytes: 10 }, /server\.maxRequestBodyBytes: .*from 16384 to/],
       [{ maxQueuedEventsPerSubscriber: 'many' }, /server\.maxQueuedEventsPerSubscriber/],
-      [{ maxEventSubscribersOperator: 5000 }, /server\.maxEventSubscribersOperator: .*from 1 to 1024/],
+      [{ shares: { operator: { eventStreams: 5000 } } }, /server\.shares\.operator\.eventStreams: .*from 1 to 1024/],
       [{ accesToken: 'x'.repeat(32) }, /accesToken/],
     ];
     for (const [server, message] of cases) expect(configError(() => parseGatewayConfig({ server }, base)).message).toMatch(message);
@@ -340,7 +376,7 @@ describe('mcpServer (the Gateway as an MCP server)', () => {
 
   it('on every field: keeps them as written', () => {
     const token = 'x'.repeat(40);
-    const written = { enabled: false, path: '/agents/mcp', token, maxSessions: 4, sessionIdleSeconds: 60 };
+    const written = { enabled: false, path: '/agents/mcp', token, maxSessions: 40, sessionIdleSeconds: 60 };
     expect(parseGatewayConfig({ mcpServer: written }, base).mcpServer).toEqual(written);
   });
 

@@ -18,6 +18,7 @@ import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { resolveSessions, sessionsSchema } from './sessions.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import { isHttpUrl, resolveSources, sourcesSchema } from './sources-schema.ts';
+import { sharesFitProblems } from './shares.ts';
 import {
   clampNotes,
   codeModeOverridesSchema,
@@ -300,13 +301,13 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     mcp: { servers },
     sources: resolveSources(file.sources, fromRoot),
     sessions: resolveSessions(file.sessions, fromRoot),
-    server: resolveServerOptions(file.server),
     mcpServer: resolveMcpServerOptions(file.mcpServer),
+    server: resolveServerOptions(file.server, resolveMcpServerOptions(file.mcpServer).maxSessions),
     ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 
-  const problems = crossFieldProblems(config);
+  const problems = [...crossFieldProblems(config), ...sharesFitProblems(file.server?.shares, config.mcpServer.maxSessions)];
   if (problems.length > 0) throw configErrorFrom(problems);
   return config;
 }

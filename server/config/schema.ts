@@ -1,7 +1,8 @@
 // The tools.codeMode contract: zod schema, defaults, clamp bounds and the true/false/"auto" shorthands (DESIGN.md 4.2).
 import { z } from 'zod';
 import type { CodeModeOptions, ExecutorKind, ExecutorOverridePolicy, McpServerOptions, ServerOptions } from './types.ts';
-import { describeValue, expectedReason, parseOrThrow, pathSegments, strictObject, zodProblemSegments } from './issues.ts';
+import { clientsSchema, DEFAULT_SHARES, MOVED_SERVER_FIELDS, resolveClients, resolveShares, sharesSchema } from './shares.ts';
+import { boundedInt, describeValue, expectedReason, parseOrThrow, pathSegments, strictObject, zodProblemSegments } from './issues.ts';
 
 export const EXECUTOR_KINDS = ['node', 'quickjs', 'quickjs-emscripten'] as const satisfies readonly ExecutorKind[];
 export const EXECUTOR_OVERRIDE_POLICIES = ['never', 'operator', 'always'] as const satisfies readonly ExecutorOverridePolicy[];
@@ -221,39 +222,22 @@ export const DEFAULT_SERVER_OPTIONS: Readonly<ServerOptions> = Object.freeze({
   // A cell is capped at 256 KiB and client tools' schemas are small; 1 MiB leaves room for both with JSON escaping
   // while a 60 MB body is refused before it is read.
   maxRequestBodyBytes: 1024 * 1024,
-  // One page tab or agent needs one or two streams; 8 lets a few tabs live side by side, and caps what one
-  // client can make the Gateway hold.
-  maxEventSubscribersPerClient: 8,
-  // The operator is every playground tab at once (each tab holds one or two streams): a developer with many tabs
-  // open must not find the next one stuck, and the operator is one trusted party, so its cap is generous.
-  maxEventSubscribersOperator: 64,
   // A burst of one busy run is a few hundred events; a reader this far behind has stopped reading, and each
   // queued event holds a run view in memory.
   maxQueuedEventsPerSubscriber: 512,
-  // A live turn holds its catalog, declarations and result store (~60 KB) until turns.end or 6 h idle: an agent
-  // uses one at a time, a test harness a few dozen; 256 caps what one client can make the Gateway hold.
-  maxTurnsPerClient: 256,
-  // The playground prepares a turn per agent, session or catalog change in every tab; the operator is one trusted party.
-  maxTurnsOperator: 1024,
+  // No API keys until the operator mints one: keyless clients share the anonymous owner's shares.
+  clients: Object.freeze({}),
+  // Each class's share of every shared resource, each value with its reason (config/shares.ts).
+  shares: DEFAULT_SHARES,
 });
 
-export type ServerLimitField =
-  | 'maxRequestBodyBytes'
-  | 'maxEventSubscribersPerClient'
-  | 'maxEventSubscribersOperator'
-  | 'maxQueuedEventsPerSubscriber'
-  | 'maxTurnsPerClient'
-  | 'maxTurnsOperator';
+export type ServerLimitField = 'maxRequestBodyBytes' | 'maxQueuedEventsPerSubscriber';
 
 /** Server limits are rejected (not clamped) outside these: a limit that silently changes hides an exposure mistake. */
 export const SERVER_LIMIT_BOUNDS: Readonly<Record<ServerLimitField, IntBounds>> = Object.freeze({
   // Below 16 KiB a turn with a few client tools no longer fits; above 64 MiB is the attack the cap exists for.
   maxRequestBodyBytes: { min: 16 * 1024, max: 64 * 1024 * 1024, unit: 'bytes' },
-  maxEventSubscribersPerClient: { min: 1, max: 256, unit: 'subscriptions' },
-  maxEventSubscribersOperator: { min: 1, max: 1024, unit: 'subscriptions' },
   maxQueuedEventsPerSubscriber: { min: 16, max: 100_000, unit: 'events' },
-  maxTurnsPerClient: { min: 1, max: 65_536, unit: 'turns' },
-  maxTurnsOperator: { min: 1, max: 65_536, unit: 'turns' },
 });
 
 /** An access token shorter than this is guessable over a network; `openssl rand -hex 32` gives 64 characters. */
@@ -261,14 +245,6 @@ export const MIN_ACCESS_TOKEN_LENGTH = 24;
 
 function serverLimit(field: ServerLimitField) {
   return boundedInt(SERVER_LIMIT_BOUNDS[field], DEFAULT_SERVER_OPTIONS[field]);
-}
-
-/** A whole number within `bounds`, rejected (not clamped) outside them, the error naming the range and an example. */
-function boundedInt({ min, max, unit }: IntBounds, example: number) {
-  const hint = `write a whole number of ${unit} from ${min} to ${max}, e.g. ${example}`;
-  return z
-    .number({ error: (issue) => expectedReason('an integer', hint, issue.input) })
-    .refine((v) => Number.isInteger(v) && v >= min && v <= max, { error: (issue) => expectedReason('an integer in range', hint, issue.input) });
 }
 
 const hostEntry = z
@@ -297,25 +273,37 @@ export const accessTokenSchema = z
     error: `must be at least ${MIN_ACCESS_TOKEN_LENGTH} characters without spaces; generate one with \`openssl rand -hex 32\``,
   });
 
-export const serverOptionsSchema = strictObject(
+const serverFieldsSchema = strictObject(
   {
     accessToken: accessTokenSchema.optional(),
     allowedHosts: z.array(hostEntry, { error: (issue) => expectedReason('a list', 'list host names', issue.input) }).optional(),
     allowedOrigins: z.array(originEntry, { error: (issue) => expectedReason('a list', 'list origins', issue.input) }).optional(),
     maxRequestBodyBytes: serverLimit('maxRequestBodyBytes').optional(),
-    maxEventSubscribersPerClient: serverLimit('maxEventSubscribersPerClient').optional(),
-    maxEventSubscribersOperator: serverLimit('maxEventSubscribersOperator').optional(),
     maxQueuedEventsPerSubscriber: serverLimit('maxQueuedEventsPerSubscriber').optional(),
-    maxTurnsPerClient: serverLimit('maxTurnsPerClient').optional(),
-    maxTurnsOperator: serverLimit('maxTurnsOperator').optional(),
+    clients: clientsSchema.optional(),
+    shares: sharesSchema.optional(),
   },
-  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber, maxTurnsPerClient, maxTurnsOperator',
+  'server: accessToken, allowedHosts, allowedOrigins, maxRequestBodyBytes, maxQueuedEventsPerSubscriber, clients, shares',
 );
 
+/** The `server` section; a field that moved into `shares` is named with where it lives now. */
+export const serverOptionsSchema = z.preprocess((value, ctx) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [old, now] of Object.entries(MOVED_SERVER_FIELDS)) {
+    if (!(old in rest)) continue;
+    delete rest[old];
+    ctx.addIssue({ code: 'custom', path: [old], message: `moved: shares are per owner now; write it as ${now} (docs/security.md lists every share)` });
+  }
+  return rest;
+}, serverFieldsSchema);
+
 /** The server options a config asks for, over the defaults (a config built in code gets the defaults). */
-export function resolveServerOptions(file: z.output<typeof serverOptionsSchema> | undefined): ServerOptions {
-  const out: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, allowedHosts: [], allowedOrigins: [] };
-  for (const [key, value] of Object.entries(file ?? {})) if (value !== undefined) Object.assign(out, { [key]: value });
+/** `mcpSessionsTotal`: mcpServer.maxSessions, which bounds the default /mcp shares (config/shares.ts). */
+export function resolveServerOptions(file: z.output<typeof serverFieldsSchema> | undefined, mcpSessionsTotal?: number): ServerOptions {
+  const { clients, shares, ...limits } = file ?? {};
+  const out: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, allowedHosts: [], allowedOrigins: [], clients: resolveClients(clients), shares: resolveShares(shares, mcpSessionsTotal) };
+  for (const [key, value] of Object.entries(limits)) if (value !== undefined) Object.assign(out, { [key]: value });
   return out;
 }
 

@@ -36,16 +36,28 @@ export interface ServerOptions {
   /** Extra `Origin` values (`https://app.example`) accepted besides the server's own origins. */
   allowedOrigins: string[];
   maxRequestBodyBytes: number;
-  /** Concurrent event streams per API client, counted per remote address (all loopback clients share one count). */
-  maxEventSubscribersPerClient: number;
-  /** Concurrent event streams of the operator (every playground tab together). */
-  maxEventSubscribersOperator: number;
   maxQueuedEventsPerSubscriber: number;
-  /** Live turns (prepared, not ended or idled out) per API client, counted per remote address like the event streams. */
-  maxTurnsPerClient: number;
-  /** Live turns of the operator (every playground tab together). */
-  maxTurnsOperator: number;
+  /** API clients by name, each with the SHA-256 of its key (`codemode keys add NAME`): a key makes its holder an owner of its own. */
+  clients: Readonly<Record<string, ApiClientEntry>>;
+  /** How much of each shared resource one owner of each class may hold (config/shares.ts). */
+  shares: Readonly<Record<OwnerClass, ShareSizes>>;
 }
+
+/** One API client of `server.clients`: its key is never stored, only the key's SHA-256 (hex). */
+export interface ApiClientEntry {
+  keySha256: string;
+}
+
+/**
+ * Who holds a share of the Gateway's shared resources (server/access/owners.ts): the operator (the page), a
+ * client that presents an API key (each key its own owner), and everyone else on loopback as one anonymous owner.
+ */
+export type OwnerClass = 'operator' | 'client' | 'anonymous';
+
+/** The resources an owner holds a share of: live turns, event streams, suspended-run slots, /mcp sessions, places in the grep and typecheck queues. */
+export type ShareResource = 'liveTurns' | 'eventStreams' | 'suspendedRuns' | 'mcpSessions' | 'queuedJobs';
+
+export type ShareSizes = Readonly<Record<ShareResource, number>>;
 
 /** The Gateway's own MCP server face (`mcpServer` in the config file), resolved. */
 export interface McpServerOptions {

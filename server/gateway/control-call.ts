@@ -75,6 +75,7 @@ export class ControlCalls {
             opts.typecheckInferred ? withInferred(checkDeclarations(live.catalog), inferredOverlay(live.catalog, live.scope.inferredOutputs)) : checkDeclarations(live.catalog),
           signal: live.scope.abort.signal,
           runKey: agentRunId,
+          owner: live.scope.owner,
           ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
         });
         const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);

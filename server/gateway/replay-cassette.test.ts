@@ -104,6 +104,21 @@ describe('replay lab: cassettes', () => {
     gw.endTurn(t.agentRunId);
   });
 
+  it('on an extra "__proto__" key, in the cell\'s call or in the cassette\'s: no match (the key counts like any other), nothing dispatched', async () => {
+    const { cassette } = await record();
+    const before = probe.state.dispatches;
+    const t = gw.prepareTurn({});
+    const code = (cassette.code as string).replace('lookup({ v: "y" })', 'lookup(JSON.parse(\'{"v":"y","__proto__":{"admin":true}}\'))');
+    const extraInCell = expectFailed(await gw.exec(t.agentRunId, { code }, { replay: cassette }), 'replay_mismatch');
+    expect(extraInCell.error).toContain('lookup({"__proto__":{"admin":true},"v":"y"})');
+    // the cassette's entry carrying the extra key, as parsed from a file: the cell's plain call does not match it
+    const recorded = JSON.parse(JSON.stringify(cassette).replace('"input":{"v":"y"}', '"input":{"v":"y","__proto__":{"admin":true}}')) as Record<string, unknown>;
+    const extraInCassette = expectFailed(await gw.exec(t.agentRunId, {}, { replay: recorded }), 'replay_mismatch');
+    expect(extraInCassette.error).toContain('lookup({"v":"y"})');
+    expect(probe.state.dispatches).toBe(before);
+    gw.endTurn(t.agentRunId);
+  });
+
   it('on a hostile cassette: invalid_input naming the wrong field, nothing runs', async () => {
     const { cassette } = await record();
     const t = gw.prepareTurn({});

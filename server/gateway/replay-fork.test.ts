@@ -4,6 +4,7 @@ import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { NodeExecutor } from '../executors/node/executor.ts';
 import { MAX_SLOTS_PER_TURN } from '../runs/runs.ts';
+import { MAX_VALUE_DEPTH } from '../runs/bound.ts';
 import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 
@@ -129,6 +130,24 @@ describe('replay lab: fork a waiting run', () => {
     expect(() => gw.forkRun({ runId: 'run_unknown' })).toThrow('no waiting run');
     expect(gw.run(parked.runId)?.forks).toBeUndefined();
     expect(gw.run(parked.runId)?.state).toBe('waiting');
+    gw.abortRun(parked.runId);
+  });
+
+  it(`on a reply nested deeper than values may be (${MAX_VALUE_DEPTH} levels): refused at the fork naming it, not at the wait; one at the bound is delivered`, async () => {
+    const t = await setup();
+    const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'const r = await gate({ name: "deep" }); let d = 0; for (let v = r; Array.isArray(v); v = v[0]) d++; return d' }));
+    const id = parked.pendingToolCalls![0]!.id;
+    const nest = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    expect(() => gw.forkRun({ runId: parked.runId, replies: [{ id, result: nest(MAX_VALUE_DEPTH + 1) }] })).toThrow(
+      `fork: replies[0].result nests deeper than ${MAX_VALUE_DEPTH} levels`,
+    );
+    expect(gw.run(parked.runId)?.forks).toBeUndefined();
+    const fork = gw.forkRun({ runId: parked.runId, replies: [{ id, result: nest(MAX_VALUE_DEPTH) }] });
+    expect(expectCompleted(await waitUntilDone(gw, t.agentRunId, fork.runId)).value).toBe(MAX_VALUE_DEPTH);
     gw.abortRun(parked.runId);
   });
 

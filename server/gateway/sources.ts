@@ -6,10 +6,9 @@
 // confirmation, is refused while the server is exposed beyond loopback unless the config sets
 // sources.allowStdioWhenExposed, and is logged. Turns prepared before a change keep their catalog; the
 // next turn sees the new one.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { parseGatewayConfig } from '../config/load.ts';
-import { parseJsonText } from '../config/json.ts';
+import { readConfigJson, writeConfigJson } from '../config/write.ts';
 import { isHttpUrl, SOURCE_NAME } from '../config/sources-schema.ts';
 import type { GatewayConfig, McpServerConfig, OpenApiSourceConfig } from '../config/types.ts';
 import { ConfigError, InvalidInputError } from '../errors.ts';
@@ -162,8 +161,7 @@ export class SourceRegistry {
     }
     const file = this.deps.config.configFile;
     if (!file) throw new InvalidInputError('this Gateway was not started from a config file, so there is none to save to; start it with --config <file>');
-    const json = parseJsonText(readFileSync(file, 'utf8'), file);
-    if (!isRecord(json)) throw new ConfigError('', `${file} does not hold a JSON object`);
+    const json = readConfigJson(file);
     const dir = dirname(file);
     let documentFile: string | undefined;
     const section = (key: string): Record<string, unknown> => {
@@ -192,13 +190,8 @@ export class SourceRegistry {
       }
       sub(section('sources'), 'openapi', 'sources.openapi')[name] = { ...rest, document };
     }
-    // never write a file the next start would refuse
-    parseGatewayConfig(json, dir);
-    const backup = `${file}.bak`;
-    if (existsSync(file)) copyFileSync(file, backup);
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(json, null, 2)}\n`);
-    renameSync(temp, file);
+    // never writes a file the next start would refuse
+    const backup = writeConfigJson(file, json);
     this.added.delete(name);
     this.deps.log?.(`sources: saved "${name}" to ${file} (previous file kept as ${backup})`);
     return { file, backup, ...(documentFile ? { documentFile } : {}) };

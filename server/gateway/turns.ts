@@ -5,6 +5,7 @@
 // tools never reach the catalog, so no guessed name or id can call them.
 import { randomUUID } from 'node:crypto';
 import type { Ownership } from '../access/ownership.ts';
+import { LOCAL_OWNER } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
 import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
@@ -140,6 +141,7 @@ export class TurnRegistry {
       sessionId,
       agentId: eff.agentId,
       ...(client ? { client } : {}),
+      owner: req.owner ?? LOCAL_OWNER,
       workspaceDir: this.deps.config.workspace,
       options,
       ...this.guestCatalog(eff.catalog, options),

@@ -14,6 +14,7 @@ import {
   resolveAccessToken,
   servedOverHttps,
 } from './request-checks.ts';
+import { newApiKey } from '../access/owners.ts';
 
 const TOKEN = 'a'.repeat(32);
 const OPERATOR = 'op_secret';
@@ -106,12 +107,35 @@ describe('credentials', () => {
     expect(none).toMatchObject({ ok: false, status: 401 });
     expect(!none.ok && none.message).toContain('Authorization: Bearer');
     expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${'b'.repeat(32)}` } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });
-    expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${TOKEN}` } }, OPERATOR)).toEqual({ ok: true, operator: false });
+    expect(checkRequest(exposed, { headers: { host, authorization: `Bearer ${TOKEN}` } }, OPERATOR)).toEqual({ ok: true, operator: false, owner: exposed.owners.accessToken });
+  });
+
+  it("owners: the cookie is the operator, an API key its client (exposed or not), the access and MCP tokens one owner each, no credential the keyless clients; an unknown bearer is 401", () => {
+    const key = newApiKey();
+    const keyed = server({ clients: { ci: { keySha256: key.keySha256 } } });
+    const loop = exposureFor({ bindHost: '127.0.0.1', port: 3000, server: keyed, accessToken: undefined });
+    const open = exposureFor({ bindHost: '0.0.0.0', port: 3000, server: keyed, accessToken: TOKEN, interfaceAddresses: ['10.0.0.5'] });
+    const ownerOf = (exposure: typeof loop, headers: Record<string, string>, mcpToken?: string) => {
+      const verdict = checkRequest(exposure, { headers: { host: exposure === loop ? '127.0.0.1:3000' : host, ...headers } }, OPERATOR, mcpToken);
+      return verdict.ok ? verdict.owner.id : verdict.status;
+    };
+    expect(ownerOf(loop, {})).toBe('anonymous');
+    expect(ownerOf(loop, { authorization: `Bearer ${key.key}` })).toBe('client:ci');
+    expect(ownerOf(open, { authorization: `Bearer ${key.key}` })).toBe('client:ci');
+    expect(ownerOf(open, { authorization: `Bearer ${TOKEN}` })).toBe('token:access');
+    expect(ownerOf(open, { authorization: `Bearer ${'m'.repeat(32)}` }, 'm'.repeat(32))).toBe('token:mcp');
+    expect(ownerOf(loop, { cookie: `${OPERATOR_COOKIE}=${OPERATOR}` })).toBe('operator');
+    // a revoked or mistyped key is refused, on loopback too, rather than silently made keyless; another bearer on loopback is ignored
+    expect(ownerOf(loop, { authorization: 'Bearer ck_revoked' })).toBe(401);
+    expect(ownerOf(loop, { authorization: 'Bearer <token, only when the server is exposed>' })).toBe('anonymous');
+    expect(ownerOf(open, { authorization: 'Bearer ck_revoked' })).toBe(401);
+    const refused = checkRequest(loop, { headers: { host: '127.0.0.1:3000', authorization: 'Bearer ck_revoked' } }, OPERATOR);
+    expect(!refused.ok && refused.message).toContain('not a key of this server');
   });
 
   it('the operator cookie makes a request the operator, exposed or not; a wrong cookie does not', () => {
     const cookie = `theme=dark; ${OPERATOR_COOKIE}=${OPERATOR}`;
-    expect(checkRequest(exposed, { headers: { host, cookie } }, OPERATOR)).toEqual({ ok: true, operator: true });
+    expect(checkRequest(exposed, { headers: { host, cookie } }, OPERATOR)).toEqual({ ok: true, operator: true, owner: exposed.owners.operator });
     expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie } }, OPERATOR)).toMatchObject({ ok: true, operator: true });
     expect(checkRequest(loopback, { headers: { host: '127.0.0.1:3000', cookie: `${OPERATOR_COOKIE}=guess` } }, OPERATOR)).toMatchObject({ ok: true, operator: false });
     expect(checkRequest(exposed, { headers: { host, cookie: `${OPERATOR_COOKIE}=guess` } }, OPERATOR)).toMatchObject({ ok: false, status: 401 });

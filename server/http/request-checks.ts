@@ -4,12 +4,14 @@
  * (a rebound DNS name does not) and come from its own origin. A non-loopback bind needs an access token:
  * every request then carries `Authorization: Bearer <token>` or the operator cookie, which the page gets
  * after logging in with that token. The operator cookie is what makes a request the operator (the
- * playground page): on loopback the page is handed it when served.
+ * playground page): on loopback it is handed out with the page itself (a browser's navigation to `/`, see
+ * isPageNavigation), and when exposed only by the login.
  */
 import { isIP } from 'node:net';
 import type { ServerOptions } from '../config/types.ts';
 import { accessTokenSchema } from '../config/schema.ts';
 import { tokensEqual } from '../access/tokens.ts';
+import { API_KEY_PREFIX, OwnerDirectory, type Owner } from '../access/owners.ts';
 
 /**
  * HttpOnly, SameSite=Strict cookie carrying the operator token (minted at each start). Browsers key cookies by
@@ -45,6 +47,8 @@ export interface Exposure {
   /** `Origin` values accepted (requests without Origin, such as curl's, pass). */
   allowedOrigins: ReadonlySet<string>;
   maxRequestBodyBytes: number;
+  /** The owners requests are told apart into (access/owners.ts): the operator, each API key's client, the keyless. */
+  owners: OwnerDirectory;
 }
 
 export function isLoopbackAddress(host: string): boolean {
@@ -124,6 +128,7 @@ export function exposureFor(opts: {
     allowedHosts: hosts,
     allowedOrigins: origins,
     maxRequestBodyBytes: server.maxRequestBodyBytes,
+    owners: new OwnerDirectory(server),
   };
 }
 
@@ -141,7 +146,8 @@ export interface RequestFacts {
 }
 
 export type RequestVerdict =
-  | { ok: true; operator: boolean }
+  /** `owner`: whose shares the request draws on (the operator for the cookie, a key's client, else the keyless clients). */
+  | { ok: true; operator: boolean; owner: Owner }
   | { ok: false; status: 401 | 403 | 413 | 421; message: string };
 
 function header(facts: RequestFacts, name: string): string | undefined {
@@ -168,6 +174,26 @@ export function servedOverHttps(facts: RequestFacts): boolean {
   const forwardedProto = header(facts, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   if (forwardedProto !== undefined) return forwardedProto === 'https';
   return /(?:^|[;,\s])proto="?https"?(?:$|[;,\s])/i.test(header(facts, 'forwarded') ?? '');
+}
+
+/** The one path that serves the page: the operator cookie is handed out only with it. */
+export const PAGE_PATH = '/';
+
+/**
+ * Whether a request is a browser's top-level navigation to the page: GET of `/` (any query: share links carry
+ * the cell) that accepts HTML, and, where the browser sends Fetch Metadata, for a document by navigation. Only
+ * such a request is handed the operator cookie on loopback: HEAD, other paths (a 404, a static file), API
+ * paths, a fetch() or an <img> from a page, and clients that do not ask for HTML (curl's default Accept names
+ * no HTML type) are not. Headers are the client's word: a local process can send a browser's, which is why
+ * loopback is the boundary and the cookie is not (docs/security.md).
+ */
+export function isPageNavigation(facts: RequestFacts & { path: string }): boolean {
+  if (facts.method !== 'GET' || facts.path !== PAGE_PATH) return false;
+  const accept = header(facts, 'accept')?.toLowerCase() ?? '';
+  if (!/(^|[,\s])text\/html($|[;,\s])/.test(accept)) return false;
+  const dest = header(facts, 'sec-fetch-dest')?.toLowerCase();
+  const mode = header(facts, 'sec-fetch-mode')?.toLowerCase();
+  return (dest === undefined || dest === 'document') && (mode === undefined || mode === 'navigate');
 }
 
 /**
@@ -212,15 +238,30 @@ export function checkRequest(exposure: Exposure, facts: RequestFacts, operatorTo
   const operator = tokensEqual(readCookie(header(facts, 'cookie'), operatorCookieName(exposure.port)), operatorToken);
   const auth = header(facts, 'authorization');
   const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
-  const bearer =
-    (exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken)) ||
-    (alsoAccepted !== undefined && tokensEqual(presented, alsoAccepted));
-  if (exposure.exposed && !operator && !bearer) {
+  const { owners } = exposure;
+  let bearerOwner: Owner | undefined;
+  if (presented !== undefined && presented !== '') {
+    if (exposure.accessToken !== undefined && tokensEqual(presented, exposure.accessToken)) bearerOwner = owners.accessToken;
+    else if (alsoAccepted !== undefined && tokensEqual(presented, alsoAccepted)) bearerOwner = owners.mcpToken;
+    else bearerOwner = owners.byKey(presented);
+    // a revoked or mistyped key must not pass as keyless: its holder would never learn why its shares shrank. Any other
+    // unknown bearer on loopback (a header copied from an exposed setup) is ignored, as loopback needs none
+    if (bearerOwner === undefined && !operator && (exposure.exposed || presented.startsWith(API_KEY_PREFIX))) {
+      return {
+        ok: false,
+        status: 401,
+        message:
+          'the Authorization bearer is not a key of this server (nor its access token); send a key `codemode keys add NAME` minted for this server' +
+          (exposure.exposed ? '' : ', or no Authorization header at all (loopback serves keyless clients as one owner with a small share)'),
+      };
+    }
+  }
+  if (exposure.exposed && !operator && bearerOwner === undefined) {
     return {
       ok: false,
       status: 401,
-      message: `this server needs its access token: send "Authorization: Bearer <token>" (the token is in ${ACCESS_TOKEN_ENV_VAR} or server.accessToken where it runs), or log in on the page`,
+      message: `this server needs its access token: send "Authorization: Bearer <token>" (the token is in ${ACCESS_TOKEN_ENV_VAR} or server.accessToken where it runs, or an API key from \`codemode keys add NAME\`), or log in on the page`,
     };
   }
-  return { ok: true, operator };
+  return { ok: true, operator, owner: operator ? owners.operator : (bearerOwner ?? owners.anonymous) };
 }

@@ -6,7 +6,7 @@ import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
 import { demoConfig } from '../trpc/testing.ts';
 import { ExposureError, LOGIN_PATH, operatorCookieName } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
-import { sendRaw, type RawReply, type RawRequest } from './testing.ts';
+import { NAVIGATION_HEADERS, sendRaw, type RawReply, type RawRequest } from './testing.ts';
 import { MAX_BATCH_CALLS } from '../trpc/init.ts';
 
 const TOKEN = 't'.repeat(40);
@@ -56,16 +56,37 @@ describe('on loopback', () => {
   });
   afterAll(() => new Promise<void>((resolve) => s.server.close(() => resolve())));
 
-  it('the page is served with the HttpOnly operator cookie; API replies set none', async () => {
-    const page = await send(port, { path: '/' });
+  it("a browser's navigation to the page is served with the HttpOnly operator cookie; API replies set none", async () => {
+    const page = await send(port, { path: '/', headers: NAVIGATION_HEADERS });
     expect(page.status).toBe(200);
     expect(page.body).toContain('the page');
     expect(cookieOf(page)).toBe(`codemode_operator_${port}=${s.operatorToken}`);
     expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
     expect(String(page.headers['set-cookie'])).not.toContain('Secure');
-    const behindTls = await send(port, { path: '/', headers: { 'x-forwarded-proto': 'https' } });
+    const behindTls = await send(port, { path: '/?cell=abc', headers: { ...NAVIGATION_HEADERS, 'x-forwarded-proto': 'https' } });
     expect(String(behindTls.headers['set-cookie'])).toMatch(/; Secure$/);
+    // a browser that sends no Fetch Metadata (older ones) but asks for HTML is still a navigation
+    expect(cookieOf(await send(port, { path: '/', headers: { accept: 'text/html' } }))).toBe(`codemode_operator_${port}=${s.operatorToken}`);
     expect((await send(port, { path: '/api/trpc/config.agents' })).headers['set-cookie']).toBeUndefined();
+  });
+
+  it('the operator cookie is never handed to anything but that navigation: HEAD, other paths, API paths, a fetch or image from a page, curl', async () => {
+    const notNavigations: Array<{ what: string; method?: RawRequest['method']; path: string; headers?: Record<string, string> }> = [
+      { what: 'curl (Accept: */*)', path: '/', headers: { accept: '*/*', 'user-agent': 'curl/8.5.0' } },
+      { what: 'no Accept at all', path: '/' },
+      { what: 'HEAD of the page', method: 'HEAD', path: '/', headers: NAVIGATION_HEADERS },
+      { what: 'a path that is not the page (404)', path: '/no/such/page', headers: NAVIGATION_HEADERS },
+      { what: 'a static file path', path: '/icon.svg', headers: NAVIGATION_HEADERS },
+      { what: 'the login path', path: LOGIN_PATH, headers: NAVIGATION_HEADERS },
+      { what: 'an API path asked for as a document', path: '/api/trpc/config.agents', headers: NAVIGATION_HEADERS },
+      { what: "a page's fetch()", path: '/', headers: { ...NAVIGATION_HEADERS, 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } },
+      { what: 'an iframe', path: '/', headers: { ...NAVIGATION_HEADERS, 'sec-fetch-dest': 'iframe' } },
+      { what: 'an <img>', path: '/', headers: { accept: 'image/avif,image/webp,*/*', 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors' } },
+    ];
+    for (const { what, method, path, headers } of notNavigations) {
+      const reply = await send(port, { ...(method ? { method } : {}), path, ...(headers ? { headers } : {}) });
+      expect(reply.headers['set-cookie'], what).toBeUndefined();
+    }
   });
 
   it('an API client sees only its own runs; the cookie holder (the page) sees every run', async () => {
@@ -78,7 +99,7 @@ describe('on loopback', () => {
 
     const anonymous = data(await send(port, { path: '/api/trpc/runs.list' })) as Array<{ runId: string }>;
     expect(anonymous).toEqual([]);
-    const cookie = cookieOf(await send(port, { path: '/' })) ?? '';
+    const cookie = cookieOf(await send(port, { path: '/', headers: NAVIGATION_HEADERS })) ?? '';
     const asOperator = data(await send(port, { path: '/api/trpc/runs.list', headers: { cookie } })) as Array<{ runId: string }>;
     expect(asOperator.map((r) => r.runId)).toContain(runId);
   });
@@ -173,9 +194,13 @@ describe('exposed (non-loopback bind)', () => {
       expect(bare.body).toContain('Authorization: Bearer');
       expect((await send(port, { path: '/api/trpc/config.agents', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
 
-      const page = await send(port, { path: '/' });
+      const page = await send(port, { path: '/', headers: NAVIGATION_HEADERS });
       expect(page.status).toBe(401);
       expect(page.body).toContain(LOGIN_PATH);
+      // the bearer opens the page for a script, but only the login makes anyone the operator
+      const withBearer = await send(port, { path: '/', headers: { ...NAVIGATION_HEADERS, authorization: `Bearer ${TOKEN}` } });
+      expect(withBearer.status).toBe(200);
+      expect(withBearer.headers['set-cookie']).toBeUndefined();
       const wrong = await send(port, { method: 'POST', path: LOGIN_PATH, body: 'token=nope', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(wrong.status).toBe(401);
       expect(wrong.headers['set-cookie']).toBeUndefined();

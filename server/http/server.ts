@@ -9,10 +9,12 @@ import { createContextFactory, createEdgeState, type Access } from '../trpc/cont
 import { appRouter } from '../trpc/routers/_app.ts';
 import { MAX_BATCH_CALLS } from '../trpc/init.ts';
 import { readSmallBody } from '../util/read-body.ts';
+import { noteOwnListener } from '../util/own-listeners.ts';
 import { createMcpHttpHandler, type McpHttpHandler } from '../mcp-server/http.ts';
 import {
   checkRequest,
   exposureFor,
+  isPageNavigation,
   LOGIN_PATH,
   operatorCookie,
   refuseUnprotectedExposure,
@@ -131,6 +133,8 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const exposure = exposureFor({ bindHost: opts.host, port, server: opts.server, accessToken: opts.accessToken, interfaceAddresses: interfaceAddresses() });
+  // outbound requests a guest can steer (OpenAPI calls, document fetches) are refused this address (util/own-listeners.ts)
+  server.once('close', noteOwnListener(opts.host, port));
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // an absolute-form target (GET http://other.example/...) would reach the page's router as a path-less URL and
@@ -152,7 +156,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
       return refuse(res, verdict.status, verdict.message);
     }
     if (isMcp) {
-      return void mcp.handle(req, res).catch((err: unknown) => {
+      return void mcp.handle(req, res, verdict.owner).catch((err: unknown) => {
         opts.logError?.('[mcp]', err);
         if (!res.headersSent) refuse(res, 500, 'the MCP request failed inside the server; see the server log');
         else res.end();
@@ -164,15 +168,13 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
         // tRPC would read form data or a byte stream as the input and answer with its field names; say what it takes
         return refuse(res, 415, `the API takes JSON bodies; send the input with content-type: application/json (got ${type ? `"${type}"` : 'none'})`);
       }
-      accessByRequest.set(req, {
-        operator: verdict.operator,
-        exposed: exposure.exposed,
-        clientId: verdict.operator ? 'operator' : `addr:${req.socket.remoteAddress ?? '?'}`,
-      });
+      accessByRequest.set(req, { operator: verdict.operator, exposed: exposure.exposed, owner: verdict.owner });
       return void handleApi(req, res);
     }
-    // the page is the operator: on loopback anyone who can load it, when exposed whoever has the token
-    if (!verdict.operator) res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
+    // the page is the operator: on loopback a browser that navigates to it, when exposed whoever logged in with the token
+    if (!verdict.operator && !exposure.exposed && isPageNavigation({ method: req.method, headers: req.headers, path })) {
+      res.setHeader('set-cookie', operatorCookie(exposure.port, operatorToken, { secure: servedOverHttps(req) }));
+    }
     if (path === LOGIN_PATH) {
       res.statusCode = 303;
       res.setHeader('location', '/');

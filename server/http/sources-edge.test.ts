@@ -6,7 +6,7 @@ import { demoConfig } from '../trpc/testing.ts';
 import { DEMO_SERVER_SCRIPT } from '../tools/mcp/testing.ts';
 import { LOGIN_PATH } from './request-checks.ts';
 import { startPlaygroundServer, type PageHandler, type PlaygroundServer } from './server.ts';
-import { sendRaw, type RawReply } from './testing.ts';
+import { NAVIGATION_HEADERS, sendRaw, type RawReply } from './testing.ts';
 
 const TOKEN = 's'.repeat(40);
 const page: PageHandler = async (_req, res) => void res.end('<p>the page</p>');
@@ -44,7 +44,7 @@ describe('sources at the HTTP edge', () => {
       const bare = await post(port, '/api/trpc/sources.add', stdio);
       expect(bare.status).toBe(403);
       expect(bare.body).toContain('sources.add is an operator action');
-      const cookie = cookieOf(await sendRaw(port, { method: 'GET', path: '/' }));
+      const cookie = cookieOf(await sendRaw(port, { method: 'GET', path: '/', headers: NAVIGATION_HEADERS }));
       const foreign = await post(port, '/api/trpc/sources.add', stdio, { cookie, origin: 'https://evil.example' });
       expect(foreign.status).toBe(403);
       expect(foreign.body).toContain('server.allowedOrigins');

@@ -1,6 +1,14 @@
 // Test helper for the HTTP edge: one raw request with full control of Host, body and headers (fetch and the SDK clients cannot send a wrong Host, a malformed body or omit a token on purpose).
 import { request as httpRequest } from 'node:http';
 
+/** What a browser sends with a top-level navigation (Chromium's Accept and Fetch Metadata): the only request handed the operator cookie. */
+export const NAVIGATION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-site': 'none',
+});
+
 export interface RawReply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -8,7 +16,7 @@ export interface RawReply {
 }
 
 export interface RawRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   path: string;
   headers?: Record<string, string>;
   body?: string;

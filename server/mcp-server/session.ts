@@ -18,6 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { GatewayApi, ModelTool, TurnInfo } from '../gateway-types.ts';
+import type { Owner } from '../access/owners.ts';
 import type { CodeModeExecInput, CodeModeResult, RunEvent } from '../runs/types.ts';
 import { CODE_MODE_RESULT_SCHEMA, describeProgress, MCP_SERVER_NAME, MCP_SERVER_VERSION } from './surface.ts';
 
@@ -35,6 +36,8 @@ export interface McpSessionOptions {
   agentId?: string;
   /** Where faults the client cannot see go (stderr on stdio, the server log over HTTP). */
   log?: (line: string) => void;
+  /** Whose shares the session's turn draws on (its credentials over HTTP); absent on stdio: the in-process caller. */
+  owner?: Owner;
 }
 
 /** One MCP session: connect `server` to one transport, and close the session when the transport closes. */
@@ -133,6 +136,7 @@ export class McpSession {
       const turn = this.gateway.prepareTurn({
         ...(this.opts.agentId !== undefined ? { agentId: this.opts.agentId } : {}),
         client: this.server.getClientVersion()?.name || UNNAMED_CLIENT,
+        ...(this.opts.owner ? { owner: this.opts.owner } : {}),
       });
       this.turn = turn;
       // pushed: a source that changes while the client is idle is announced at once, not at its next call

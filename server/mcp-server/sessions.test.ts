@@ -171,6 +171,22 @@ describe('mcpServer.sessionIdleSeconds', () => {
     await client.close();
   });
 
+  it('pings are not activity: a session that only pings is closed as idle; a request that does something (tools/list) keeps it', async () => {
+    const pinging = await connect(s);
+    const listing = await connect(s);
+    const connectedAt = Date.now();
+    // the clock moves past the connections, so any request from here on would mark a later activity
+    await until(() => Date.now() > connectedAt + 5, { what: 'the clock to move' });
+    for (let i = 0; i < 3; i++) await pinging.client.ping();
+    await listing.client.listTools();
+    const idleSinceConnect = connectedAt + IDLE_SECONDS * 1000 + 1;
+    expect(await s.mcp!.closeIdle(idleSinceConnect)).toBe(1);
+    expect(await listing.client.ping()).toEqual({});
+    const late = await pinging.client.ping().then(() => undefined, (err: unknown) => err as Error);
+    expect(late?.message).toContain('without a request other than ping (mcpServer.sessionIdleSeconds)');
+    await Promise.all([pinging.client.close(), listing.client.close()]);
+  });
+
   it('the sweep runs on its own: with a 1 s idle limit an unused session goes without anyone asking', async () => {
     const quick = await startMcpTestServer(gateway, { mcpServer: { sessionIdleSeconds: 1 } });
     try {

@@ -1,6 +1,10 @@
-// The warm deadline worker: jobs in order, a hard deadline that replaces the thread, start failures, busy and abort.
+// The warm deadline worker: jobs in order, a hard deadline that replaces the thread, start failures, busy, abort, and places per run and per owner.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeadlineWorker, type DeadlineWorkerOptions } from './deadline-worker.ts';
+import { OwnerDirectory } from '../access/owners.ts';
+import { DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+
+const OWNERS = new OwnerDirectory(DEFAULT_SERVER_OPTIONS);
 
 // A worker that echoes its job, spins forever on { spin: true }, and throws on { throw: true }.
 const ECHO = `
@@ -99,5 +103,27 @@ describe('DeadlineWorker', () => {
     expect(await held).toMatchObject({ ok: false, reason: 'aborted' });
     expect(await first).toEqual({ ok: true, value: { n: 1 } });
     expect(await later).toEqual({ ok: true, value: { n: 3 } });
+  });
+
+  it("on one owner's runs at its share of places: its next run's job is busy naming the share, another owner's job still queues; a finished job gives the place back", async () => {
+    const w = worker({ deadlineMs: 300, maxQueued: 8 });
+    const greedy = { ...OWNERS.anonymous, shares: { ...OWNERS.anonymous.shares, queuedJobs: 2 } };
+    const first = w.run({ spin: true }, undefined, 'run-1', greedy);
+    const second = w.run({ n: 2 }, undefined, 'run-2', greedy);
+    // a third run of the same owner: no place left in its share
+    expect(await w.run({ n: 3 }, undefined, 'run-3', greedy)).toMatchObject({
+      ok: false,
+      reason: 'busy',
+      message: 'this owner (the clients without a key) already holds 2 places in the echo queue, its share (server.shares.anonymous.queuedJobs); await earlier calls before starting more, then try again',
+    });
+    // its own run's later job waits behind that run's place, taking none of the share
+    const held = w.run({ n: 4 }, undefined, 'run-2', greedy);
+    // another owner is not held back
+    const other = w.run({ n: 5 }, undefined, 'run-9', OWNERS.operator);
+    expect(await first).toMatchObject({ reason: 'timeout' });
+    expect(await Promise.all([second, held, other])).toEqual([{ ok: true, value: { n: 2 } }, { ok: true, value: { n: 4 } }, { ok: true, value: { n: 5 } }]);
+    // every place came back
+    expect(await w.run({ n: 6 }, undefined, 'run-4', greedy)).toEqual({ ok: true, value: { n: 6 } });
+    expect(await w.run({ n: 7 }, undefined, 'run-5', greedy)).toEqual({ ok: true, value: { n: 7 } });
   });
 });

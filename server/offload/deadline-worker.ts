@@ -11,13 +11,17 @@
 // Fairness: a job may name its run (`key`). A run holds at most one place in the shared queue (queued or
 // running); its later jobs wait behind its own earlier one and join the queue only when it ends. So a cell
 // that fires many greps delays another client's grep by at most one job per run ahead of it, not by the
-// whole queue; its own parallel calls still all run, one after another.
+// whole queue; its own parallel calls still all run, one after another. A job may also name its owner (the
+// run's turn's owner, access/owners.ts): an owner holds at most its share of places (owner.shares.queuedJobs,
+// less than the queue), so one client's many runs cannot take every place; past its share a job is `busy`.
 //
 // Worker protocol (the entry is plain .mjs so it loads in any runner, like the executor workers):
 //   worker -> host  { t: 'ready' }                       once, after its warm-up
 //   host -> worker  { id, job }                          one job at a time
 //   worker -> host  { id, ok: true, value } | { id, ok: false, error }
 import { Worker } from 'node:worker_threads';
+import { shareName, type Owner } from '../access/owners.ts';
+import { ShareCount } from '../access/share-count.ts';
 
 /** How a job ended. A guest-caused overrun is `timeout`; a worker that would not start or died is `unavailable`. */
 export type JobOutcome<T> =
@@ -43,6 +47,8 @@ interface Job {
   payload: unknown;
   /** The run it belongs to (see Fairness above). */
   key?: string;
+  /** Whose share of places it holds while it is queued or running (a held job inherits its run's place). */
+  owner?: Owner;
   /** Waiting behind an earlier job of its run, not yet in the shared queue. */
   held?: boolean;
   resolve: (outcome: JobOutcome<unknown>) => void;
@@ -66,6 +72,8 @@ export class DeadlineWorker<Payload, Value> {
   private readonly queue: Job[] = [];
   /** Runs with a job queued or running, each with its jobs held back behind it. */
   private readonly keyed = new Map<string, Job[]>();
+  /** Places in the shared queue (queued or running) per owner. */
+  private readonly places = new ShareCount('queuedJobs');
   private nextId = 1;
   private closed = false;
   /** Workers started so far (the first, and one per replacement); tests read it. */
@@ -73,8 +81,11 @@ export class DeadlineWorker<Payload, Value> {
 
   constructor(private readonly opts: DeadlineWorkerOptions) {}
 
-  /** Runs one job; `key` names its run (one place in the shared queue per run). Never rejects: every ending is a JobOutcome. */
-  run(payload: Payload, signal?: AbortSignal, key?: string): Promise<JobOutcome<Value>> {
+  /**
+   * Runs one job; `key` names its run (one place in the shared queue per run), `owner` whose share of places it
+   * takes. Never rejects: every ending is a JobOutcome.
+   */
+  run(payload: Payload, signal?: AbortSignal, key?: string, owner?: Owner): Promise<JobOutcome<Value>> {
     if (this.closed) return Promise.resolve({ ok: false, reason: 'unavailable', message: `the ${this.opts.name} worker is closed` });
     if (signal?.aborted) return Promise.resolve({ ok: false, reason: 'aborted', message: `${this.opts.name} was canceled because the run was aborted` });
     const held = key === undefined ? undefined : this.keyed.get(key);
@@ -83,8 +94,17 @@ export class DeadlineWorker<Payload, Value> {
     if (!held && waiting >= this.opts.maxQueued) {
       return Promise.resolve({ ok: false, reason: 'busy', message: `${this.opts.name} has ${waiting} jobs waiting; try again in a moment` });
     }
+    if (!held && owner && !this.places.tryTake(owner)) {
+      return Promise.resolve({
+        ok: false,
+        reason: 'busy',
+        message:
+          `this owner (${owner.label}) already holds ${this.places.held(owner)} places in the ${this.opts.name} queue, its share (${shareName(owner, 'queuedJobs')}); ` +
+          'await earlier calls before starting more, then try again',
+      });
+    }
     return new Promise<JobOutcome<Value>>((resolve) => {
-      const job: Job = { id: this.nextId++, payload, resolve: resolve as (o: JobOutcome<unknown>) => void, signal, key };
+      const job: Job = { id: this.nextId++, payload, resolve: resolve as (o: JobOutcome<unknown>) => void, signal, key, ...(owner ? { owner } : {}) };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener('abort', job.onAbort, { once: true });
@@ -219,18 +239,22 @@ export class DeadlineWorker<Payload, Value> {
     this.pump();
   }
 
-  /** Settles a job. A run's queued or running job that ends lets the run's next held job join the queue (the caller pumps). */
+  /**
+   * Settles a job. A run's queued or running job that ends lets the run's next held job join the queue in its
+   * place (the owner's place passes to it); otherwise the owner's place is given back. The caller pumps.
+   */
   private finish(job: Job, outcome: JobOutcome<unknown>): void {
     clearTimeout(job.timer);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
-    if (job.key !== undefined && !job.held) {
-      const held = this.keyed.get(job.key);
+    if (!job.held) {
+      const held = job.key === undefined ? undefined : this.keyed.get(job.key);
       const next = held?.shift();
       if (next) {
         next.held = false;
         this.queue.push(next);
       } else {
-        this.keyed.delete(job.key);
+        if (job.key !== undefined) this.keyed.delete(job.key);
+        if (job.owner) this.places.release(job.owner);
       }
     }
     job.resolve(outcome);

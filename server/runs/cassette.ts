@@ -75,13 +75,16 @@ export function recordCassette(run: Run): Cassette {
   };
 }
 
-/** JSON with object keys sorted: two inputs match when their canonical texts are equal. */
+/**
+ * JSON with object keys sorted: two inputs match when their canonical texts are equal. Every own key counts: the
+ * sorted copy is built with fromEntries (defined properties), so an own "__proto__" key stays a key (an assignment
+ * set the copy's prototype instead, and an input with an extra "__proto__" matched one without it).
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
+    const record = v as Record<string, unknown>;
+    return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
   }) ?? 'null';
 }
 

@@ -8,6 +8,8 @@
 import { InvalidInputError } from '../errors.ts';
 import type { BridgeReply } from '../bridge/protocol.ts';
 import { previewOf, previewOfError } from './preview.ts';
+import { MAX_VALUE_DEPTH } from './bound.ts';
+import { jsonShapeProblem } from '../util/json-shape.ts';
 import { isTerminal, Run, type HostRequest } from './run.ts';
 import type { ForkReply } from './types.ts';
 
@@ -81,8 +83,13 @@ export function checkForkReplies(parent: Run, replies: unknown): Map<string, Bri
   return out;
 }
 
-/** A JSON copy of `value`: what the guest receives is plain data, never an object the caller still holds. */
+/**
+ * A JSON copy of `value`: what the guest receives is plain data, never an object the caller still holds. Bounded as
+ * every value crossing into a guest is (MAX_VALUE_DEPTH): a deeper reply was taken here and failed only at the wait.
+ */
 function jsonCopy(value: unknown, what: string): unknown {
+  const shape = jsonShapeProblem(value, { maxDepth: MAX_VALUE_DEPTH, maxNodes: Number.MAX_SAFE_INTEGER });
+  if (shape) throw new InvalidInputError(`${what} ${shape}`);
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

@@ -1,5 +1,6 @@
 // What the runs side says to the model and the operator: the spec's messages word for word, and the
 // host-fault messages, each saying what went wrong and what to do next.
+import { moreRoomHint, shareName, type Owner } from '../access/owners.ts';
 import type { ExecutorKind } from '../config/types.ts';
 
 export const MSG_UNAVAILABLE = 'code mode run is unavailable or expired.';
@@ -25,6 +26,15 @@ export function turnSlotsFullMessage(maxPerTurn: number, maxSuspendedRuns: numbe
   return (
     `${MSG_TOO_MANY} This turn already has ${maxPerTurn} runs in flight or waiting, its share of the process's ${maxSuspendedRuns}; ` +
     'wait on or abort one of them, or run the calls together in one cell (Promise.all), then run this cell again.'
+  );
+}
+
+/** The turn's owner holds its share of the suspended-run cap (across all its turns). */
+export function ownerSlotsFullMessage(owner: Owner, maxSuspendedRuns: number): string {
+  return (
+    `${MSG_TOO_MANY} This turn's owner (${owner.label}) already has ${owner.shares.suspendedRuns} runs in flight or waiting, ` +
+    `its share of the process's ${maxSuspendedRuns} (${shareName(owner, 'suspendedRuns')}); wait on or abort one of its runs, ` +
+    `or run the calls together in one cell (Promise.all), then run this cell again; ${moreRoomHint(owner)}.`
   );
 }
 

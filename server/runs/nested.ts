@@ -270,7 +270,7 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
 
   toolContext(invocationId: string): ToolContext {
     const turn = this.run.turn;
-    return { agentId: turn.agentId, agentRunId: turn.agentRunId, sessionId: turn.sessionId, signal: this.signal, invocationId, workspaceDir: turn.workspaceDir };
+    return { agentId: turn.agentId, agentRunId: turn.agentRunId, sessionId: turn.sessionId, signal: this.signal, invocationId, workspaceDir: turn.workspaceDir, owner: turn.owner };
   }
 
   async beforeToolCall(entry: CatalogEntry, input: unknown, invocationId: string, requestId: string): Promise<{ blocked?: string; input: unknown }> {

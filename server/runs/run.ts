@@ -1,5 +1,6 @@
 // The run record: one cell's state across its exec/wait legs (what the RunManager drives, what result
 // shaping and the trajectory views read), and the facts about run states every side tests.
+import type { Owner } from '../access/owners.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Catalog, CatalogEntry } from '../catalog/types.ts';
@@ -34,6 +35,8 @@ export interface TurnScope {
   agentId: string;
   /** The turn's client label (TurnRequest.client): shown on the boards. */
   client?: string;
+  /** Whose shares the turn's runs draw on: a run's suspended slot and its queued jobs count against this owner (access/owners.ts). */
+  owner: Owner;
   workspaceDir: string;
   options: CodeModeOptions;
   catalog: Catalog;

@@ -9,6 +9,8 @@ import type { Continuation, Executor, LegOutcome } from '../executors/types.ts';
 import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from '../testing.ts';
 import type { CodeModeResult } from './types.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from './runs.ts';
+import { OwnerDirectory } from '../access/owners.ts';
+import { DEFAULT_SHARES } from '../config/shares.ts';
 import { MAX_CALLS_DURING_APPROVAL } from './approval-gate.ts';
 import { MAX_NESTED_IN_VIEW } from './trajectory.ts';
 
@@ -72,6 +74,26 @@ describe('suspended-run cap', () => {
       expect(status(await gw.exec(gw.prepareTurn({}).agentRunId, { code: park }))).toBe('waiting');
       gw.abortRun(expectWaiting(parked[0]!).runId);
       expect(status(await gw.exec(greedy.agentRunId, { code: park }))).toBe('waiting');
+      expect(gw.runsManager.leaks()).toEqual([]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("on an owner's share across its turns: its next run in any turn is refused naming the share, while another owner still parks; a settled run gives its slot back", async () => {
+    const gw = await gateway();
+    try {
+      const owners = new OwnerDirectory({ clients: {}, shares: { ...DEFAULT_SHARES, anonymous: { ...DEFAULT_SHARES.anonymous, suspendedRuns: 3 } } });
+      const turns = [gw.prepareTurn({ owner: owners.anonymous }), gw.prepareTurn({ owner: owners.anonymous })];
+      const parked = [await gw.exec(turns[0]!.agentRunId, { code: park }), await gw.exec(turns[1]!.agentRunId, { code: park }), await gw.exec(turns[0]!.agentRunId, { code: park })];
+      expect(parked.map(status)).toEqual(['waiting', 'waiting', 'waiting']);
+      const over = expectFailed(await gw.exec(gw.prepareTurn({ owner: owners.anonymous }).agentRunId, { code: park }));
+      expect(over.code).toBe('runtime_unavailable');
+      expect(over.error).toContain("This turn's owner (the clients without a key) already has 3 runs in flight or waiting, its share of the process's 64 (server.shares.anonymous.suspendedRuns)");
+      expect(status(await gw.exec(gw.prepareTurn({ owner: owners.operator }).agentRunId, { code: park }))).toBe('waiting');
+      const resumed = expectCompleted(await gw.wait(turns[1]!.agentRunId, { runId: expectWaiting(parked[1]!).runId }));
+      expect(resumed.value).toBe(1);
+      expect(status(await gw.exec(turns[1]!.agentRunId, { code: park }))).toBe('waiting');
       expect(gw.runsManager.leaks()).toEqual([]);
     } finally {
       await gw.close();

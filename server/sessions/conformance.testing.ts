@@ -13,6 +13,7 @@ import { defaultCompactionSummary } from './compaction.ts';
 import { SESSION_MIGRATIONS } from './migrations.ts';
 import { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_KEYS, SessionStore, type StoredValue } from './store.ts';
 import { entryRunId, Transcript } from './transcript.ts';
+import { MAX_TRANSCRIPT_PAGE_BYTES } from './transcript-page.ts';
 import type { EntryType, NestedActivityPayload } from './types.ts';
 
 /** One empty database of a backend: `open()` connects to it, again after a close as a restarted Gateway would. */
@@ -221,6 +222,53 @@ export function sessionStoreConformance(harness: SessionBackendHarness): void {
         expect(await second.leaf('s')).toBe(a.id);
         expect(await texts(second, 's')).toEqual(['a']);
         expect(await second.hasEntries('s')).toBe(true);
+      });
+    });
+
+    describe('paged reads (sessions.transcript)', () => {
+      it('walks the branch root first, a page of at most `limit` entries at a time, to the same entries as the whole branch', async () => {
+        const t = await transcript();
+        for (let i = 0; i < 7; i++) await say(t, 's', `m${i}`);
+        const seen: string[] = [];
+        let page = await t.page('s', { limit: 3 });
+        const sizes = [page.entries.length];
+        seen.push(...page.entries.map((e) => e.id));
+        while (page.nextCursor !== null) {
+          page = await t.page('s', { limit: 3, after: page.nextCursor });
+          sizes.push(page.entries.length);
+          seen.push(...page.entries.map((e) => e.id));
+        }
+        expect(sizes).toEqual([3, 3, 1]);
+        expect(page.total).toBe(7);
+        expect(seen).toEqual((await t.branch('s')).map((e) => e.id));
+        expect(await t.page('nobody')).toEqual({ entries: [], nextCursor: null, total: 0 });
+      });
+
+      it(`bounds a page by stored bytes (${MAX_TRANSCRIPT_PAGE_BYTES}): a long session comes in many small answers, an entry bigger than the bound alone`, async () => {
+        const t = await transcript();
+        const big = 'x'.repeat(300 * 1024);
+        for (let i = 0; i < 10; i++) await say(t, 's', `${i}${big}`);
+        await say(t, 's', 'y'.repeat(MAX_TRANSCRIPT_PAGE_BYTES + 10));
+        const sizes: number[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await t.page('s', after !== undefined ? { after } : {});
+          sizes.push(page.entries.length);
+          if (page.nextCursor === null) break;
+          after = page.nextCursor;
+        }
+        expect(sizes).toEqual([3, 3, 3, 1, 1]);
+      });
+
+      it('a cursor that left the branch (branched away) or names another session is refused with what to do', async () => {
+        const t = await transcript();
+        const first = await say(t, 's', 'a');
+        const second = await say(t, 's', 'b');
+        await t.branchFrom('s', first.id);
+        await say(t, 's', 'c');
+        await expect(t.page('s', { after: second.id })).rejects.toThrow(InvalidInputError);
+        await expect(t.page('s', { after: second.id })).rejects.toThrow('is not on the current branch of session "s"');
+        await expect(t.page('s', { after: (await say(t, 'other', 'z')).id })).rejects.toThrow('read the transcript again from its start');
       });
     });
 

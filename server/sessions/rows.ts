@@ -39,7 +39,18 @@ export function leafColumn(sessionId: string, value: unknown): string | null {
 
 /** The branch rows in order, root first, rebuilt by walking parent links from the leaf; damage (a missing leaf, a broken or looping chain) throws. */
 export function branchEntries(sessionId: string, leafId: string, rows: readonly EntryRow[]): TranscriptEntry[] {
-  const byId = new Map<string, EntryRow>();
+  return branchPath(sessionId, leafId, rows).flatMap((row) => {
+    const entry = toEntry(sessionId, row);
+    return entry ? [entry] : [];
+  });
+}
+
+/**
+ * Rows of a branch (whole entries, or only their ids and parents) in order, root first, rebuilt by walking parent
+ * links from the leaf: a missing leaf, a broken chain, a loop or a parent that is not an id throws.
+ */
+export function branchPath<Row extends { id: unknown; parent_id: unknown }>(sessionId: string, leafId: string, rows: readonly Row[]): Row[] {
+  const byId = new Map<string, Row>();
   for (const row of rows) {
     const id = textColumn(row.id);
     if (id !== undefined) byId.set(id, row);
@@ -49,7 +60,7 @@ export function branchEntries(sessionId: string, leafId: string, rows: readonly 
       `the leaf "${leafId}" of session "${sessionId}" matches no entry of that session; the transcript is damaged, branch from a listed entry`,
     );
   }
-  const path: EntryRow[] = [];
+  const path: Row[] = [];
   const seen = new Set<string>();
   let id: string | null = leafId;
   while (id !== null) {
@@ -69,10 +80,7 @@ export function branchEntries(sessionId: string, leafId: string, rows: readonly 
     }
     id = parent;
   }
-  return path.reverse().flatMap((row) => {
-    const entry = toEntry(sessionId, row);
-    return entry ? [entry] : [];
-  });
+  return path.reverse();
 }
 
 /**
@@ -80,7 +88,7 @@ export function branchEntries(sessionId: string, leafId: string, rows: readonly 
  * that is not a JSON object: a store entry reads as an empty write set (replay and history skip it) rather than
  * failing every key of the session; any other entry fails the read, since what it said is lost.
  */
-function toEntry(sessionId: string, row: EntryRow): TranscriptEntry | undefined {
+export function toEntry(sessionId: string, row: EntryRow): TranscriptEntry | undefined {
   if (!isEntryType(row.type)) return undefined;
   const id = String(row.id);
   const parentId = typeof row.parent_id === 'string' ? row.parent_id : null;

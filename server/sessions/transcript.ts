@@ -16,7 +16,8 @@ import { InvalidInputError } from '../errors.ts';
 import { integerColumn, SessionStoreError, textColumn, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
 import { newEntryId } from './entry-id.ts';
 import { migrate } from './migrations.ts';
-import { branchEntries, ENTRY_TYPES, isEntryType, leafColumn, type EntryRow } from './rows.ts';
+import { branchEntries, branchPath, ENTRY_TYPES, isEntryType, leafColumn, toEntry, type EntryRow } from './rows.ts';
+import { pickPage, type TranscriptPage, type TranscriptPageOptions } from './transcript-page.ts';
 import type { EntryPayloads, EntryType, SessionSummary, TranscriptEntry } from './types.ts';
 
 /** Session ids come from callers (the playground URL, the CLI); longer ones are a mistake, not an id. */
@@ -46,6 +47,20 @@ const BRANCH_ROWS = `
       WHERE e.session_id = ? AND c.depth < (SELECT COUNT(*) FROM entries WHERE session_id = ?)
   )
   SELECT e.id, e.session_id, e.parent_id, e.type, e.payload, e.created_at FROM chain JOIN entries e ON e.id = chain.id`;
+
+/** The branch's shape from its leaf: ids, parents and stored payload bytes, no payloads; bounded like BRANCH_ROWS. */
+function branchShapeSql(dialect: SqlDialect): string {
+  const bytes = dialect === 'postgres' ? 'octet_length(payload)' : 'length(CAST(payload AS BLOB))';
+  return `
+  WITH RECURSIVE chain(id, parent_id, depth) AS (
+    SELECT id, parent_id, 0 FROM entries WHERE id = ? AND session_id = ?
+    UNION ALL
+    SELECT e.id, e.parent_id, c.depth + 1
+      FROM entries e JOIN chain c ON e.id = c.parent_id
+      WHERE e.session_id = ? AND c.depth < (SELECT COUNT(*) FROM entries WHERE session_id = ?)
+  )
+  SELECT e.id, e.parent_id, ${bytes} AS bytes FROM chain JOIN entries e ON e.id = chain.id`;
+}
 
 export function assertSessionId(sessionId: unknown, field = 'sessionId'): asserts sessionId is string {
   if (typeof sessionId !== 'string' || sessionId.trim() === '') {
@@ -193,6 +208,32 @@ export class Transcript {
     if (leafId === null) return [];
     const rows = await this.read(() => this.db.all<EntryRow>(BRANCH_ROWS, [leafId, sessionId, sessionId, sessionId]));
     return branchEntries(sessionId, leafId, rows);
+  }
+
+  /**
+   * One page of the branch, root first (transcript-page.ts): the branch's shape is read without payloads, then only
+   * the page's rows are loaded and parsed. InvalidInputError for a cursor off the branch; damage throws as branch() does.
+   */
+  async page(sessionId: string, opts: TranscriptPageOptions = {}): Promise<TranscriptPage> {
+    assertSessionId(sessionId);
+    const leafId = await this.leaf(sessionId);
+    if (leafId === null) return { entries: [], nextCursor: null, total: 0 };
+    const shapeRows = await this.read(() =>
+      this.db.all<{ id: unknown; parent_id: unknown; bytes: unknown }>(branchShapeSql(this.db.dialect), [leafId, sessionId, sessionId, sessionId]),
+    );
+    const shape = branchPath(sessionId, leafId, shapeRows).map((row) => ({ id: String(row.id), bytes: integerColumn(row.bytes) ?? 0 }));
+    const { ids, nextCursor } = pickPage(sessionId, shape, opts);
+    const rows =
+      ids.length === 0
+        ? []
+        : await this.read(() => this.db.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id IN (${ids.map(() => '?').join(', ')})`, [sessionId, ...ids]));
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    const entries = ids.flatMap((id) => {
+      const row = byId.get(id);
+      const entry = row ? toEntry(sessionId, row) : undefined;
+      return entry ? [entry] : [];
+    });
+    return { entries, nextCursor, total: shape.length };
   }
 
   /** Appends a compaction entry: model context restarts from `summary`, store replay still sees everything older. */

@@ -1,5 +1,6 @@
 // Cell preparation for exec: input rules -> optional typecheck -> TypeScript transform -> source checks -> cell body.
 import { InvalidInputError } from '../errors.ts';
+import type { Owner } from '../access/owners.ts';
 import { prepareCell } from './cell.ts';
 import { checkCellSource } from './checks.ts';
 import { normalizeExecInput, type CellLanguage, type NormalizedExecInput } from './exec-input.ts';
@@ -21,6 +22,8 @@ export interface PrepareExecOptions {
   /** The turn's abort signal and agent run id, for the typecheck thread (an aborted turn frees it; one queue place per run). */
   signal?: AbortSignal;
   runKey?: string;
+  /** The turn's owner: the check's place in the typecheck queue counts against its share. */
+  owner?: Owner;
   /** The input as the caller sent it, when a hook or trusted policy rewrote it (see normalizeExecInput). */
   callerInput?: unknown;
 }
@@ -43,6 +46,7 @@ export async function prepareExec(raw: unknown, options: PrepareExecOptions): Pr
     const diagnostics = await typecheckCell(input.code, options.ambientDeclarations(), {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.runKey !== undefined ? { runKey: options.runKey } : {}),
+      ...(options.owner !== undefined ? { owner: options.owner } : {}),
     });
     if (diagnostics.length > 0) {
       const listed = diagnostics.slice(0, MAX_LISTED_DIAGNOSTICS).map((d) => `line ${d.line}: ${d.message}`);

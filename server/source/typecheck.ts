@@ -7,6 +7,7 @@
 // TYPECHECK_DEADLINE_MS is stopped by terminating the thread, and a fresh one starts at once.
 import { CodeModeError, InvalidInputError } from '../errors.ts';
 import { DeadlineWorker } from '../offload/deadline-worker.ts';
+import type { Owner } from '../access/owners.ts';
 import type { CellTypeDiagnostic, CellTypesLanguage } from './cell-types.mjs';
 
 /** A diagnostic on the user's lines (1-based line and column, its end, the message and TypeScript's code); see cell-types.mjs. */
@@ -39,6 +40,8 @@ export interface CheckOptions {
   signal?: AbortSignal;
   /** The agent run (turn) it belongs to: one place in the thread's queue per run (DeadlineWorker fairness). */
   runKey?: string;
+  /** Whose share of queue places the check takes (the turn's owner). */
+  owner?: Owner;
   /**
    * The cell's language (default typescript). exec typechecks TypeScript cells only (the spec's rule); a JavaScript
    * check is the editor's world (cell-types.mjs, checkJs), used by the test that holds the editor to the server.
@@ -68,7 +71,7 @@ export class TypeChecker {
    * (CodeModeError runtime_unavailable or internal_error).
    */
   async check(tsSource: string, ambientDeclarations: string, opts: CheckOptions = {}): Promise<CellDiagnostic[]> {
-    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations, language: opts.language ?? 'typescript' }, opts.signal, opts.runKey);
+    const outcome = await this.worker.run({ source: tsSource, declarations: ambientDeclarations, language: opts.language ?? 'typescript' }, opts.signal, opts.runKey, opts.owner);
     if (outcome.ok) {
       if ('hostFault' in outcome.value) throw new CodeModeError('internal_error', outcome.value.hostFault);
       return outcome.value.diagnostics;

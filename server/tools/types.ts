@@ -1,4 +1,5 @@
 // Tool definitions: the one shape every tool source (core, plugin, MCP, client) produces.
+import type { Owner } from '../access/owners.ts';
 
 /** A JSON Schema object, as tools declare their input and output. */
 export type JsonSchema = { [key: string]: unknown };
@@ -38,6 +39,8 @@ export interface ToolContext {
   invocationId: string;
   /** Folder the workspace tools (read, grep, exec) work in. */
   workspaceDir: string;
+  /** Whose shares the call draws on (the run's turn's owner): a grep's place in the shared queue counts against it. */
+  owner?: Owner;
   /** Effective tools of this run after policy. Direct-mode Tool Search (tool_search, tool_describe) searches these when set, else the registry's list. */
   tools?: readonly ToolDefinition[];
 }

@@ -3,26 +3,24 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { TRPCError } from '@trpc/server';
 import type { GatewayApi } from '../gateway-types.ts';
 import type { ServerOptions } from '../config/types.ts';
+import type { Owner } from '../access/owners.ts';
 import { MAX_TOKEN_LENGTH, MAX_TURN_TOKENS } from './schemas.ts';
 import { SubscriberRegistry } from './subscribers.ts';
 import { TurnQuota } from './turn-quota.ts';
 
-/** What the caller may do beyond what its tokens open. */
+/** What the caller may do beyond what its tokens open, and whose shares it draws on. */
 export interface Access {
   /** The playground page (it holds the operator cookie): may watch and act on every run without tokens. */
   operator: boolean;
   /** The server is bound beyond loopback (adding a stdio MCP server is then refused unless the config allows it). Absent: not exposed. */
   exposed?: boolean;
-  /** Whom the per-client caps (event streams, live turns) count against: "operator", or the remote address (all loopback clients share one). */
-  clientId: string;
+  /** Whose shares its turns and event streams count against (server/access/owners.ts): the operator, an API key's client, or the keyless clients together. */
+  owner: Owner;
 }
 
-type EdgeLimits = Pick<
-  ServerOptions,
-  'maxEventSubscribersPerClient' | 'maxEventSubscribersOperator' | 'maxQueuedEventsPerSubscriber' | 'maxTurnsPerClient' | 'maxTurnsOperator'
->;
+type EdgeLimits = Pick<ServerOptions, 'maxQueuedEventsPerSubscriber'>;
 
-/** State the edge shares across requests of one server: its per-client limits, who holds which stream, whose turns are live. */
+/** State the edge shares across requests of one server: who holds which stream, whose turns are live, the stream queue bound. */
 export interface EdgeState {
   subscribers: SubscriberRegistry;
   turns: TurnQuota;
@@ -30,11 +28,10 @@ export interface EdgeState {
 }
 
 export function createEdgeState(server: EdgeLimits): EdgeState {
-  const { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber, maxTurnsPerClient, maxTurnsOperator } = server;
   return {
     subscribers: new SubscriberRegistry(),
     turns: new TurnQuota(),
-    limits: { maxEventSubscribersPerClient, maxEventSubscribersOperator, maxQueuedEventsPerSubscriber, maxTurnsPerClient, maxTurnsOperator },
+    limits: { maxQueuedEventsPerSubscriber: server.maxQueuedEventsPerSubscriber },
   };
 }
 

@@ -9,7 +9,7 @@ import { Ownership } from '../access/ownership.ts';
 import type { GatewayApi } from '../gateway-types.ts';
 import { expectWaiting } from '../testing.ts';
 import { createEdgeState } from './context.ts';
-import { callerFor, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
+import { callerFor, wholeTranscript, clientAccess, clientOwner, OPERATOR, openRouterHarness, rejection, demoConfig, type RouterHarness, type RouterCaller } from './testing.ts';
 import type { StreamedRunEvent } from './routers/events.ts';
 
 let h: RouterHarness;
@@ -126,7 +126,7 @@ describe('a run without an owner record', () => {
     // no Gateway loses a record today: a Gateway whose ownership forgot every run stands in for that bug
     const { turn, runId } = await waitingRunOfA();
     const forgetful: GatewayApi = Object.assign(Object.create(h.gateway) as GatewayApi, { ownership: new Ownership(() => false) });
-    const client = callerFor(forgetful, { operator: false, clientId: 'client-a' }, h.edge);
+    const client = callerFor(forgetful, clientAccess(clientOwner('client-a')), h.edge);
     const t = { turnToken: turn.turnToken };
     for (const call of [
       () => client.runs.get({ runId, ...t }),
@@ -199,7 +199,7 @@ describe('sessions', () => {
     expect((await rejection(b.sessions.branch({ sessionId, entryId: null }))).code).toBe('UNAUTHORIZED');
     expect((await rejection(b.sessions.compact({ sessionId }))).code).toBe('UNAUTHORIZED');
     expect(await a.sessions.store({ sessionId, turnToken: turn.turnToken })).toEqual([{ key: 'k', json: '1', networkContent: false }]);
-    expect((await a.sessions.transcript({ sessionId, sessionToken: turn.sessionToken })).length).toBeGreaterThan(0);
+    expect((await wholeTranscript(a, { sessionId, sessionToken: turn.sessionToken })).length).toBeGreaterThan(0);
   });
 
   it('tokens from the request headers open what the input leaves out; a token in the input wins over them', async () => {
@@ -208,7 +208,7 @@ describe('sessions', () => {
     const { sessionId } = turn;
     const other = await b.turns.prepare({});
     const headerClient = (presented: { turnTokens: string[]; sessionToken?: string }) =>
-      callerFor(h.gateway, { operator: false, clientId: 'client-h' }, h.edge, undefined, presented);
+      callerFor(h.gateway, clientAccess(clientOwner('client-h')), h.edge, undefined, presented);
     expect(await headerClient({ turnTokens: [], sessionToken: turn.sessionToken }).sessions.store({ sessionId })).toEqual([{ key: 'h', json: '2', networkContent: false }]);
     expect(await headerClient({ turnTokens: [other.turnToken, turn.turnToken] }).sessions.store({ sessionId })).toHaveLength(1);
     const wrongInInput = await rejection(headerClient({ turnTokens: [], sessionToken: turn.sessionToken }).sessions.store({ sessionId, sessionToken: other.sessionToken }));
@@ -228,7 +228,7 @@ describe('sessions', () => {
     const after = await createGateway({ config });
     try {
       const edge = createEdgeState(after.config.server);
-      const client = callerFor(after, { operator: false, clientId: 'c' }, edge);
+      const client = callerFor(after, clientAccess(clientOwner('c')), edge);
       const err = await rejection(client.turns.prepare({ sessionId: 'sess_from_before', sessionToken: first.sessionToken }));
       expect(err.code).toBe('FORBIDDEN');
       expect(err.message).toContain('before this server started');
@@ -252,7 +252,7 @@ describe('sessions from an earlier server', () => {
     await before.close();
     const after = await createGateway({ config });
     try {
-      const client = callerFor(after, { operator: false, clientId: 'c' }, createEdgeState(after.config.server));
+      const client = callerFor(after, clientAccess(clientOwner('c')), createEdgeState(after.config.server));
       const err = await rejection(client.turns.prepare({ sessionId: 'sess_branched_empty' }));
       expect(err.code).toBe('FORBIDDEN');
       expect(err.message).toContain('before this server started');
@@ -281,8 +281,8 @@ describe('while MCP servers are in their first connection attempt', () => {
     const gateway = await createGateway({ config: { ...demoConfig(), mcp: { servers: {} } }, mcp: mcp.source });
     try {
       const edge = createEdgeState(gateway.config.server);
-      const first = callerFor(gateway, { operator: false, clientId: 'first' }, edge).turns.prepare({ sessionId: 'sess_contested' });
-      const second = callerFor(gateway, { operator: false, clientId: 'second' }, edge).turns.prepare({ sessionId: 'sess_contested' });
+      const first = callerFor(gateway, clientAccess(clientOwner('first')), edge).turns.prepare({ sessionId: 'sess_contested' });
+      const second = callerFor(gateway, clientAccess(clientOwner('second')), edge).turns.prepare({ sessionId: 'sess_contested' });
       await turnOfEventLoop();
       mcp.settle();
       const [won, lost] = await Promise.allSettled([first, second]);
@@ -370,8 +370,8 @@ describe('session.appended events', () => {
     const joined = await a.turns.prepare({ sessionId: mine.sessionId, sessionToken: mine.sessionToken });
     await a.exec({ agentRunId: joined.agentRunId, turnToken: joined.turnToken, input: { code: 'return 3' } });
     const ofSession = (seen: Appended[], sessionId: string) => seen.filter((e) => e.sessionId === sessionId).map((e) => e.entryId);
-    const mineIds = (await b.sessions.transcript({ sessionId: mine.sessionId, turnToken: mine.turnToken })).map((e) => e.id);
-    const theirIds = (await a.sessions.transcript({ sessionId: theirs.sessionId, turnToken: theirs.turnToken })).map((e) => e.id);
+    const mineIds = (await wholeTranscript(b, { sessionId: mine.sessionId, turnToken: mine.turnToken })).map((e) => e.id);
+    const theirIds = (await wholeTranscript(a, { sessionId: theirs.sessionId, turnToken: theirs.turnToken })).map((e) => e.id);
     expect(mineIds).toHaveLength(4);
     expect(theirIds).toHaveLength(2);
     await vi.waitFor(() => {
@@ -406,7 +406,7 @@ describe('executor override', () => {
     try {
       const edge = createEdgeState(gateway.config.server);
       const operator = callerFor(gateway, OPERATOR, edge);
-      const client = callerFor(gateway, { operator: false, clientId: 'c' }, edge);
+      const client = callerFor(gateway, clientAccess(clientOwner('c')), edge);
       const turn = await operator.turns.prepare({});
       const onNode = await operator.exec({ agentRunId: turn.agentRunId, executor: 'node', input: { code: 'return 1' } });
       expect(onNode).toMatchObject({ status: 'completed', telemetry: { executor: 'node' } });

@@ -1,6 +1,6 @@
 // Router tests through createCaller against a real Gateway (demo config, default budget): inputs, errors, the flow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRouterHarness, rejection, type RouterCaller } from './testing.ts';
+import { openRouterHarness, wholeTranscript, rejection, type RouterCaller } from './testing.ts';
 import { until } from '../testing.ts';
 import { appRouter } from './routers/_app.ts';
 import type { GatewayApi } from '../gateway-types.ts';
@@ -152,7 +152,7 @@ describe('runEvents', () => {
 
 describe('sessions', () => {
   it('on an unknown session: transcript and store are empty lists, not errors', async () => {
-    expect(await caller.sessions.transcript({ sessionId: 'sess_never_seen' })).toEqual([]);
+    expect(await wholeTranscript(caller, { sessionId: 'sess_never_seen' })).toEqual([]);
     expect(await caller.sessions.store({ sessionId: 'sess_never_seen' })).toEqual([]);
   });
 
@@ -188,7 +188,7 @@ describe('sessions', () => {
 
     expect(await caller.sessions.store({ sessionId })).toEqual([{ key: 'greeting', json: '{"text":"hi"}', networkContent: false }]);
 
-    const transcript = await caller.sessions.transcript({ sessionId });
+    const transcript = await wholeTranscript(caller, { sessionId });
     const calls = transcript.flatMap((e) => (e.type === 'tool-call' ? [e.payload] : []));
     expect(calls.map((c) => [c.tool, c.toolCallId])).toEqual([
       ['exec', 'call_store'],
@@ -228,7 +228,7 @@ describe('sessions', () => {
     expect(failed.status).toBe('failed');
     const store = await caller.sessions.store({ sessionId });
     expect(store.map((e) => [e.key, e.networkContent])).toEqual([['hits', true]]);
-    const statuses = (await caller.sessions.transcript({ sessionId })).flatMap((e) => (e.type === 'tool-result' ? [e.payload.status] : []));
+    const statuses = (await wholeTranscript(caller, { sessionId })).flatMap((e) => (e.type === 'tool-result' ? [e.payload.status] : []));
     expect(statuses).toEqual(['completed', 'failed']);
     await caller.turns.end({ agentRunId });
   });

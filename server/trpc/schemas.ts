@@ -116,6 +116,14 @@ const sessionTokens = { sessionToken: token('sessionToken').optional(), turnToke
 
 export const sessionIdSchema = z.strictObject({ sessionId: id('sessionId'), ...sessionTokens });
 
+/** A page of a transcript: after the previous page's nextCursor, at most `limit` entries (the Gateway caps it at 1000). */
+export const transcriptPageSchema = z.strictObject({
+  sessionId: id('sessionId'),
+  ...sessionTokens,
+  after: id('after').optional(),
+  limit: z.number().int('limit must be a whole number of entries').positive('limit must be at least 1').optional(),
+});
+
 export const branchSessionSchema = z.strictObject({
   sessionId: id('sessionId'),
   ...sessionTokens,

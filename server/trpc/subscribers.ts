@@ -1,35 +1,33 @@
-// Concurrent event streams per client: a cap, so one client cannot make the Gateway hold unbounded subscriptions.
+// Concurrent event streams per owner: a share, so one owner cannot make the Gateway hold unbounded subscriptions or take every client's.
 import { TRPCError } from '@trpc/server';
+import { moreRoomHint, shareName, type Owner } from '../access/owners.ts';
+import { ShareCount } from '../access/share-count.ts';
 
 export class SubscriberRegistry {
-  private readonly open = new Map<string, number>();
+  private readonly open = new ShareCount('eventStreams');
 
   /**
-   * Takes a slot for `clientId`, at most `limit` of them, or throws TOO_MANY_REQUESTS naming `limitName` (the
-   * config field that sets the limit); the returned release is idempotent.
+   * Takes a stream for `owner`, at most its share (owner.shares.eventStreams), or throws TOO_MANY_REQUESTS naming
+   * the config field that sets the share; the returned release is idempotent.
    */
-  acquire(clientId: string, limit: number, limitName: string): () => void {
-    const held = this.open.get(clientId) ?? 0;
-    if (held >= limit) {
+  acquire(owner: Owner): () => void {
+    if (!this.open.tryTake(owner)) {
       throw new TRPCError({
         code: 'TOO_MANY_REQUESTS',
         message:
-          `this client already has ${held} open event subscriptions, the limit (${limitName}); ` +
-          'close one (one stream with several turnTokens sees all your turns) and subscribe again',
+          `this owner (${owner.label}) already holds ${this.open.held(owner)} open event subscriptions, the limit (${shareName(owner, 'eventStreams')}); ` +
+          `close one (one stream with several turnTokens sees all your turns) and subscribe again; ${moreRoomHint(owner)}`,
       });
     }
-    this.open.set(clientId, held + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const now = (this.open.get(clientId) ?? 1) - 1;
-      if (now <= 0) this.open.delete(clientId);
-      else this.open.set(clientId, now);
+      this.open.release(owner);
     };
   }
 
-  held(clientId: string): number {
-    return this.open.get(clientId) ?? 0;
+  held(owner: Pick<Owner, 'id'>): number {
+    return this.open.held(owner);
   }
 }

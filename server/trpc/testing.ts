@@ -1,11 +1,12 @@
 // Test harness for the routers: a real Gateway on the demo config (default budget), an operator caller and client callers (no HTTP).
 import { fileURLToPath } from 'node:url';
 import { TRPCError } from '@trpc/server';
-import { DEFAULT_CODE_MODE_OPTIONS } from '../config/schema.ts';
+import { DEFAULT_CODE_MODE_OPTIONS, DEFAULT_SERVER_OPTIONS } from '../config/schema.ts';
+import { OwnerDirectory, type Owner } from '../access/owners.ts';
 import { loadConfigFile } from '../config/load.ts';
 import { createGateway } from '../gateway.ts';
 import type { GatewayApi } from '../gateway-types.ts';
-import type { GatewayConfig } from '../config/types.ts';
+import type { GatewayConfig, ShareSizes } from '../config/types.ts';
 import { createEdgeState, createInnerContext, type Access, type EdgeState, type PresentedTokens } from './context.ts';
 import { createCallerFactory } from './init.ts';
 import { appRouter } from './routers/_app.ts';
@@ -26,8 +27,21 @@ export function demoConfig(): GatewayConfig {
 const createCaller = createCallerFactory(appRouter);
 export type RouterCaller = ReturnType<typeof createCaller>;
 
+/** The owners of the default server config: the operator, keyless clients, and API clients made by `clientOwner`. */
+export const TEST_OWNERS = new OwnerDirectory(DEFAULT_SERVER_OPTIONS);
+
 /** The playground page's role: sees and acts on every run without tokens. */
-export const OPERATOR: Access = { operator: true, clientId: 'operator' };
+export const OPERATOR: Access = { operator: true, owner: TEST_OWNERS.operator };
+
+/** An API client owner as a key named `name` makes one (the client class's shares, or `shares` over them). */
+export function clientOwner(name: string, shares: Partial<ShareSizes> = {}): Owner {
+  return { id: `client:${name}`, kind: 'client', label: `API client "${name}"`, shares: { ...DEFAULT_SERVER_OPTIONS.shares.client, ...shares } };
+}
+
+/** The access of an API client (not the operator) that is `owner`. */
+export function clientAccess(owner: Owner): Access {
+  return { operator: false, owner };
+}
 
 /** A caller with `access` on `gateway`; callers made for one server share `edge` (subscriber counts). */
 /** `signal` ends the subscriptions the caller opens (as a closed HTTP connection does). */
@@ -41,8 +55,8 @@ export interface RouterHarness {
   /** The operator (what most router tests exercise: every procedure, no tokens). */
   caller: RouterCaller;
   edge: EdgeState;
-  /** An API client other than the operator, known to the subscriber cap as `clientId`. */
-  client(clientId: string, signal?: AbortSignal): RouterCaller;
+  /** An API client other than the operator: the API key named `name` (its own owner, the client class's shares). */
+  client(name: string, signal?: AbortSignal): RouterCaller;
 }
 
 export async function openRouterHarness(): Promise<RouterHarness> {
@@ -52,7 +66,7 @@ export async function openRouterHarness(): Promise<RouterHarness> {
     gateway,
     caller: callerFor(gateway, OPERATOR, edge),
     edge,
-    client: (clientId, signal) => callerFor(gateway, { operator: false, clientId }, edge, signal),
+    client: (name, signal) => callerFor(gateway, clientAccess(clientOwner(name)), edge, signal),
   };
 }
 
@@ -65,4 +79,16 @@ export async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
     throw err;
   }
   throw new Error('expected the call to fail');
+}
+
+/** A session's whole branch over the API, page after page (sessions.transcript answers a bounded page at a time). */
+export async function wholeTranscript(caller: RouterCaller, input: { sessionId: string; sessionToken?: string; turnToken?: string }) {
+  const page = await caller.sessions.transcript(input);
+  const entries = [...page.entries];
+  for (let after = page.nextCursor; after !== null; ) {
+    const next = await caller.sessions.transcript({ ...input, after });
+    entries.push(...next.entries);
+    after = next.nextCursor;
+  }
+  return entries;
 }

@@ -1,32 +1,34 @@
-// Live turns per client: a cap, so one client cannot make the Gateway hold unbounded turns (each holds its
-// catalog, declarations and result store until turns.end or the 6 h idle sweep).
+// Live turns per owner: a share, so one owner cannot make the Gateway hold unbounded turns (each holds its
+// catalog, declarations and result store until turns.end or the 6 h idle sweep) or take every client's room.
 import { TRPCError } from '@trpc/server';
+import { moreRoomHint, shareName, type Owner } from '../access/owners.ts';
 
 export class TurnQuota {
-  /** clientId -> the agentRunIds of the turns it prepared, live or ended since the last count. */
+  /** Owner id -> the agentRunIds of the turns it prepared, live or ended since the last count. */
   private readonly held = new Map<string, Set<string>>();
 
   /**
-   * Throws TOO_MANY_REQUESTS naming `limitName` (the config field that sets `limit`) when `clientId` already
-   * holds `limit` live turns; otherwise returns nothing and the caller prepares the turn and `record`s it.
-   * `alive` says whether a turn is still live: ended turns free their place when the client is next counted.
+   * Throws TOO_MANY_REQUESTS naming the config field of the share when `owner` already holds its share of live
+   * turns (owner.shares.liveTurns); otherwise returns nothing and the caller prepares the turn and `record`s it.
+   * `alive` says whether a turn is still live: ended turns free their place when the owner is next counted.
    */
-  admit(clientId: string, limit: number, limitName: string, alive: (agentRunId: string) => boolean): void {
-    const turns = this.held.get(clientId);
+  admit(owner: Owner, alive: (agentRunId: string) => boolean): void {
+    const limit = owner.shares.liveTurns;
+    const turns = this.held.get(owner.id);
     if (!turns || turns.size < limit) return;
     for (const id of turns) if (!alive(id)) turns.delete(id);
     if (turns.size < limit) return;
     throw new TRPCError({
       code: 'TOO_MANY_REQUESTS',
       message:
-        `this client already holds ${turns.size} live turns, the limit (${limitName}); ` +
-        'end the turns you no longer use (turns.end) and prepare again, or reuse a turn for several exec calls',
+        `this owner (${owner.label}) already holds ${turns.size} live turns, the limit (${shareName(owner, 'liveTurns')}); ` +
+        `end the turns you no longer use (turns.end) and prepare again, or reuse a turn for several exec calls; ${moreRoomHint(owner)}`,
     });
   }
 
-  record(clientId: string, agentRunId: string): void {
-    const turns = this.held.get(clientId) ?? new Set<string>();
+  record(owner: Owner, agentRunId: string): void {
+    const turns = this.held.get(owner.id) ?? new Set<string>();
     turns.add(agentRunId);
-    this.held.set(clientId, turns);
+    this.held.set(owner.id, turns);
   }
 }

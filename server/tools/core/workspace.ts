@@ -7,6 +7,7 @@ import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolError } from '../../errors.ts';
 import { DeadlineWorker } from '../../offload/deadline-worker.ts';
+import type { Owner } from '../../access/owners.ts';
 import type { ToolDefinition } from '../types.ts';
 import { resolveWorkspacePath } from './workspace-path.ts';
 
@@ -170,9 +171,9 @@ export class GrepMatcher {
   }
 
   /** Matches `source` (a compiled grep pattern) in `files`; throws a ToolError that says what to do on any failure. */
-  /** `runKey`: the agent run the grep belongs to; a run's greps take one place in the thread's queue. */
-  async match(source: string, files: Array<{ path: string; text: string }>, signal?: AbortSignal, runKey?: string): Promise<MatchResult> {
-    const outcome = await this.worker.run({ source, files, maxMatches: DEFAULT_GREP_MAX_MATCHES, maxLineChars: MAX_GREP_LINE_CHARS }, signal, runKey);
+  /** `runKey`: the agent run the grep belongs to; a run's greps take one place in the thread's queue, out of `owner`'s share. */
+  async match(source: string, files: Array<{ path: string; text: string }>, signal?: AbortSignal, runKey?: string, owner?: Owner): Promise<MatchResult> {
+    const outcome = await this.worker.run({ source, files, maxMatches: DEFAULT_GREP_MAX_MATCHES, maxLineChars: MAX_GREP_LINE_CHARS }, signal, runKey, owner);
     if (outcome.ok) return outcome.value;
     switch (outcome.reason) {
       case 'timeout':
@@ -275,7 +276,7 @@ export function createGrepTool(matcher?: GrepMatcher): ToolDefinition {
       }
 
       const compiled = compileGrepPattern(pattern);
-      const result = await (matcher ?? defaultMatcher()).match(compiled.source, files, ctx.signal, ctx.agentRunId);
+      const result = await (matcher ?? defaultMatcher()).match(compiled.source, files, ctx.signal, ctx.agentRunId, ctx.owner);
       // rebuilt field by field: what crosses back from the thread is data, kept to the declared shape
       const matches = result.matches.map((m) => ({ path: String(m.path), line: Number(m.line), text: String(m.text) }));
       return { pattern, mode: compiled.mode, matches, truncated: Boolean(result.truncated), filesScanned: files.length };

@@ -2,10 +2,12 @@
 //
 // The URL is built from the source's base URL and the operation's path template with every path value
 // percent-encoded, so input cannot change the host or climb out of the base path. Every request (and
-// every redirect hop) must go to a host on the source's allowlist. Responses are size-limited; a non-2xx
+// every redirect hop) must go to a host on the source's allowlist, and to an address its reach allows,
+// resolved once and pinned (util/guarded-fetch.ts). Responses are size-limited; a non-2xx
 // answer is a ToolError naming the status and the start of the body.
 import { ToolError } from '../../errors.ts';
 import { isRecord } from '../../util/is-record.mjs';
+import { AddressRefusedError, guardedFetch, type Reach } from '../../util/guarded-fetch.ts';
 import type { OperationSpec } from './mapping.ts';
 
 /** Largest response body read; a bigger one fails the call (the cell would not want it through the bridge anyway). */
@@ -22,6 +24,8 @@ export interface HttpTarget {
   headers: Record<string, string>;
   /** `host` or `host:port` entries a request may go to. */
   allowedHosts: ReadonlySet<string>;
+  /** The address classes a hop may land on (source.ts decides: internal only where the operator named the host). */
+  reach: Reach;
   timeoutMs: number;
   /** For error messages: `inventory` (the source's name). */
   label: string;
@@ -98,7 +102,7 @@ function decode(text: string, contentType: string | null): unknown {
 export async function callOperation(op: OperationSpec, input: unknown, target: HttpTarget, signal: AbortSignal): Promise<unknown> {
   const label = `${target.label} ${op.name} (${op.method.toUpperCase()} ${op.path})`;
   const values = isRecord(input) ? input : {};
-  let url = requestUrl(op, values, target);
+  const url = requestUrl(op, values, target);
   const headers = new Headers();
   for (const p of op.params) {
     if (p.in !== 'header') continue;
@@ -121,38 +125,36 @@ export async function callOperation(op: OperationSpec, input: unknown, target: H
 
   const timeout = AbortSignal.timeout(target.timeoutMs);
   const combined = AbortSignal.any([signal, timeout]);
-  let method = op.method.toUpperCase();
-  for (let hop = 0; ; hop++) {
-    if (!hostAllowed(url, target.allowedHosts)) {
-      throw new ToolError(
-        `${label}: ${url.host} is not on this source's host allowlist (${[...target.allowedHosts].join(', ') || 'empty'}); add it to sources.openapi.<name>.allowedHosts if it is meant to be called`,
-        'host_not_allowed',
-      );
+  const notAllowed = (hopUrl: URL) => {
+    if (hostAllowed(hopUrl, target.allowedHosts)) return;
+    throw new ToolError(
+      `${label}: ${hopUrl.host} is not on this source's host allowlist (${[...target.allowedHosts].join(', ') || 'empty'}); add it to sources.openapi.<name>.allowedHosts if it is meant to be called`,
+      'host_not_allowed',
+    );
+  };
+  let response: Response;
+  try {
+    // every hop (the first and each redirect) on the allowlist, its name resolved once and its address checked (util/guarded-fetch.ts)
+    ({ response } = await guardedFetch(url, { method: op.method.toUpperCase(), headers, body, signal: combined, maxRedirects: MAX_REDIRECTS, beforeHop: notAllowed }, target.reach));
+  } catch (err) {
+    if (err instanceof ToolError) throw err;
+    if (err instanceof AddressRefusedError) {
+      const hint = target.reach === 'public' ? "; this source's calls may reach public addresses only (the operator names a host on their own network with baseUrl or allowedHosts in the source's config)" : '';
+      throw new ToolError(`${label}: ${err.message}${hint}`, 'address_not_allowed');
     }
-    let response: Response;
-    try {
-      response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: combined });
-    } catch (err) {
-      if (signal.aborted) throw new ToolError(`${label}: the call was aborted`, 'aborted');
-      if (timeout.aborted) throw new ToolError(`${label}: no answer within ${target.timeoutMs} ms from ${url.origin}`, 'timeout');
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new ToolError(`${label}: the request to ${url.origin} failed (${cause?.code ?? cause?.message ?? (err as Error).message}); is the API running at the source's baseUrl?`, 'network_error');
-    }
-    if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
-      await response.body?.cancel().catch(() => {});
-      if (hop >= MAX_REDIRECTS) throw new ToolError(`${label}: more than ${MAX_REDIRECTS} redirects`, 'too_many_redirects');
-      url = new URL(response.headers.get('location') ?? '', url);
-      if (response.status === 303) {
-        method = 'GET';
-        body = undefined;
-      }
-      continue;
-    }
-    const text = await readLimited(response, label);
-    if (!response.ok) {
-      const snippet = text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}...` : text;
-      throw new ToolError(`${label}: HTTP ${response.status} ${response.statusText}${snippet ? `: ${snippet}` : ''}`, `http_${response.status}`);
-    }
-    return decode(text, response.headers.get('content-type'));
+    if (signal.aborted) throw new ToolError(`${label}: the call was aborted`, 'aborted');
+    if (timeout.aborted) throw new ToolError(`${label}: no answer within ${target.timeoutMs} ms from ${url.origin}`, 'timeout');
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new ToolError(`${label}: the request to ${url.origin} failed (${cause?.code ?? cause?.message ?? (err as Error).message}); is the API running at the source's baseUrl?`, 'network_error');
   }
+  if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
+    await response.body?.cancel().catch(() => {});
+    throw new ToolError(`${label}: more than ${MAX_REDIRECTS} redirects`, 'too_many_redirects');
+  }
+  const text = await readLimited(response, label);
+  if (!response.ok) {
+    const snippet = text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}...` : text;
+    throw new ToolError(`${label}: HTTP ${response.status} ${response.statusText}${snippet ? `: ${snippet}` : ''}`, `http_${response.status}`);
+  }
+  return decode(text, response.headers.get('content-type'));
 }

@@ -12,8 +12,8 @@ function documentText(names: string[]): string {
 describe('OpenApiSources and the names of other tools', () => {
   it('an operation named like a Gateway tool (read, exec) or an earlier source\'s is left out, said in its source\'s skipped list; the rest are offered', async () => {
     const sources = new OpenApiSources({ baseDir: REPO_ROOT, reservedNames: () => ['read', 'exec'] });
-    sources.add('first', { documentText: documentText(['read', 'exec', 'listItems']) });
-    sources.add('second', { documentText: documentText(['listItems', 'getItem']) });
+    sources.add('first', { documentText: documentText(['read', 'exec', 'listItems']), baseUrl: 'http://127.0.0.1:9' });
+    sources.add('second', { documentText: documentText(['listItems', 'getItem']), baseUrl: 'http://127.0.0.1:9' });
     await sources.ready();
     expect(sources.tools().map((t) => [t.owner, t.name])).toEqual([
       ['first', 'listItems'],

@@ -6,6 +6,7 @@ import { startInventoryServer, type InventoryServer } from '../../../demo/openap
 import { ToolError } from '../../errors.ts';
 import { callTool, findTool, REPO_ROOT, testContext } from '../testing.ts';
 import { loadOpenApiSource, type LoadedOpenApiSource } from './source.ts';
+import { noteOwnListener } from '../../util/own-listeners.ts';
 
 const DOCUMENT = 'demo/openapi/inventory.yaml';
 
@@ -20,6 +21,16 @@ async function closedPort(): Promise<number> {
   return port;
 }
 let source: LoadedOpenApiSource;
+
+/** A loopback server that serves `document` at any path: a document fetched by URL. */
+async function serveDocuments(): Promise<{ url: string; document: string; close: () => Promise<void> }> {
+  const state = { url: '', document: '', close: async () => {} };
+  const server = createServer((_req, res) => res.end(state.document));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  state.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  state.close = () => new Promise<void>((done) => server.close(() => done()));
+  return state;
+}
 
 beforeAll(async () => {
   api = await startInventoryServer({ token: 'demo-token' });
@@ -110,8 +121,8 @@ describe('OpenAPI tool source against the demo inventory server', () => {
     const byUrl = await loadOpenApiSource('byurl', { document: `${api.url}/openapi.yaml`, baseUrl: api.url, auth: { value: 'Bearer demo-token' } }, { baseDir: REPO_ROOT });
     expect(await callTool(findTool(byUrl.tools, 'get_stats'), {})).toMatchObject({ items: expect.any(Number) });
     const text = readFileSync(join(REPO_ROOT, DOCUMENT), 'utf8');
-    const uploaded = await loadOpenApiSource('uploaded', { documentText: text }, { baseDir: REPO_ROOT });
-    expect(uploaded.baseUrl).toBe('http://127.0.0.1:4011/');
+    const uploaded = await loadOpenApiSource('uploaded', { documentText: text, baseUrl: api.url }, { baseDir: REPO_ROOT });
+    expect(uploaded.baseUrl).toBe(`${api.url}/`);
   });
 
   it('refuses a server the document picks on a link-local address, or (fetched by URL) on a loopback address of another port, unless the config sets baseUrl', async () => {
@@ -129,9 +140,69 @@ describe('OpenAPI tool source against the demo inventory server', () => {
     );
   });
 
+  it('holds a server the document picks to its normalized address: IPv4-mapped IPv6, decimal, hex, a name that resolves inward, in fetched, uploaded and file documents alike', async () => {
+    const text = readFileSync(join(REPO_ROOT, DOCUMENT), 'utf8');
+    const apiPort = new URL(api.url).port;
+    // a document served by one loopback service that names another loopback port, in spellings the old literal check missed
+    const served = await serveDocuments();
+    try {
+      for (const server of [`http://[::ffff:127.0.0.1]:${apiPort}`, `http://2130706433:${apiPort}`, `http://0x7f.1:${apiPort}`, `http://localhost:${apiPort}`]) {
+        served.document = text.replace('http://127.0.0.1:4011', server);
+        const error = await loadOpenApiSource('mapped', { document: `${served.url}/doc.yaml` }, { baseDir: REPO_ROOT }).catch((e: unknown) => e);
+        expect((error as Error).message, server).toMatch(/names its server .*, a loopback or private address of another host or port/);
+      }
+      // the same document, uploaded or read from a file: no "came from" to match, so a loopback server is the operator's call (baseUrl)
+      const uploaded = text.replace('http://127.0.0.1:4011', `http://[::ffff:127.0.0.1]:${apiPort}`);
+      await expect(loadOpenApiSource('uploaded', { documentText: uploaded }, { baseDir: REPO_ROOT })).rejects.toThrow(
+        /the uploaded document names its server http:\/\/\[::ffff:7f00:1\]:\d+, a loopback or private address; set "baseUrl"/,
+      );
+      await expect(loadOpenApiSource('file', { document: DOCUMENT }, { baseDir: REPO_ROOT })).rejects.toThrow(
+        /the document \(file demo\/openapi\/inventory\.yaml\) names its server http:\/\/127\.0\.0\.1:4011, a loopback or private address; set "baseUrl"/,
+      );
+      // cloud metadata behind the mapped spelling is link-local too
+      await expect(loadOpenApiSource('meta', { documentText: text.replace('http://127.0.0.1:4011', 'http://[::ffff:169.254.169.254]') }, { baseDir: REPO_ROOT })).rejects.toThrow(/link-local/);
+      // a document describing its own service may name it (same address and port, any spelling)
+      served.document = text.replace('http://127.0.0.1:4011', served.url.replace('127.0.0.1', '[::ffff:127.0.0.1]'));
+      const self = await loadOpenApiSource('self', { document: `${served.url}/doc.yaml` }, { baseDir: REPO_ROOT });
+      expect(self.tools.length).toBeGreaterThan(0);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("never lets a document's server be the Gateway's own: uploaded, named by baseUrl, or reached by a call's redirect", async () => {
+    const own = createServer((_req, res) => res.end('{"turnToken":"tt_x"}'));
+    await new Promise<void>((done) => own.listen(0, '127.0.0.1', done));
+    const ownPort = (own.address() as { port: number }).port;
+    const forget = noteOwnListener('127.0.0.1', ownPort);
+    const redirector = createServer((_req, res) => res.writeHead(307, { location: `http://[::ffff:127.0.0.1]:${ownPort}/api/trpc/turns.prepare` }).end());
+    await new Promise<void>((done) => redirector.listen(0, '127.0.0.1', done));
+    const redirectorPort = (redirector.address() as { port: number }).port;
+    let reached = 0;
+    own.on('request', () => reached++);
+    try {
+      const text = readFileSync(join(REPO_ROOT, DOCUMENT), 'utf8').replace('http://127.0.0.1:4011', `http://127.0.0.1:${ownPort}`);
+      await expect(loadOpenApiSource('own', { documentText: text }, { baseDir: REPO_ROOT })).rejects.toThrow(/is this Gateway's own server/);
+      await expect(loadOpenApiSource('own', { documentText: text, baseUrl: `http://localhost:${ownPort}` }, { baseDir: REPO_ROOT })).rejects.toThrow(/is this Gateway's own server/);
+      // allowlisted by the operator, and still refused: the redirect lands on the Gateway's own port
+      const source = await loadOpenApiSource(
+        'bounce',
+        { document: DOCUMENT, baseUrl: `http://127.0.0.1:${redirectorPort}`, allowedHosts: [`127.0.0.1:${redirectorPort}`, `[::ffff:7f00:1]:${ownPort}`] },
+        { baseDir: REPO_ROOT },
+      );
+      const error = await callTool(findTool(source.tools, 'get_stats'), {}).catch((e: unknown) => e);
+      expect((error as ToolError).code).toBe('address_not_allowed');
+      expect((error as ToolError).message).toContain(`127.0.0.1:${ownPort} is this Gateway's own server`);
+      expect(reached).toBe(0);
+    } finally {
+      forget();
+      await Promise.all([own, redirector].map((s) => new Promise((done) => s.close(done))));
+    }
+  });
+
   it('names a missing file, a missing auth variable and an unreachable document URL', async () => {
     await expect(loadOpenApiSource('x', { document: 'demo/openapi/nope.yaml' }, { baseDir: REPO_ROOT })).rejects.toThrow(/cannot read .*nope\.yaml \(ENOENT\)/);
-    await expect(loadOpenApiSource('x', { document: DOCUMENT, auth: { env: 'NOPE_TOKEN' } }, { baseDir: REPO_ROOT, env: {} })).rejects.toThrow(
+    await expect(loadOpenApiSource('x', { document: DOCUMENT, baseUrl: api.url, auth: { env: 'NOPE_TOKEN' } }, { baseDir: REPO_ROOT, env: {} })).rejects.toThrow(
       /environment variable NOPE_TOKEN is not set/,
     );
     await expect(loadOpenApiSource('x', { document: `http://127.0.0.1:${await closedPort()}/openapi.yaml` }, { baseDir: REPO_ROOT })).rejects.toThrow(/fetching .* failed \(ECONNREFUSED\)/);

@@ -13,6 +13,9 @@ import { DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES } from '../../config/sources-schema.
 import { loadDocumentText, OpenApiDocumentError } from './document.ts';
 import { mapDocument, type OperationSpec } from './mapping.ts';
 import { OpenApiSchemas, SchemaBoundsError } from './schemas.ts';
+import { ADDRESS_CLASS_WORDS, parseAddress, type ParsedAddress } from '../../util/addresses.ts';
+import { AddressRefusedError, guardedFetch, refusal, resolveHost, type PinnedHop, type Reach } from '../../util/guarded-fetch.ts';
+import { isOwnListener } from '../../util/own-listeners.ts';
 
 export interface LoadedOpenApiSource {
   name: string;
@@ -27,28 +30,43 @@ export interface LoadedOpenApiSource {
 }
 
 const DOCUMENT_FETCH_TIMEOUT_MS = 15_000;
+/** Redirects a document URL may take (each hop checked): as many as a call's. */
+const MAX_DOCUMENT_REDIRECTS = 5;
 
 function isUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
 }
 
+/** A document's text, and the hop it was fetched from (its checked address) when it came from a URL. */
+interface DocumentText {
+  text: string;
+  fetchedFrom?: PinnedHop;
+}
+
 /** Reads the document text: an upload, a URL (fetched, size-limited) or a file relative to `baseDir`. */
-async function documentText(config: OpenApiSourceConfig, baseDir: string, where: string, maxBytes: number): Promise<string> {
-  if (config.documentText !== undefined) return config.documentText;
+async function documentText(config: OpenApiSourceConfig, baseDir: string, where: string, maxBytes: number): Promise<DocumentText> {
+  if (config.documentText !== undefined) return { text: config.documentText };
   const document = config.document;
   if (!document) throw new OpenApiDocumentError(`${where} needs "document" (a file path or an http(s) URL of an OpenAPI 3.x document)`);
   if (isUrl(document)) {
     let response: Response;
+    let fetchedFrom: PinnedHop;
     try {
-      response = await fetch(document, { signal: AbortSignal.timeout(DOCUMENT_FETCH_TIMEOUT_MS), headers: { accept: 'application/json, application/yaml, text/yaml, */*' } });
+      // the operator named this URL (internal reach); a redirect from a public address stays public (util/guarded-fetch.ts)
+      ({ response, hop: fetchedFrom } = await guardedFetch(
+        new URL(document),
+        { signal: AbortSignal.timeout(DOCUMENT_FETCH_TIMEOUT_MS), headers: { accept: 'application/json, application/yaml, text/yaml, */*' }, maxRedirects: MAX_DOCUMENT_REDIRECTS },
+        'internal',
+      ));
     } catch (err) {
+      if (err instanceof AddressRefusedError) throw new OpenApiDocumentError(`${where}: fetching ${document} was refused: ${err.message}`);
       const cause = (err as { cause?: { code?: string } }).cause;
       throw new OpenApiDocumentError(`${where}: fetching ${document} failed (${cause?.code ?? (err as Error).message}); check the URL is reachable from the Gateway`);
     }
     if (!response.ok) throw new OpenApiDocumentError(`${where}: fetching ${document} answered HTTP ${response.status}; check the URL`);
     const text = await response.text();
     if (Buffer.byteLength(text) > maxBytes) throw new OpenApiDocumentError(`${where}: ${document} is larger than sources.maxDocumentBytes (${maxBytes} bytes)`);
-    return text;
+    return { text, fetchedFrom };
   }
   const file = isAbsolute(document) ? document : resolve(baseDir, document);
   try {
@@ -56,7 +74,7 @@ async function documentText(config: OpenApiSourceConfig, baseDir: string, where:
     const info = await stat(file);
     if (!info.isFile()) throw new OpenApiDocumentError(`${where}: ${file} is not a regular file; name an OpenAPI document (JSON or YAML)`);
     if (info.size > maxBytes) throw new OpenApiDocumentError(`${where}: ${file} is ${info.size} bytes, larger than sources.maxDocumentBytes (${maxBytes}); raise that limit in the config or trim the document`);
-    return await readFile(file, 'utf8');
+    return { text: await readFile(file, 'utf8') };
   } catch (err) {
     if (err instanceof OpenApiDocumentError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -75,29 +93,50 @@ function resolveBaseUrl(config: OpenApiSourceConfig, serverUrl: string | undefin
     throw new OpenApiDocumentError(`${where}: base URL ${JSON.stringify(candidate)} is not an absolute http(s) URL; set "baseUrl"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OpenApiDocumentError(`${where}: base URL ${url.href} must be http(s)`);
-  if (!config.baseUrl) refuseInternalServerUrl(url, config, where);
   return url;
 }
 
-/** Literal link-local addresses (169.254.0.0/16, where clouds serve instance metadata; fe80::/10). */
-const LINK_LOCAL = /^(169\.254\.\d{1,3}\.\d{1,3}|\[fe[89ab][0-9a-f]:[0-9a-f:.]*\])$/i;
-/** Literal loopback and private addresses, and localhost. */
-const INTERNAL = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|10\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|\[::1?\]|\[f[cd][0-9a-f]{2}:[0-9a-f:.]*\])$/i;
-
 /**
- * The document chose this base URL (its servers[0]); the allowlist defaults to its host, so the document decides
- * where calls go. It may not pick a link-local address (cloud metadata), nor, when it was fetched from a URL, a
- * loopback or private address other than the host it came from (a document on one port naming the playground's own
- * port, or another service on the machine). Setting baseUrl in the source's config says the operator means it.
+ * Where the source's calls may land (util/guarded-fetch.ts). The operator named the host (baseUrl or allowedHosts
+ * in the source's config): its network too (`internal`), never the Gateway's own server. Otherwise the document
+ * chose it (servers[0]), and its addresses (every spelling normalized, a name resolved once) decide: public ones
+ * give a `public` reach, so a later DNS answer cannot turn the calls inward; loopback and private ones only when
+ * the document was fetched from that same address and port (a service describing itself); link-local (cloud
+ * metadata), unspecified and reserved ones, and the Gateway's own server, never. Uploaded and file documents are
+ * held to the same rule: their text may have come from anywhere.
  */
-function refuseInternalServerUrl(url: URL, config: OpenApiSourceConfig, where: string): void {
-  const host = url.hostname.toLowerCase();
-  const fix = `set "baseUrl" (and "allowedHosts") in the source's config if calls should go there`;
-  if (LINK_LOCAL.test(host)) throw new OpenApiDocumentError(`${where}: the document's server ${url.origin} is a link-local address (where clouds serve instance metadata); ${fix}`);
-  const from = config.document && isUrl(config.document) ? new URL(config.document) : undefined;
-  if (from && INTERNAL.test(host) && url.host !== from.host) {
-    throw new OpenApiDocumentError(`${where}: the document (from ${from.host}) names its server ${url.origin}, a loopback or private address of another host or port; ${fix}`);
+async function sourceReach(config: OpenApiSourceConfig, baseUrl: URL, fetchedFrom: PinnedHop | undefined, where: string): Promise<Reach> {
+  const port = Number(baseUrl.port || (baseUrl.protocol === 'https:' ? 443 : 80));
+  let addresses: ParsedAddress[];
+  try {
+    addresses = await resolveHost(baseUrl);
+  } catch {
+    // a name that does not resolve now: the calls resolve it again and are checked then
+    addresses = [];
   }
+  const operatorNamed = config.baseUrl !== undefined || config.allowedHosts !== undefined;
+  for (const address of addresses) {
+    const why = refusal(address, port, 'internal');
+    if (why !== undefined && (operatorNamed || isOwnListener(address.address, port))) {
+      throw new OpenApiDocumentError(`${where}: calls would go to ${baseUrl.origin}: ${why}; set "baseUrl" to the API's own address`);
+    }
+  }
+  if (operatorNamed) return 'internal';
+  const fix = `set "baseUrl" (and "allowedHosts") in the source's config if calls should go there`;
+  const named = (address: ParsedAddress) => (parseAddress(baseUrl.hostname) ? '' : ` (${baseUrl.hostname} resolves to ${address.address})`);
+  for (const address of addresses) {
+    if (address.class === 'public') continue;
+    if (address.class === 'loopback' || address.class === 'private') {
+      const sameService = fetchedFrom !== undefined && Number(fetchedFrom.url.port || (fetchedFrom.url.protocol === 'https:' ? 443 : 80)) === port && fetchedFrom.resolved.some((a) => a.address === address.address);
+      if (sameService) continue;
+      const from = fetchedFrom ? `the document (from ${fetchedFrom.url.host})` : config.documentText !== undefined ? 'the uploaded document' : `the document (file ${config.document ?? ''})`;
+      const other = fetchedFrom ? ' of another host or port' : '';
+      throw new OpenApiDocumentError(`${where}: ${from} names its server ${baseUrl.origin}, a loopback or private address${other}${named(address)}; ${fix}`);
+    }
+    if (address.class === 'link-local') throw new OpenApiDocumentError(`${where}: the document's server ${baseUrl.origin} is a link-local address (where clouds serve instance metadata)${named(address)}; ${fix}`);
+    throw new OpenApiDocumentError(`${where}: the document's server ${baseUrl.origin} is ${ADDRESS_CLASS_WORDS[address.class]}${named(address)}; ${fix}`);
+  }
+  return addresses.some((a) => a.class !== 'public') ? 'internal' : 'public';
 }
 
 function authHeaders(config: OpenApiSourceConfig, env: Readonly<Record<string, string | undefined>>, where: string): Record<string, string> {
@@ -135,7 +174,7 @@ export async function loadOpenApiSource(
 ): Promise<LoadedOpenApiSource> {
   const where = `OpenAPI source "${name}"`;
   const maxBytes = opts.maxDocumentBytes ?? DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES;
-  const text = await documentText(config, opts.baseDir, where, maxBytes);
+  const { text, fetchedFrom } = await documentText(config, opts.baseDir, where, maxBytes);
   const doc = loadDocumentText(text, where, maxBytes);
   const schemas = new OpenApiSchemas(doc, name);
   let mapped;
@@ -151,6 +190,7 @@ export async function loadOpenApiSource(
   const allowedHosts = (config.allowedHosts ?? [baseUrl.host]).map((h) => h.toLowerCase());
   const target: HttpTarget = {
     baseUrl,
+    reach: await sourceReach(config, baseUrl, fetchedFrom, where),
     headers: authHeaders(config, opts.env ?? process.env, where),
     allowedHosts: new Set(allowedHosts),
     timeoutMs: config.timeoutMs ?? DEFAULT_OPENAPI_TIMEOUT_MS,

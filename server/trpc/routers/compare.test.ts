@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway.ts';
 import { createEdgeState } from '../context.ts';
-import { callerFor, demoConfig, OPERATOR, rejection } from '../testing.ts';
+import { callerFor, clientAccess, clientOwner, demoConfig, OPERATOR, rejection } from '../testing.ts';
 
 describe('compare', () => {
   let gateway: Gateway;
@@ -34,7 +34,7 @@ describe('compare', () => {
 
   it('for a client where only the operator may override: FORBIDDEN before any run starts', async () => {
     const edge = createEdgeState(gateway.config.server);
-    const client = callerFor(gateway, { operator: false, clientId: 'c' }, edge);
+    const client = callerFor(gateway, clientAccess(clientOwner('c')), edge);
     const turn = await client.turns.prepare({});
     const before = gateway.runs().length;
     const err = await rejection(client.compare({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, input: { code: 'return 1' } }));

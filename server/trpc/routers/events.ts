@@ -20,49 +20,111 @@ export function streamedEvent(event: RunEvent): StreamedRunEvent {
   return { ...event, view };
 }
 
+/**
+ * A reader that has taken nothing for this long while events waited for it has stopped reading: it is dropped, so a
+ * client that holds a stream open without reading frees its place and what its queue held. Four times the client's
+ * own reconnect-after-silence (SSE_RECONNECT_AFTER_INACTIVITY_MS, 15 s), so a busy reader is never taken for one.
+ */
+export const STALLED_READER_MS = 60_000;
+
 export interface RunEventsOptions {
   /** Only events this accepts are queued. */
   accept?: (event: RunEvent) => boolean;
   /** Events queued for a reader that is not keeping up before its stream is ended with an error. */
   maxQueued: number;
   signal?: AbortSignal;
+  /** How long a reader may take nothing while events wait before it is dropped; default STALLED_READER_MS. */
+  stalledAfterMs?: number;
+  /** The clock (tests); default Date.now. */
+  now?: () => number;
 }
 
-/** The error a stream ends with when its reader fell `maxQueued` events behind. */
-export function slowReaderError(maxQueued: number): TRPCError {
+/** The error a stream ends with when its reader fell `maxQueued` events behind, or stopped taking events. */
+export function slowReaderError(maxQueued: number, why: 'behind' | 'stalled' = 'behind'): TRPCError {
+  const what =
+    why === 'behind'
+      ? `fell ${maxQueued} events behind (server.maxQueuedEventsPerSubscriber)`
+      : `took no event for ${STALLED_READER_MS / 1000} s while events waited for it`;
   return new TRPCError({
     code: 'TIMEOUT',
-    message:
-      `this event stream fell ${maxQueued} events behind (server.maxQueuedEventsPerSubscriber) and was closed to bound the server's memory; ` +
-      'read events as they arrive, then subscribe again and reload runs.list',
+    message: `this event stream ${what} and was closed to bound the server's memory; read events as they arrive, then subscribe again and reload runs.list`,
   });
 }
 
 /**
- * Yields events from `subscribe` until `signal` aborts; unsubscribes on exit. A reader that lets `maxQueued`
- * events pile up is dropped: the queue is freed at once and the stream ends with slowReaderError.
+ * What a newer queued event makes redundant: a run's view (run.updated carries the whole view), a nested call's record
+ * (finished supersedes started), a session's append notice (the reader reloads the session either way). A reader that
+ * is behind gets the newest of each in the place of the oldest, so its queue holds one per run, call and session
+ * rather than one per event, and a burst of updates does not push it past maxQueued.
+ */
+function coalesceKey(event: StreamedRunEvent): string | undefined {
+  switch (event.type) {
+    case 'run.updated':
+      return `run ${event.runId}`;
+    case 'nested.started':
+    case 'nested.finished':
+      return `call ${event.runId} ${event.call.invocationId}`;
+    case 'session.appended':
+      return `session ${event.sessionId}`;
+    default:
+      return undefined;
+  }
+}
+
+interface Queued {
+  event: StreamedRunEvent;
+  key: string | undefined;
+}
+
+/**
+ * Yields events from `subscribe` until `signal` aborts; unsubscribes on exit. Redundant events coalesce while they
+ * wait (coalesceKey). A reader that lets `maxQueued` events pile up, or takes none for `stalledAfterMs` while some
+ * wait, is dropped: the queue is freed at once and the stream ends with slowReaderError.
  */
 export async function* runEvents(subscribe: (listener: (event: RunEvent) => void) => () => void, opts: RunEventsOptions): AsyncGenerator<StreamedRunEvent> {
-  const queue: StreamedRunEvent[] = [];
-  let overflowed = false;
+  const now = opts.now ?? Date.now;
+  const stalledAfterMs = opts.stalledAfterMs ?? STALLED_READER_MS;
+  const queue: Queued[] = [];
+  const waiting = new Map<string, Queued>();
+  let dropped: 'behind' | 'stalled' | undefined;
+  /** When the reader last took an event, or the queue last went from empty to holding one. */
+  let lastTakenAt = now();
   let wake: (() => void) | undefined;
+  const drop = (why: 'behind' | 'stalled') => {
+    dropped = why;
+    queue.length = 0;
+    waiting.clear();
+    unsubscribe();
+  };
   const unsubscribe = subscribe((event) => {
-    if (overflowed || (opts.accept && !opts.accept(event))) return;
-    if (queue.length >= opts.maxQueued) {
-      overflowed = true;
-      queue.length = 0;
-      unsubscribe();
-    } else queue.push(streamedEvent(event));
+    if (dropped || (opts.accept && !opts.accept(event))) return;
+    const streamed = streamedEvent(event);
+    const key = coalesceKey(streamed);
+    const earlier = key === undefined ? undefined : waiting.get(key);
+    if (earlier) {
+      earlier.event = streamed;
+    } else if (queue.length > 0 && now() - lastTakenAt >= stalledAfterMs) {
+      drop('stalled');
+    } else if (queue.length >= opts.maxQueued) {
+      drop('behind');
+    } else {
+      if (queue.length === 0) lastTakenAt = now();
+      const item: Queued = { event: streamed, key };
+      queue.push(item);
+      if (key !== undefined) waiting.set(key, item);
+    }
     wake?.();
   });
   const onAbort = () => wake?.();
   opts.signal?.addEventListener('abort', onAbort);
   try {
     while (!opts.signal?.aborted) {
-      if (overflowed) throw slowReaderError(opts.maxQueued);
-      const event = queue.shift();
-      if (event) {
-        yield event;
+      if (dropped) throw slowReaderError(opts.maxQueued, dropped);
+      const item = queue.shift();
+      if (item) {
+        if (item.key !== undefined) waiting.delete(item.key);
+        lastTakenAt = now();
+        yield item.event;
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -87,9 +149,7 @@ export const eventsProcedure = publicProcedure.input(eventsInputSchema).subscrip
   }
   const runId = input?.runId;
   const { limits } = ctx.edge;
-  const release = ctx.access.operator
-    ? ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersOperator, 'server.maxEventSubscribersOperator')
-    : ctx.edge.subscribers.acquire(ctx.access.clientId, limits.maxEventSubscribersPerClient, 'server.maxEventSubscribersPerClient');
+  const release = ctx.edge.subscribers.acquire(ctx.access.owner);
   const accept = (event: RunEvent) => (runId === undefined || event.runId === runId) && eventVisible(ctx, event, visible);
   signal?.addEventListener('abort', release, { once: true });
   const events = runEvents((listener) => ctx.gateway.subscribe(listener), {

@@ -1,7 +1,7 @@
 // Sessions router through createCaller against a real Gateway: branching and compacting a session, and their refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCompleted } from '../../testing.ts';
-import { openRouterHarness, rejection, type RouterCaller } from '../testing.ts';
+import { openRouterHarness, wholeTranscript, rejection, type RouterCaller } from '../testing.ts';
 import type { GatewayApi, TranscriptEntry } from '../../gateway-types.ts';
 import { MAX_SUMMARY_LENGTH } from '../schemas.ts';
 
@@ -31,6 +31,25 @@ function resultEntry(branch: TranscriptEntry[], toolCallId: string): TranscriptE
   return entry;
 }
 
+describe('transcript pages', () => {
+  it('sessions.transcript answers a page: `limit` entries root first with a nextCursor, `after` it the rest; a cursor off the branch is BAD_REQUEST', async () => {
+    const { agentRunId, sessionId } = await freshTurn();
+    for (let i = 0; i < 3; i++) await completed(agentRunId, `return ${i}`);
+    const whole = await wholeTranscript(caller, { sessionId });
+    const first = await caller.sessions.transcript({ sessionId, limit: 2 });
+    expect(first.entries.map((e) => e.id)).toEqual(whole.slice(0, 2).map((e) => e.id));
+    expect(first.total).toBe(whole.length);
+    expect(first.nextCursor).toBe(whole[1]?.id);
+    const rest = await caller.sessions.transcript({ sessionId, after: first.nextCursor! });
+    expect(rest.entries.map((e) => e.id)).toEqual(whole.slice(2).map((e) => e.id));
+    expect(rest.nextCursor).toBeNull();
+    const off = await rejection(caller.sessions.transcript({ sessionId, after: 'e_not_here' }));
+    expect(off.code).toBe('BAD_REQUEST');
+    expect(off.message).toContain('is not on the current branch');
+    await caller.turns.end({ agentRunId });
+  });
+});
+
 describe('branch', () => {
   it('branching back before a store commit: a new cell of the session loads the older value', async () => {
     const { agentRunId, sessionId } = await freshTurn();
@@ -38,10 +57,12 @@ describe('branch', () => {
     await completed(agentRunId, 'await store("k", "v2"); return 2', 'call_v2');
     expect(await completed(agentRunId, 'return await load("k")')).toBe('v2');
 
-    const at = resultEntry(await caller.sessions.transcript({ sessionId }), 'call_v1');
-    const branch = await caller.sessions.branch({ sessionId, entryId: at.id });
+    const at = resultEntry(await wholeTranscript(caller, { sessionId }), 'call_v1');
+    const moved = await caller.sessions.branch({ sessionId, entryId: at.id });
+    expect(moved.leafId).toBe(at.id);
+    const branch = await wholeTranscript(caller, { sessionId });
     expect(branch.at(-1)?.id).toBe(at.id);
-    expect(await caller.sessions.transcript({ sessionId })).toEqual(branch);
+    expect(branch).toHaveLength(moved.total);
     expect(branch.some((e) => e.type === 'tool-call' && e.payload.toolCallId === 'call_v2')).toBe(false);
     expect(await caller.sessions.store({ sessionId })).toEqual([{ key: 'k', json: '"v1"', networkContent: false }]);
 
@@ -57,11 +78,11 @@ describe('branch', () => {
     const { agentRunId, sessionId } = await freshTurn();
     await completed(agentRunId, 'await store("a", 1); return 1', 'call_a');
     await completed(agentRunId, 'await store("b", 2); return 2', 'call_b');
-    const at = resultEntry(await caller.sessions.transcript({ sessionId }), 'call_a');
+    const at = resultEntry(await wholeTranscript(caller, { sessionId }), 'call_a');
     await caller.sessions.branch({ sessionId, entryId: at.id });
     await completed(agentRunId, 'await store("c", 3); return 3', 'call_c');
 
-    const branch = await caller.sessions.transcript({ sessionId });
+    const branch = await wholeTranscript(caller, { sessionId });
     const calls = branch.flatMap((e) => (e.type === 'tool-call' ? [e.payload.toolCallId] : []));
     expect(calls).toEqual(['call_a', 'call_c']);
     expect((await caller.sessions.store({ sessionId })).map((e) => e.key)).toEqual(['a', 'c']);
@@ -72,7 +93,7 @@ describe('branch', () => {
   it('on entryId null: the branch is empty and the store starts empty', async () => {
     const { agentRunId, sessionId } = await freshTurn();
     await completed(agentRunId, 'await store("gone", true); return 1');
-    expect(await caller.sessions.branch({ sessionId, entryId: null })).toEqual([]);
+    expect(await caller.sessions.branch({ sessionId, entryId: null })).toEqual({ leafId: null, total: 0 });
     expect(await caller.sessions.store({ sessionId })).toEqual([]);
     expect(await completed(agentRunId, 'return await load("gone")')).toBeNull();
     await caller.turns.end({ agentRunId });
@@ -83,13 +104,13 @@ describe('branch', () => {
     const two = await freshTurn();
     await completed(one.agentRunId, 'return 1', 'call_one');
     await completed(two.agentRunId, 'await store("x", 2); return 2');
-    const foreign = resultEntry(await caller.sessions.transcript({ sessionId: one.sessionId }), 'call_one');
-    const before = await caller.sessions.transcript({ sessionId: two.sessionId });
+    const foreign = resultEntry(await wholeTranscript(caller, { sessionId: one.sessionId }), 'call_one');
+    const before = await wholeTranscript(caller, { sessionId: two.sessionId });
     const err = await rejection(caller.sessions.branch({ sessionId: two.sessionId, entryId: foreign.id }));
     expect(err.code).toBe('BAD_REQUEST');
     expect(err.message).toContain('entryId');
     expect(err.message).toContain(foreign.id);
-    expect(await caller.sessions.transcript({ sessionId: two.sessionId })).toEqual(before);
+    expect(await wholeTranscript(caller, { sessionId: two.sessionId })).toEqual(before);
     await caller.turns.end({ agentRunId: one.agentRunId });
     await caller.turns.end({ agentRunId: two.agentRunId });
   });
@@ -115,7 +136,7 @@ describe('compact', () => {
 
     const entry = await caller.sessions.compact({ sessionId });
     expect(entry.type).toBe('compaction');
-    const branch = await caller.sessions.transcript({ sessionId });
+    const branch = await wholeTranscript(caller, { sessionId });
     expect(branch.at(-1)?.id).toBe(entry.id);
     expect(entry.payload.compactedEntries).toBe(branch.length - 1);
     expect(entry.payload.summary).toContain('2 exec');
@@ -135,7 +156,7 @@ describe('compact', () => {
     expect(first.payload.summary).toBe('the user wants numbers');
     await completed(agentRunId, 'return 2');
     const second = await caller.sessions.compact({ sessionId });
-    const ids = (await caller.sessions.transcript({ sessionId })).map((e) => e.id);
+    const ids = (await wholeTranscript(caller, { sessionId })).map((e) => e.id);
     const between = ids.indexOf(second.id) - ids.indexOf(first.id) - 1;
     expect(between).toBeGreaterThan(0);
     expect(second.payload.compactedEntries).toBe(between);
@@ -146,9 +167,9 @@ describe('compact', () => {
     const { agentRunId, sessionId } = await freshTurn();
     await completed(agentRunId, 'await store("k", "v1"); return 1', 'call_1');
     await caller.sessions.compact({ sessionId, summary: 's' });
-    const at = resultEntry(await caller.sessions.transcript({ sessionId }), 'call_1');
-    const branch = await caller.sessions.branch({ sessionId, entryId: at.id });
-    expect(branch.some((e) => e.type === 'compaction')).toBe(false);
+    const at = resultEntry(await wholeTranscript(caller, { sessionId }), 'call_1');
+    await caller.sessions.branch({ sessionId, entryId: at.id });
+    expect((await wholeTranscript(caller, { sessionId })).some((e) => e.type === 'compaction')).toBe(false);
     expect(await completed(agentRunId, 'return await load("k")')).toBe('v1');
     await caller.turns.end({ agentRunId });
   });
@@ -157,7 +178,7 @@ describe('compact', () => {
     const empty = await rejection(caller.sessions.compact({ sessionId: 'sess_never_used_for_compaction' }));
     expect(empty.code).toBe('BAD_REQUEST');
     expect(empty.message).toContain('nothing to compact');
-    expect(await caller.sessions.transcript({ sessionId: 'sess_never_used_for_compaction' })).toEqual([]);
+    expect(await wholeTranscript(caller, { sessionId: 'sess_never_used_for_compaction' })).toEqual([]);
 
     const { agentRunId, sessionId } = await freshTurn();
     await completed(agentRunId, 'return 1');
@@ -184,7 +205,7 @@ describe('while a run of the session is live', () => {
     const waiting = await caller.exec({ agentRunId, input: { code: 'await yield_control("park"); return 2' } });
     expect(waiting.status).toBe('waiting');
     if (waiting.status !== 'waiting') return;
-    const at = resultEntry(await caller.sessions.transcript({ sessionId }), 'call_first');
+    const at = resultEntry(await wholeTranscript(caller, { sessionId }), 'call_first');
 
     const branchErr = await rejection(caller.sessions.branch({ sessionId, entryId: at.id }));
     expect(branchErr.code).toBe('BAD_REQUEST');
@@ -192,7 +213,7 @@ describe('while a run of the session is live', () => {
     expect(branchErr.message).toMatch(/wait for it to finish or abort it/);
     const compactErr = await rejection(caller.sessions.compact({ sessionId }));
     expect(compactErr.message).toContain(waiting.runId);
-    expect((await caller.sessions.transcript({ sessionId })).some((e) => e.type === 'compaction')).toBe(false);
+    expect((await wholeTranscript(caller, { sessionId })).some((e) => e.type === 'compaction')).toBe(false);
 
     // another session is not held up by this one's run
     const other = await freshTurn();
@@ -200,7 +221,7 @@ describe('while a run of the session is live', () => {
     await caller.sessions.compact({ sessionId: other.sessionId });
 
     expect(await caller.abort({ runId: waiting.runId })).toEqual({ aborted: true });
-    expect((await caller.sessions.branch({ sessionId, entryId: at.id })).at(-1)?.id).toBe(at.id);
+    expect((await caller.sessions.branch({ sessionId, entryId: at.id })).leafId).toBe(at.id);
     await caller.turns.end({ agentRunId });
     await caller.turns.end({ agentRunId: other.agentRunId });
   });

@@ -12,7 +12,7 @@ import { expectCompleted } from '../../testing.ts';
 import { DEMO_SERVER_SCRIPT } from '../../tools/mcp/testing.ts';
 import { DEMO_WORKSPACE, REPO_ROOT } from '../../tools/testing.ts';
 import { createEdgeState } from '../context.ts';
-import { callerFor, OPERATOR, rejection, type RouterCaller } from '../testing.ts';
+import { callerFor, clientAccess, OPERATOR, TEST_OWNERS, rejection, type RouterCaller } from '../testing.ts';
 
 const INVENTORY_TEXT = readFileSync(join(REPO_ROOT, 'demo/openapi/inventory.yaml'), 'utf8');
 
@@ -43,8 +43,8 @@ beforeAll(async () => {
   gateway = await createGateway({ configPath: configFile, log: (line) => logs.push(line) });
   const edge = createEdgeState(gateway.config.server);
   operator = callerFor(gateway, OPERATOR, edge);
-  client = callerFor(gateway, { operator: false, clientId: 'addr:127.0.0.1' }, edge);
-  exposedOperator = callerFor(gateway, { operator: true, exposed: true, clientId: 'operator' }, edge);
+  client = callerFor(gateway, clientAccess(TEST_OWNERS.anonymous), edge);
+  exposedOperator = callerFor(gateway, { ...OPERATOR, exposed: true }, edge);
 });
 
 afterAll(async () => {

@@ -14,11 +14,11 @@ export const turnsRouter = router({
     // token is minted by the same synchronous step (two clients claiming one new session id cannot both pass)
     const hasHistory = joining !== undefined && (await ctx.gateway.ownership.sessionHistory(joining));
     if (joining !== undefined) requireSessionToken(ctx, joining, sessionToken, 'turns.prepare', hasHistory);
-    const { clientId, operator } = ctx.access;
-    const [limit, limitName] = operator ? [ctx.edge.limits.maxTurnsOperator, 'server.maxTurnsOperator'] : [ctx.edge.limits.maxTurnsPerClient, 'server.maxTurnsPerClient'];
-    ctx.edge.turns.admit(clientId, limit, limitName, (id) => ctx.gateway.turnOptions(id) !== undefined);
-    const turn = ctx.gateway.prepareTurn(request as TurnRequest);
-    ctx.edge.turns.record(clientId, turn.agentRunId);
+    const { owner } = ctx.access;
+    ctx.edge.turns.admit(owner, (id) => ctx.gateway.turnOptions(id) !== undefined);
+    // the turn carries its owner: its runs' suspended slots and queued jobs count against the same owner's shares
+    const turn = ctx.gateway.prepareTurn({ ...(request as TurnRequest), owner });
+    ctx.edge.turns.record(owner, turn.agentRunId);
     return turn;
   }),
   updateClientTools: publicProcedure
