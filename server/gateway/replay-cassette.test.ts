@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../gateway.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import { ToolError } from '../errors.ts';
-import { expectCompleted, expectFailed, testGateway } from '../testing.ts';
+import { expectCompleted, expectFailed, testGateway, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 
 /** A tool that counts its real dispatches: a replay must leave the count where the recording left it. */
@@ -127,6 +127,16 @@ describe('replay lab: cassettes', () => {
       expect(r.error).toContain(message);
     }
     expect(probe.state.dispatches).toBe(before);
+    gw.endTurn(t.agentRunId);
+  });
+
+  it("on a replay: the session transcript's nested rows say the cassette answered them (the tool never ran)", async () => {
+    const { cassette } = await record();
+    const t = gw.prepareTurn({});
+    expectCompleted(await gw.exec(t.agentRunId, {}, { replay: cassette }));
+    const rows = () => gw.transcript(t.sessionId).flatMap((e) => (e.type === 'nested-activity' && e.payload.tool === 'lookup' ? [e.payload] : []));
+    await until(() => rows().length === 4, { what: "the replay's four nested rows in the transcript" });
+    expect(rows().map((r) => r.answeredBy)).toEqual(['cassette', 'cassette', 'cassette', 'cassette']);
     gw.endTurn(t.agentRunId);
   });
 });
