@@ -130,7 +130,8 @@ export async function expectNotClipped(locator: Locator, what: string): Promise<
       if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
       const r = a.getBoundingClientRect();
       if (box.top < r.top - 1 || box.bottom > r.bottom + 1 || box.left < r.left - 1 || box.right > r.right + 1) {
-        cut.push(`${a.tagName.toLowerCase()}${a.dataset.testid ? `[${a.dataset.testid}]` : ''} ${Math.round(r.top)}..${Math.round(r.bottom)} holds ${Math.round(box.top)}..${Math.round(box.bottom)}`);
+        const span = (b: DOMRect) => `x ${Math.round(b.left)}..${Math.round(b.right)}, y ${Math.round(b.top)}..${Math.round(b.bottom)}`;
+        cut.push(`${a.tagName.toLowerCase()}${a.dataset.testid ? `[${a.dataset.testid}]` : ''} (${span(r)}) holds ${span(box)}`);
       }
     }
     return cut;

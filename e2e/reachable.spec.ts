@@ -40,6 +40,8 @@ for (const size of SIZES) {
     await page.setViewportSize(size);
     await openPlayground(page);
     const lab = page.getByTestId('replay-lab');
+    // every detail tab whole (at 1280 px the last one ran past the runs column)
+    for (const tab of ['Trajectory', 'Snapshot sizes', 'Session', 'Sources', 'Test plan']) await expectNotClipped(page.getByRole('tab', { name: tab }), `the ${tab} tab`);
 
     // Run: the result shows under the editor, its status in view without scrolling
     expect(await runCell(page, WEATHER_CELL)).toBe('completed');
