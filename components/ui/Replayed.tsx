@@ -2,17 +2,20 @@
 // call answered from a cassette or a fork's reply (the tool did not run, so its row must not read "ok").
 import type { NestedCall } from '../api.ts';
 
-/** The badge text of a nested call answered without dispatching it; undefined for a call that ran. */
-export function answeredLabel(call: Pick<NestedCall, 'status' | 'answeredBy'>): string | undefined {
-  if (call.answeredBy === 'cassette') return call.status === 'error' ? 'replayed error' : 'replayed';
-  if (call.answeredBy === 'fork') return call.status === 'error' ? 'fork error' : 'fork reply';
+/**
+ * The badge text of a nested call answered without dispatching it, in place of "ok" or "error" (which would say the
+ * tool ran): short, so the row keeps the tool's name; the badge is rose for an answered error, its title says more.
+ */
+export function answeredLabel(call: Pick<NestedCall, 'answeredBy'>): string | undefined {
+  if (call.answeredBy === 'cassette') return 'replayed';
+  if (call.answeredBy === 'fork') return 'fork reply';
   return undefined;
 }
 
-/** Where the answer came from, beside the call's kind. */
-export const ANSWERED_FROM: Record<NonNullable<NestedCall['answeredBy']>, string> = {
-  cassette: 'from cassette',
-  fork: "from the fork's reply",
+/** The badge's title: what the label means. */
+export const ANSWERED_TITLE: Record<NonNullable<NestedCall['answeredBy']>, string> = {
+  cassette: 'replayed: answered from the cassette, the tool did not run',
+  fork: "answered by the fork's reply, the tool did not run",
 };
 
 /** A run replayed from a cassette, said once where the run is shown. */

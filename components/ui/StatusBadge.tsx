@@ -16,7 +16,7 @@ const COLORS: Record<string, string> = {
   settled: 'bg-emerald-900/60 text-emerald-300 border-emerald-800',
 };
 
-/** `label` replaces the shown text (a replayed call reads "replayed", coloured as its status). */
+/** `label` replaces the shown text (a replayed call reads "replayed"): violet, rose for an answered error. */
 export function StatusBadge(props: { status: string; testId?: string; label?: string | undefined; title?: string | undefined }) {
   const color = props.label !== undefined ? (LABELLED[props.status] ?? LABELLED_OTHER) : (COLORS[props.status] ?? 'bg-neutral-800 text-neutral-300 border-neutral-700');
   return (
