@@ -5,8 +5,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { deniedToolsOf } from './editor/index.ts';
 import type { CellEditorApi, CellLanguage } from './editor/index.ts';
 import { useLiveRuns } from './live/useLiveRuns.ts';
-import { approvalsInScope, boardRuns, isLive, queuedBehind, runForToolCall, runsInScope } from './live/runsState.ts';
-import { ApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
+import { approvalsInScope, boardRuns, isLive, listedRuns, queuedBehind, runForToolCall, runsInScope } from './live/runsState.ts';
+import { ApprovalsPrompt, showApprovalsPrompt } from './panels/ApprovalsPrompt.tsx';
 import { CatalogPanel } from './panels/CatalogPanel.tsx';
 import { ResultPanel } from './panels/ResultPanel.tsx';
 import { RunsPanel } from './panels/RunsPanel.tsx';
@@ -24,10 +24,12 @@ import { useCellCalls } from './playground/useCellCalls.ts';
 import { afterNextPaint } from './playground/holdQueue.ts';
 import { useInferredTypes } from './playground/useInferredTypes.ts';
 import { useCellUrl } from './playground/useCellUrl.ts';
+import { useResultInView } from './playground/useResultInView.ts';
 import { useRestoredResult } from './playground/useRestoredResult.ts';
 import { useTurn } from './playground/useTurn.ts';
 import { useTurnSettings } from './playground/useTurnSettings.ts';
-import { gridColumns } from './playground/layout.ts';
+import { approvalsPlacement, gridColumns, WIDE_LAYOUT_QUERY } from './playground/layout.ts';
+import { useMediaQuery } from './ui/useMediaQuery.ts';
 import { SideColumn, useCollapsedColumns } from './playground/SideColumn.tsx';
 import { useTRPC } from './trpc.ts';
 import { CONNECTION_LABELS, ConnectionBanner } from './playground/ConnectionBanner.tsx';
@@ -99,8 +101,11 @@ export function Playground() {
   const shownResultCall = shownCall(call, selectedRun, live.runs);
   // the token meter lives on the run view (it counts every call of the run), the result is one call's
   const shownResult = shownResultCall?.result;
-  const shownMeter = shownResult ? live.runs.find((r) => r.runId === resultRunId(shownResult))?.meter : undefined;
+  const shownRun = shownResult ? live.runs.find((r) => r.runId === resultRunId(shownResult)) : undefined;
+  const shownMeter = shownRun?.meter;
   const runningRun = calls.runningToolCallId !== undefined ? runForToolCall(live.runs, calls.runningToolCallId) : undefined;
+  // the user sees each exec run and end without looking for the result
+  const resultRef = useResultInView(call);
   const autoSelected = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (!runningRun || autoSelected.current === calls.runningToolCallId) return;
@@ -120,9 +125,13 @@ export function Playground() {
   // Scope: the page's own turn by default; "all turns" shows every run the operator can see.
   const [allTurns, setAllTurns] = useState(false);
   const columns = useCollapsedColumns();
+  const wide = useMediaQuery(WIDE_LAYOUT_QUERY);
+  const approvalsWhere = approvalsPlacement(wide, columns.collapsed);
   // kept while the run list holds: the memoized panels re-render only when what they show changed
   const scopedRuns = useMemo(() => runsInScope(live.runs, allTurns ? { kind: 'all' } : { kind: 'turn', agentRunId: turnId }), [live.runs, allTurns, turnId]);
   const scopedApprovals = useMemo(() => approvalsInScope(live.approvals, scopedRuns), [live.approvals, scopedRuns]);
+  // the runs list always holds the selected run, also one of another turn (a Test plan step's): list and trajectory agree
+  const runsListed = useMemo(() => listedRuns(scopedRuns, live.runs, selectedRunId), [scopedRuns, live.runs, selectedRunId]);
   const ownRuns = useMemo(() => live.runs.filter((r) => turnId !== undefined && r.agentRunId === turnId), [live.runs, turnId]);
   const ownWaiting = useMemo(() => ownRuns.filter((r) => r.state === 'waiting'), [ownRuns]);
   const endTurn = (next: () => void) => {
@@ -270,9 +279,10 @@ export function Playground() {
           </Button>
         </div>
       ) : null}
-      {/* Below 1280 px the three columns stack, the cell first and full width, and the page scrolls (issue 13: a 246 px editor at 900 px). */}
+      {/* Below 1280 px the three columns stack, the cell first and full width, then the runs (live state), then the tools,
+          and the page scrolls (a 246 px editor at 900 px before). */}
       <main className={`grid min-h-0 flex-1 grid-cols-1 gap-2 p-2 ${gridColumns(columns.collapsed)}`}>
-        <SideColumn id="tools" label="tools" side="left" collapsed={columns.collapsed.tools} onToggle={() => columns.toggle('tools')} order="order-2 xl:order-none" className="flex min-h-0 flex-col gap-2">
+        <SideColumn id="tools" label="tools" side="left" collapsed={columns.collapsed.tools} onToggle={() => columns.toggle('tools')} order="order-3 xl:order-none" className="flex min-h-0 flex-col gap-2">
           <div className="flex max-h-[45vh] min-h-0 flex-col xl:max-h-[45%]">
             <SurfacePanel
               surface={surfaceQuery.data}
@@ -290,7 +300,10 @@ export function Playground() {
             />
           </div>
         </SideColumn>
-        <div className="order-1 flex min-h-[85vh] flex-col gap-2 xl:order-none xl:min-h-0 xl:overflow-y-auto">
+        {/* The cell's column: each panel keeps its whole height and the column scrolls (a panel squeezed by flex had cut
+            the replay lab to 2 px and laid its header over the result); the result takes the room left, at least its
+            minimum, and scrolls inside. */}
+        <div data-testid="cell-column" className="order-1 flex flex-col gap-2 xl:order-none xl:min-h-0 xl:overflow-y-auto">
           <EditorPanel
             defaultCode={cell.code}
             language={language}
@@ -319,20 +332,25 @@ export function Playground() {
             shareUrl={cellShareUrl}
           />
           {compare.rows || compare.running || compare.error ? <ComparePanel {...compare} onClose={compare.clear} /> : null}
-          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} currentCode={currentCode} />
-          <div className="flex min-h-[220px] flex-1 flex-col">
+          {approvalsWhere === 'cell' ? <ApprovalsPrompt approvals={scopedApprovals} onDecide={onDecide} placement="cell" /> : null}
+          {/* the head's scroll margin: brought into view from below, the status under it shows too */}
+          <div ref={resultRef} className="flex min-h-[220px] flex-1 flex-col xl:min-h-[160px] [&>section>header]:scroll-mt-2 [&>section>header]:scroll-mb-24">
             <ResultPanel
               call={shownResultCall}
               {...(shownMeter ? { meter: shownMeter } : {})}
+              {...(shownRun?.replay ? { replay: shownRun.replay } : {})}
               onWait={onWaitFromResult}
               {...(surfaceQuery.data ? { snapshotTtlSeconds: surfaceQuery.data.options.snapshotTtlSeconds } : {})}
               approvalsPending={approvalsInScope(live.approvals, ownRuns).length}
+              approvalsWhere={approvalsWhere}
+              onShowApprovals={showApprovalsPrompt}
               {...(call?.runId && waitingFor.has(call.runId) ? { waitingFor: call.runId } : {})}
               {...(runningRun && call?.toolCallId === calls.runningToolCallId ? { onStop: () => onAbort(runningRun) } : {})}
             />
           </div>
+          <ReplayLabPanel selectedRun={selectedRun} running={running} canRun={turnInfo !== undefined} onRun={runCell} currentCode={currentCode} />
         </div>
-        <SideColumn id="runs" label="runs" side="right" collapsed={columns.collapsed.runs} onToggle={() => columns.toggle('runs')} order="order-3 xl:order-none" className="flex min-h-0 flex-col gap-2 pr-0.5 xl:overflow-y-auto [&>*]:shrink-0">
+        <SideColumn id="runs" label="runs" side="right" collapsed={columns.collapsed.runs} onToggle={() => columns.toggle('runs')} order="order-2 xl:order-none" className="flex min-h-0 flex-col gap-2 pr-0.5 xl:overflow-y-auto [&>*]:shrink-0">
           <label className="flex items-center gap-1.5 px-1 text-[11px] text-neutral-400" data-testid="scope" data-scope={allTurns ? 'all' : 'turn'}>
             <input type="checkbox" data-testid="scope-all-turns" checked={allTurns} onChange={(e) => setAllTurns(e.target.checked)} />
             all turns
@@ -340,7 +358,7 @@ export function Playground() {
               {allTurns ? '(approvals, waiting runs, runs and snapshots of every turn)' : '(showing this turn only)'}
             </span>
           </label>
-          <ApprovalsPrompt approvals={scopedApprovals} onDecide={onDecide} />
+          {approvalsWhere === 'runs' ? <ApprovalsPrompt approvals={scopedApprovals} onDecide={onDecide} placement="runs" /> : null}
           <WaitingBoard
             runs={waiting}
             waitingFor={waitingFor}
@@ -352,7 +370,12 @@ export function Playground() {
             queuedBehind={explainQueued}
           />
           <div className="flex max-h-48 min-h-0 flex-col">
-            <RunsPanel runs={scopedRuns} onSelect={selectRun} {...(selectedRunId ? { selectedRunId } : {})} />
+            <RunsPanel
+              runs={runsListed.runs}
+              onSelect={selectRun}
+              {...(selectedRunId ? { selectedRunId } : {})}
+              {...(runsListed.outOfScope ? { outOfScopeRunId: runsListed.outOfScope.runId } : {})}
+            />
           </div>
           <DetailTabs
             runs={scopedRuns}

@@ -22,7 +22,7 @@ const Playground = dynamic(loadPlayground, {
   ),
 });
 
-// Monaco's chunks load beside the page's own from the start: uncompressed on loopback they no longer hold the page's
+// Monaco's chunks load beside the page's own from the start: compressed once per server process, they no longer hold the page's
 // chunk back, and evaluating Monaco (most of the first view's main-thread time) then starts as early as it can.
 if (typeof window !== 'undefined') {
   void loadPlayground().catch(() => undefined);

@@ -106,3 +106,44 @@ export async function panelShot(page: Page, testId: string, name: string, testIn
   const body = await page.getByTestId(testId).screenshot({ path: `${PANEL_SHOTS_DIR}/${name}.png` });
   await testInfo.attach(name, { body, contentType: 'image/png' });
 }
+
+/**
+ * Geometry of what the user must see (boundingBox, not pixels): `locator` lies inside the viewport as the page is
+ * scrolled now (the test did not scroll to it).
+ */
+export async function expectInViewport(page: Page, locator: Locator, what: string): Promise<void> {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize();
+  expect(box, `${what} is laid out`).toBeTruthy();
+  if (!box || !viewport) return;
+  const edges = { top: Math.round(box.y), left: Math.round(box.x), bottom: Math.round(box.y + box.height), right: Math.round(box.x + box.width) };
+  expect(edges.top >= 0 && edges.left >= 0 && edges.bottom <= viewport.height && edges.right <= viewport.width, `${what} inside the ${viewport.width}x${viewport.height} viewport: ${JSON.stringify(edges)}`).toBe(true);
+}
+
+/** No scroll box around `locator` cuts any of it off: every ancestor that clips (overflow other than visible) holds it whole. */
+export async function expectNotClipped(locator: Locator, what: string): Promise<void> {
+  const clippedBy = await locator.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const cut: string[] = [];
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      if (box.top < r.top - 1 || box.bottom > r.bottom + 1 || box.left < r.left - 1 || box.right > r.right + 1) {
+        const span = (b: DOMRect) => `x ${Math.round(b.left)}..${Math.round(b.right)}, y ${Math.round(b.top)}..${Math.round(b.bottom)}`;
+        cut.push(`${a.tagName.toLowerCase()}${a.dataset.testid ? `[${a.dataset.testid}]` : ''} (${span(r)}) holds ${span(box)}`);
+      }
+    }
+    return cut;
+  });
+  expect(clippedBy, `${what} is cut off by a scroll box`).toEqual([]);
+}
+
+/** Two boxes on the page do not overlap. */
+export async function expectApart(a: Locator, b: Locator, what: string): Promise<void> {
+  const [x, y] = [await a.boundingBox(), await b.boundingBox()];
+  expect(x && y, `${what}: both laid out`).toBeTruthy();
+  if (!x || !y) return;
+  const overlap = x.x < y.x + y.width - 1 && y.x < x.x + x.width - 1 && x.y < y.y + y.height - 1 && y.y < x.y + x.height - 1;
+  expect(overlap, `${what} overlap: ${JSON.stringify([x, y])}`).toBe(false);
+}

@@ -1,8 +1,8 @@
 // E2E (issue 17, replay lab): fork a waiting run from the waiting board with an edited reply and see both runs; replay a downloaded cassette.
 import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
-import type { Page } from '@playwright/test';
-import { openPlayground, resultRunId, resultValue, runCell, setCell, settle, waitingRun } from './helpers.ts';
+import type { Locator, Page } from '@playwright/test';
+import { expectNotClipped, openPlayground, resultRunId, resultValue, runCell, setCell, settle, waitingRun } from './helpers.ts';
 
 // each test runs two or three cells and a fork or a replay: on a loaded machine that outlasts one cell's 90 s
 test.slow();
@@ -11,7 +11,14 @@ function runRow(page: Page, runId: string) {
   return page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
 }
 
+/** The element shows its whole text: nothing cut by its box (truncate, a squeezed flex item). */
+async function expectWholeText(locator: Locator): Promise<void> {
+  expect(await locator.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.clientWidth > 0)).toBe(true);
+}
+
 test('fork a waiting run from the board with an edited reply: the fork completes with it, the original still waits', async ({ page }) => {
+  // the board at 1440 px: each card's header says why it waits, how many calls, and when it expires (a fork too)
+  await page.setViewportSize({ width: 1440, height: 900 });
   await openPlayground(page);
   // the sleep outlasts the 2.5 s budget: the run parks with the call pending
   expect(await runCell(page, 'const s = await sleep({ ms: 600000 });\nreturn { slept: s, r: Math.random() };\n')).toBe('waiting');
@@ -34,6 +41,13 @@ test('fork a waiting run from the board with an edited reply: the fork completes
   const forkCard = waitingRun(page, forkId);
   await expect(forkCard).toBeVisible();
   await expect(forkCard.getByTestId('forked-from')).toContainText(`forked from ${originalId} at suspension 1`);
+  for (const c of [card, forkCard]) {
+    await expect(c.getByTestId('waiting-reason')).toHaveText('pending_tools');
+    await expectWholeText(c.getByTestId('waiting-reason'));
+    await expect(c.getByTestId('waiting-summary')).toHaveText(/^\d+ pending$/);
+    await expectWholeText(c.getByTestId('waiting-summary'));
+    await expect(c.getByTestId('waiting-ttl')).toHaveText(/^\d+:\d\d$/);
+  }
   await expect(runRow(page, originalId)).toBeVisible();
   await expect(runRow(page, forkId)).toBeVisible();
 
@@ -94,4 +108,73 @@ test('a cassette of another cell than the editor\'s asks which to replay: the cu
   expect(await settle(page, () => choice.getByRole('button', { name: 'replay the recorded cell' }).click())).toBe('completed');
   await expect(lines).not.toContainText(edit);
   await expect(choice).toHaveCount(0);
+});
+
+test('a run replayed from a cassette is marked so everywhere it shows: result, runs list, waiting card; its calls read "replayed", not "ok"', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openPlayground(page);
+  // the cell yields after its tool call: its replay parks too, so the waiting board shows it
+  const cell = 'const w = await weather_lookup({ city: "Oslo" });\nawait yield_control("look");\nreturn w.city;\n';
+  expect(await runCell(page, cell)).toBe('waiting');
+  const recordedId = await resultRunId(page);
+  expect(await settle(page, () => waitingRun(page, recordedId).getByRole('button', { name: 'Wait', exact: true }).click())).toBe('completed');
+  const trajectory = page.getByTestId('trajectory-panel');
+  const recordedRow = trajectory.getByTestId('trajectory-nested').filter({ hasText: 'weather_lookup' });
+  // the recorded run's tool ran: its row reads ok
+  await expect(recordedRow.locator('[data-status]')).toHaveText('ok');
+  const lab = page.getByTestId('replay-lab');
+  const [download] = await Promise.all([page.waitForEvent('download'), lab.getByRole('button', { name: 'download cassette' }).click()]);
+  const file = testInfo.outputPath('yield.cassette.json');
+  await download.saveAs(file);
+
+  expect(await settle(page, () => lab.getByTestId('replay-file').setInputFiles(file))).toBe('waiting');
+  const replayedId = await resultRunId(page);
+  expect(replayedId).not.toBe(recordedId);
+  const card = waitingRun(page, replayedId);
+  await expect(card.getByTestId('waiting-replayed')).toHaveText(`replayed from cassette (recorded from run ${recordedId}): every tool call was answered from it, no tool ran`);
+  await expect(runRow(page, replayedId).getByTestId('run-replayed')).toHaveText('replay');
+  await expect(runRow(page, recordedId).getByTestId('run-replayed')).toHaveCount(0);
+  await expect(trajectory.getByTestId('trajectory-replayed')).toContainText('replayed from cassette');
+  const row = trajectory.getByTestId('trajectory-nested').filter({ hasText: 'weather_lookup' });
+  await expect(row).toHaveAttribute('data-answered-by', 'cassette');
+  await expect(row.locator('[data-status]')).toHaveText('replayed');
+  // the tool's name stays whole beside the badge (at 1440 px a longer badge squeezed it to "…")
+  await expectNotClipped(row.getByRole('button', { name: 'show details of the weather_lookup call' }), 'the replayed call\'s tool name');
+  await expect(row.locator('[data-status]')).toHaveAttribute('title', 'replayed: answered from the cassette, the tool did not run');
+
+  expect(await settle(page, () => card.getByRole('button', { name: 'Wait', exact: true }).click())).toBe('completed');
+  await expect(page.getByTestId('result-replayed')).toContainText(`replayed from cassette (recorded from run ${recordedId})`);
+  // the session's transcript keeps the fact
+  await page.getByRole('tab', { name: 'Session' }).click();
+  const transcriptRow = page.locator('[data-testid=transcript-nested][data-answered-by=cassette]');
+  await expect(transcriptRow).toHaveCount(1);
+  await expect(transcriptRow.locator('[data-status]')).toHaveText('replayed');
+});
+
+test('the seed field suggests no seed a Run does not use: empty means random, it empties once Run with seed used it, "reuse seed" brings a run\'s back', async ({ page }) => {
+  await openPlayground(page);
+  const lab = page.getByTestId('replay-lab');
+  const seed = lab.getByLabel('seed');
+  await expect(seed).toHaveValue('');
+  await expect(seed).toHaveAttribute('placeholder', 'random');
+
+  await setCell(page, 'return Math.random();\n');
+  await seed.fill('42');
+  expect(await settle(page, () => lab.getByRole('button', { name: 'Run with seed' }).click())).toBe('completed');
+  await expect(lab.getByTestId('run-seed')).toHaveText('42');
+  await expect(seed).toHaveValue('');
+  const seeded = await resultValue(page);
+
+  // a plain Run draws its own seed, and the empty field says so
+  expect(await settle(page, () => page.getByRole('button', { name: 'Run ▸', exact: true }).click())).toBe('completed');
+  await expect(lab.getByTestId('run-seed')).not.toHaveText('42');
+  await expect(seed).toHaveValue('');
+
+  // the seeded run's seed, reused: the same draw
+  await runRow(page, (await page.locator('[data-testid=run-row]').nth(1).getAttribute('data-run-id')) ?? '').click();
+  await expect(lab.getByTestId('run-seed')).toHaveText('42');
+  await lab.getByRole('button', { name: 'reuse seed' }).click();
+  await expect(seed).toHaveValue('42');
+  expect(await settle(page, () => lab.getByRole('button', { name: 'Run with seed' }).click())).toBe('completed');
+  expect(await resultValue(page)).toBe(seeded);
 });

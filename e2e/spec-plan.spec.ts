@@ -249,3 +249,25 @@ test('step 15: timeout, abort and snapshot expiry clean up runtime state (the bo
   await expect(page.getByTestId('result-status')).toHaveAttribute('data-status', 'expired');
   await expect(page.getByTestId('result-wait')).toHaveCount(0);
 });
+
+test("the Test plan tab's trajectory link selects a run the runs list holds: the plan's own turn, named, beside this turn's runs", async ({ page }) => {
+  test.slow();
+  await openPlayground(page);
+  expect(await runCell(page, 'return 1;\n')).toBe('completed');
+  const own = await resultRunId(page);
+  await page.getByRole('tab', { name: 'Test plan' }).click();
+  await page.getByRole('button', { name: 'run the spec plan' }).click();
+  await expect(page.getByTestId('plan-step')).toHaveCount(16, { timeout: 240_000 });
+  const step = page.locator('[data-testid="plan-step"][data-step="16"]');
+  await step.getByRole('button', { name: 'trajectory', exact: true }).click();
+  await expect(page.getByRole('tab', { name: 'Trajectory' })).toHaveAttribute('aria-selected', 'true');
+  const shown = (await page.getByTestId('trajectory-panel').locator('h2 .font-mono').innerText()).trim();
+  expect(shown).toMatch(/^run_/);
+  // the list holds the shown run, selected and named as the plan's, from another turn; the page's own run stays listed
+  const row = page.locator(`[data-testid=run-row][data-run-id="${shown}"]`);
+  await expect(row).toHaveAttribute('aria-current', 'true');
+  await expect(row.getByTestId('run-other-turn')).toHaveText('other turn');
+  await expect(row.getByTestId('run-client')).toHaveText('test plan');
+  await expect(page.locator(`[data-testid=run-row][data-run-id="${own}"]`)).toBeVisible();
+  await expect(page.getByTestId('scope-all-turns')).not.toBeChecked();
+});

@@ -140,6 +140,8 @@ test('at 900 px the cell takes the full row and the side panels still collapse',
   await expect(page.getByTestId('catalog-panel')).toHaveCount(0);
   await page.getByRole('button', { name: 'Show the tools panel' }).click();
   await expect(page.getByTestId('catalog-panel')).toBeVisible();
+  // the shot shows the top of the page (the toggle sits below the runs, the click scrolled there)
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${PANEL_SHOTS_DIR}/layout-900.png`, fullPage: false });
 });
 

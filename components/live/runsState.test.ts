@@ -1,6 +1,6 @@
 // Tests for folding run events into the page's run list and approvals.
 import { describe, expect, it } from 'vitest';
-import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, NESTED_KEPT, queuedBehind, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
+import { applyApprovalEvent, applyRunEvent, approvalsInScope, boardRuns, listedRuns, NESTED_KEPT, queuedBehind, runForToolCall, runsInScope, runsLeftBehind, waitingRuns } from './runsState.ts';
 import type { ApprovalView, ControlCallRecord, NestedCallRecord } from '../../server/runs/types.ts';
 import { runViewFixture } from './testing.ts';
 
@@ -74,6 +74,19 @@ describe('waitingRuns', () => {
   it('keeps only runs that hold a continuation', () => {
     const runs = [view('a', { state: 'waiting' }), view('b', { state: 'completed' }), view('c', { state: 'expired' })];
     expect(waitingRuns(runs).map((r) => r.runId)).toEqual(['a']);
+  });
+});
+
+describe('listedRuns', () => {
+  const mine = view('mine', { agentRunId: 'ar_page', createdAt: 1 });
+  const plan = view('plan', { agentRunId: 'ar_plan', createdAt: 2 });
+  it('adds the selected run of another turn to the list, in its place, and names it', () => {
+    const listed = listedRuns([mine], [mine, plan], 'plan');
+    expect(listed.runs.map((r) => r.runId)).toEqual(['plan', 'mine']);
+    expect(listed.outOfScope?.runId).toBe('plan');
+  });
+  it('keeps the scoped list as it is when the selected run is in it, unknown, or none is selected', () => {
+    for (const selected of ['mine', 'gone', undefined]) expect(listedRuns([mine], [mine, plan], selected)).toEqual({ runs: [mine] });
   });
 });
 

@@ -93,6 +93,17 @@ export function runsInScope(runs: RunView[], scope: RunScope): RunView[] {
   return runs.filter((r) => r.agentRunId === scope.agentRunId);
 }
 
+/**
+ * What the runs list shows: the runs in scope, plus the selected run when it is out of scope (a link's run, a Test
+ * plan step's run in the plan's own turn), so the list always holds the run the trajectory shows. `outOfScope` is
+ * that run, when there is one.
+ */
+export function listedRuns(scoped: RunView[], all: RunView[], selectedRunId: string | undefined): { runs: RunView[]; outOfScope?: RunView } {
+  if (selectedRunId === undefined || scoped.some((r) => r.runId === selectedRunId)) return { runs: scoped };
+  const selected = all.find((r) => r.runId === selectedRunId);
+  return selected ? { runs: sortRuns([...scoped, selected]), outOfScope: selected } : { runs: scoped };
+}
+
 /** Approvals asked by runs in scope (an approval names its run; the run names its turn). */
 export function approvalsInScope(approvals: ApprovalView[], scopedRuns: RunView[]): ApprovalView[] {
   const ids = new Set(scopedRuns.map((r) => r.runId));

@@ -1,6 +1,6 @@
 'use client';
 // Approvals prompt: nested calls waiting for an operator, with the tool, its input and the cell that asked.
-import { memo, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { JsonTree } from '../ui/JsonTree.tsx';
 import { Button, ErrorNote } from '../ui/Panel.tsx';
 import { formatDuration } from '../ui/format.ts';
@@ -60,13 +60,41 @@ function ApprovalCard(props: { approval: Approval; now: number; onDecide: (appro
   );
 }
 
+const PROMPT_ID = 'approvals-prompt';
+
+/** Brings the approvals prompt into view and focuses its first Approve button (the result panel's "show the prompt"). */
+export function showApprovalsPrompt(): void {
+  const prompt = document.getElementById(PROMPT_ID);
+  if (!prompt) return;
+  prompt.scrollIntoView({ block: 'nearest' });
+  prompt.querySelector<HTMLButtonElement>('[data-testid=approval-approve]:not(:disabled)')?.focus({ preventScroll: true });
+}
+
 // memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
-export const ApprovalsPrompt = memo(function ApprovalsPrompt(props: { approvals: Approval[]; onDecide: (approvalId: string, approve: boolean, reason?: string) => Promise<void> }) {
+export const ApprovalsPrompt = memo(function ApprovalsPrompt(props: {
+  approvals: Approval[];
+  onDecide: (approvalId: string, approve: boolean, reason?: string) => Promise<void>;
+  /** Atop the runs column, or in the cell's column above the result (playground/layout.ts approvalsPlacement). */
+  placement: 'runs' | 'cell';
+}) {
   const now = useNow(1000, props.approvals.length > 0);
-  if (props.approvals.length === 0) return null;
+  const ref = useRef<HTMLElement>(null);
+  const asking = props.approvals.length > 0;
+  // In the cell's column the prompt comes into view when a question arrives: the user is at the cell, not below it.
+  useEffect(() => {
+    if (asking && props.placement === 'cell') ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [asking, props.placement]);
+  if (!asking) return null;
   return (
-    <section data-testid="approvals-prompt" className="rounded border border-fuchsia-700 bg-neutral-900 p-2 shadow-lg shadow-fuchsia-950/40">
-      <h2 className="mb-1.5 text-[11px] font-semibold uppercase tracking-wider text-fuchsia-300">
+    <section
+      ref={ref}
+      id={PROMPT_ID}
+      data-testid="approvals-prompt"
+      data-placement={props.placement}
+      aria-labelledby={`${PROMPT_ID}-title`}
+      className={`shrink-0 rounded border border-fuchsia-700 bg-neutral-900 p-2 shadow-lg shadow-fuchsia-950/40 ${props.placement === 'cell' ? 'max-h-[60vh] overflow-y-auto' : ''}`}
+    >
+      <h2 id={`${PROMPT_ID}-title`} className="mb-1.5 text-[11px] font-semibold uppercase tracking-wider text-fuchsia-300">
         Approvals pending ({props.approvals.length})
       </h2>
       <ul className="space-y-2">

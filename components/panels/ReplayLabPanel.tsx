@@ -1,6 +1,6 @@
 'use client';
 // The replay lab on the page: run the cell with a seed, replay it from a cassette file, and download the selected run's cassette or save it as a test.
-import { memo, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { Button, ErrorNote, Panel } from '../ui/Panel.tsx';
 import { errorMessage } from '../playground/errors.ts';
 import { useTRPCClient } from '../trpc.ts';
@@ -49,11 +49,27 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
   // a cassette whose recorded cell differs from the editor's: which one to replay is the user's call
   const [choice, setChoice] = useState<{ fileName: string; cassette: unknown; code: string }>();
   const run = props.selectedRun;
+  const fileInput = useRef<HTMLInputElement>(null);
+  // What the lab says after an action (a question, an error, a saved test) comes into view where the user is: the
+  // panel may sit at the bottom edge of the cell's column. The question also takes the focus.
+  const choiceRef = useRef<HTMLDivElement>(null);
+  const noteRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!choice) return;
+    choiceRef.current?.scrollIntoView({ block: 'nearest' });
+    choiceRef.current?.querySelector('button')?.focus({ preventScroll: true });
+  }, [choice]);
+  useEffect(() => {
+    if (error !== undefined || saved !== undefined) noteRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [error, saved]);
 
+  // The field is the seed of the next "Run with seed" only, so it is emptied once that run starts: a seed left in it
+  // would read as the seed of every later Run, which draws its own (the run shows the seed it used; "reuse" brings it back).
   const runWithSeed = () => {
     const seed = parseSeed(seedText);
     if (typeof seed === 'object') return setError(seed.error);
     setError(undefined);
+    setSeedText('');
     props.onRun(seed !== undefined ? { seed } : {});
   };
   const replayFile = async (file: File | undefined) => {
@@ -100,7 +116,8 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
   };
 
   return (
-    <Panel title="Replay lab" testId="replay-lab">
+    // shrink-0: the cell's column scrolls rather than squeeze the lab (it was cut to 2 px at 1280x720, its notes to a 73 px box)
+    <Panel title="Replay lab" testId="replay-lab" className="shrink-0">
       <div className="flex flex-wrap items-center gap-1.5 text-[11px] text-neutral-400">
         <label className="flex items-center gap-1">
           seed
@@ -109,27 +126,35 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
             inputMode="numeric"
             className="w-28 rounded border border-neutral-700 bg-neutral-950 px-1 py-0.5 font-mono text-xs text-neutral-200 placeholder:text-neutral-600"
             placeholder="random"
+            title="the seed of the next Run with seed; empty: a random one. Run always draws a random seed."
             value={seedText}
             onChange={(e) => setSeedText(e.target.value)}
           />
         </label>
-        <Button testId="run-with-seed" disabled={!props.canRun || props.running} onClick={runWithSeed} title="run the editor's cell with this seed (Date, performance.now, Math.random)">
+        <Button testId="run-with-seed" disabled={!props.canRun || props.running} onClick={runWithSeed} title="run the editor's cell with this seed (Math.random repeats; empty: a random seed)">
           Run with seed
         </Button>
-        <label className="flex cursor-pointer items-center gap-1 rounded border border-neutral-700 px-1.5 py-0.5 hover:bg-neutral-800">
-          replay from cassette
-          <input
-            type="file"
-            accept="application/json,.json"
-            data-testid="replay-file"
-            className="hidden"
-            disabled={!props.canRun || props.running}
-            onChange={(e) => {
-              void replayFile(e.target.files?.[0]);
-              e.target.value = '';
-            }}
-          />
-        </label>
+        <Button
+          testId="replay-from-cassette"
+          disabled={!props.canRun || props.running}
+          onClick={() => fileInput.current?.click()}
+          title="pick a cassette file (downloaded here, or written by codemode run --record): the cell runs with every tool call answered from it"
+        >
+          replay from cassette…
+        </Button>
+        <input
+          ref={fileInput}
+          type="file"
+          accept="application/json,.json"
+          data-testid="replay-file"
+          aria-label="cassette file to replay"
+          className="hidden"
+          disabled={!props.canRun || props.running}
+          onChange={(e) => {
+            void replayFile(e.target.files?.[0]);
+            e.target.value = '';
+          }}
+        />
       </div>
       <div className="mt-1 flex flex-wrap items-center gap-1.5 text-[11px] text-neutral-400">
         {run ? (
@@ -137,6 +162,9 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
             <span>
               run <span className="font-mono">{run.runId}</span> · seed <span data-testid="run-seed" className="font-mono text-neutral-200">{run.seed}</span>
             </span>
+            <Button kind="ghost" testId="reuse-seed" onClick={() => setSeedText(String(run.seed))} title="put this run's seed in the seed field, for Run with seed">
+              reuse seed
+            </Button>
             <Button testId="cassette-download" onClick={() => void downloadCassette()} title="its tool calls, seed and outcome as a cassette file">
               download cassette
             </Button>
@@ -149,7 +177,7 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
         )}
       </div>
       {choice ? (
-        <div data-testid="replay-choice" role="group" aria-label="which cell to replay" className="mt-1 space-y-1 rounded border border-amber-900/60 bg-amber-950/20 p-1.5 text-[11px] text-amber-200">
+        <div ref={choiceRef} data-testid="replay-choice" role="group" aria-label="which cell to replay" className="mt-1 space-y-1 rounded border border-amber-900/60 bg-amber-950/20 p-1.5 text-[11px] text-amber-200">
           <p>
             {choice.fileName} recorded another cell than the one in the editor. Replay the recorded cell (it replaces the editor's cell), or the
             editor's cell against the cassette (a call the cassette does not hold fails with replay_mismatch)?
@@ -167,12 +195,14 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
           </div>
         </div>
       ) : null}
-      {saved ? (
-        <p data-testid="save-as-test-done" className="mt-1 text-[11px] text-emerald-300">
-          saved {saved}
-        </p>
-      ) : null}
-      {error ? <ErrorNote title="Replay lab">{error}</ErrorNote> : null}
+      <div ref={noteRef} className="space-y-1 empty:hidden">
+        {saved ? (
+          <p data-testid="save-as-test-done" className="mt-1 text-[11px] text-emerald-300">
+            saved {saved}
+          </p>
+        ) : null}
+        {error ? <ErrorNote title="Replay lab">{error}</ErrorNote> : null}
+      </div>
     </Panel>
   );
 });

@@ -11,6 +11,7 @@ import type { CellCall } from '../playground/callState.ts';
 import type { ExecResult, Meter } from '../api.ts';
 import { TokenMeterView } from '../meter/TokenMeterView.tsx';
 import { RunMovedOn } from './RunFollowNote.tsx';
+import { ReplayedNote } from '../ui/Replayed.tsx';
 
 type Telemetry = ExecResult['telemetry'];
 type Output = NonNullable<ExecResult['output']>[number];
@@ -60,7 +61,26 @@ function TelemetryGrid({ telemetry }: { telemetry: Telemetry }) {
   );
 }
 
-function Running({ call, approvalsPending, onStop }: { call: CellCall; approvalsPending: number; onStop?: (() => void) | undefined }) {
+/** Where the approvals prompt is, in words the user can follow from the result panel. */
+const PROMPT_PLACE: Record<ApprovalsWhere, string> = {
+  cell: 'the prompt is just above this panel',
+  runs: 'the prompt is at the top of the runs column, on the right',
+};
+type ApprovalsWhere = 'runs' | 'cell';
+
+function Running({
+  call,
+  approvalsPending,
+  approvalsWhere,
+  onShowApprovals,
+  onStop,
+}: {
+  call: CellCall;
+  approvalsPending: number;
+  approvalsWhere: ApprovalsWhere;
+  onShowApprovals?: (() => void) | undefined;
+  onStop?: (() => void) | undefined;
+}) {
   const now = useNow(100);
   const elapsed = now - call.startedAt;
   const over = call.timeoutMs !== undefined && elapsed > call.timeoutMs;
@@ -93,7 +113,12 @@ function Running({ call, approvalsPending, onStop }: { call: CellCall; approvals
       ) : null}
       {approvalsPending > 0 ? (
         <p data-testid="result-awaiting-approval" className="text-[11px] text-fuchsia-300">
-          A nested call waits for your approval (see the prompt on the right); the cell's execution budget is paused meanwhile.
+          A nested call waits for your approval ({PROMPT_PLACE[approvalsWhere]}); the cell&apos;s execution budget is paused meanwhile.{' '}
+          {onShowApprovals ? (
+            <button type="button" onClick={onShowApprovals} className="text-fuchsia-200 underline decoration-dotted underline-offset-2 hover:text-fuchsia-100">
+              show the prompt
+            </button>
+          ) : null}
         </p>
       ) : null}
       {over && approvalsPending === 0 ? (
@@ -110,6 +135,12 @@ export function ResultPanel(props: {
   onWait: (runId: string) => void;
   waitingFor?: string;
   approvalsPending?: number;
+  /** Where the approvals prompt sits now (playground/layout.ts approvalsPlacement); the note says so. */
+  approvalsWhere?: ApprovalsWhere;
+  /** Brings the approvals prompt into view and focuses it. */
+  onShowApprovals?: () => void;
+  /** Set when the shown run replays a cassette: its tool calls were answered from it, no tool ran. */
+  replay?: { runId?: string };
   /** Aborts the running exec's run; absent until the page knows that run. */
   onStop?: () => void;
   /** The shown run's token meter (from its run view), once one of its exec/wait calls ended. */
@@ -126,6 +157,7 @@ export function ResultPanel(props: {
     <Panel
       title="Result"
       testId="result-panel"
+      className="flex-1"
       actions={
         result ? (
           <Button kind="ghost" testId="result-raw-toggle" onClick={() => setRaw(!raw)}>
@@ -136,7 +168,9 @@ export function ResultPanel(props: {
     >
       <span data-testid="result-seq" data-seq={call?.seq ?? 0} hidden />
       {!call ? <Empty>Run a cell (Ctrl/Cmd+Enter) to see its result here.</Empty> : null}
-      {call && !result && !call.error ? <Running call={call} approvalsPending={props.approvalsPending ?? 0} onStop={props.onStop} /> : null}
+      {call && !result && !call.error ? (
+        <Running call={call} approvalsPending={props.approvalsPending ?? 0} approvalsWhere={props.approvalsWhere ?? 'runs'} onShowApprovals={props.onShowApprovals} onStop={props.onStop} />
+      ) : null}
       {call?.error ? (
         <ErrorNote title={`${call.tool} did not return a result`} testId="result-call-error">
           {call.error}
@@ -167,6 +201,7 @@ export function ResultPanel(props: {
               <span className="font-mono text-[11px] text-neutral-500">run {result.telemetry.runId}</span>
             ) : null}
           </div>
+          {props.replay ? <ReplayedNote replay={props.replay} testId="result-replayed" /> : null}
           {raw ? (
             <div>
               <div className="mb-1 text-[11px] text-neutral-500">the tool result text a model receives (compact JSON; network content wrapped as untrusted)</div>

@@ -9,8 +9,17 @@ import type { Run } from '../api.ts';
 export const MAX_RUNS_LISTED = 50;
 
 // memo: the page re-renders on every live event; this panel only when its own props change (issue 14)
-export const RunsPanel = memo(function RunsPanel(props: { runs: Run[]; selectedRunId?: string; onSelect: (runId: string) => void }) {
-  const runs = props.runs.slice(0, MAX_RUNS_LISTED);
+export const RunsPanel = memo(function RunsPanel(props: {
+  runs: Run[];
+  selectedRunId?: string;
+  /** The selected run, listed though it is of another turn than the scope shows (runsState.ts listedRuns). */
+  outOfScopeRunId?: string;
+  onSelect: (runId: string) => void;
+}) {
+  // the selected run stays listed past the cap: the list holds what the trajectory shows
+  const capped = props.runs.slice(0, MAX_RUNS_LISTED);
+  const selected = props.runs.find((r) => r.runId === props.selectedRunId);
+  const runs = selected && !capped.includes(selected) ? [...capped, selected] : capped;
   return (
     <Panel title={`Runs (${props.runs.length})`} testId="runs-panel" bodyClassName="p-1">
       {runs.length === 0 ? (
@@ -37,6 +46,16 @@ export const RunsPanel = memo(function RunsPanel(props: { runs: Run[]; selectedR
                   {run.runId}
                 </span>
                 <span className="text-neutral-500">{run.executor}</span>
+                {run.replay ? (
+                  <span data-testid="run-replayed" className="text-violet-300" title="replayed from a cassette: its tool calls were answered from it, no tool ran">
+                    replay
+                  </span>
+                ) : null}
+                {run.runId === props.outOfScopeRunId ? (
+                  <span data-testid="run-other-turn" className="text-amber-300" title={`turn ${run.agentRunId}: shown because it is selected; tick "all turns" to list that turn's runs`}>
+                    other turn
+                  </span>
+                ) : null}
                 {run.client !== undefined ? (
                   <span data-testid="run-client" className="truncate text-sky-400" title="the client driving this run's turn (MCP)">
                     {run.client}

@@ -10,6 +10,7 @@ import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatDuration } from '../ui/format.ts';
 import { useNow } from '../ui/useNow.ts';
 import { errorMessage } from '../playground/errors.ts';
+import { ReplayedNote } from '../ui/Replayed.tsx';
 import type { Run } from '../api.ts';
 
 const BAR_COLORS: Record<string, string> = {
@@ -197,6 +198,7 @@ export const TrajectoryPanel = memo(function TrajectoryPanel(props: { run?: Run;
               {run.agentId} · session {run.sessionId} · {run.executor} · {run.language}
             </span>
           </div>
+          {run.replay ? <ReplayedNote replay={run.replay} testId="trajectory-replayed" /> : null}
           {run.nestedOmitted ? (
             <p data-testid="trajectory-omitted" className="text-[11px] text-amber-300">
               {run.nestedOmitted} earlier finished nested calls are not shown (the view keeps the latest {run.nested.length}); Export JSON has every one.

@@ -9,6 +9,7 @@ import { formatBytes, formatCountdown, formatDuration, percentOf, previewJson } 
 import { useNow } from '../ui/useNow.ts';
 import type { PendingToolCall, Run } from '../api.ts';
 import { ForkForm, forkable } from './ForkForm.tsx';
+import { ReplayedNote } from '../ui/Replayed.tsx';
 
 export interface ClientAnswer {
   runId: string;
@@ -121,6 +122,8 @@ function WaitingRun(props: {
       data-expanded={expanded}
       className={`space-y-1.5 rounded border bg-neutral-950/50 px-2 py-1 ${run.state === 'running' ? 'border-sky-900/60' : 'border-amber-900/50'}`}
     >
+      {/* Two lines: who (state, id) and what to do on the first, why it waits and for how long on the second; one line
+          at 1440 px squeezed the reason to "p" and dropped the pending count. */}
       <div className="flex items-center gap-2 whitespace-nowrap">
         <button
           type="button"
@@ -132,24 +135,11 @@ function WaitingRun(props: {
         >
           <span className="text-[10px] text-neutral-500">{expanded ? '▾' : '▸'}</span>
           <StatusBadge status={run.state} />
-          {/* the id gives way first on a narrow board (its title keeps the whole id); the countdown never does */}
+          {/* the id gives way first on a narrow board (its title keeps the whole id) */}
           <span data-testid="waiting-run-id" className="min-w-[7ch] truncate font-mono text-xs text-neutral-200" title={run.runId}>
             {run.runId}
           </span>
-          <span data-testid="waiting-reason" className="min-w-0 shrink-[4] truncate rounded bg-neutral-800 px-1 font-mono text-[11px] text-neutral-300">
-            {run.state === 'running' ? 'asks the user' : (run.reason ?? '?')}
-          </span>
-          <span data-testid="waiting-summary" className="min-w-0 shrink-[4] truncate text-[11px] text-neutral-500">
-            {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
-          </span>
         </button>
-        {run.state === 'waiting' ? (
-          <span className="shrink-0 text-[11px] text-neutral-400" title="snapshot TTL: the run expires unless waited on">
-            <span data-testid="waiting-ttl" className="font-mono text-amber-300">
-              {run.expiresAt !== undefined ? formatCountdown(run.expiresAt, now) : '—'}
-            </span>
-          </span>
-        ) : null}
         {run.state === 'waiting' ? (
           <Button kind="primary" testId="wait-button" disabled={props.waiting} onClick={() => props.onWait(run)}>
             {props.waiting ? 'Waiting…' : 'Wait'}
@@ -169,6 +159,23 @@ function WaitingRun(props: {
           Abort
         </Button>
       </div>
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5 pl-4 text-[11px]">
+        <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-neutral-300">
+          {run.state === 'running' ? 'asks the user' : (run.reason ?? '?')}
+        </span>
+        <span data-testid="waiting-summary" className="text-neutral-400">
+          {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
+        </span>
+        {run.state === 'waiting' ? (
+          <span className="text-neutral-400" title="snapshot TTL: the run expires unless waited on">
+            expires in{' '}
+            <span data-testid="waiting-ttl" className="font-mono text-amber-300">
+              {run.expiresAt !== undefined ? formatCountdown(run.expiresAt, now) : '—'}
+            </span>
+          </span>
+        ) : null}
+      </div>
+      {run.replay ? <ReplayedNote replay={run.replay} testId="waiting-replayed" /> : null}
       {run.forkedFrom ? (
         <div data-testid="forked-from" className="text-[11px] text-violet-300">
           forked from <span className="font-mono">{run.forkedFrom.runId}</span> at suspension {run.forkedFrom.suspension}

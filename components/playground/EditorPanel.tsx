@@ -62,7 +62,8 @@ export const EditorPanel = memo(function EditorPanel(props: {
     <Panel
       title="Cell"
       testId="editor-panel"
-      className="h-[60%] min-h-[480px] shrink-0"
+      // stacked (below 1280 px) the column has no height of its own: the editor takes a share of the window
+      className="h-[60vh] min-h-[420px] shrink-0 xl:h-[60%] xl:min-h-[480px]"
       bodyClassName="flex min-h-0 flex-col"
       actions={
         <>

@@ -31,3 +31,15 @@ export function gridColumns(collapsed: Collapsed): string {
   const key = `${collapsed.tools ? 'closed' : 'open'}-${collapsed.runs ? 'closed' : 'open'}`;
   return GRIDS[key] ?? (GRIDS['open-open'] as string);
 }
+
+/** Tailwind's `xl` breakpoint, where the three columns sit side by side; below it they stack (the cell first). */
+export const WIDE_LAYOUT_QUERY = '(min-width: 1280px)';
+
+/**
+ * Where the approvals prompt sits: at the top of the runs column when that column is beside the cell and open;
+ * otherwise in the cell's column, just above the result, where the user who pressed Run is looking (stacked below
+ * 1280 px the runs column starts a screen or more below Run; a collapsed column shows nothing).
+ */
+export function approvalsPlacement(wide: boolean, collapsed: Collapsed): 'runs' | 'cell' {
+  return wide && !collapsed.runs ? 'runs' : 'cell';
+}

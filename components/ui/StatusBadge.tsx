@@ -16,11 +16,16 @@ const COLORS: Record<string, string> = {
   settled: 'bg-emerald-900/60 text-emerald-300 border-emerald-800',
 };
 
-export function StatusBadge(props: { status: string; testId?: string }) {
-  const color = COLORS[props.status] ?? 'bg-neutral-800 text-neutral-300 border-neutral-700';
+/** `label` replaces the shown text (a replayed call reads "replayed"): violet, rose for an answered error. */
+export function StatusBadge(props: { status: string; testId?: string; label?: string | undefined; title?: string | undefined }) {
+  const color = props.label !== undefined ? (LABELLED[props.status] ?? LABELLED_OTHER) : (COLORS[props.status] ?? 'bg-neutral-800 text-neutral-300 border-neutral-700');
   return (
-    <span data-testid={props.testId} data-status={props.status} className={`inline-block rounded border px-1.5 py-px font-mono text-[11px] leading-4 ${color}`}>
-      {props.status}
+    <span data-testid={props.testId} data-status={props.status} title={props.title} className={`inline-block rounded border px-1.5 py-px font-mono text-[11px] leading-4 ${color}`}>
+      {props.label ?? props.status}
     </span>
   );
 }
+
+/** A labelled badge (an answer that did not come from running the tool): violet, rose when it answered an error. */
+const LABELLED_OTHER = 'bg-violet-900/50 text-violet-300 border-violet-800';
+const LABELLED: Record<string, string> = { error: 'bg-rose-900/60 text-rose-300 border-rose-800' };

@@ -18,6 +18,7 @@ import type {
   EntryType,
   NestedActivityKind,
   NestedActivityPayload,
+  NestedActivityAnswer,
   NestedActivityStatus,
   ToolCallPayload,
   ToolResultPayload,
@@ -30,7 +31,8 @@ const transcriptUnionsMatchRuns: [
   Same<ControlCallStatus, CodeModeResult['status']>,
   Same<NestedActivityKind, NestedCallRecord['kind']>,
   Same<NestedActivityStatus, NestedCallRecord['status']>,
-] = [true, true, true];
+  Same<NestedActivityAnswer, NonNullable<NestedCallRecord['answeredBy']>>,
+] = [true, true, true, true];
 void transcriptUnionsMatchRuns;
 
 /** Tool labels and error codes are short names; anything longer is cut so one row stays one line. */
@@ -92,6 +94,7 @@ export function activityPayload(runId: string, record: NestedCallRecord, parentT
     ...(record.outputBytes !== undefined ? { outputBytes: record.outputBytes } : {}),
     startedAt: record.startedAt,
     ...(record.endedAt !== undefined ? { endedAt: record.endedAt } : {}),
+    ...(record.answeredBy ? { answeredBy: record.answeredBy } : {}),
   };
 }
 

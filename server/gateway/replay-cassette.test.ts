@@ -144,4 +144,14 @@ describe('replay lab: cassettes', () => {
     expect(probe.state.dispatches).toBe(before);
     gw.endTurn(t.agentRunId);
   });
+
+  it("on a replay: the session transcript's nested rows say the cassette answered them (the tool never ran)", async () => {
+    const { cassette } = await record();
+    const t = gw.prepareTurn({});
+    expectCompleted(await gw.exec(t.agentRunId, {}, { replay: cassette }));
+    // a read writes the queued activity rows first: every nested row of the finished cell is there
+    const rows = (await gw.transcript(t.sessionId)).flatMap((e) => (e.type === 'nested-activity' && e.payload.tool === 'lookup' ? [e.payload] : []));
+    expect(rows.map((r) => r.answeredBy)).toEqual(['cassette', 'cassette', 'cassette', 'cassette']);
+    gw.endTurn(t.agentRunId);
+  });
 });

@@ -7,6 +7,7 @@ import { MAX_SLOTS_PER_TURN } from '../runs/runs.ts';
 import { MAX_VALUE_DEPTH } from '../runs/bound.ts';
 import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
+import type { RunView } from '../runs/types.ts';
 
 /** A tool whose calls stay in flight until the test opens them: the run parks with them pending (no timing involved). */
 function gates() {
@@ -57,9 +58,15 @@ describe('replay lab: fork a waiting run', () => {
     const parked = expectWaiting(await gw.exec(t.agentRunId, { code }, { seed: 9 }));
     const pending = parked.pendingToolCalls!;
     expect(pending.map((p) => p.tool)).toEqual(['gate']);
+    const announced: RunView[] = [];
+    const unsubscribe = gw.subscribe((e) => void (e.type === 'run.started' && announced.push(e.view)));
     const fork = gw.forkRun({ runId: parked.runId, replies: [{ id: pending[0]!.id, result: 'edited' }] });
+    unsubscribe();
     expect(fork.runId).not.toBe(parked.runId);
     expect(fork.state).toBe('waiting');
+    // a fork has a snapshot TTL like any parked run, from its first view on (the board shows its countdown)
+    expect(fork.expiresAt).toEqual(expect.any(Number));
+    expect(announced.map((v) => [v.runId, v.expiresAt])).toEqual([[fork.runId, fork.expiresAt]]);
     expect(fork.forkedFrom).toEqual({ runId: parked.runId, suspension: 1 });
     expect(fork.seed).toBe(9);
     expect(gw.run(parked.runId)?.forks).toEqual([fork.runId]);

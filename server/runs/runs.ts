@@ -203,8 +203,9 @@ export class RunManager {
     if (full) throw new CodeModeError('runtime_unavailable', full);
     this.runs.set(fork.runId, fork);
     parent.forks.push(fork.runId);
-    this.emit({ type: 'run.started', runId: fork.runId, at: Date.now(), view: view(fork) });
+    // armed before the fork is announced: its first view (the boards') carries its expiry, as a parked run's does
     this.armTtl(fork);
+    this.emit({ type: 'run.started', runId: fork.runId, at: Date.now(), view: view(fork) });
     for (const host of again) redispatch(fork, host, this.nestedEnv);
     this.touch(parent);
     return view(fork);

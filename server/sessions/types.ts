@@ -8,6 +8,7 @@ export type ControlCallStatus = 'completed' | 'waiting' | 'failed';
 export type NestedActivityKind = 'tool' | 'mcp' | 'client' | 'search' | 'describe' | 'timer' | 'store' | 'results' | 'yield';
 /** Where a nested call stands; only finished ones (ok, error, canceled) are written. */
 export type NestedActivityStatus = 'queued' | 'running' | 'awaiting_approval' | 'awaiting_client' | 'ok' | 'error' | 'canceled';
+export type NestedActivityAnswer = 'fork' | 'cassette';
 
 /** One model-level exec or wait call, as the transcript keeps it. Source fields are redacted before they are stored. */
 export interface ToolCallPayload {
@@ -57,6 +58,8 @@ export interface NestedActivityPayload {
   outputBytes?: number;
   startedAt: number;
   endedAt?: number;
+  /** Answered without running the tool: by a fork's reply, or from the cassette a replay runs against. */
+  answeredBy?: NestedActivityAnswer;
 }
 
 /** One committed write set of a completed cell (spec: the `code-mode-store` custom entry). */

@@ -48,6 +48,9 @@ export function toolListDifference(visible: readonly string[], effective: readon
   return parts.join('; ');
 }
 
+/** The client label of the plan's turn: the boards and the runs list name its runs so. */
+export const TEST_PLAN_CLIENT = 'test plan';
+
 export interface RunTestPlanOptions {
   agentId?: string;
   /** Each step's report as soon as it is known (the tab streams them). */
@@ -76,7 +79,8 @@ export async function runTestPlan(gateway: Gateway, opts: RunTestPlanOptions = {
     record(step, outcome, startedAt);
   };
   await gateway.mcpReady();
-  const request: TurnRequest = { agentId, clientTools: [PLAN_CLIENT_TOOL] };
+  // labelled: the page's runs list names the plan's runs (its trajectory links select them) apart from its own turn's
+  const request: TurnRequest = { agentId, clientTools: [PLAN_CLIENT_TOOL], client: TEST_PLAN_CLIENT };
 
   // steps 1-3: a sibling Gateway with code mode off, over the same tool sources
   let offSurface: { codeMode: boolean; names: string[]; expected: string[]; reason: string } | undefined;
