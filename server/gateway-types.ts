@@ -73,12 +73,20 @@ export interface ExecOptions {
   executor?: ExecutorKind;
   /** The model's tool-call id; part of the cell identity. */
   toolCallId?: string;
-  /** The seed (an integer 0..4294967295) of the cell's Date, performance.now and Math.random; drawn at random when absent. */
+  /**
+   * The seed (an integer 0..4294967295) of the cell's Math.random; drawn at random when absent. A seed given here
+   * also gives the cell the seed's logical clock (Date, performance.now: a seed-derived instant of 2025 that moves
+   * only when a timer fires), so the run repeats; without one the cell reads the real clock (`clock` overrides).
+   */
   seed?: number;
+  /** Which clock the cell reads: `logical` (the seed's) when `seed` is given, else `real`. A replay reads its cassette's. */
+  clock?: 'real' | 'logical';
   /**
    * Replay the cell against this cassette (runs.cassette's JSON, checked as hostile input): every tool call is
-   * answered from it, none dispatched; a call it does not hold fails the run with replay_mismatch. The seed
-   * defaults to the cassette's; without code or command in the input the cassette's source runs.
+   * answered from it, none dispatched, and the guest's clock returns the recorded readings in order; a call it
+   * does not hold, or a clock reading past the recorded ones, fails the run with replay_mismatch. A cassette
+   * without readings replays with its seed's logical clock. The seed defaults to the cassette's; without code
+   * or command in the input the cassette's source runs.
    */
   replay?: unknown;
   /** With `typecheck`: check the cell against the turn's inferred output types too (never the default: they are guesses). */

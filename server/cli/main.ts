@@ -30,10 +30,11 @@ const USAGE = `usage:
       turn re-sending the whole context so far (turn k = definitions + all calls and results up to k).
       --executor all: each cell runs on every executor, each in its own run, and prints one JSON line per
       executor (status, value, duration, nested-call cost, parked bytes, cold or warm start).
-      --seed N: the cells' Date, performance.now and Math.random derive from N (0..4294967295).
-      --record FILE: write the cell's tool calls, seed and outcome to FILE as a cassette (one cell).
-      --replay FILE: answer every tool call from that cassette (no tool runs) with its seed (one cell);
-      a call it does not hold fails with replay_mismatch.
+      --seed N: Math.random derives from N (0..4294967295), and the cells read N's logical clock (an instant
+      of 2025 that moves only when a timer fires) instead of the real one, so a run repeats.
+      --record FILE: write the cell's tool calls, clock readings, seed and outcome to FILE as a cassette (one cell).
+      --replay FILE: answer every tool call and clock reading from that cassette (no tool runs) with its seed
+      (one cell); a call it does not hold, or a clock reading past the recorded ones, fails with replay_mismatch.
   codemode mcp [--agent A]
       serves the agent's model surface (exec, wait, direct-only tools) as an MCP server on stdin/stdout, one
       session = one turn; logs go to stderr. Approvals are decided in a playground's approvals panel only

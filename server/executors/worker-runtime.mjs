@@ -12,7 +12,7 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { workerData } from 'node:worker_threads';
-import { MAX_REQUEST_ID_CHARS, checkBridgeRequest, checkOutputLine, checkSettledOutcome, parseGuestJson } from '../bridge/protocol-check.mjs';
+import { MAX_REQUEST_ID_CHARS, checkBridgeRequest, checkClockReadings, checkOutputLine, checkSettledOutcome, parseGuestJson } from '../bridge/protocol-check.mjs';
 import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-control.mjs';
 
 /**
@@ -76,6 +76,8 @@ export function legLoop(engine, post) {
       // a cell can settle while un-awaited work is still pending; that outcome survives parking
       settled: msg.settled ?? null,
       overflow: null,
+      // a replay read the clock more often than its recording holds: the leg fails with replay_mismatch
+      mismatch: null,
       // a guest message that failed validation: the leg fails with invalid_input after this entry
       fault: null,
       parkRequested: false,
@@ -137,6 +139,9 @@ export function legLoop(engine, post) {
       }
       case 'overflow':
         leg.overflow = String(payload).slice(0, 4096);
+        return undefined;
+      case 'replay':
+        leg.mismatch ??= String(payload).slice(0, 4096);
         return undefined;
       case 'emit': {
         const parsed = parseGuestJson(payload, 'an output line');
@@ -205,14 +210,36 @@ export function legLoop(engine, post) {
     leg.output = [];
   }
 
+  /**
+   * The clock readings the guest recorded since the last take (prelude.js __cm_clock), checked, or undefined.
+   * Best effort: a VM the host stopped (timeout, memory) may not answer, and its last readings are then lost.
+   */
+  function takeClock(leg) {
+    let text;
+    try {
+      text = leg.vm?.takeClock?.();
+    } catch {
+      return undefined;
+    }
+    if (typeof text !== 'string' || text === '') return undefined;
+    const parsed = parseGuestJson(text, 'the clock readings');
+    const checked = parsed.ok ? checkClockReadings(parsed.value) : parsed;
+    if (!checked.ok) {
+      leg.fault ??= protocolFault(checked.error);
+      return undefined;
+    }
+    return checked.value;
+  }
+
   function fail(leg, failure) {
     flushOutput(leg);
+    const clock = leg.vm && !leg.ended ? takeClock(leg) : undefined;
     try {
       leg.vm?.dispose();
     } catch {
       // a broken VM may refuse disposal; the leg result matters more
     }
-    end(leg, { t: 'settled', ok: false, error: failure.message, code: failure.code, stack: failure.guestStack });
+    end(leg, { t: 'settled', ok: false, error: failure.message, code: failure.code, stack: failure.guestStack, ...(clock ? { clock } : {}) });
   }
 
   // After every entry into the VM: settle, fail, dispatch the frontier, or park.
@@ -221,6 +248,10 @@ export function legLoop(engine, post) {
     if (leg.fault || leg.overflow) {
       leg.frontier = [];
       return fail(leg, new LegFailure('invalid_input', leg.fault ?? leg.overflow));
+    }
+    if (leg.mismatch) {
+      leg.frontier = [];
+      return fail(leg, new LegFailure('replay_mismatch', leg.mismatch));
     }
     flushOutput(leg);
     if (leg.frontier.length > 0 || leg.cancels.length > 0) {
@@ -231,14 +262,17 @@ export function legLoop(engine, post) {
     // completed only when the guest has no pending work: un-awaited calls and timers still finish
     if (leg.settled && leg.inFlight <= 0) {
       const s = leg.settled;
+      const clock = takeClock(leg);
+      if (leg.fault) return fail(leg, new LegFailure('invalid_input', leg.fault));
       try {
         leg.vm.dispose();
       } catch {
         // disposal failure cannot change a settled result
       }
-      if (s.ok) return end(leg, { t: 'settled', ok: true, valueJson: s.json });
+      const readings = clock ? { clock } : {};
+      if (s.ok) return end(leg, { t: 'settled', ok: true, valueJson: s.json, ...readings });
       const code = s.code ?? undefined;
-      return end(leg, { t: 'settled', ok: false, error: s.error, code, stack: s.stack });
+      return end(leg, { t: 'settled', ok: false, error: s.error, code, stack: s.stack, ...readings });
     }
     if (!leg.settled && leg.inFlight <= 0) {
       return fail(
@@ -277,6 +311,9 @@ export function legLoop(engine, post) {
       // code (the queued inputs' toJSON), so the thread counts as computing until the engine is done
       if (busySince) busySince[0] = Date.now();
       let parked;
+      // a pressure checkpoint keeps its readings in the guest heap: the leg goes on, and takes them when it ends
+      const clock = pressure ? undefined : takeClock(leg);
+      if (leg.fault) throw new LegFailure('invalid_input', leg.fault);
       try {
         parked = await leg.vm.park(leg, { pressure });
       } finally {
@@ -294,6 +331,7 @@ export function legLoop(engine, post) {
         queued.push(req.value);
       }
       if (leg.settled) info.settled = leg.settled;
+      if (clock) info.clock = clock;
       const transfer = info.snapshot ? [info.snapshot.buffer] : [];
       end(leg, { t: pressure ? 'pressure-parked' : 'parked', ...info, queued }, transfer);
     } catch (err) {

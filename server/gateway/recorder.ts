@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { redactSource } from '../source/redact.ts';
 import { resultToModelText } from '../runs/model-text.ts';
 import type { CodeModeResult, ControlCallRecord, NestedCallRecord } from '../runs/types.ts';
+import type { ClockMode } from '../runs/clock.ts';
 import type { Transcript } from '../sessions/transcript.ts';
 import type {
   ControlCallStatus,
@@ -49,8 +50,8 @@ function bounded(text: string): string {
 }
 
 /** The tool-call entry of an exec: source fields redacted, only the fields the caller actually sent. */
-export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown, seed?: number): ToolCallPayload {
-  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}) };
+export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown, seed?: number, clock?: ClockMode): ToolCallPayload {
+  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}), ...(clock !== undefined ? { clock } : {}) };
   if (!isRecord(input)) return payload;
   if (typeof input.code === 'string') payload.code = redactSource(input.code);
   if (typeof input.command === 'string') payload.command = redactSource(input.command);

@@ -17,6 +17,7 @@ import { redactSource } from '../source/redact.ts';
 import type { HookDecision } from '../tools/plugins.ts';
 import type { ExecutionBudget } from './budget.ts';
 import type { CassetteReplayer } from './cassette.ts';
+import { startRecording, type ClockPlan, type ClockRecording } from './clock.ts';
 import type { CodeModeResult, ControlCallRecord, ForkOrigin, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
 /** States a run never leaves: it is off the run map and holds nothing. */
@@ -67,8 +68,10 @@ export interface StartCell {
   restartSafe: boolean;
   /** The model's tool-call id of the exec that starts the cell: on its call record and part of the cell identity. */
   toolCallId: string;
-  /** The seed (uint32) the guest's Date, performance.now and Math.random derive from (recorded in the run). */
+  /** The seed (uint32) the guest's Math.random derives from, and a logical clock's start (recorded in the run). */
   seed: number;
+  /** Which clock the guest reads: the real one unless the caller seeded the run or it replays a recording (clock.ts). */
+  clock: ClockPlan;
   /** Replay: the cell's tool calls are answered from this cassette, never dispatched (cassette.ts). */
   replay?: CassetteReplayer;
 }
@@ -166,6 +169,8 @@ export class Run {
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
   ttlTimer?: NodeJS.Timeout;
+  /** Every clock reading the guest made, appended at the end of each leg (a fork starts from its parent's). */
+  clock: ClockRecording;
   /** Set on a fork: the run it restored and which suspension of it (runs.fork). */
   forkedFrom?: ForkOrigin;
   /** Runs forked from this one. */
@@ -190,6 +195,7 @@ export class Run {
     // the same Run, so a waiting run keeps its ids.
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
     this.displayCode = redactSource(cell.code);
+    this.clock = startRecording(cell.clock, cell.seed, this.createdAt);
     this.catalog = turn.catalog;
     this.files = turn.files;
     this.results = turn.results;

@@ -27,6 +27,7 @@ import { onRequests, redispatch, type ApprovalRequester, type NestedCallEnv } fr
 import { forkRun } from './fork.ts';
 import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
 import { recordCassette, type Cassette } from './cassette.ts';
+import { guestClock } from './clock.ts';
 import { failedResult, waitingResult } from './results.ts';
 import { hasDeliverable, isTerminal, legLimits, Run, runMapLeaks, takeDeliverable, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
@@ -93,7 +94,7 @@ export class RunManager {
     const live = run.openLive(budget, call);
     try {
       live.leg = cell.executor.start(
-        { body: cell.body, boot: { ...turn.boot, seed: cell.seed }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
+        { body: cell.body, boot: { ...turn.boot, seed: cell.seed, clock: guestClock(cell.clock, run.clock) }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
         this.handlers(run, live),
       );
     } catch (err) {

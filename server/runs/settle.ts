@@ -22,6 +22,8 @@ export interface SettleEnv {
 
 /** The live leg ended with `outcome` (`dropped`: output bytes the worker dropped). A host failure wins over the outcome. */
 export function settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped: number, env: SettleEnv): CodeModeResult {
+  // the leg's clock readings join the run's recording whatever the outcome (its cassette replays them)
+  if (outcome.clock) run.clock.append(outcome.clock);
   if (run.hostFailure && run.state !== 'aborted') return settleFailed(run, live, run.hostFailure.code, run.hostFailure.error, dropped, env);
   switch (outcome.kind) {
     case 'completed':

@@ -241,6 +241,15 @@ export function createEmscriptenEngine(opts) {
       deliver(replyJson) {
         callGlobal('__cm_deliver', replyJson).dispose();
       },
+      // the clock readings the guest recorded since the last take (checked by the leg loop: guest memory)
+      takeClock() {
+        const out = callGlobal('__cm_clock');
+        try {
+          return ctx.typeof(out) === 'string' ? ctx.getString(out) : null;
+        } finally {
+          out.dispose();
+        }
+      },
       park() {
         const out = callGlobal('__cm_queued');
         let queuedJson = null;
