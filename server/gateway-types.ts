@@ -163,8 +163,12 @@ export interface GatewayApi {
    */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
-  /** The cell on every executor (or `kinds`), each in its own run of the turn, side by side; `opts.typecheckInferred` as exec's. */
-  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred'>): Promise<ExecutorComparisonRow[]>;
+  /**
+   * The cell on every executor (or `kinds`), each in its own run of the turn, side by side, all with one seed
+   * (`opts.seed`, or one drawn for the comparison; a given seed also gives every row its logical clock), as many at
+   * once as the machine has processors (gateway/compare.ts); `opts.typecheckInferred` as exec's.
+   */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred' | 'seed'>): Promise<ExecutorComparisonRow[]>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
   modelText(result: CodeModeResult): string;

@@ -272,7 +272,7 @@ async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0],
     for (const input of cells) {
       if (executor === 'all') {
         const cell = { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) };
-        for (const row of await gw.compareExecutors(turn.agentRunId, cell)) {
+        for (const row of await gw.compareExecutors(turn.agentRunId, cell, undefined, opts.seed !== undefined ? { seed: opts.seed } : {})) {
           out(JSON.stringify(row));
           if (row.status !== 'completed') allCompleted = false;
         }
