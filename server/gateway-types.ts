@@ -158,8 +158,9 @@ export interface GatewayApi {
   /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
   turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
   /**
-   * Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. Adding tools
-   * keeps the turn's saved results; removing or redefining one clears them, for cells already started too.
+   * Replace a live turn's client tools; new cells see them, running and parked cells keep their projection but
+   * cannot call a client tool the turn no longer offers. Adding tools or refreshing descriptions keeps the turn's
+   * saved results; removing one or changing its schema clears them, for cells already started too.
    */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;

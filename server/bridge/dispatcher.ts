@@ -64,6 +64,11 @@ export interface DispatchContext {
   markNetworkContent(): void;
   /** Whether the cell already holds network-controlled content (provenance of what it stores). */
   hasNetworkContent(): boolean;
+  /**
+   * The turn's client tool named `name` as the turn offers it now (its catalog after any client-tool update), or
+   * undefined when the turn no longer offers it. Absent: the cell's own projection is the offer.
+   */
+  currentClientTool?(name: string): CatalogEntry | undefined;
   /** Status changes for the trajectory and the board. */
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'queued' | 'running'): void;
   /**
@@ -136,9 +141,17 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
     }
     if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');
     if (!entry.tool.execute) {
-      validateToolInput(entry.tool, input);
+      // a client tool is what the turn offers now: a cell that started before a restriction cannot call one it removed
+      const offered = ctx.currentClientTool ? ctx.currentClientTool(entry.name) : entry;
+      if (!offered) {
+        throw new ToolError(
+          `${entry.callableName} was removed from this turn's client tools after this cell started (a restriction); a cell cannot call a tool its turn no longer offers - ask the client to offer it again, or do without it`,
+          'not_found',
+        );
+      }
+      validateToolInput(offered.tool, input);
       ctx.onStatus(req.id, 'awaiting_client');
-      return ctx.hooks.callClient(entry, input, req.id);
+      return ctx.hooks.callClient(offered, input, req.id);
     }
     ctx.onStatus(req.id, 'running');
     return entry.tool.execute(input, ctx.toolContext(invocationId));

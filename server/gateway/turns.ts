@@ -172,9 +172,11 @@ export class TurnRegistry {
 
   /**
    * Replace the client tools of a live turn. New cells see the new catalog; running and parked cells keep
-   * the projection they started with (spec: client tool additions do not close the owner). Saved results
+   * the projection they started with (spec: client tool additions do not close the owner), but call only client
+   * tools the turn still offers (dispatcher.ts: a removed one fails the call). Saved results
    * (spec 02): "Appended client tools preserve the same result-store lifetime, including for cells already
-   * parked in wait"; any other change (a tool removed or redefined) restricts or replaces the catalog, which
+   * parked in wait", and so does a description refresh (spec 01); any other change (a tool removed, or its schema
+   * changed) restricts or replaces the catalog, which
    * clears saved data: the turn's store is cleared and new cells get a fresh one, while cells that started
    * before keep the cleared store they captured ("stale cells cannot adopt a replacement store").
    */
@@ -185,8 +187,9 @@ export class TurnRegistry {
     const request: TurnRequest = { ...turn.request, clientTools };
     const eff = this.effective(request);
     if (!isAppend(turn.request.clientTools ?? [], clientTools)) {
-      turn.scope.results.clear('catalog_restricted');
-      turn.scope.results = newResultsStore(turn.scope.options);
+      const cleared = turn.scope.results;
+      cleared.clear('catalog_restricted');
+      turn.scope.results = cleared.successor(resultsBytes(turn.scope.options));
     }
     turn.request = request;
     turn.catalog = eff.catalog;
@@ -280,23 +283,28 @@ function definitionTokens(definitions: unknown): number {
   return definitionTextTokens(JSON.stringify(definitions) ?? 'null');
 }
 
-/** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
+/** A turn's result store's allowance: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
+function resultsBytes(options: CodeModeOptions): number {
+  return Math.min(options.memoryLimitBytes, options.maxSnapshotBytes);
+}
+
 function newResultsStore(options: CodeModeOptions): ResultsStore {
-  return new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes));
+  return new ResultsStore(resultsBytes(options));
 }
 
 /**
- * Whether `next` only appends to `previous`: every earlier client tool is still there, defined exactly as
- * before (a changed schema or description is a replacement; a missing one a restriction). Order is free.
+ * Whether `next` only appends to `previous`: every earlier client tool is still there with the same schemas (a
+ * changed schema is a replacement; a missing tool a restriction). Order is free. A changed description is neither:
+ * spec 01, "Catalog description refreshes and client tool additions do not close the owner".
  */
 export function isAppend(previous: readonly ClientToolSpec[], next: readonly ClientToolSpec[]): boolean {
   const kept = new Map(next.map((t) => [t.name, toolKey(t)]));
   return previous.every((t) => kept.get(t.name) === toolKey(t));
 }
 
-/** A client tool's definition as one string, object keys sorted: a client that resends it in another key order has not changed it. */
+/** A client tool's contract (its schemas) as one string, object keys sorted: a client that resends it in another key order has not changed it. */
 function toolKey(t: ClientToolSpec): string {
   const sorted = (v: unknown): unknown =>
     Array.isArray(v) ? v.map(sorted) : isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
-  return JSON.stringify(sorted({ description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null }));
+  return JSON.stringify(sorted({ inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null }));
 }

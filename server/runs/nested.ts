@@ -313,6 +313,11 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     this.run.networkContent = true;
   }
 
+  currentClientTool(name: string): CatalogEntry | undefined {
+    // the turn's scope is updated in place by a client-tool update; the run's own projection is not
+    return this.run.turn.catalog.entries.find((e) => e.source === 'client' && e.name === name);
+  }
+
   hasNetworkContent(): boolean {
     return this.run.networkContent;
   }
