@@ -12,6 +12,8 @@ import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/type
 import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
+import { redactionRegistry } from './gateway/secrets.ts';
+import type { RedactionRegistry } from './source/redact.ts';
 import { ExecutorSet } from './gateway/executors.ts';
 import { compareExecutors, type CompareOptions } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
@@ -91,6 +93,8 @@ export class Gateway implements GatewayApi {
   private readonly otlp?: Promise<OtlpLiveExport>;
   private readonly openapi: OpenApiSources;
   private readonly liveSources: SourceRegistry;
+  /** Source masking's registered secrets and patterns (spec 01): the config's credentials, then added sources'. */
+  readonly redaction: RedactionRegistry;
   private closed = false;
 
   constructor(
@@ -99,6 +103,8 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
+    this.redaction = redactionRegistry(config);
+    const redact = (code: string) => this.redaction.redact(code);
     const dbPath = config.sessions?.path ?? MEMORY_DB_PATH;
     try {
       this.sessions = new SessionStore(openSessionDatabase(dbPath));
@@ -149,6 +155,7 @@ export class Gateway implements GatewayApi {
       ownership: this.ownership,
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
+      redact,
     });
     this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir });
     this.liveSources = new SourceRegistry({
@@ -156,12 +163,14 @@ export class Gateway implements GatewayApi {
       mcp: opts.mcp instanceof McpManager ? opts.mcp : undefined,
       openapi: this.openapi,
       ...(opts.log ? { log: opts.log } : {}),
+      redaction: this.redaction,
     });
     this.calls = new ControlCalls({
       recorder: this.recorder,
       runs: this.runsManager,
       executors: this.executors,
       plugins: loaded.plugins,
+      redact,
       closed: () => this.closed,
     });
   }

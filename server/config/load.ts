@@ -16,6 +16,7 @@ import {
 import { parseJsonText } from './json.ts';
 import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
+import { redactionSchema, resolveRedactionOptions } from './redaction.ts';
 import { isHttpUrl, resolveSources, sourcesSchema } from './sources-schema.ts';
 import {
   clampNotes,
@@ -214,6 +215,7 @@ const gatewayFileSchema = strictObject(
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
     telemetry: telemetrySchema.optional(),
+    redaction: redactionSchema.optional(),
     shellAllow: list(
       text('a command name')
         .refine((name) => COMMAND_NAME.test(name), {
@@ -226,7 +228,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, redaction, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -312,6 +314,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     server: resolveServerOptions(file.server),
     mcpServer: resolveMcpServerOptions(file.mcpServer),
     ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),
+    ...(file.redaction ? { redaction: resolveRedactionOptions(file.redaction) } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

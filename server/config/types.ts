@@ -1,4 +1,5 @@
 // Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
+import type { RedactionOptions } from './redaction.ts';
 import type { TelemetryOptions } from './telemetry.ts';
 
 export type ExecutorKind = 'node' | 'quickjs' | 'quickjs-emscripten';
@@ -162,6 +163,8 @@ export interface GatewayConfig {
   mcpServer: McpServerOptions;
   /** Live trace export (absent: none; a run's OTLP JSON is still available to download). */
   telemetry?: TelemetryOptions;
+  /** Source masking beyond the built-in rules: patterns and secret environment variables (absent: none). */
+  redaction?: RedactionOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

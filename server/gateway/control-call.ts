@@ -43,6 +43,8 @@ export interface ControlCallDeps {
   runs: Pick<RunManager, 'exec' | 'wait'>;
   executors: ExecutorSet;
   plugins: readonly CodeModePlugin[];
+  /** Cell source as the transcript keeps it (the Gateway's registered secrets and patterns masked too). */
+  redact?: (code: string) => string;
   /** True once the Gateway is closing: calls are refused and no longer recorded. */
   closed(): boolean;
 }
@@ -71,7 +73,7 @@ export class ControlCalls {
       tool: 'exec',
       toolCallId: opts.toolCallId,
       executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
-      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed, clock.mode),
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed, clock.mode, this.deps.redact),
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
         if (seed === undefined) throw replayError;

@@ -50,11 +50,18 @@ function bounded(text: string): string {
 }
 
 /** The tool-call entry of an exec: source fields redacted, only the fields the caller actually sent. */
-export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown, seed?: number, clock?: ClockMode): ToolCallPayload {
+export function execCallPayload(
+  toolCallId: string,
+  agentRunId: string,
+  input: unknown,
+  seed?: number,
+  clock?: ClockMode,
+  redact: (code: string) => string = redactSource,
+): ToolCallPayload {
   const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}), ...(clock !== undefined ? { clock } : {}) };
   if (!isRecord(input)) return payload;
-  if (typeof input.code === 'string') payload.code = redactSource(input.code);
-  if (typeof input.command === 'string') payload.command = redactSource(input.command);
+  if (typeof input.code === 'string') payload.code = redact(input.code);
+  if (typeof input.command === 'string') payload.command = redact(input.command);
   if (input.language === 'javascript' || input.language === 'typescript') payload.language = input.language;
   if (typeof input.restartSafe === 'boolean') payload.restartSafe = input.restartSafe;
   if (typeof input.typecheck === 'boolean') payload.typecheck = input.typecheck;

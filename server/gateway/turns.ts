@@ -67,6 +67,8 @@ export interface TurnRegistryDeps {
   runs: Pick<RunManager, 'abortTurn' | 'list'>;
   /** Idle limit; default TURN_IDLE_MS. */
   idleMs?: number;
+  /** Cell source as stored (the Gateway's registered secrets and patterns masked too); default redactSource. */
+  redact?: (code: string) => string;
 }
 
 export class TurnRegistry {
@@ -149,6 +151,7 @@ export class TurnRegistry {
       results: newResultsStore(options),
       headless: req.headless === true,
       abort: new AbortController(),
+      ...(this.deps.redact ? { redact: this.deps.redact } : {}),
       beforeToolCall: async (entry, input, ctx) => {
         const out = await runBeforeToolCallHooks(plugins, {
           tool: entry.name,

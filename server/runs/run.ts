@@ -56,6 +56,8 @@ export interface TurnScope {
   inferredOutputs: Map<string, InferredOutput>;
   /** Tokens of the tool definitions on the code-mode surface and on a direct surface (token meter; computed once, at first use). */
   definitionTokens(): { codeMode: number; direct: number };
+  /** Cell source as stored: credentials masked, the Gateway's registered secrets and patterns too (default: redactSource). */
+  redact?: (code: string) => string;
   /** before_tool_call hooks of the loaded plugins. */
   beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown; hooks?: HookDecision[] }>;
 }
@@ -194,7 +196,7 @@ export class Run {
     // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
     // the same Run, so a waiting run keeps its ids.
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
-    this.displayCode = redactSource(cell.code);
+    this.displayCode = (turn.redact ?? redactSource)(cell.code);
     this.clock = startRecording(cell.clock, cell.seed, this.createdAt);
     this.catalog = turn.catalog;
     this.files = turn.files;
