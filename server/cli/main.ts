@@ -24,7 +24,8 @@ const USAGE = `usage:
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
       --otlp FILE: writes the cells' traces to FILE as OTLP/JSON (one ExportTraceServiceRequest, a trace per cell).
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
-      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
+      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references,
+      and make at most tools.codeMode.maxHeadlessToolCalls tool calls together (default 1000).
       --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
       o200k_base encoding of code mode's cost against direct tool calling for the same work, every model
       turn re-sending the whole context so far (turn k = definitions + all calls and results up to k).

@@ -21,6 +21,8 @@ export interface CodeModeOptions {
   maxSearchLimit: number;
   /** Largest cell source (`code` or `command`, UTF-8 bytes) exec accepts. */
   maxSourceBytes: number;
+  /** Tool calls one headless turn may make in all (spec 02: "headless total tool-call limits"); the next fails its cell. */
+  maxHeadlessToolCalls: number;
   /** Who may override the executor per cell over the API; in-process callers (the CLI) always may. */
   allowExecutorOverride: ExecutorOverridePolicy;
 }

@@ -150,6 +150,7 @@ export class TurnRegistry {
       scheduler: new CallScheduler(),
       results: newResultsStore(options),
       headless: req.headless === true,
+      toolCalls: 0,
       abort: new AbortController(),
       ...(this.deps.redact ? { redact: this.deps.redact } : {}),
       beforeToolCall: async (entry, input, ctx) => {

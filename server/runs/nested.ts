@@ -90,7 +90,11 @@ export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], c
   }
   if (requests.length > 0 && !env.claimSlot(run)) return;
   try {
-    for (const req of requests) dispatch(run, req, live.call.callId, env);
+    for (const req of requests) {
+      // a request that failed the run (a replay mismatch, the headless cap) stops the rest of its frontier: none of it runs
+      if (run.hostFailure || run.released) break;
+      dispatch(run, req, live.call.callId, env);
+    }
     // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
     for (const id of cancels) run.requests.get(id)?.cancel?.();
   } catch (err) {
@@ -99,11 +103,34 @@ export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], c
 }
 
 function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: NestedCallEnv): void {
+  if (req.op === 'call' && !withinHeadlessLimit(run, env)) return;
   const host = openNestedCall(run, req, parentCallId);
   env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (req.op === 'yield') return answerYield(run, host);
   if (req.op === 'call' && run.cell.replay) return answerFromCassette(run, host, req, env);
   send(run, host, env);
+}
+
+/**
+ * Spec 02: headless execution has a total tool-call limit ("Queueing does not raise memory, snapshot, time, or
+ * headless total tool-call limits"). A headless turn's cells share maxHeadlessToolCalls; the call past it fails its
+ * run, like the other limits (a catch in the cell cannot loop past it), and is never dispatched.
+ */
+function withinHeadlessLimit(run: Run, env: NestedCallEnv): boolean {
+  const turn = run.turn;
+  if (!turn.headless) return true;
+  const max = turn.options.maxHeadlessToolCalls;
+  if (turn.toolCalls >= max) {
+    env.failRun(
+      run,
+      'invalid_input',
+      `this headless turn has made ${max} tool calls, its limit (tools.codeMode.maxHeadlessToolCalls); nobody reads a headless turn between its calls, ` +
+        'so it is bounded: split the work across turns, or raise the limit in the config',
+    );
+    return false;
+  }
+  turn.toolCalls++;
+  return true;
 }
 
 /** Replay: a tool call is answered from the run's cassette and never dispatched; one it does not hold fails the run. */

@@ -51,6 +51,8 @@ export interface TurnScope {
    * not interactive, so they get no automatic references and no results or session store.
    */
   headless: boolean;
+  /** Tool calls (op `call`) the turn's cells have dispatched so far: a headless turn is held to maxHeadlessToolCalls. */
+  toolCalls: number;
   abort: AbortController;
   /** What this turn's results looked like, per guest label, for tools that declare no output (the editor's inferred types). */
   inferredOutputs: Map<string, InferredOutput>;
