@@ -46,10 +46,10 @@ import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView
 import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
 import { SessionStore } from './sessions/store.ts';
 import { MEMORY_DB_PATH, openSessionDatabase, SessionStoreError } from './sessions/db.ts';
-import { TranscriptRecorder } from './gateway/recorder.ts';
+import { TranscriptRecorder, turnActivity } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
-import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
-import type { CodeModePlugin } from './tools/plugins.ts';
+import type { NestedActivityPayload, SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import { runAgentEndHooks, type CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
 import { McpManager, startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
@@ -117,6 +117,7 @@ export class Gateway implements GatewayApi {
       this.sessions.transcript,
       (runId, callId) => this.runsManager.controlCall(runId, callId),
       (message) => console.warn(`[sessions] ${message}`),
+      loaded.plugins,
     );
     this.sessions.transcript.onAppend((entry) => {
       const runId = entryRunId(entry);
@@ -156,6 +157,7 @@ export class Gateway implements GatewayApi {
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
       redact,
+      onEnded: (turn, reason) => this.agentEnded(turn, reason),
     });
     this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir });
     this.liveSources = new SourceRegistry({
@@ -432,6 +434,20 @@ export class Gateway implements GatewayApi {
   }
 
   // ---- internals -------------------------------------------------------------------------------
+
+  /** A turn ended: the plugins' agent_end hooks hear it with its accepted activity, read from the transcript (spec 02). */
+  private agentEnded(turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown'): void {
+    if (!this.loaded.plugins.some((p) => p.hooks?.agent_end)) return;
+    let activity: NestedActivityPayload[] = [];
+    try {
+      // the turn's last rows may still wait for their batch write: the hooks read what the transcript accepted
+      this.sessions.transcript.flushDeferred();
+      activity = turnActivity(this.sessions.transcript.branch(turn.sessionId), turn.agentRunId);
+    } catch (err) {
+      (this.opts.log ?? console.warn)(`agent_end: the transcript of session ${turn.sessionId} could not be read (${(err as Error).message}); the hooks get no activity`);
+    }
+    void runAgentEndHooks(this.loaded.plugins, { ...turn, reason, activity }, (message) => (this.opts.log ?? console.warn)(message));
+  }
 
   /**
    * Start the executors the configured agents use and wait until they are warm (QuickJS: workers

@@ -69,6 +69,8 @@ export interface TurnRegistryDeps {
   idleMs?: number;
   /** Cell source as stored (the Gateway's registered secrets and patterns masked too); default redactSource. */
   redact?: (code: string) => string;
+  /** A turn ended (its runs aborted, its results cleared): the Gateway runs the plugins' agent_end hooks. */
+  onEnded?: (turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown') => void;
 }
 
 export class TurnRegistry {
@@ -220,7 +222,7 @@ export class TurnRegistry {
   }
 
   /** Aborts the turn's runs and releases its catalog and saved results; unknown ids are ignored. */
-  end(agentRunId: string): void {
+  end(agentRunId: string, reason: 'ended' | 'idle' | 'shutdown' = 'ended'): void {
     const turn = this.turns.get(agentRunId);
     if (!turn) return;
     this.deps.runs.abortTurn(agentRunId);
@@ -228,12 +230,13 @@ export class TurnRegistry {
     // aborting the turn clears its saved results (the listener set in prepare)
     turn.scope.abort.abort();
     this.turns.delete(agentRunId);
+    this.deps.onEnded?.({ agentRunId, agentId: turn.scope.agentId, sessionId: turn.scope.sessionId }, reason);
   }
 
   /** Stops the idle sweep and ends every turn (the Gateway is closing). */
   close(): void {
     clearInterval(this.sweepTimer);
-    for (const id of [...this.turns.keys()]) this.end(id);
+    for (const id of [...this.turns.keys()]) this.end(id, 'shutdown');
   }
 
   /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */
@@ -265,7 +268,7 @@ export class TurnRegistry {
     // one listing per sweep: the turns ended here have no live run, so ending them leaves the listing current for prune()
     const runs = this.deps.runs.list();
     const live = new Set(runs.filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
-    for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
+    for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id, 'idle');
     this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
 }

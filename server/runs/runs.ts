@@ -157,10 +157,10 @@ export class RunManager {
   }
 
   /** The exec or wait call of a run that dispatched a nested call, with the run's session (the transcript files nested activity under it). */
-  controlCall(runId: string, callId: string): { sessionId: string; call: Readonly<ControlCallRecord> } | undefined {
+  controlCall(runId: string, callId: string): { sessionId: string; agentRunId: string; agentId: string; call: Readonly<ControlCallRecord> } | undefined {
     const run = this.find(runId);
     const call = run?.calls.find((c) => c.callId === callId);
-    return run && call ? { sessionId: run.turn.sessionId, call } : undefined;
+    return run && call ? { sessionId: run.turn.sessionId, agentRunId: run.turn.agentRunId, agentId: run.turn.agentId, call } : undefined;
   }
 
   /** Abort one run: cancels its nested calls, stops the guest, releases its continuation. */
