@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Ownership } from '../access/ownership.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
+import { deniedGuestNames } from '../catalog/view.ts';
 import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
 import type { Catalog } from '../catalog/types.ts';
@@ -147,6 +148,7 @@ export class TurnRegistry {
       workspaceDir: this.deps.config.workspace,
       options,
       ...this.guestCatalog(eff.catalog, options),
+      denied: this.deniedNames(eff),
       definitionTokens: definitionTokensOf(eff),
       inferredOutputs: new Map(),
       scheduler: new CallScheduler(),
@@ -200,7 +202,7 @@ export class TurnRegistry {
     turn.request = request;
     turn.catalog = eff.catalog;
     turn.info = { ...turn.info, surface: eff.surface };
-    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options), { definitionTokens: definitionTokensOf(eff) });
+    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options), { definitionTokens: definitionTokensOf(eff), denied: this.deniedNames(eff) });
     return turn.info;
   }
 
@@ -237,6 +239,11 @@ export class TurnRegistry {
   close(): void {
     clearInterval(this.sweepTimer);
     for (const id of [...this.turns.keys()]) this.end(id, 'shutdown');
+  }
+
+  /** What a cell would write for each tool the turn's policy denied, with the rule (the editor shows the same). */
+  private deniedNames(eff: Effective): ReadonlyMap<string, string> {
+    return eff.denied.length === 0 ? new Map() : deniedGuestNames({ tools: eff.tools, denied: eff.denied, catalog: eff.catalog, mcpServers: this.deps.mcpServers() });
   }
 
   /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */

@@ -38,6 +38,8 @@ export interface TurnScope {
   workspaceDir: string;
   options: CodeModeOptions;
   catalog: Catalog;
+  /** What a cell would write for each tool the turn's policy denied (`exec`, `MCP.demo.slow`) -> the rule (runs/denied.ts). */
+  denied?: ReadonlyMap<string, string>;
   boot: GuestBootConfig;
   files: Record<string, string>;
   scheduler: CallScheduler;

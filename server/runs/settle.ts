@@ -9,6 +9,7 @@ import { parseValueJson } from './bound.ts';
 import { boundCompletedValue, completedResult, describeUncaught, failedResult, waitingResult } from './results.ts';
 import type { LiveLeg, Run } from './run.ts';
 import { snapshotRecord } from './trajectory.ts';
+import { explainDeniedTool } from './denied.ts';
 import type { CodeModeResult, RunState } from './types.ts';
 
 /** What settling needs from the RunManager. */
@@ -29,7 +30,8 @@ export function settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped:
     case 'completed':
       return settleCompleted(run, live, outcome.valueJson, dropped, env);
     case 'failed': {
-      const err = outcome.code ? outcome.error : describeUncaught(outcome.error, outcome.stack);
+      // an uncaught error on a tool the agent's policy denied names the rule that denied it (denied.ts)
+      const err = outcome.code ? outcome.error : explainDeniedTool(describeUncaught(outcome.error, outcome.stack), run.cell.code, run.turn.denied);
       return settleFailed(run, live, outcome.code, err, dropped, env);
     }
     case 'parked':
