@@ -11,7 +11,13 @@
 // each time; the real bytes are then well past it, every allocation being at least 16), or by
 // measuring it (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory
 // grew, and otherwise after FIRST_MEMORY_CHECK_MS and then at most every MEMORY_CHECK_SPACING times the
-// last measurement's own cost. A waiting cell keeps its runtime and context in this worker
+// last measurement's own cost. Neither sees a cell that piles up large buffers faster than the
+// interrupt handler runs (it runs every ~10,000 bytecode steps; a loop of `new Array(1e6).fill(7)` fills
+// gigabytes between two calls, on a loaded machine until its budget ends). So the engine gives the module
+// a WASM memory of its own whose growth it rules (guardedMemory): while a cell runs, the memory may grow
+// by at most MAX_GROWTH_FACTOR times its limit plus GROWTH_SLACK_BYTES past its size when the cell started;
+// a growth past that is refused, so the allocation fails where it is made (QuickJS: out of memory) and the
+// cell ends with memory_limit_exceeded, whatever the machine's load. A waiting cell keeps its runtime and context in this worker
 // (quickjs-emscripten has no public memory snapshot): its parked cost is the runtime's live memory, an
 // estimate.
 //
@@ -24,7 +30,7 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
-import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
+import { CONTROL_ABORT, CONTROL_OVER_MEMORY, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { LegFailure } from '../worker-runtime.mjs';
 import { liveContinuations } from '../live-continuations.mjs';
 
@@ -35,8 +41,8 @@ export const OUT_OF_MEMORY_MESSAGE =
   'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).';
 const memoryLimitFailure = () => new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
 
-/** How Bellard QuickJS reports a refused allocation: a catchable InternalError (quickjs-ng makes it uncatchable). */
-const OOM_PATTERN = /^InternalError: out of memory/;
+/** How Bellard QuickJS reports a refused allocation: a catchable InternalError (quickjs-ng makes it uncatchable), named RangeError by the shim. */
+const OOM_PATTERN = /^(?:InternalError|RangeError): out of memory/;
 
 /**
  * Wall time between two memory measurements of a running cell, as a multiple of the last one's cost
@@ -47,6 +53,32 @@ const MEMORY_CHECK_SPACING = 32;
 const FIRST_MEMORY_CHECK_MS = 2;
 /** The share of QuickJS's allocation count against its limit at which a cell is over its memory (see above). */
 const NEAR_COUNT_LIMIT = 0.9;
+/**
+ * How far a cell's WASM memory may grow, as a multiple of its memoryLimitBytes (plus GROWTH_SLACK_BYTES), before a
+ * growth is refused. Twice the limit: a cell within its limit can still grow a large value by reallocation (the old
+ * block and the new one live together for a moment) and leave some fragments; past twice it is over its limit by
+ * any count, and the memory it already has is not the host's to give (the measurement ends it there).
+ */
+const MAX_GROWTH_FACTOR = 2;
+/** Room for QuickJS's own bookkeeping and fragments besides the cell's data, whatever its limit. */
+const GROWTH_SLACK_BYTES = 16 * 1024 * 1024;
+/** The module's memory: emscripten's default start (16 MiB) and its 2 GiB ceiling, in 64 KiB pages. */
+const WASM_INITIAL_PAGES = 256;
+const WASM_MAXIMUM_PAGES = 32768;
+const WASM_PAGE_BYTES = 65536;
+
+/**
+ * Engine parity shim, evaluated before the prelude: Bellard QuickJS throws a catchable InternalError where V8 and
+ * quickjs-ng throw a RangeError (endless recursion, a string past the length limit, a refused allocation). Its
+ * InternalError becomes a kind of RangeError named so: `e instanceof RangeError` and `e.name` agree on every
+ * executor (the message stays the engine's own, "stack overflow").
+ */
+const RANGE_ERROR_SHIM = `(function () {
+  if (typeof InternalError !== 'function' || InternalError === RangeError) return;
+  Object.setPrototypeOf(InternalError.prototype, RangeError.prototype);
+  Object.setPrototypeOf(InternalError, RangeError);
+  Object.defineProperty(InternalError.prototype, 'name', { value: 'RangeError', writable: true, enumerable: false, configurable: true });
+})();`;
 
 /**
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
@@ -54,7 +86,8 @@ const NEAR_COUNT_LIMIT = 0.9;
 export function createEmscriptenEngine(opts) {
   // emscripten prints its abort reason to stderr; the engine counts aborts itself (disposeAborts)
   const quiet = { print: () => undefined, printErr: () => undefined };
-  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet });
+  // every module load gets a memory of its own whose growth the engine rules (a function: called per load)
+  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet, wasmMemory: guardedMemory });
   /** The module the next cell runs on; null after an abort (loaded again on demand). */
   let module = null;
   const continuations = liveContinuations('e');
@@ -127,15 +160,34 @@ export function createEmscriptenEngine(opts) {
     let checkedWasmBytes = wasmMemoryBytes(mod);
     const allocCount = allocationCounts.get(mod);
     let nextCheckAt = performance.now() + FIRST_MEMORY_CHECK_MS;
+    // the memory may grow by a bounded amount while this cell lives (guardedMemory); a refused growth is this cell's
+    const memory = moduleMemory(mod);
+    const growth = memory ? memoryGuards.get(memory) : undefined;
+    if (growth) {
+      const startBytes = wasmMemoryBytes(mod);
+      growth.limitBytes = startBytes + firstLeg.limits.memoryLimitBytes;
+      growth.ceilingBytes = startBytes + MAX_GROWTH_FACTOR * firstLeg.limits.memoryLimitBytes + GROWTH_SLACK_BYTES;
+      growth.refused = false;
+      // A memory grown past the cell's limit, or a refusal, inside a long native call (a fill over a million
+      // elements on a slow machine) may keep the interrupt handler from running until the supervisor stops the
+      // thread at its deadline: the control block tells it the cell had grown past its memory by then.
+      growth.onOverLimit = () => {
+        if (leg) leg.control[CONTROL_OVER_MEMORY] = 1;
+      };
+    }
     rt.setInterruptHandler(() => {
       if (!leg) return false;
-      if (leg.shouldInterrupt()) {
-        interrupted = true;
+      if (growth?.refused || overMemoryLimit()) {
+        outOfMemory = interrupted = true;
         return true;
       }
-      if (!overMemoryLimit()) return false;
-      outOfMemory = interrupted = true;
-      return true;
+      if (leg.shouldInterrupt()) {
+        interrupted = true;
+        // a cell whose budget ends while over its memory is over its memory: the code says what ended it
+        if (leg.control[CONTROL_ABORT] === 0 && measuredOverLimit()) outOfMemory = true;
+        return true;
+      }
+      return false;
     });
 
     /** Whether the runtime is over its memory limit: QuickJS's count near its end, or a measurement past it. */
@@ -145,8 +197,14 @@ export function createEmscriptenEngine(opts) {
       const now = performance.now();
       if (wasmBytes <= checkedWasmBytes && now < nextCheckAt) return false;
       checkedWasmBytes = wasmBytes;
-      const used = liveBytes();
+      const over = measuredOverLimit();
       nextCheckAt = now + MEMORY_CHECK_SPACING * (performance.now() - now);
+      return over;
+    }
+
+    /** Whether the runtime's live memory, measured now (it walks every object), is over the cell's limit. */
+    function measuredOverLimit() {
+      const used = liveBytes();
       return used !== undefined && used > leg.limits.memoryLimitBytes;
     }
 
@@ -221,6 +279,7 @@ export function createEmscriptenEngine(opts) {
       },
       // the runtime's own set-up in the fresh context: part of start-up, not of the cell's budget
       prepare(boot) {
+        evaluate(RANGE_ERROR_SHIM, 'parity.js');
         if (opts.preludePrefix) evaluate(opts.preludePrefix, 'prefix.js');
         evaluate(opts.prelude, 'prelude.js');
         evaluate(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, 'boot.js');
@@ -236,6 +295,7 @@ export function createEmscriptenEngine(opts) {
           if (r.error) throw failureOf(r.error, false);
           if (r.value === 0) break;
         }
+        if (growth?.refused) outOfMemory = true;
         if (interrupted || outOfMemory) throw interruption();
       },
       deliver(replyJson) {
@@ -335,6 +395,44 @@ function allocationCountsOf(mod) {
     return undefined;
   } finally {
     probe?.dispose();
+  }
+}
+
+/** Each module memory's growth rule: how large it may grow while its cell runs, and whether a growth was refused. */
+const memoryGuards = new WeakMap();
+
+/**
+ * A WASM memory for one module load whose `grow` (emscripten's heap resize calls it) refuses to pass the running
+ * cell's ceiling: emscripten then tries smaller steps and, refused again, lets the allocation fail (QuickJS: out
+ * of memory), and the guard remembers the refusal so the cell ends with memory_limit_exceeded even if it catches it.
+ * A growth past the cell's limit itself (not yet its ceiling) is only noted, for a supervisor that must stop the
+ * thread (the live memory may still be within the limit then: a value being reallocated, fragments).
+ */
+function guardedMemory() {
+  const memory = new WebAssembly.Memory({ initial: WASM_INITIAL_PAGES, maximum: WASM_MAXIMUM_PAGES });
+  const guard = { limitBytes: Infinity, ceilingBytes: Infinity, refused: false, onOverLimit: () => undefined };
+  const grow = WebAssembly.Memory.prototype.grow;
+  Object.defineProperty(memory, 'grow', {
+    value: (pages) => {
+      const newBytes = memory.buffer.byteLength + pages * WASM_PAGE_BYTES;
+      if (newBytes > guard.limitBytes) guard.onOverLimit();
+      if (newBytes > guard.ceilingBytes) {
+        guard.refused = true;
+        throw new RangeError('the cell is over its memory limit');
+      }
+      return grow.call(memory, pages);
+    },
+  });
+  memoryGuards.set(memory, guard);
+  return memory;
+}
+
+/** The module's WASM memory, or undefined when the variant does not hand it out (then no growth rule applies). */
+function moduleMemory(mod) {
+  try {
+    return mod.getWasmMemory();
+  } catch {
+    return undefined;
   }
 }
 
