@@ -24,9 +24,14 @@ const EXPECTED: Record<string, { status: string; approve?: boolean; code?: strin
   typescript: { status: 'completed' },
 };
 
-/** The text of the result panel's output lines. */
+/** The output lines' text of the result shown, read from its model text (as resultValue reads the value). */
 async function outputLines(page: Page): Promise<string[]> {
-  return page.getByTestId('result-output-line').allInnerTexts();
+  await page.getByTestId('result-raw-toggle').click();
+  const text = await page.getByTestId('result-raw').innerText();
+  await page.getByTestId('result-raw-toggle').click();
+  const wrapped = text.match(/<<<EXTERNAL_UNTRUSTED_CONTENT>>>\n([\s\S]*)\n<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>/);
+  const parsed = JSON.parse(wrapped?.[1] ?? text) as { output?: Array<{ text: string }> };
+  return (parsed.output ?? []).map((o) => o.text);
 }
 
 test('every example cell is covered by this test', () => {
