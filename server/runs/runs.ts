@@ -14,7 +14,7 @@
 // A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
 //
 // This file holds the manager: the run map, slots, history, the public API, release, abort and expiry. The run
-// record is run.ts; nested calls nested.ts; settling a leg settle.ts; results results.ts; views trajectory.ts;
+// record is run.ts; nested calls nested.ts (and the context they are dispatched with, run-dispatch.ts); settling a leg settle.ts; results results.ts; views trajectory.ts;
 // model-facing text messages.ts; forks fork.ts; cassettes cassette.ts.
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
