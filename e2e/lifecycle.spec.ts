@@ -176,25 +176,24 @@ test('a cell over the request body limit says how big the request was and the li
   await expect(error).not.toContainText('JSON');
 });
 
-test('an approved shell exec held behind an unanswered client call of an earlier run says what it is queued behind', async ({ page }) => {
+test('a shell exec held behind an unanswered client call of an earlier run says what it is queued behind, and is put to the operator only when its turn comes', async ({ page }) => {
   await openPlayground(page);
   expect(await runCell(page, `return await ask_user({ question: 'Hold the line?' });\n`)).toBe('waiting');
   const askingRunId = await resultRunId(page);
-  await setCell(page, `return await exec({ command: 'echo', args: ['after the question'] });\n`);
-  const before = await callSeq(page);
-  await page.getByTestId('run-button').click();
-  await page.getByTestId('approval').getByTestId('approval-approve').click();
-  // the turn runs sequential tools one at a time: the exec waits for ask_user, past the deadline
-  expect(await settledAfter(page, before)).toBe('waiting');
+  // the turn runs sequential tools one at a time (spec 02): the exec waits for ask_user, past the deadline, and
+  // nobody is asked to approve it while it cannot run
+  expect(await runCell(page, `return await exec({ command: 'echo', args: ['after the question'] });\n`)).toBe('waiting');
   const execRunId = await resultRunId(page);
   const queued = waitingRun(page, execRunId).getByTestId('pending-queued-behind');
   await expect(queued).toContainText(`queued behind ask_user (awaiting_client) in ${askingRunId}`);
   await expect(waitingRun(page, execRunId).getByTestId('pending-call')).toHaveAttribute('data-state', 'queued');
-  // answered: the exec is no longer held
+  await expect(page.getByTestId('approval')).toHaveCount(0);
+  // answered: the exec is no longer held, and now asks for approval
   const form = waitingRun(page, askingRunId).getByTestId('client-call');
   await form.getByTestId('client-call-input').fill('{"answer":"yes"}');
   await form.getByTestId('client-call-send').click();
   await expect(queued).toHaveCount(0);
+  await page.getByTestId('approval').getByTestId('approval-approve').click();
   expect(await settle(page, () => waitingRun(page, execRunId).getByTestId('wait-button').click())).toBe('completed');
   expect(JSON.stringify(await resultValue(page))).toContain('after the question');
 });

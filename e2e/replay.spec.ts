@@ -82,6 +82,10 @@ test('download a run\'s cassette and replay it from the file: the same value, ev
   expect(await resultValue(page)).toEqual(recorded);
   await runRow(page, replayedId).click();
   await expect(lab.getByTestId('run-seed')).toHaveText(String(cassette.seed));
+  // the recorded run read the real clock; the replay read the cassette's readings back (the same Date.now())
+  await expect(lab.getByTestId('run-clock')).toHaveText('replayed clock');
+  await runRow(page, recordedId).click();
+  await expect(lab.getByTestId('run-clock')).toHaveText('real clock');
 });
 
 test('a cassette of another cell than the editor\'s asks which to replay: the current cell keeps the edit, the recorded one replaces it', async ({ page }, testInfo) => {

@@ -9,6 +9,8 @@ import { REPO_ROOT } from './tools/testing.ts';
 import type { CodeModeResult } from './runs/types.ts';
 import { expectCompleted, expectFailed, expectWaiting, runReaches } from './testing.ts';
 import type { ClientToolSpec } from './gateway-types.ts';
+import { catalogId, hostIdentity } from './catalog/names.ts';
+import { QuickJsExecutor } from './executors/quickjs/executor.ts';
 
 const clientTools: ClientToolSpec[] = [
   { name: 'confirm_with_user', description: 'Ask the user a yes/no question.', inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } },
@@ -170,13 +172,52 @@ describe('spec E2E plan', () => {
   it('step 11: denied tools are absent and cannot be called by a guessed name or id', async () => {
     const research = gw.prepareTurn({ agentId: 'research' });
     const view = gw.catalog({ agentId: 'research' });
-    expect(view.tools.find((t) => t.name === 'exec')?.deniedBy).toBeTruthy();
+    const deniedExec = view.tools.find((t) => t.name === 'exec')!;
+    expect(deniedExec.deniedBy).toBeTruthy();
+    // the catalog id the shell exec tool would have had: what a cell that knows how the host makes ids would guess
+    const guessedId = catalogId(hostIdentity(deniedExec));
     const r = expectCompleted(
       await gw.exec(research.agentRunId, {
-        code: 'const guesses = [typeof exec, typeof globalThis["exec"], typeof weather_lookup];\nconst all = (await catalog.all()).map((h) => h.name);\nreturn { guesses, all }',
+        code:
+          `const id = ${JSON.stringify(guessedId)};\n` +
+          'const guesses = [typeof exec, typeof globalThis["exec"], typeof weather_lookup, typeof globalThis[id]];\n' +
+          'const all = (await catalog.all()).map((h) => h.name);\nconst found = (await catalog.search(id)).map((h) => h.name);\n' +
+          'let file; try { file = API.read("tools/" + id + ".d.ts") } catch (e) { file = e.code }\nreturn { guesses, all, found, file }',
       }),
     );
-    expect(r.value).toEqual({ guesses: ['undefined', 'undefined', 'undefined'], all: expect.not.arrayContaining(['exec', 'weather.lookup']) });
+    expect(r.value).toEqual({ guesses: ['undefined', 'undefined', 'undefined', 'undefined'], all: expect.not.arrayContaining(['exec', 'weather.lookup']), found: [], file: 'invalid_input' });
+  });
+
+  it('step 11: a cell holding the raw bridge primitive sends calls by the denied tool\'s guessed id, as a tool and as an MCP member: not_found, and the tool never runs', async () => {
+    // a fully subverted prelude: the cell keeps the host primitive and writes bridge requests itself
+    const raw = new QuickJsExecutor({ workers: 1, preludePrefix: 'globalThis.__cm_raw = globalThis.__cm_sync;' });
+    const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
+    const rg = await createGateway({ config: { ...config, mcp: { servers: {} } }, executors: { quickjs: raw } });
+    try {
+      const turn = rg.prepareTurn({ agentId: 'research' });
+      const guessedId = catalogId(hostIdentity(rg.catalog({ agentId: 'research' }).tools.find((t) => t.name === 'exec')!));
+      const send = (req: object) => `__cm_raw("send", ${JSON.stringify(JSON.stringify(req))});`;
+      const code = [
+        send({ id: 'g1', op: 'call', tool: guessedId, input: { command: 'ls' } }),
+        send({ id: 'g2', op: 'call', mcp: ['demo', guessedId], input: {} }),
+        send({ id: 'g3', op: 'describe', tool: guessedId }),
+        'await new Promise((done) => setTimeout(done, 50));',
+        'return "sent"',
+      ].join('\n');
+      const done = expectCompleted(await rg.exec(turn.agentRunId, { code }));
+      const nested = rg.trajectory(done.telemetry.runId!)!.calls.flatMap((c) => c.nested).filter((n) => n.requestId.startsWith('g'));
+      expect(nested.map((n) => [n.requestId, n.status, n.errorCode])).toEqual([
+        ['g1', 'error', 'not_found'],
+        ['g2', 'error', 'not_found'],
+        ['g3', 'error', 'not_found'],
+      ]);
+      // the shell exec tool needs approval: had the id reached it, the operator would have been asked
+      expect(nested.every((n) => n.approval === undefined)).toBe(true);
+      expect(rg.approvals()).toEqual([]);
+    } finally {
+      await rg.close();
+      await raw.close();
+    }
   });
 
   it('steps 12-14: a nested call resolving after exec returns waiting; wait restores the VM, delivers it, and output after restore reaches the answer', async () => {

@@ -80,12 +80,20 @@ export interface ExecOptions {
   executor?: ExecutorKind;
   /** The model's tool-call id; part of the cell identity. */
   toolCallId?: string;
-  /** The seed (an integer 0..4294967295) of the cell's Date, performance.now and Math.random; drawn at random when absent. */
+  /**
+   * The seed (an integer 0..4294967295) of the cell's Math.random; drawn at random when absent. A seed given here
+   * also gives the cell the seed's logical clock (Date, performance.now: a seed-derived instant of 2025 that moves
+   * only when a timer fires), so the run repeats; without one the cell reads the real clock (`clock` overrides).
+   */
   seed?: number;
+  /** Which clock the cell reads: `logical` (the seed's) when `seed` is given, else `real`. A replay reads its cassette's. */
+  clock?: 'real' | 'logical';
   /**
    * Replay the cell against this cassette (runs.cassette's JSON, checked as hostile input): every tool call is
-   * answered from it, none dispatched; a call it does not hold fails the run with replay_mismatch. The seed
-   * defaults to the cassette's; without code or command in the input the cassette's source runs.
+   * answered from it, none dispatched, and the guest's clock returns the recorded readings in order; a call it
+   * does not hold, or a clock reading past the recorded ones, fails the run with replay_mismatch. A cassette
+   * without readings replays with its seed's logical clock. The seed defaults to the cassette's; without code
+   * or command in the input the cassette's source runs.
    */
   replay?: unknown;
   /** With `typecheck`: check the cell against the turn's inferred output types too (never the default: they are guesses). */
@@ -157,13 +165,18 @@ export interface GatewayApi {
   /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
   turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
   /**
-   * Replace a live turn's client tools; new cells see them, running and parked cells keep theirs. Adding tools
-   * keeps the turn's saved results; removing or redefining one clears them, for cells already started too.
+   * Replace a live turn's client tools; new cells see them, running and parked cells keep their projection but
+   * cannot call a client tool the turn no longer offers. Adding tools or refreshing descriptions keeps the turn's
+   * saved results; removing one or changing its schema clears them, for cells already started too.
    */
   updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
   exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
-  /** The cell on every executor (or `kinds`), each in its own run of the turn, side by side; `opts.typecheckInferred` as exec's. */
-  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred'>): Promise<ExecutorComparisonRow[]>;
+  /**
+   * The cell on every executor (or `kinds`), each in its own run of the turn, side by side, all with one seed
+   * (`opts.seed`, or one drawn for the comparison; a given seed also gives every row its logical clock), as many at
+   * once as the machine has processors (gateway/compare.ts); `opts.typecheckInferred` as exec's.
+   */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred' | 'seed'>): Promise<ExecutorComparisonRow[]>;
   wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
   /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
   modelText(result: CodeModeResult): string;

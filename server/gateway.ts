@@ -12,6 +12,8 @@ import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/type
 import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
+import { redactionRegistry } from './gateway/secrets.ts';
+import type { RedactionRegistry } from './source/redact.ts';
 import { ExecutorSet } from './gateway/executors.ts';
 import { compareExecutors, type CompareOptions } from './gateway/compare.ts';
 import { TurnRegistry } from './gateway/turns.ts';
@@ -45,11 +47,11 @@ import { assertSessionIdle, checkedSummary, compactionText } from './sessions/co
 import { SessionStore } from './sessions/store.ts';
 import { openSessionDatabase } from './sessions/db.ts';
 import { SessionStoreError } from './sessions/database.ts';
-import { TranscriptRecorder } from './gateway/recorder.ts';
+import { TranscriptRecorder, turnActivity } from './gateway/recorder.ts';
 import { assertSessionId, entryRunId } from './sessions/transcript.ts';
-import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import type { NestedActivityPayload, SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
-import type { CodeModePlugin } from './tools/plugins.ts';
+import { runAgentEndHooks, type CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
 import type { ToolDefinition } from './tools/types.ts';
 import { McpManager, startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
@@ -93,7 +95,11 @@ export class Gateway implements GatewayApi {
   private readonly otlp?: Promise<OtlpLiveExport>;
   private readonly openapi: OpenApiSources;
   private readonly liveSources: SourceRegistry;
+  /** Source masking's registered secrets and patterns (spec 01): the config's credentials, then added sources'. */
+  readonly redaction: RedactionRegistry;
   private closed = false;
+  /** Transcript reads for agent_end hooks under way: close() lets them finish before the database closes. */
+  private readonly agentEndReads = new Set<Promise<unknown>>();
 
   constructor(
     readonly config: GatewayConfig,
@@ -101,6 +107,8 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
+    this.redaction = redactionRegistry(config);
+    const redact = (code: string) => this.redaction.redact(code);
     try {
       this.sessions = new SessionStore(openSessionDatabase(config.sessions, { log: (line) => (opts.log ?? console.warn)(`[sessions] ${line}`) }));
     } catch (err) {
@@ -112,6 +120,7 @@ export class Gateway implements GatewayApi {
       this.sessions.transcript,
       (runId, callId) => this.runsManager.controlCall(runId, callId),
       (message) => console.warn(`[sessions] ${message}`),
+      loaded.plugins,
     );
     this.sessions.transcript.onAppend((entry) => {
       const runId = entryRunId(entry);
@@ -150,6 +159,8 @@ export class Gateway implements GatewayApi {
       ownership: this.ownership,
       runs: this.runsManager,
       ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
+      redact,
+      onEnded: (turn, reason) => this.agentEnded(turn, reason),
     });
     this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
     this.liveSources = new SourceRegistry({
@@ -157,12 +168,14 @@ export class Gateway implements GatewayApi {
       mcp: opts.mcp instanceof McpManager ? opts.mcp : undefined,
       openapi: this.openapi,
       ...(opts.log ? { log: opts.log } : {}),
+      redaction: this.redaction,
     });
     this.calls = new ControlCalls({
       recorder: this.recorder,
       runs: this.runsManager,
       executors: this.executors,
       plugins: loaded.plugins,
+      redact,
       closed: () => this.closed,
     });
   }
@@ -420,6 +433,7 @@ export class Gateway implements GatewayApi {
     await this.runsManager.close();
     await (await this.otlp)?.close();
     this.turns.close();
+    await Promise.all(this.agentEndReads);
     await this.executors.close();
     await this.opts.mcp?.close();
     this.openapi.close();
@@ -429,6 +443,27 @@ export class Gateway implements GatewayApi {
   }
 
   // ---- internals -------------------------------------------------------------------------------
+
+  /** A turn ended: the plugins' agent_end hooks hear it with its accepted activity, read from the transcript (spec 02). */
+  private agentEnded(turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown'): void {
+    if (!this.loaded.plugins.some((p) => p.hooks?.agent_end)) return;
+    const log = this.opts.log ?? console.warn;
+    const read = (async (): Promise<NestedActivityPayload[]> => {
+      try {
+        // a read writes the turn's queued activity rows first: the hooks get what the transcript accepted
+        return turnActivity(await this.sessions.transcript.branch(turn.sessionId), turn.agentRunId);
+      } catch (err) {
+        log(`agent_end: the transcript of session ${turn.sessionId} could not be read (${(err as Error).message}); the hooks get no activity`);
+        return [];
+      }
+    })();
+    // close() waits for the reads (the database closes after them); the hooks themselves run on their own
+    this.agentEndReads.add(read);
+    void read.then((activity) => {
+      this.agentEndReads.delete(read);
+      return runAgentEndHooks(this.loaded.plugins, { ...turn, reason, activity }, log);
+    });
+  }
 
   /**
    * Start the executors the configured agents use and wait until they are warm (QuickJS: workers

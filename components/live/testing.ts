@@ -13,6 +13,7 @@ export function runViewFixture(runId: string, over: Partial<RunView> = {}): RunV
     language: 'javascript',
     code: 'return 1',
     seed: 1,
+    clock: 'real',
     createdAt: 1000,
     updatedAt: 1000,
     maxSnapshotBytes: 10 * 1024 * 1024,

@@ -25,6 +25,13 @@ function downloadText(fileName: string, text: string, type: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** What each clock a run reads means (the run line's hover). */
+const CLOCK_TITLES: Record<Run['clock'], string> = {
+  real: "the host's real clock: today's date, moving across awaits and tool calls",
+  logical: "the seed's logical clock: an instant of 2025 that moves only when a timer fires, not today's date",
+  replayed: "the readings the cassette recorded, returned in order",
+};
+
 /** The seed field as a uint32, undefined when blank, or the message saying what is wrong. */
 export function parseSeed(text: string): number | undefined | { error: string } {
   const t = text.trim();
@@ -131,7 +138,7 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
             onChange={(e) => setSeedText(e.target.value)}
           />
         </label>
-        <Button testId="run-with-seed" disabled={!props.canRun || props.running} onClick={runWithSeed} title="run the editor's cell with this seed (Math.random repeats; empty: a random seed)">
+        <Button testId="run-with-seed" disabled={!props.canRun || props.running} onClick={runWithSeed} title="run the editor's cell with this seed (empty: a random seed): Math.random repeats, and the cell reads the seed's logical clock (an instant of 2025 that moves only when a timer fires), not today's date">
           Run with seed
         </Button>
         <Button
@@ -160,12 +167,15 @@ export const ReplayLabPanel = memo(function ReplayLabPanel(props: {
         {run ? (
           <>
             <span>
-              run <span className="font-mono">{run.runId}</span> · seed <span data-testid="run-seed" className="font-mono text-neutral-200">{run.seed}</span>
+              run <span className="font-mono">{run.runId}</span> · seed <span data-testid="run-seed" className="font-mono text-neutral-200">{run.seed}</span> ·{' '}
+              <span data-testid="run-clock" title={CLOCK_TITLES[run.clock]}>
+                {run.clock} clock
+              </span>
             </span>
             <Button kind="ghost" testId="reuse-seed" onClick={() => setSeedText(String(run.seed))} title="put this run's seed in the seed field, for Run with seed">
               reuse seed
             </Button>
-            <Button testId="cassette-download" onClick={() => void downloadCassette()} title="its tool calls, seed and outcome as a cassette file">
+            <Button testId="cassette-download" onClick={() => void downloadCassette()} title="its tool calls, clock readings, seed and outcome as a cassette file">
               download cassette
             </Button>
             <Button testId="save-as-test" disabled={run.state !== 'completed'} onClick={() => void saveAsTest()} title="a cassette and a Vitest file that replays the cell and asserts its value">

@@ -49,6 +49,22 @@ return { sleptMs: Date.now() - started };
 `,
   },
   {
+    id: 'clock',
+    title: "Today's date and elapsed time",
+    language: 'javascript',
+    code: `// A cell reads the host's real clock: today's date, and time that moves across awaits.
+// (A run with an explicit seed, from the Replay lab, reads the seed's logical clock instead.)
+const started = Date.now();
+const t0 = performance.now();
+await sleep({ ms: 500 });
+return {
+  today: new Date().toISOString().slice(0, 10),
+  elapsedMs: Date.now() - started,
+  perfElapsedMs: performance.now() - t0,
+};
+`,
+  },
+  {
     id: 'search-describe',
     title: 'catalog.search + describe',
     language: 'javascript',
@@ -122,10 +138,12 @@ try {
     title: 'TypeScript cell',
     language: 'typescript',
     code: `// TypeScript: types are stripped before the cell runs; the editor checks them against the catalog.
-interface Forecast { city: string; summary: string }
+// weather_lookup's result has the type its declaration gives (hover it): no cast, so a wrong field is an error.
+type Forecast = Awaited<ReturnType<typeof weather_lookup>>;
 const cities = ['Lisbon', 'Oslo'];
-const forecasts: unknown[] = await Promise.all(cities.map((city) => weather_lookup({ city })));
-return forecasts as Forecast[];
+const forecasts: Forecast[] = await Promise.all(cities.map((city) => weather_lookup({ city })));
+const warmest = forecasts.reduce((a, b) => (b.tempC > a.tempC ? b : a));
+return { forecasts: forecasts.map((f) => ({ city: f.city, tempC: f.tempC, condition: f.condition })), warmest: warmest.city };
 `,
   },
 ];

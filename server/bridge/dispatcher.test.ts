@@ -105,7 +105,32 @@ describe('dispatchRequest', () => {
     expect(await reply({ id: 'r9', op: 'call', tool: 'exec', input: {} }, denied)).toMatchObject({ ok: false, code: 'approval_denied', error: expect.stringContaining('nope') });
   });
 
-  it('an approved call queued behind an earlier sequential call says queued (no longer awaiting_approval), then running once it starts', async () => {
+  it('spec 02 "a sequential call blocks later calls until its result has been accepted": a later call, its hooks included, waits while a sequential call awaits approval', async () => {
+    const cat = buildCatalog([tool('exec', { executionMode: 'sequential', approval: 'required', execute: async () => 'listed' }), tool('read')]);
+    let approve!: () => void;
+    const events: string[] = [];
+    const ctx = context({
+      catalog: cat,
+      hooks: {
+        ...context().hooks,
+        beforeToolCall: async (entry, input) => (events.push(`hook ${entry.callableName}`), { input }),
+        requestApproval: () => (events.push('approval asked'), new Promise((r) => (approve = () => r({ approved: true })))),
+      },
+      toolContext: () => testContext(),
+      onStatus: (id, status) => void events.push(`${id} ${status}`),
+    });
+    const seq = dispatchRequest(ctx, { id: 'a', op: 'call', tool: 'exec', input: {} }, 'cm_test:1');
+    const later = dispatchRequest(ctx, { id: 'b', op: 'call', tool: 'read', input: {} }, 'cm_test:2');
+    await vi.waitFor(() => expect(events).toContain('approval asked'), { timeout: 20_000 });
+    // the later call is queued behind the sequential one: its hooks have not run, the tool has not started
+    expect(events).toEqual(['b queued', 'hook exec', 'a awaiting_approval', 'approval asked']);
+    approve();
+    expect(await seq.reply).toMatchObject({ ok: true, value: 'listed' });
+    expect(await later.reply).toMatchObject({ ok: true });
+    expect(events.slice(4)).toEqual(['a running', 'hook read', 'b running']);
+  });
+
+  it('a sequential call behind an earlier sequential call says queued, is asked for approval only when its turn comes, then runs', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const seq = buildCatalog([
@@ -113,24 +138,27 @@ describe('dispatchRequest', () => {
       tool('exec', { executionMode: 'sequential', approval: 'required' }),
     ]);
     let approve!: () => void;
+    let asked = false;
     const statuses: string[] = [];
     const ctx = context({
       catalog: seq,
-      hooks: { ...context().hooks, requestApproval: () => new Promise((r) => (approve = () => r({ approved: true }))) },
+      hooks: { ...context().hooks, requestApproval: () => ((asked = true), new Promise((r) => (approve = () => r({ approved: true })))) },
       onStatus: (id, status) => {
         if (id === 'a') statuses.push(status);
       },
     });
     const first = dispatchRequest(ctx, { id: 's', op: 'call', tool: 'slow', input: {} }, 'cm_test:1');
     const second = dispatchRequest(ctx, { id: 'a', op: 'call', tool: 'exec', input: {} }, 'cm_test:2');
-    await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval']), { timeout: 20_000 });
-    approve();
-    // still queued behind "slow", which has not finished
-    await vi.waitFor(() => expect(statuses).toEqual(['awaiting_approval', 'queued']), { timeout: 20_000 });
+    expect(statuses).toEqual(['queued']);
+    // nobody is asked while "slow" has not finished
+    await new Promise((r) => setImmediate(r));
+    expect(asked).toBe(false);
     release();
     expect(await first.reply).toMatchObject({ ok: true, value: 'slow' });
+    await vi.waitFor(() => expect(statuses).toEqual(['queued', 'awaiting_approval']), { timeout: 20_000 });
+    approve();
     expect(await second.reply).toMatchObject({ ok: true });
-    expect(statuses).toEqual(['awaiting_approval', 'queued', 'running']);
+    expect(statuses).toEqual(['queued', 'awaiting_approval', 'running']);
   });
 
   it('on a store() value over maxOutputBytes: refuses it with capacity_exceeded and keeps nothing', async () => {

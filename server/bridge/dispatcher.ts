@@ -64,6 +64,11 @@ export interface DispatchContext {
   markNetworkContent(): void;
   /** Whether the cell already holds network-controlled content (provenance of what it stores). */
   hasNetworkContent(): boolean;
+  /**
+   * The turn's client tool named `name` as the turn offers it now (its catalog after any client-tool update), or
+   * undefined when the turn no longer offers it. Absent: the cell's own projection is the offer.
+   */
+  currentClientTool?(name: string): CatalogEntry | undefined;
   /** Status changes for the trajectory and the board. */
   onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'queued' | 'running'): void;
   /**
@@ -113,38 +118,47 @@ async function callTool(ctx: DispatchContext, req: Extract<BridgeRequest, { op: 
   if (ctx.restartSafe && !entry.tool.replaySafe) {
     throw new ToolError(`${entry.callableName} is not replay-safe; restartSafe cells may call only audited read-only tools`, 'invalid_input');
   }
-  const hooked = await ctx.hooks.beforeToolCall(entry, req.input, invocationId, req.id);
-  if (hooked.blocked) throw new ToolError(`${entry.callableName} was blocked by a before_tool_call hook: ${hooked.blocked}`, 'blocked');
-  const input = hooked.input;
-  if (entry.tool.approval === 'required') {
-    ctx.onStatus(req.id, 'awaiting_approval');
-    const decision = await ctx.hooks.requestApproval(entry, input, req.id);
-    if (!decision.approved) {
-      throw new ToolError(`${entry.callableName} was denied by the operator${decision.reason ? `: ${decision.reason}` : ''}; do not retry it`, 'approval_denied');
-    }
-    // approved: no longer waiting on a person; queued until the turn's scheduler starts it (a sequential tool waits
-    // for every earlier call of the turn, a client tool's unanswered call in another run included)
-    ctx.onStatus(req.id, 'queued');
-  }
-  if (entry.tool.approval !== 'required') {
-    const hold = ctx.holdWhileApprovalPending?.();
-    if (hold) {
-      ctx.onStatus(req.id, 'queued');
-      await hold;
-    }
-  }
+  // Spec 02: a sequential call "waits for earlier catalog calls to finish and blocks later calls until its result has
+  // been accepted". Its hooks and its approval run inside its place in the turn's schedule, so a sequential call
+  // awaiting an operator holds every later call of the catalog, and no later call's hooks run before it.
   const run = async () => {
     if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');
+    const hooked = await ctx.hooks.beforeToolCall(entry, req.input, invocationId, req.id);
+    if (hooked.blocked) throw new ToolError(`${entry.callableName} was blocked by a before_tool_call hook: ${hooked.blocked}`, 'blocked');
+    const input = hooked.input;
+    if (entry.tool.approval === 'required') {
+      ctx.onStatus(req.id, 'awaiting_approval');
+      const decision = await ctx.hooks.requestApproval(entry, input, req.id);
+      if (!decision.approved) {
+        throw new ToolError(`${entry.callableName} was denied by the operator${decision.reason ? `: ${decision.reason}` : ''}; do not retry it`, 'approval_denied');
+      }
+    } else {
+      const hold = ctx.holdWhileApprovalPending?.();
+      if (hold) {
+        ctx.onStatus(req.id, 'queued');
+        await hold;
+      }
+    }
+    if (ctx.signal.aborted) throw new ToolError('the run was aborted before this call started', 'aborted');
     if (!entry.tool.execute) {
-      validateToolInput(entry.tool, input);
+      // a client tool is what the turn offers now: a cell that started before a restriction cannot call one it removed
+      const offered = ctx.currentClientTool ? ctx.currentClientTool(entry.name) : entry;
+      if (!offered) {
+        throw new ToolError(
+          `${entry.callableName} was removed from this turn's client tools after this cell started (a restriction); a cell cannot call a tool its turn no longer offers - ask the client to offer it again, or do without it`,
+          'not_found',
+        );
+      }
+      validateToolInput(offered.tool, input);
       ctx.onStatus(req.id, 'awaiting_client');
-      return ctx.hooks.callClient(entry, input, req.id);
+      return ctx.hooks.callClient(offered, input, req.id);
     }
     ctx.onStatus(req.id, 'running');
     return entry.tool.execute(input, ctx.toolContext(invocationId));
   };
   try {
-    const out = toBridged(await ctx.scheduler.schedule(entry.executionMode, run));
+    // held back by an earlier call: queued until its place comes
+    const out = toBridged(await ctx.scheduler.schedule(entry.executionMode, run, () => ctx.onStatus(req.id, 'queued')));
     if (entry.tool.networkContent) ctx.markNetworkContent();
     validateToolOutput(describeRequest(req, ctx.catalog).label, entry.tool, out.value);
     return out;

@@ -20,6 +20,14 @@ export const MAX_NAME_CHARS = 1024;
 export const MAX_MESSAGE_CHARS = 64 * 1024;
 /** A catalog.search query: far above any real query (a few keywords), refused past it. */
 export const MAX_QUERY_CHARS = 64 * 1024;
+/**
+ * Clock reading pairs ([difference from the previous reading, readings in a row with that value]) one run keeps:
+ * a cell that reads a moving clock in a loop for its whole budget changes value about once a millisecond, and
+ * 10,000 changes (about 10 s of that, ~100 KB of JSON at most) is far past what a cell that reads the time
+ * to use it makes. Past it, readings are only counted (`dropped`). The guest keeps the same cap
+ * (MAX_CLOCK_RUNS in server/guest/prelude.js; the clock test holds them equal).
+ */
+export const MAX_CLOCK_RUNS = 10_000;
 /** Cleared timers reported in one frontier: each names a request of the leg, so more than the in-flight cap plus the queue is forged. */
 export const MAX_CANCELS_PER_FRONTIER = 1024;
 
@@ -172,6 +180,26 @@ function checkOutcome(v, jsonText) {
   return bad(`the cell's outcome must have ok: true or ok: false`);
 }
 
+/**
+ * Clock readings a leg carried out of the guest (prelude.js __cm_clock): `runs` is a flat list of pairs, the
+ * difference from the previous reading (ms) and how many readings in a row had that value (at least one);
+ * `dropped` counts readings past the cap that were not kept.
+ */
+export function checkClockReadings(v) {
+  if (!isRecord(v)) return bad(`the clock readings must be an object, got ${describe(v)}`);
+  const runs = v.runs;
+  if (!Array.isArray(runs) || runs.length % 2 !== 0 || runs.length > 2 * MAX_CLOCK_RUNS) {
+    return bad(`the clock readings must be a list of at most ${MAX_CLOCK_RUNS} pairs of numbers`);
+  }
+  for (let i = 0; i < runs.length; i += 2) {
+    if (!isFiniteNumber(runs[i]) || !Number.isSafeInteger(runs[i + 1]) || runs[i + 1] < 1) {
+      return bad(`clock reading pair ${i / 2} must be a finite difference and a positive count`);
+    }
+  }
+  if (!isCount(v.dropped)) return bad('the clock readings\' dropped count must be a count');
+  return good({ runs: [...runs], dropped: v.dropped });
+}
+
 /** One output line from console.* / text / json. */
 export function checkOutputLine(v) {
   if (!isRecord(v)) return bad(`an output line must be an object, got ${describe(v)}`);
@@ -234,10 +262,13 @@ export function checkWorkerMessage(m) {
       });
     case 'settled': {
       if (!isCount(m.droppedBytes)) return fail('droppedBytes must be a count');
+      const clock = m.clock === undefined ? undefined : checkClockReadings(m.clock);
+      if (clock && !clock.ok) return fail(clock.error);
+      const readings = clock ? { clock: clock.value } : {};
       if (m.ok === true) {
         return withLeg(
           isString(m.valueJson)
-            ? good({ t: 'settled', legId, ok: true, valueJson: m.valueJson, droppedBytes: m.droppedBytes })
+            ? good({ t: 'settled', legId, ok: true, valueJson: m.valueJson, droppedBytes: m.droppedBytes, ...readings })
             : bad(`the cell's value must be a JSON string, got ${describe(m.valueJson)}`),
         );
       }
@@ -252,6 +283,7 @@ export function checkWorkerMessage(m) {
         ...(m.code !== undefined ? { code: m.code } : {}),
         ...(isString(m.stack) ? { stack: clip(m.stack) } : {}),
         droppedBytes: m.droppedBytes,
+        ...readings,
       });
     }
     case 'parked':
@@ -282,6 +314,11 @@ export function checkWorkerMessage(m) {
       if (m.takeMs !== undefined) {
         if (!isDuration(m.takeMs)) return fail('takeMs must be a duration');
         out.takeMs = m.takeMs;
+      }
+      if (m.clock !== undefined) {
+        const clock = checkClockReadings(m.clock);
+        if (!clock.ok) return fail(clock.error);
+        out.clock = clock.value;
       }
       // a pressure checkpoint is always a snapshot the host keeps (a live context cannot move workers)
       if (m.t === 'pressure-parked' && out.snapshot === undefined) return fail('a pressure-parked leg must carry a snapshot');

@@ -1,7 +1,7 @@
 // The bridge message checks: what each accepts (normalized copies), what it refuses and how it says so.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkBridgeRequest, checkSettledOutcome, checkWorkerMessage, MAX_NAME_CHARS, MAX_QUERY_CHARS, MAX_REQUEST_ID_CHARS, parseGuestJson } from './protocol-check.mjs';
+import { checkBridgeRequest, checkClockReadings, checkSettledOutcome, checkWorkerMessage, MAX_CLOCK_RUNS, MAX_NAME_CHARS, MAX_QUERY_CHARS, MAX_REQUEST_ID_CHARS, parseGuestJson } from './protocol-check.mjs';
 
 const refused = (r: { ok: boolean; error?: string }) => {
   if (r.ok) throw new Error(`expected a refusal, got ${JSON.stringify(r)}`);
@@ -132,6 +132,20 @@ describe('checkWorkerMessage', () => {
       legId: 'leg1',
       error: expect.stringMatching(/must carry a snapshot/),
     });
+  });
+
+  it('on clock readings with a settled or parked leg: keeps a copy of well-formed pairs, refuses forged ones with the leg', () => {
+    const clock = { runs: [12, 3, 1, 1], dropped: 0 };
+    expect(checkWorkerMessage({ t: 'settled', legId: 'leg1', ok: true, valueJson: '1', droppedBytes: 0, clock })).toEqual({
+      ok: true,
+      value: { t: 'settled', legId: 'leg1', ok: true, valueJson: '1', droppedBytes: 0, clock },
+    });
+    const parked = checkWorkerMessage({ t: 'parked', legId: 'leg1', droppedBytes: 0, queued: [], continuationId: 'c1', clock });
+    expect(parked.ok && 'clock' in parked.value && parked.value.clock).toEqual(clock);
+    for (const bad of [{ runs: [1], dropped: 0 }, { runs: [1, 0], dropped: 0 }, { runs: [Infinity, 1], dropped: 0 }, { runs: [1, 1], dropped: -1 }, { runs: 'x', dropped: 0 }, { runs: new Array(2 * MAX_CLOCK_RUNS + 2).fill(1), dropped: 0 }]) {
+      expect(checkWorkerMessage({ t: 'settled', legId: 'leg1', ok: false, error: 'e', droppedBytes: 0, clock: bad })).toMatchObject({ ok: false, legId: 'leg1' });
+    }
+    expect(refused(checkClockReadings({ runs: [1, 1.5], dropped: 0 }))).toMatch(/positive count/);
   });
 
   it('on a declined pressure checkpoint: keeps the stored size it was over, refuses one that is not a count', () => {

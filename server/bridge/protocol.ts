@@ -47,8 +47,30 @@ export interface GuestBootConfig {
   tools: Array<{ callableName: string; name: string; description: string; source: string }>;
   /** MCP namespaces; `unavailable` (a configured server that is down) makes every member reject with that reason. */
   mcp: Array<{ name: string; tools: string[]; unavailable?: string }>;
-  /** The run's seed (uint32): the guest's Math.random and its logical clock derive from it (prelude.js). */
+  /** The run's seed (uint32): the guest's Math.random (and a logical clock's start) derive from it (prelude.js). */
   seed?: number;
+  /** Which clock the guest reads (prelude.js "time and randomness"); absent: the real one, from boot. */
+  clock?: GuestClockConfig;
+}
+
+/**
+ * The guest's clock: `real` reads the host's clock, `logical` the seed's (moves only when a timer fires), `replay` a
+ * recording's readings in order. `startMs` is the run's start (performance.now's origin; a logical clock's start
+ * comes from the seed); a replay also gets the recorded pairs and how many readings they hold.
+ */
+export type GuestClockConfig =
+  | { mode: 'real'; startMs: number }
+  | { mode: 'logical' }
+  | { mode: 'replay'; startMs: number; runs: number[]; recorded: number; dropped: number };
+
+/**
+ * Clock readings carried out of the guest at the end of a leg (prelude.js __cm_clock): `runs` is a flat list of
+ * pairs, the difference from the previous reading in ms (the first from the run's start) and how many readings in
+ * a row had that value; `dropped` counts readings past MAX_CLOCK_RUNS pairs, counted but not kept.
+ */
+export interface ClockReadings {
+  runs: number[];
+  dropped: number;
 }
 
 export interface LegLimits {
@@ -113,6 +135,8 @@ export interface ParkedInfo {
   continuationId?: string;
   retainedBytesEstimate?: number;
   queued: BridgeRequest[];
+  /** The clock readings the guest made since the last leg ended (absent: none). */
+  clock?: ClockReadings;
 }
 
 export type WorkerToHost =
@@ -122,8 +146,8 @@ export type WorkerToHost =
   | { t: 'output'; legId: string; lines: CodeModeOutput[]; droppedBytes: number }
   /** The VM is ready (created, or restored from a snapshot); a resume adds its restore time and the snapshot's raw bytes. */
   | { t: 'opened'; legId: string; restoreMs?: number; rawBytes?: number }
-  | { t: 'settled'; legId: string; ok: true; valueJson: string; droppedBytes: number }
-  | { t: 'settled'; legId: string; ok: false; error: string; code?: string; stack?: string; droppedBytes: number }
+  | { t: 'settled'; legId: string; ok: true; valueJson: string; droppedBytes: number; clock?: ClockReadings }
+  | { t: 'settled'; legId: string; ok: false; error: string; code?: string; stack?: string; droppedBytes: number; clock?: ClockReadings }
   | ({ t: 'parked'; legId: string; droppedBytes: number } & ParkedInfo)
   /** A pressure checkpoint: the leg goes on, off this worker (QuickJS: always a snapshot). */
   | ({ t: 'pressure-parked'; legId: string; droppedBytes: number } & ParkedInfo)

@@ -52,6 +52,21 @@ describe('CallScheduler', () => {
     expect(order).toEqual(['p1 start', 'p1 end', 'seq start', 'seq end', 'p2 start']);
   });
 
+  it('on a call held back by an earlier one: onWait says so at once; a call that starts at once never hears it', async () => {
+    const s = new CallScheduler();
+    const waited: string[] = [];
+    const gate = deferred();
+    const p1 = s.schedule('parallel', () => gate.promise, () => waited.push('p1'));
+    const seq = s.schedule('sequential', async () => undefined, () => waited.push('seq'));
+    const p2 = s.schedule('parallel', async () => undefined, () => waited.push('p2'));
+    expect(waited).toEqual(['seq', 'p2']);
+    gate.resolve();
+    await Promise.all([p1, seq, p2]);
+    // nothing pending any more: a sequential call starts at once
+    await s.schedule('sequential', async () => undefined, () => waited.push('late'));
+    expect(waited).toEqual(['seq', 'p2']);
+  });
+
   it('on a failed sequential call: later calls still run', async () => {
     const s = new CallScheduler();
     const bad = s.schedule('sequential', async () => {

@@ -95,7 +95,9 @@ declare const console: {
 };
 /** Host-bridged timer: a pending timer keeps the cell alive (and may suspend it). */
 declare function setTimeout(callback: (...args: unknown[]) => void, delayMs?: number, ...args: unknown[]): number;
-declare function clearTimeout(timer: number | undefined): void;`;
+declare function clearTimeout(timer: number | undefined): void;
+/** The run's clock: ms since the run started (whole ms), and the start's epoch ms. Date reads the same clock. */
+declare const performance: { now(): number; readonly timeOrigin: number };`;
 
 /** results.d.ts: saved-result references. */
 export const RESULTS_DECLARATIONS = `// Saved results: keep a large JSON value host-side for the rest of this reply and pass its ref to later cells.

@@ -66,6 +66,8 @@ export const RESERVED_GUEST_GLOBALS: ReadonlySet<string> = new Set([
   // output and timer helpers
   'console', 'text', 'json', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
   'setImmediate', 'clearImmediate', 'queueMicrotask', 'structuredClone',
+  // the clock the guest controller gives every engine (prelude.js: performance.now and timeOrigin)
+  'performance',
   // optional Swarm globals (spec: "optional Swarm globals")
   'swarm', 'Swarm',
   // host/loader names cells must not reach (source rules reject them; a tool must not make them callable)

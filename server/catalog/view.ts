@@ -82,11 +82,29 @@ export function catalogView(src: CatalogViewSource): CatalogView {
 }
 
 /**
+ * What a cell would write to call each denied tool (a bare name, or `MCP.<server>.<tool>`), with the rule that denied
+ * it: the run explains an uncaught ReferenceError or TypeError on one of these names with its rule (runs/denied.ts).
+ */
+export function deniedGuestNames(src: Pick<CatalogViewSource, 'tools' | 'denied' | 'catalog' | 'mcpServers'>): Map<string, string> {
+  const out = new Map<string, string>();
+  const names = deniedCallableNames(src);
+  // a server's namespace as the catalog names it, for a server whose state is not reported (tools added in code)
+  const namespaces = new Map(src.catalog.entries.flatMap((e) => (e.mcp ? [[e.mcp.server, e.mcp.serverCallable] as const] : [])));
+  for (const { tool, rule } of src.denied) {
+    const n = names.get(tool);
+    if (!n) continue;
+    const namespace = tool.source === 'mcp' ? namespaces.get(tool.owner ?? '') : undefined;
+    out.set(n.mcpPath ?? (namespace !== undefined ? `MCP.${namespace}.${n.callableName}` : n.callableName), rule);
+  }
+  return out;
+}
+
+/**
  * The names a cell would write for each denied tool: the catalog's projection over the turn's tools and the
  * denied ones together (so `weather.lookup` is `weather_lookup`, as an agent that may call it sees it), never a
  * name an effective tool holds. The editor flags a call to one of them with the rule that denied it.
  */
-function deniedCallableNames(src: CatalogViewSource): Map<ToolDefinition, { callableName: string; mcpPath?: string }> {
+function deniedCallableNames(src: Pick<CatalogViewSource, 'tools' | 'denied' | 'catalog' | 'mcpServers'>): Map<ToolDefinition, { callableName: string; mcpPath?: string }> {
   const out = new Map<ToolDefinition, { callableName: string; mcpPath?: string }>();
   if (src.denied.length === 0) return out;
   const all = [...src.tools, ...src.denied.map((d) => d.tool)];

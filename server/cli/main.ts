@@ -26,16 +26,18 @@ const USAGE = `usage:
       exec/wait result as one JSON line; exits 0 when every cell completed, 1 otherwise.
       --otlp FILE: writes the cells' traces to FILE as OTLP/JSON (one ExportTraceServiceRequest, a trace per cell).
       Approvals are denied unless --approve is given. A .ts file is TypeScript unless --language says.
-      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references.
+      --headless: no model reads the results, so cells get no results.* or store/load and no automatic references,
+      and make at most tools.codeMode.maxHeadlessToolCalls tool calls together (default 1000).
       --tokens: after each cell, one more JSON line {"tokens": ...}: the token meter, an estimate in the
       o200k_base encoding of code mode's cost against direct tool calling for the same work, every model
       turn re-sending the whole context so far (turn k = definitions + all calls and results up to k).
       --executor all: each cell runs on every executor, each in its own run, and prints one JSON line per
       executor (status, value, duration, nested-call cost, parked bytes, cold or warm start).
-      --seed N: the cells' Date, performance.now and Math.random derive from N (0..4294967295).
-      --record FILE: write the cell's tool calls, seed and outcome to FILE as a cassette (one cell).
-      --replay FILE: answer every tool call from that cassette (no tool runs) with its seed (one cell);
-      a call it does not hold fails with replay_mismatch.
+      --seed N: Math.random derives from N (0..4294967295), and the cells read N's logical clock (an instant
+      of 2025 that moves only when a timer fires) instead of the real one, so a run repeats.
+      --record FILE: write the cell's tool calls, clock readings, seed and outcome to FILE as a cassette (one cell).
+      --replay FILE: answer every tool call and clock reading from that cassette (no tool runs) with its seed
+      (one cell); a call it does not hold, or a clock reading past the recorded ones, fails with replay_mismatch.
   codemode mcp [--agent A]
       serves the agent's model surface (exec, wait, direct-only tools) as an MCP server on stdin/stdout, one
       session = one turn; logs go to stderr. Approvals are decided in a playground's approvals panel only
@@ -302,7 +304,7 @@ async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0],
     for (const input of cells) {
       if (executor === 'all') {
         const cell = { code: input.code, language: input.language, ...(input.typecheck ? { typecheck: true } : {}) };
-        for (const row of await gw.compareExecutors(turn.agentRunId, cell)) {
+        for (const row of await gw.compareExecutors(turn.agentRunId, cell, undefined, opts.seed !== undefined ? { seed: opts.seed } : {})) {
           out(JSON.stringify(row));
           if (row.status !== 'completed') allCompleted = false;
         }

@@ -55,6 +55,21 @@ describe('codemode run: the replay lab flags', () => {
     expect(mismatch.last).toMatchObject({ status: 'failed', code: 'replay_mismatch', error: expect.stringContaining('weather_lookup({"city":"Rome"})') });
   }, 60_000);
 
+  it('on --record of a cell that reads the real clock (no --seed): the file holds its readings, and --replay returns them', async () => {
+    const cell = file('clock.js', 'const a = Date.now();\nconst w = await weather_lookup({ city: "Oslo" });\nreturn { a, b: Date.now(), iso: new Date().toISOString(), city: w.city }');
+    const cassette = join(dir, 'clock.cassette.json');
+    const before = Date.now();
+    const recorded = await cli(['run', cell, '--config', config, '--record', cassette]);
+    expect(recorded.code).toBe(0);
+    const saved = JSON.parse(readFileSync(cassette, 'utf8')) as { clock: { mode: string; startMs: number; runs: number[] } };
+    expect(saved.clock.mode).toBe('real');
+    expect(saved.clock.startMs).toBeGreaterThanOrEqual(before);
+    expect(saved.clock.runs.filter((_n, i) => i % 2 === 1).reduce((x, y) => x + y, 0)).toBe(3);
+    const replayed = await cli(['run', cell, '--config', config, '--replay', cassette]);
+    expect(replayed.code).toBe(0);
+    expect(replayed.last.value).toEqual(recorded.last.value);
+  }, 60_000);
+
   it('on bad flags or a bad cassette file: exit 2 with a message, before a Gateway starts', async () => {
     const cell = file('c2.js', 'return 1');
     const notJson = file('bad.json', '{ nope');

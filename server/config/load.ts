@@ -17,6 +17,7 @@ import { parseJsonText } from './json.ts';
 import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
 import { resolveSessions, sessionsSchema } from './sessions.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
+import { redactionSchema, resolveRedactionOptions } from './redaction.ts';
 import { isHttpUrl, resolveSources, sourcesSchema } from './sources-schema.ts';
 import { sharesFitProblems } from './shares.ts';
 import {
@@ -207,6 +208,7 @@ const gatewayFileSchema = strictObject(
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
     telemetry: telemetrySchema.optional(),
+    redaction: redactionSchema.optional(),
     shellAllow: list(
       text('a command name')
         .refine((name) => COMMAND_NAME.test(name), {
@@ -219,7 +221,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, redaction, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -304,6 +306,7 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     mcpServer: resolveMcpServerOptions(file.mcpServer),
     server: resolveServerOptions(file.server, resolveMcpServerOptions(file.mcpServer).maxSessions),
     ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),
+    ...(file.redaction ? { redaction: resolveRedactionOptions(file.redaction) } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 

@@ -35,6 +35,9 @@ export const DEFAULT_CODE_MODE_OPTIONS: Readonly<CodeModeOptions> = Object.freez
   // 256 KiB is thousands of lines, far past any cell a model writes; data belongs in tool calls, not in source
   // (a 10 MB cell grew the session database by 20 MiB: the transcript keeps every source).
   maxSourceBytes: 256 * 1024,
+  // A headless turn has no model or person reading between its calls (a script, a scheduled job): 1000 tool calls is
+  // far past a job that does what it was written for, and stops one that loops over tools before it runs for hours.
+  maxHeadlessToolCalls: 1000,
   // The node executor is trusted execution, not a boundary: nobody picks it per cell unless the config says so.
   allowExecutorOverride: 'never',
 });
@@ -65,6 +68,8 @@ export const CODE_MODE_LIMIT_BOUNDS: Readonly<Record<CodeModeLimitField, IntBoun
   maxSearchLimit: { min: 1, max: 500, unit: 'results' },
   // 1 KiB still fits a small cell (tests); 16 MiB is past what any transcript should hold per call.
   maxSourceBytes: { min: 1024, max: 16 * 1024 * 1024, unit: 'bytes' },
+  // One call still lets a script do something; a million is past any job a turn should be.
+  maxHeadlessToolCalls: { min: 1, max: 1_000_000, unit: 'calls' },
 });
 
 export const CODE_MODE_LIMIT_FIELDS = Object.keys(CODE_MODE_LIMIT_BOUNDS) as CodeModeLimitField[];
@@ -118,6 +123,7 @@ export const codeModeFieldsSchema = strictObject(
     searchDefaultLimit: limitField('searchDefaultLimit').optional(),
     maxSearchLimit: limitField('maxSearchLimit').optional(),
     maxSourceBytes: limitField('maxSourceBytes').optional(),
+    maxHeadlessToolCalls: limitField('maxHeadlessToolCalls').optional(),
     allowExecutorOverride: executorOverrideSchema.optional(),
   },
   'code-mode options',

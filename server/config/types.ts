@@ -1,4 +1,5 @@
 // Shapes of the gateway config and of resolved code-mode options (the zod schema in schema.ts produces these).
+import type { RedactionOptions } from './redaction.ts';
 import type { TelemetryOptions } from './telemetry.ts';
 
 export type ExecutorKind = 'node' | 'quickjs' | 'quickjs-emscripten';
@@ -20,6 +21,8 @@ export interface CodeModeOptions {
   maxSearchLimit: number;
   /** Largest cell source (`code` or `command`, UTF-8 bytes) exec accepts. */
   maxSourceBytes: number;
+  /** Tool calls one headless turn may make in all (spec 02: "headless total tool-call limits"); the next fails its cell. */
+  maxHeadlessToolCalls: number;
   /** Who may override the executor per cell over the API; in-process callers (the CLI) always may. */
   allowExecutorOverride: ExecutorOverridePolicy;
 }
@@ -179,6 +182,8 @@ export interface GatewayConfig {
   mcpServer: McpServerOptions;
   /** Live trace export (absent: none; a run's OTLP JSON is still available to download). */
   telemetry?: TelemetryOptions;
+  /** Source masking beyond the built-in rules: patterns and secret environment variables (absent: none). */
+  redaction?: RedactionOptions;
   /** Absolute path of the file this config was loaded from (absent when built in memory). */
   configFile?: string;
   /** Values the loader changed rather than took as written (clamped limits); worth logging at start. */

@@ -79,9 +79,11 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
         ...(msg.rawBytes !== undefined ? { rawBytes: msg.rawBytes } : {}),
       });
       return undefined;
-    case 'settled':
-      if (msg.ok) return { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes };
-      return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes };
+    case 'settled': {
+      const clock = msg.clock ? { clock: msg.clock } : {};
+      if (msg.ok) return { kind: 'completed', valueJson: msg.valueJson, droppedBytes: msg.droppedBytes, ...clock };
+      return { kind: 'failed', code: msg.code as CodeModeErrorCode | undefined, error: msg.error, stack: msg.stack, droppedBytes: msg.droppedBytes, ...clock };
+    }
     case 'parked': {
       // each executor resumes from one kind of continuation: a snapshot (QuickJS) or a live VM (Node, quickjs-emscripten)
       let continuation: Continuation;
@@ -92,7 +94,7 @@ function legMessageOutcome(msg: WorkerToHost, handlers: LegHandlers, executor: E
       } else {
         return malformedOutcome(`a ${executor} leg parked without its kind of continuation`);
       }
-      return { kind: 'parked', continuation, queued: msg.queued, takeMs: msg.takeMs, droppedBytes: msg.droppedBytes };
+      return { kind: 'parked', continuation, queued: msg.queued, takeMs: msg.takeMs, droppedBytes: msg.droppedBytes, ...(msg.clock ? { clock: msg.clock } : {}) };
     }
     default:
       return undefined;

@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { HostToWorker } from '../bridge/protocol.ts';
-import { CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
+import { CONTROL_DEADLINE, CONTROL_OVER_MEMORY, RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import type { Leg, LegHandlers, LegOutcome, LiveExecutorKind } from './types.ts';
 import type { HeapWatch } from './node/heap-watch.ts';
 import { handleLegMessage, legControl, legHandle, legSender, malformedOutcome, routeWorkerMessage } from './leg-messages.ts';
@@ -225,6 +225,8 @@ export class LiveWorker {
       if (leg.ended) return;
       const now = leg.control[CONTROL_DEADLINE] ?? Number.POSITIVE_INFINITY;
       if (Date.now() < now + this.opts.graceMs) return this.armWatchdog(leg);
+      // the worker found its guest over its memory but could not stop it: that is what ended the cell
+      if ((leg.control[CONTROL_OVER_MEMORY] ?? 0) !== 0) return void this.terminate({ code: 'memory_limit_exceeded', error: this.memoryLimitMessage() });
       void this.terminate({
         code: 'timeout',
         error: `code mode cell exceeded its execution budget (timeoutMs) and did not stop within ${this.opts.graceMs} ms; its ${this.kind} worker was terminated. Split the work or await slow tools so the run can wait.`,

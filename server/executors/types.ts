@@ -4,7 +4,7 @@
 // cannot start) surface as a failed outcome with `runtime_unavailable` or `internal_error`.
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
+import type { BridgeReply, BridgeRequest, ClockReadings, CodeModeOutput, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
 
 /** Executor-owned state of a suspended cell: one kind per executor, told apart by `executor`. */
 export type Continuation = QuickJsContinuation | NodeContinuation | EmscriptenContinuation;
@@ -34,13 +34,17 @@ export interface LiveContinuation<K extends LiveExecutorKind = LiveExecutorKind>
   settled?: SettledOutcome;
 }
 
+/**
+ * How a leg ended. `clock`: the clock readings the guest made in it (absent: none, or the VM could not answer
+ * after the host stopped it); the run appends them to its recording.
+ */
 export type LegOutcome =
   /** the guest has no pending work and produced a JSON value */
-  | { kind: 'completed'; valueJson: string; droppedBytes: number }
+  | { kind: 'completed'; valueJson: string; droppedBytes: number; clock?: ClockReadings }
   /** uncaught guest error (code undefined) or a limit/runtime failure (spec code) */
-  | { kind: 'failed'; code?: CodeModeErrorCode; error: string; stack?: string; droppedBytes: number }
+  | { kind: 'failed'; code?: CodeModeErrorCode; error: string; stack?: string; droppedBytes: number; clock?: ClockReadings }
   /** the guest was checkpointed with pending work; `queued` lists requests still waiting in the guest */
-  | { kind: 'parked'; continuation: Continuation; queued: BridgeRequest[]; takeMs?: number; droppedBytes: number };
+  | { kind: 'parked'; continuation: Continuation; queued: BridgeRequest[]; takeMs?: number; droppedBytes: number; clock?: ClockReadings };
 
 export interface LegHandlers {
   /** One synchronous frontier of guest requests (never partial), plus in-flight timers the guest cleared. */

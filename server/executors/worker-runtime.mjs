@@ -8,11 +8,13 @@
 // Everything the guest hands it through the host primitive is guest-controlled (a cell may replace
 // builtins or reach the raw primitive): each payload is checked (bridge/protocol-check.mjs), nothing
 // here throws back into the VM, and a malformed payload fails the leg with invalid_input. A leg's
-// budget starts when its VM is ready and the prelude has booted (`opened`).
+// budget starts when its VM is ready and the prelude has booted (`opened`). What the guest sends through the host
+// primitive, and the clock readings it carries out at a leg's end, are read in guest-ops.mjs.
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { workerData } from 'node:worker_threads';
-import { MAX_REQUEST_ID_CHARS, checkBridgeRequest, checkOutputLine, checkSettledOutcome, parseGuestJson } from '../bridge/protocol-check.mjs';
+import { checkBridgeRequest, parseGuestJson } from '../bridge/protocol-check.mjs';
+import { onSync, protocolFault, takeClock } from './guest-ops.mjs';
 import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-control.mjs';
 
 /**
@@ -21,11 +23,6 @@ import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-c
  * 64 cells starting at once on two cores. A CPU-bound cell may overrun its deadline by at most this.
  */
 export const MIN_SLICE_MS = 100;
-
-/** What a cell that broke the bridge protocol is told: the usual cause, and what to do. */
-function protocolFault(what) {
-  return `the cell sent the code mode bridge a malformed message (${what}). This happens when a cell replaces JSON, Object.prototype.toJSON or other builtins the runtime relies on, or calls internal __cm_ functions; leave them intact and run the cell again.`;
-}
 
 /** A failure that ends a leg with one spec error code. */
 export class LegFailure extends Error {
@@ -76,6 +73,8 @@ export function legLoop(engine, post) {
       // a cell can settle while un-awaited work is still pending; that outcome survives parking
       settled: msg.settled ?? null,
       overflow: null,
+      // a replay read the clock more often than its recording holds: the leg fails with replay_mismatch
+      mismatch: null,
       // a guest message that failed validation: the leg fails with invalid_input after this entry
       fault: null,
       parkRequested: false,
@@ -90,98 +89,6 @@ export function legLoop(engine, post) {
     leg.onSync = (op, payload) => onSync(leg, op, payload);
     legs.set(leg.id, leg);
     return leg;
-  }
-
-  // The guest's only way out of its VM. Guest-controlled input: parse and check everything, never
-  // throw back into the engine; a bad message marks the leg, which then fails with invalid_input.
-  function onSync(leg, rawOp, rawPayload) {
-    // only strings are read: converting anything else would run guest code (a toString) in the host
-    const op = typeof rawOp === 'string' ? rawOp : '';
-    const payload = typeof rawPayload === 'string' ? rawPayload : rawPayload === undefined ? '' : null;
-    try {
-      return onSyncChecked(leg, op, payload);
-    } catch (err) {
-      leg.fault ??= protocolFault(`the ${op.slice(0, 32)} message could not be read: ${err && typeof err.message === 'string' ? err.message : 'unknown error'}`);
-      return undefined;
-    }
-  }
-
-  function guestFault(leg, what) {
-    leg.fault ??= protocolFault(what);
-    return undefined;
-  }
-
-  function onSyncChecked(leg, op, payload) {
-    if (leg.ended) return undefined;
-    switch (op) {
-      case 'send': {
-        const parsed = parseGuestJson(payload, 'a bridge request');
-        if (!parsed.ok) return guestFault(leg, parsed.error);
-        const req = checkBridgeRequest(parsed.value);
-        if (!req.ok) return guestFault(leg, req.error);
-        // the guest controller counts too, but its state is guest memory (a cell can forge deliveries)
-        if (leg.inFlight >= leg.limits.maxPendingToolCalls) {
-          leg.overflow ??= `more than maxPendingToolCalls (${leg.limits.maxPendingToolCalls}) requests in flight; await smaller batches`;
-          return undefined;
-        }
-        leg.frontier.push(req.value);
-        leg.inFlight++;
-        return undefined;
-      }
-      case 'cancel': {
-        if (typeof payload !== 'string' || payload.length === 0 || payload.length > MAX_REQUEST_ID_CHARS) {
-          return guestFault(leg, 'a cancel must name a request id');
-        }
-        leg.cancels.push(payload);
-        return undefined;
-      }
-      case 'overflow':
-        leg.overflow = String(payload).slice(0, 4096);
-        return undefined;
-      case 'emit': {
-        const parsed = parseGuestJson(payload, 'an output line');
-        if (!parsed.ok) return guestFault(leg, parsed.error);
-        const line = checkOutputLine(parsed.value);
-        if (!line.ok) return guestFault(leg, line.error);
-        const bytes = Buffer.byteLength(line.value.text, 'utf8');
-        if (leg.outputBytes + bytes > leg.limits.maxOutputBytes) {
-          leg.droppedBytes += bytes;
-        } else {
-          leg.outputBytes += bytes;
-          leg.output.push(line.value);
-        }
-        return undefined;
-      }
-      case 'settle': {
-        if (leg.settled) return undefined;
-        const parsed = parseGuestJson(payload, "the cell's outcome");
-        if (!parsed.ok) return guestFault(leg, parsed.error);
-        const outcome = checkSettledOutcome(parsed.value);
-        if (!outcome.ok) return guestFault(leg, outcome.error);
-        leg.settled = outcome.value;
-        return undefined;
-      }
-      case 'api': {
-        const parsed = parseGuestJson(payload, 'an API request');
-        if (!parsed.ok) return guestFault(leg, parsed.error);
-        const q = parsed.value;
-        if (typeof q !== 'object' || q === null || (q.op !== 'list' && q.op !== 'read')) {
-          return guestFault(leg, 'an API request must be { op: "list" | "read", arg }');
-        }
-        if (q.op === 'list') {
-          const prefix = typeof q.arg === 'string' ? q.arg : '';
-          return JSON.stringify(Object.keys(leg.files).filter((p) => p.startsWith(prefix)).sort());
-        }
-        const path = typeof q.arg === 'string' ? q.arg : '';
-        const text = Object.hasOwn(leg.files, path) ? leg.files[path] : undefined;
-        if (text === undefined) {
-          return JSON.stringify({ error: `API.read: no declaration file "${path.slice(0, 200)}"; API.list("") lists the files` });
-        }
-        return JSON.stringify({ text });
-      }
-      default:
-        return guestFault(leg, `unknown bridge operation ${JSON.stringify(String(op).slice(0, 32))}`);
-    }
   }
 
   function classify(leg, err) {
@@ -207,12 +114,13 @@ export function legLoop(engine, post) {
 
   function fail(leg, failure) {
     flushOutput(leg);
+    const clock = leg.vm && !leg.ended ? takeClock(leg) : undefined;
     try {
       leg.vm?.dispose();
     } catch {
       // a broken VM may refuse disposal; the leg result matters more
     }
-    end(leg, { t: 'settled', ok: false, error: failure.message, code: failure.code, stack: failure.guestStack });
+    end(leg, { t: 'settled', ok: false, error: failure.message, code: failure.code, stack: failure.guestStack, ...(clock ? { clock } : {}) });
   }
 
   // After every entry into the VM: settle, fail, dispatch the frontier, or park.
@@ -221,6 +129,10 @@ export function legLoop(engine, post) {
     if (leg.fault || leg.overflow) {
       leg.frontier = [];
       return fail(leg, new LegFailure('invalid_input', leg.fault ?? leg.overflow));
+    }
+    if (leg.mismatch) {
+      leg.frontier = [];
+      return fail(leg, new LegFailure('replay_mismatch', leg.mismatch));
     }
     flushOutput(leg);
     if (leg.frontier.length > 0 || leg.cancels.length > 0) {
@@ -231,14 +143,17 @@ export function legLoop(engine, post) {
     // completed only when the guest has no pending work: un-awaited calls and timers still finish
     if (leg.settled && leg.inFlight <= 0) {
       const s = leg.settled;
+      const clock = takeClock(leg);
+      if (leg.fault) return fail(leg, new LegFailure('invalid_input', leg.fault));
       try {
         leg.vm.dispose();
       } catch {
         // disposal failure cannot change a settled result
       }
-      if (s.ok) return end(leg, { t: 'settled', ok: true, valueJson: s.json });
+      const readings = clock ? { clock } : {};
+      if (s.ok) return end(leg, { t: 'settled', ok: true, valueJson: s.json, ...readings });
       const code = s.code ?? undefined;
-      return end(leg, { t: 'settled', ok: false, error: s.error, code, stack: s.stack });
+      return end(leg, { t: 'settled', ok: false, error: s.error, code, stack: s.stack, ...readings });
     }
     if (!leg.settled && leg.inFlight <= 0) {
       return fail(
@@ -277,6 +192,9 @@ export function legLoop(engine, post) {
       // code (the queued inputs' toJSON), so the thread counts as computing until the engine is done
       if (busySince) busySince[0] = Date.now();
       let parked;
+      // a pressure checkpoint keeps its readings in the guest heap: the leg goes on, and takes them when it ends
+      const clock = pressure ? undefined : takeClock(leg);
+      if (leg.fault) throw new LegFailure('invalid_input', leg.fault);
       try {
         parked = await leg.vm.park(leg, { pressure });
       } finally {
@@ -294,6 +212,7 @@ export function legLoop(engine, post) {
         queued.push(req.value);
       }
       if (leg.settled) info.settled = leg.settled;
+      if (clock) info.clock = clock;
       const transfer = info.snapshot ? [info.snapshot.buffer] : [];
       end(leg, { t: pressure ? 'pressure-parked' : 'parked', ...info, queued }, transfer);
     } catch (err) {

@@ -69,11 +69,12 @@ describe('checklist "bare globals, callable catalog.search results, catalog.all,
       const got = await h({ path: "README.md" });
       return { handle: { callableName: h.callableName, source: h.source, isBareGlobal: h === read }, path: got.path, described: await h.describe() }`;
     const v = expectCompleted(await gw.exec(t.agentRunId, { code })).value as {
-      handle: { callableName: string; source: string };
+      handle: { callableName: string; source: string; isBareGlobal: boolean };
       path: string;
       described: { callableName: string; source: string; declaration: string; inputSchema: { properties: Record<string, unknown> } };
     };
-    expect(v.handle).toMatchObject({ callableName: 'read', source: 'core' });
+    // the search handle is the bare global itself (one handle per tool), not a copy that could drift from it
+    expect(v.handle).toEqual({ callableName: 'read', source: 'core', isBareGlobal: true });
     expect(v.path).toBe('README.md');
     expect(v.described).toMatchObject({ callableName: 'read', name: 'read', source: 'core' });
     expect(v.described.declaration).toContain('declare function read(');

@@ -1,5 +1,13 @@
 // One cell on every executor, each in its own run of the same turn, side by side: the playground's "Run on all executors" and `codemode run --executor all`.
+//
+// Every row gets the same seed (the caller's, or one drawn for the comparison), so Math.random draws the same numbers
+// on every executor and a difference is the engines', not seed noise; the clock is the real one unless the caller
+// gave the seed (then every row reads that seed's logical clock, and dates match too). Rows run at once as far as
+// the machine has processors for them (compareLanes): a cell that waits on tools takes its own time once, not once
+// per executor.
+import { availableParallelism } from 'node:os';
 import type { ExecutorKind } from '../config/types.ts';
+import { randomSeed } from '../runs/seed.ts';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
 import type { CodeModeExecInput, CodeModeResult, TrajectoryExport } from '../runs/types.ts';
 import type { ExecutorComparisonRow } from '../gateway-types.ts';
@@ -12,21 +20,45 @@ export type { ExecutorComparisonRow };
  */
 export const MAX_COMPARE_WAITS = 20;
 
-/** What every row's exec shares besides the cell: the opt-in to inferred types in its typecheck (ExecOptions). */
+/** What every row's exec shares besides the cell (ExecOptions), and how many rows may run at once. */
 export interface CompareOptions {
+  /** The opt-in to inferred types in the rows' typecheck. */
   typecheckInferred?: boolean;
+  /** One seed for every row; given, the rows also read its logical clock (as exec's seed). Drawn once when absent. */
+  seed?: number;
+  /** Rows that may run at once; default compareLanes(rows). */
+  parallelism?: number;
+}
+
+/** What one row's exec is given: its executor, and the seed and clock every row shares. */
+export interface CompareRowOptions {
+  executor: ExecutorKind;
+  seed: number;
+  clock: 'real' | 'logical';
+  typecheckInferred?: boolean;
+}
+
+/**
+ * How many of `rows` run at once: as many as the machine has processors for this process
+ * (os.availableParallelism: the CPUs it may use), at least one. Each executor keeps its own workers, so rows never
+ * queue behind each other inside an executor; what they share is the CPU, and a row per processor keeps a
+ * CPU-bound cell's duration its own while a cell that waits on tools waits once. On 2 processors, three rows run
+ * as two and then one.
+ */
+export function compareLanes(rows: number, processors: number = availableParallelism()): number {
+  return Math.max(1, Math.min(rows, Math.floor(processors)));
 }
 
 /** The Gateway calls the comparison needs (a narrow face, so tests and the CLI share it). */
 export interface ComparisonHost {
-  exec(agentRunId: string, input: CodeModeExecInput, opts: { executor: ExecutorKind } & CompareOptions): Promise<CodeModeResult>;
+  exec(agentRunId: string, input: CodeModeExecInput, opts: CompareRowOptions): Promise<CodeModeResult>;
   wait(agentRunId: string, input: { runId: string }): Promise<CodeModeResult>;
   trajectory(runId: string): TrajectoryExport | undefined;
   /** Whether the Gateway has started this executor already. */
   executorStarted(kind: ExecutorKind): boolean;
 }
 
-/** Runs `input` once per executor, one after another (so no row competes with another for the CPU). */
+/** Runs `input` once per executor, with one seed, up to compareLanes rows at once; rows come back in `kinds` order. */
 export async function compareExecutors(
   host: ComparisonHost,
   agentRunId: string,
@@ -34,16 +66,30 @@ export async function compareExecutors(
   kinds: readonly ExecutorKind[] = EXECUTOR_KINDS,
   opts: CompareOptions = {},
 ): Promise<ExecutorComparisonRow[]> {
-  const rows: ExecutorComparisonRow[] = [];
-  for (const executor of kinds) rows.push(await compareOne(host, agentRunId, input, executor, opts));
+  const shared = {
+    seed: opts.seed ?? randomSeed(),
+    clock: opts.seed !== undefined ? ('logical' as const) : ('real' as const),
+    ...(opts.typecheckInferred !== undefined ? { typecheckInferred: opts.typecheckInferred } : {}),
+  };
+  const rows: ExecutorComparisonRow[] = new Array<ExecutorComparisonRow>(kinds.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < kinds.length) {
+      const i = next++;
+      rows[i] = await compareOne(host, agentRunId, input, { ...shared, executor: kinds[i]! });
+    }
+  };
+  const lanes = opts.parallelism !== undefined ? compareLanes(kinds.length, opts.parallelism) : compareLanes(kinds.length);
+  await Promise.all(Array.from({ length: lanes }, lane));
   const reference = rows.find((r) => r.status === 'completed')?.valueJson;
   for (const r of rows) r.valueDiffers = r.status === 'completed' && reference !== undefined && r.valueJson !== reference;
   return rows;
 }
 
-async function compareOne(host: ComparisonHost, agentRunId: string, input: CodeModeExecInput, executor: ExecutorKind, opts: CompareOptions): Promise<ExecutorComparisonRow> {
+async function compareOne(host: ComparisonHost, agentRunId: string, input: CodeModeExecInput, opts: CompareRowOptions): Promise<ExecutorComparisonRow> {
+  const executor = opts.executor;
   const start = host.executorStarted(executor) ? 'warm' : 'cold';
-  let result = await host.exec(agentRunId, input, { ...opts, executor });
+  let result = await host.exec(agentRunId, input, opts);
   const row: ExecutorComparisonRow = {
     executor,
     start,

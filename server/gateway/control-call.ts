@@ -20,6 +20,18 @@ import type { Turn } from './turns.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { resolveSeed } from '../runs/seed.ts';
 import { CassetteReplayer, parseCassette, type Cassette } from '../runs/cassette.ts';
+import type { ClockPlan } from '../runs/clock.ts';
+
+/**
+ * The clock a cell reads: a replay's recorded readings (or, for a cassette recorded before readings were kept, its
+ * seed's logical clock); else the caller's choice; else the seed's logical clock when the caller gave a seed (the
+ * run must repeat), and the host's real clock otherwise.
+ */
+export function clockPlan(opts: Pick<ExecOptions, 'seed' | 'clock'>, cassette: Cassette | undefined): ClockPlan {
+  if (cassette) return cassette.clock ? { mode: 'replayed', recording: cassette.clock } : { mode: 'logical' };
+  if (opts.clock === 'real' || opts.clock === 'logical') return { mode: opts.clock };
+  return { mode: opts.seed !== undefined ? 'logical' : 'real' };
+}
 
 /** A replay's exec input: the caller's cell, or the cassette's own source when the caller sent none. */
 function replayInput(input: CodeModeExecInput, cassette: Cassette): CodeModeExecInput {
@@ -32,6 +44,8 @@ export interface ControlCallDeps {
   runs: Pick<RunManager, 'exec' | 'wait'>;
   executors: ExecutorSet;
   plugins: readonly CodeModePlugin[];
+  /** Cell source as the transcript keeps it (the Gateway's registered secrets and patterns masked too). */
+  redact?: (code: string) => string;
   /** True once the Gateway is closing: calls are refused and no longer recorded. */
   closed(): boolean;
 }
@@ -51,6 +65,7 @@ export class ControlCalls {
     } catch (err) {
       replayError = err;
     }
+    const clock = clockPlan(opts, cassette);
     const input = cassette ? replayInput(execInput, cassette) : execInput;
     const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
@@ -59,7 +74,7 @@ export class ControlCalls {
       tool: 'exec',
       toolCallId: opts.toolCallId,
       executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
-      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed),
+      callPayload: (toolCallId) => execCallPayload(toolCallId, agentRunId, recorded, seed, clock.mode, this.deps.redact),
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
         if (seed === undefined) throw replayError;
@@ -87,6 +102,7 @@ export class ControlCalls {
           restartSafe: prepared.input.restartSafe,
           toolCallId,
           seed,
+          clock,
           ...(cassette ? { replay: new CassetteReplayer(cassette) } : {}),
         });
       },

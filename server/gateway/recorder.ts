@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { redactSource } from '../source/redact.ts';
 import { resultToModelText } from '../runs/model-text.ts';
 import type { CodeModeResult, ControlCallRecord, NestedCallRecord } from '../runs/types.ts';
+import type { ClockMode } from '../runs/clock.ts';
 import type { Transcript } from '../sessions/transcript.ts';
 import type {
   ControlCallStatus,
@@ -22,7 +23,9 @@ import type {
   NestedActivityStatus,
   ToolCallPayload,
   ToolResultPayload,
+  TranscriptEntry,
 } from '../sessions/types.ts';
+import { runBeforeMessageWriteHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 // The transcript's own copies of the run's unions (sessions/ imports nothing from runs/) must stay equal to them.
@@ -38,8 +41,11 @@ void transcriptUnionsMatchRuns;
 /** Tool labels and error codes are short names; anything longer is cut so one row stays one line. */
 export const MAX_ACTIVITY_LABEL_CHARS = 200;
 
-/** Finds the exec or wait call of a run that dispatched a nested call (RunManager.controlCall). */
-export type ControlCallLookup = (runId: string, callId: string) => { sessionId: string; call: Readonly<ControlCallRecord> } | undefined;
+/** Finds the exec or wait call of a run that dispatched a nested call, with the run's turn (RunManager.controlCall). */
+export type ControlCallLookup = (
+  runId: string,
+  callId: string,
+) => { sessionId: string; agentRunId: string; agentId: string; call: Readonly<ControlCallRecord> } | undefined;
 
 export function newToolCallId(): string {
   return `call_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
@@ -51,11 +57,18 @@ function bounded(text: string): string {
 }
 
 /** The tool-call entry of an exec: source fields redacted, only the fields the caller actually sent. */
-export function execCallPayload(toolCallId: string, agentRunId: string, input: unknown, seed?: number): ToolCallPayload {
-  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}) };
+export function execCallPayload(
+  toolCallId: string,
+  agentRunId: string,
+  input: unknown,
+  seed?: number,
+  clock?: ClockMode,
+  redact: (code: string) => string = redactSource,
+): ToolCallPayload {
+  const payload: ToolCallPayload = { tool: 'exec', toolCallId, agentRunId, ...(seed !== undefined ? { seed } : {}), ...(clock !== undefined ? { clock } : {}) };
   if (!isRecord(input)) return payload;
-  if (typeof input.code === 'string') payload.code = redactSource(input.code);
-  if (typeof input.command === 'string') payload.command = redactSource(input.command);
+  if (typeof input.code === 'string') payload.code = redact(input.code);
+  if (typeof input.command === 'string') payload.command = redact(input.command);
   if (input.language === 'javascript' || input.language === 'typescript') payload.language = input.language;
   if (typeof input.restartSafe === 'boolean') payload.restartSafe = input.restartSafe;
   if (typeof input.typecheck === 'boolean') payload.typecheck = input.typecheck;
@@ -108,6 +121,8 @@ export class TranscriptRecorder {
     private readonly controlCall: ControlCallLookup,
     /** Failures nobody awaits (nested activity) are reported here. */
     private readonly report: (message: string) => void = () => {},
+    /** Plugins whose before_message_write hooks see each nested-activity row before it is written (and may keep it out). */
+    private readonly plugins: readonly CodeModePlugin[] = [],
   ) {}
 
   /** Appends a control-call entry; resolves to a warning when it could not be written (never rejects). */
@@ -127,9 +142,16 @@ export class TranscriptRecorder {
     // a run already dropped from the run history has no board to show it either
     const parent = this.controlCall(runId, record.parentCallId);
     if (!parent) return;
+    const message = activityPayload(runId, record, parent.call.toolCallId);
+    // spec 02: a before_message_write hook may suppress the row; the call it records still happened and still counts
+    const hooked = runBeforeMessageWriteHooks(this.plugins, { type: 'nested-activity', sessionId: parent.sessionId, agentRunId: parent.agentRunId, agentId: parent.agentId, message });
+    if (hooked.suppressedBy) {
+      if (hooked.suppressedBy.failure) this.report(hooked.suppressedBy.failure);
+      return;
+    }
     // batched: a cell's calls are written a few transactions at a time, before anything reads them
     try {
-      this.transcript.appendDeferred(parent.sessionId, 'nested-activity', activityPayload(runId, record, parent.call.toolCallId), this.report);
+      this.transcript.appendDeferred(parent.sessionId, 'nested-activity', message, this.report);
     } catch (err) {
       this.report(`the session transcript did not record this nested-activity: ${(err as Error).message}`);
     }
@@ -141,4 +163,19 @@ export class TranscriptRecorder {
     this.closed = true;
     if (flush) await this.transcript.flushDeferred();
   }
+}
+
+/**
+ * A turn's nested activity as the transcript holds it (spec 02: "agent-end hooks read the accepted activity for their
+ * attempt from the transcript"): the rows filed under the turn's own exec and wait calls, oldest first. Rows a
+ * before_message_write hook suppressed were never written, so they are not here.
+ */
+export function turnActivity(branch: readonly TranscriptEntry[], agentRunId: string): NestedActivityPayload[] {
+  const calls = new Set<string>();
+  for (const e of branch) if (e.type === 'tool-call' && e.payload.agentRunId === agentRunId) calls.add(e.payload.toolCallId);
+  const out: NestedActivityPayload[] = [];
+  for (const e of branch) {
+    if (e.type === 'nested-activity' && e.payload.parentToolCallId !== undefined && calls.has(e.payload.parentToolCallId)) out.push(e.payload);
+  }
+  return out;
 }

@@ -5,20 +5,7 @@ import { NodeExecutor } from '../executors/node/executor.ts';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { Executor } from '../executors/types.ts';
 import { expectCompleted, expectFailed, expectWaiting, testGateway } from '../testing.ts';
-import type { ToolDefinition } from '../tools/types.ts';
-
-/** A slow tool the cell awaits, so the run parks between its random draws (QuickJS: a snapshot and a restore). */
-export const slowEcho: ToolDefinition = {
-  name: 'slow_echo',
-  description: 'test: returns its input after `ms`',
-  source: 'core',
-  inputSchema: { type: 'object', properties: { ms: { type: 'number' }, v: {} } },
-  execute: async (input) => {
-    const { ms = 0, v = null } = (input ?? {}) as { ms?: number; v?: unknown };
-    await new Promise((r) => setTimeout(r, ms));
-    return { v };
-  },
-};
+import { slowEcho } from '../tools/testing.ts';
 
 /** Draws before and after a timer and a parked tool call: every value the seed decides. */
 const CELL = `

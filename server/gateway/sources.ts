@@ -6,6 +6,8 @@
 // confirmation, is refused while the server is exposed beyond loopback unless the config sets
 // sources.allowStdioWhenExposed, and is logged. Turns prepared before a change keep their catalog; the
 // next turn sees the new one.
+import type { RedactionRegistry } from '../source/redact.ts';
+import { registerMcpServerSecrets, registerOpenApiSecrets } from './secrets.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { readConfigJson, writeConfigJson } from '../config/write.ts';
@@ -47,6 +49,8 @@ export class SourceRegistry {
       mcp: McpManager | undefined;
       openapi: OpenApiSources;
       log?: (line: string) => void;
+      /** Source masking: an added source's credentials (secret-named env and headers, an OpenAPI auth value) are registered. */
+      redaction?: RedactionRegistry;
     },
   ) {
     for (const [name, server] of Object.entries(deps.config.mcp.servers)) this.kinds.set(name, 'url' in server ? 'mcp-http' : 'mcp-stdio');
@@ -128,6 +132,10 @@ export class SourceRegistry {
       this.deps.log?.(`sources: the operator added OpenAPI source "${name}" (${req.document ?? 'uploaded document'})`);
     } else {
       throw new InvalidInputError(`unknown source kind ${JSON.stringify((req as { kind: unknown }).kind)}; use "mcp-stdio", "mcp-http" or "openapi"`);
+    }
+    if (this.deps.redaction) {
+      if (req.kind === 'openapi') registerOpenApiSecrets(this.deps.redaction, req);
+      else registerMcpServerSecrets(this.deps.redaction, req);
     }
     this.kinds.set(name, req.kind);
     this.added.set(name, req);

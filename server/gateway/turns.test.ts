@@ -66,6 +66,17 @@ describe('spec 02: "Appended client tools preserve the same result-store lifetim
     expect(await loadIn(t.agentRunId, laterRef)).toEqual({ ok: true, value: { later: true } });
   });
 
+  it('spec 01 "Catalog description refreshes ... do not close the owner": a client tool whose description changed keeps the reference, for new cells and a parked one', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask, pick] });
+    const ref = await saveRef(t.agentRunId, { kept: 'through a refresh' });
+    const parked = expectWaiting(await gw.exec(t.agentRunId, { code: `await yield_control("refresh");\nreturn await ${attempt(`results.load(${JSON.stringify(ref)})`)}` }));
+    gw.updateClientTools(t.agentRunId, [{ ...ask, description: 'ask the person at the keyboard, briefly' }, pick]);
+    expect(await loadIn(t.agentRunId, ref)).toEqual({ ok: true, value: { kept: 'through a refresh' } });
+    expect(expectCompleted(await gw.wait(t.agentRunId, { runId: parked.runId })).value).toEqual({ ok: true, value: { kept: 'through a refresh' } });
+    // new cells see the new description
+    expect(expectCompleted(await gw.exec(t.agentRunId, { code: 'return ask_user.description' })).value).toBe('ask the person at the keyboard, briefly');
+  });
+
   it('on the same tools sent again, in another order and key order: nothing is restricted, the reference stays', async () => {
     const t = gw.prepareTurn({ clientTools: [ask, pick] });
     const ref = await saveRef(t.agentRunId, 'same');
@@ -79,7 +90,12 @@ describe('spec 02: "Catalog teardown, replacement, restriction, and the admitted
     const t = gw.prepareTurn({ clientTools: [ask, pick] });
     const ref = await saveRef(t.agentRunId, { secret: 1 });
     gw.updateClientTools(t.agentRunId, [ask]);
-    expect(await loadIn(t.agentRunId, ref)).toMatchObject({ ok: false, code: 'not_found' });
+    // the new cell hears why the reference is gone (not "references expire when the reply ends": the reply goes on)
+    expect(await loadIn(t.agentRunId, ref)).toEqual({
+      ok: false,
+      code: 'expired',
+      error: expect.stringMatching(/^saved result "res_[0-9a-f]+" was cleared when this turn's client tools were restricted or replaced/),
+    });
     const fresh = await saveRef(t.agentRunId, { fresh: 2 });
     expect(await loadIn(t.agentRunId, fresh)).toEqual({ ok: true, value: { fresh: 2 } });
   });
@@ -88,7 +104,9 @@ describe('spec 02: "Catalog teardown, replacement, restriction, and the admitted
     const t = gw.prepareTurn({ clientTools: [ask] });
     const ref = await saveRef(t.agentRunId, 'old');
     gw.updateClientTools(t.agentRunId, [{ ...ask, inputSchema: { type: 'object', properties: { question: { type: 'string' } } } }]);
-    expect(await loadIn(t.agentRunId, ref)).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await loadIn(t.agentRunId, ref)).toMatchObject({ ok: false, code: 'expired', error: expect.stringContaining('restricted or replaced') });
+    // a reference no store of the turn ever held is still not_found
+    expect(await loadIn(t.agentRunId, 'res_000000000000')).toMatchObject({ ok: false, code: 'not_found' });
   });
 
   it('on the admitted run\'s abort (the turn\'s abort signal, which turns.end fires): its saved data is cleared', () => {
@@ -139,6 +157,21 @@ describe('spec 02: "Each cell captures that store before execution, so stale cel
     expect(await loadIn(t.agentRunId, replacement)).toEqual({ ok: true, value: { replacement: 2 } });
   });
 
+  it('on a restriction that removes a client tool while a cell is parked: the cell can no longer call it (a catchable not_found naming the removal); the tools still offered still work', async () => {
+    const t = gw.prepareTurn({ clientTools: [ask, pick] });
+    const parked = expectWaiting(
+      await gw.exec(t.agentRunId, { code: `await yield_control("restrict");\nconst removed = await ${attempt('pick_color({})')};\nconst kept = await ask_user({});\nreturn { removed, kept }` }),
+    );
+    gw.updateClientTools(t.agentRunId, [ask]);
+    const resumed = gw.wait(t.agentRunId, { runId: parked.runId });
+    await answer(parked.runId, 'still asked');
+    const out = expectCompleted(await resumed).value as { removed: { ok: boolean; code: string; error: string }; kept: unknown };
+    expect(out.removed).toEqual({ ok: false, code: 'not_found', error: expect.stringMatching(/^pick_color was removed from this turn's client tools after this cell started/) });
+    expect(out.kept).toBe('still asked');
+    // nothing was handed to the client for the removed tool
+    expect(gw.trajectory(parked.runId)?.calls.flatMap((c) => c.nested).filter((n) => n.tool === 'pick_color').map((n) => n.status)).toEqual(['error']);
+  });
+
   it('on a restriction while a cell is parked: its oversized final value gets no ref, and the warning says the store was cleared', async () => {
     const t = gw.prepareTurn({ clientTools: [ask, pick] });
     const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'const asked = ask_user({});\nawait yield_control("ask");\nawait asked;\nreturn "x".repeat(5000)' }));
@@ -152,11 +185,12 @@ describe('spec 02: "Each cell captures that store before execution, so stale cel
 });
 
 describe('isAppend', () => {
-  it('on added tools in any order: an append; on a removed or redefined tool: not one', () => {
+  it('on added tools in any order or a changed description: an append; on a removed tool or a changed schema: not one', () => {
     expect(isAppend([ask], [pick, ask])).toBe(true);
     expect(isAppend([], [ask])).toBe(true);
     expect(isAppend([ask, pick], [ask])).toBe(false);
-    expect(isAppend([ask], [{ ...ask, description: 'ask someone else' }])).toBe(false);
+    // a description refresh is not a replacement (spec 01)
+    expect(isAppend([ask], [{ ...ask, description: 'ask someone else' }])).toBe(true);
     expect(isAppend([ask], [{ ...ask, outputSchema: { type: 'string' } }])).toBe(false);
   });
 });

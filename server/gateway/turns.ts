@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Ownership } from '../access/ownership.ts';
 import { LOCAL_OWNER } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
+import { deniedGuestNames } from '../catalog/view.ts';
 import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
 import type { Catalog } from '../catalog/types.ts';
@@ -68,6 +69,10 @@ export interface TurnRegistryDeps {
   runs: Pick<RunManager, 'abortTurn' | 'list'>;
   /** Idle limit; default TURN_IDLE_MS. */
   idleMs?: number;
+  /** Cell source as stored (the Gateway's registered secrets and patterns masked too); default redactSource. */
+  redact?: (code: string) => string;
+  /** A turn ended (its runs aborted, its results cleared): the Gateway runs the plugins' agent_end hooks. */
+  onEnded?: (turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown') => void;
 }
 
 export class TurnRegistry {
@@ -145,12 +150,15 @@ export class TurnRegistry {
       workspaceDir: this.deps.config.workspace,
       options,
       ...this.guestCatalog(eff.catalog, options),
+      denied: this.deniedNames(eff),
       definitionTokens: definitionTokensOf(eff),
       inferredOutputs: new Map(),
       scheduler: new CallScheduler(),
       results: newResultsStore(options),
       headless: req.headless === true,
+      toolCalls: 0,
       abort: new AbortController(),
+      ...(this.deps.redact ? { redact: this.deps.redact } : {}),
       beforeToolCall: async (entry, input, ctx) => {
         const out = await runBeforeToolCallHooks(plugins, {
           tool: entry.name,
@@ -174,9 +182,11 @@ export class TurnRegistry {
 
   /**
    * Replace the client tools of a live turn. New cells see the new catalog; running and parked cells keep
-   * the projection they started with (spec: client tool additions do not close the owner). Saved results
+   * the projection they started with (spec: client tool additions do not close the owner), but call only client
+   * tools the turn still offers (dispatcher.ts: a removed one fails the call). Saved results
    * (spec 02): "Appended client tools preserve the same result-store lifetime, including for cells already
-   * parked in wait"; any other change (a tool removed or redefined) restricts or replaces the catalog, which
+   * parked in wait", and so does a description refresh (spec 01); any other change (a tool removed, or its schema
+   * changed) restricts or replaces the catalog, which
    * clears saved data: the turn's store is cleared and new cells get a fresh one, while cells that started
    * before keep the cleared store they captured ("stale cells cannot adopt a replacement store").
    */
@@ -187,13 +197,14 @@ export class TurnRegistry {
     const request: TurnRequest = { ...turn.request, clientTools };
     const eff = this.effective(request);
     if (!isAppend(turn.request.clientTools ?? [], clientTools)) {
-      turn.scope.results.clear('catalog_restricted');
-      turn.scope.results = newResultsStore(turn.scope.options);
+      const cleared = turn.scope.results;
+      cleared.clear('catalog_restricted');
+      turn.scope.results = cleared.successor(resultsBytes(turn.scope.options));
     }
     turn.request = request;
     turn.catalog = eff.catalog;
     turn.info = { ...turn.info, surface: eff.surface };
-    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options), { definitionTokens: definitionTokensOf(eff) });
+    Object.assign(turn.scope, this.guestCatalog(eff.catalog, turn.scope.options), { definitionTokens: definitionTokensOf(eff), denied: this.deniedNames(eff) });
     return turn.info;
   }
 
@@ -215,7 +226,7 @@ export class TurnRegistry {
   }
 
   /** Aborts the turn's runs and releases its catalog and saved results; unknown ids are ignored. */
-  end(agentRunId: string): void {
+  end(agentRunId: string, reason: 'ended' | 'idle' | 'shutdown' = 'ended'): void {
     const turn = this.turns.get(agentRunId);
     if (!turn) return;
     this.deps.runs.abortTurn(agentRunId);
@@ -223,12 +234,18 @@ export class TurnRegistry {
     // aborting the turn clears its saved results (the listener set in prepare)
     turn.scope.abort.abort();
     this.turns.delete(agentRunId);
+    this.deps.onEnded?.({ agentRunId, agentId: turn.scope.agentId, sessionId: turn.scope.sessionId }, reason);
   }
 
   /** Stops the idle sweep and ends every turn (the Gateway is closing). */
   close(): void {
     clearInterval(this.sweepTimer);
-    for (const id of [...this.turns.keys()]) this.end(id);
+    for (const id of [...this.turns.keys()]) this.end(id, 'shutdown');
+  }
+
+  /** What a cell would write for each tool the turn's policy denied, with the rule (the editor shows the same). */
+  private deniedNames(eff: Effective): ReadonlyMap<string, string> {
+    return eff.denied.length === 0 ? new Map() : deniedGuestNames({ tools: eff.tools, denied: eff.denied, catalog: eff.catalog, mcpServers: this.deps.mcpServers() });
   }
 
   /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */
@@ -260,7 +277,7 @@ export class TurnRegistry {
     // one listing per sweep: the turns ended here have no live run, so ending them leaves the listing current for prune()
     const runs = this.deps.runs.list();
     const live = new Set(runs.filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
-    for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id);
+    for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id, 'idle');
     void this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
 }
@@ -282,23 +299,28 @@ function definitionTokens(definitions: unknown): number {
   return definitionTextTokens(JSON.stringify(definitions) ?? 'null');
 }
 
-/** A turn's result store: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
+/** A turn's result store's allowance: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */
+function resultsBytes(options: CodeModeOptions): number {
+  return Math.min(options.memoryLimitBytes, options.maxSnapshotBytes);
+}
+
 function newResultsStore(options: CodeModeOptions): ResultsStore {
-  return new ResultsStore(Math.min(options.memoryLimitBytes, options.maxSnapshotBytes));
+  return new ResultsStore(resultsBytes(options));
 }
 
 /**
- * Whether `next` only appends to `previous`: every earlier client tool is still there, defined exactly as
- * before (a changed schema or description is a replacement; a missing one a restriction). Order is free.
+ * Whether `next` only appends to `previous`: every earlier client tool is still there with the same schemas (a
+ * changed schema is a replacement; a missing tool a restriction). Order is free. A changed description is neither:
+ * spec 01, "Catalog description refreshes and client tool additions do not close the owner".
  */
 export function isAppend(previous: readonly ClientToolSpec[], next: readonly ClientToolSpec[]): boolean {
   const kept = new Map(next.map((t) => [t.name, toolKey(t)]));
   return previous.every((t) => kept.get(t.name) === toolKey(t));
 }
 
-/** A client tool's definition as one string, object keys sorted: a client that resends it in another key order has not changed it. */
+/** A client tool's contract (its schemas) as one string, object keys sorted: a client that resends it in another key order has not changed it. */
 function toolKey(t: ClientToolSpec): string {
   const sorted = (v: unknown): unknown =>
     Array.isArray(v) ? v.map(sorted) : isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
-  return JSON.stringify(sorted({ description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null }));
+  return JSON.stringify(sorted({ inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null }));
 }

@@ -262,20 +262,47 @@
   }
 
 
-  // ---- deterministic time and randomness ----------------------------------------------------------
+  // ---- time and randomness -----------------------------------------------------------------------
   /**
-   * The run's own clock and random numbers, from its seed (docs/decisions.md, "replay lab"): Math.random is
-   * mulberry32 over the seed; Date.now, `new Date()`, `Date()` and performance.now read a logical clock
-   * that starts at a seed-derived instant of 2025 and moves only when a timer fires (to the time that timer
-   * was due). A cell computing or awaiting a tool sees time stand still, so the same seed and the same tool
-   * results give the same value on every executor. Both states live in this heap: a QuickJS snapshot
-   * carries them, a fork continues them. Real time still decides when timers fire and the budget.
+   * The guest's clock and random numbers (docs/decisions.md, "The guest's clock"). Math.random is mulberry32
+   * over the run's seed, so a seed repeats it. Date.now, `new Date()`, `Date()` and performance.now read one
+   * clock, in one of three modes the host picks (boot config `clock`):
+   *   real     the host's own clock (a run without an explicit seed): it moves across awaits and tool calls;
+   *   logical  an explicitly seeded run: starts at a seed-derived instant of 2025 and moves only when a timer
+   *            fires (to the time that timer was due), so the same seed and tool results give the same value on
+   *            every engine, whenever it runs;
+   *   replay   a replay of a recording: the recorded readings, in order; reading once more than recorded fails
+   *            the leg with replay_mismatch (the 'replay' primitive), as a call the cassette does not hold does.
+   * Every reading is recorded as run-length pairs (the difference from the previous reading, then how many
+   * readings in a row had that value), at most MAX_CLOCK_RUNS pairs per run: past them readings are only
+   * counted. The executor takes the pairs out at the end of each leg (__cm_clock), so a QuickJS snapshot, a
+   * live continuation and a fork all keep them. performance.now is the reading minus the run's start, in
+   * whole milliseconds (coarse on purpose: a fine timer is a side-channel tool in a sandbox). All of this
+   * lives in this heap: a snapshot carries it, a fork continues it.
    */
   var CLOCK_BASE_MS = 1735689600000; // 2025-01-01T00:00:00Z
   var YEAR_MS = 365 * 24 * 3600 * 1000;
-  var clockMs = CLOCK_BASE_MS;
-  var clockStartMs = CLOCK_BASE_MS;
+  // the host keeps the same cap (MAX_CLOCK_RUNS in server/runs/clock.ts; its test holds them equal)
+  var MAX_CLOCK_RUNS = 10000;
+  var realDateNow = Date.now;
+  var clockMode = 'real';
+  var clockMs = CLOCK_BASE_MS; // the logical clock's now
+  var clockStartMs = CLOCK_BASE_MS; // the run's start: performance.now's origin
   var prngState = 0;
+  // replay: the recorded pairs, the next pair, readings left in the current one, its value, how many were read
+  var replayRuns = null;
+  var replayPair = 0;
+  var replayLeft = 0;
+  var replayValue = 0;
+  var replayRead = 0;
+  var replayRecorded = 0;
+  var replayDropped = 0;
+  // the recording: pairs not yet taken by the executor, the last value recorded, pairs so far, readings past the cap
+  var recRuns = [];
+  var recPrev = 0;
+  var recPairs = 0;
+  var recDropped = 0;
+  var recDroppedTaken = 0;
 
   /** mulberry32: 32 bits of state, the same sequence for the same seed on every engine. */
   function nextRandom() {
@@ -285,17 +312,110 @@
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
-  function installDeterministicClock(seed) {
-    if (!(typeof seed === 'number' && seed >= 0 && seed <= 4294967295 && mathFloor(seed) === seed)) return;
-    prngState = seed | 0;
-    clockMs = CLOCK_BASE_MS + mathFloor(nextRandom() * (YEAR_MS / 1000)) * 1000;
-    clockStartMs = clockMs;
+  function recordReading(v) {
+    if (recDropped > 0) {
+      recDropped++;
+      return;
+    }
+    var d = v - recPrev;
+    var n = recRuns.length;
+    if (d === 0 && n > 0) {
+      recRuns[n - 1] = recRuns[n - 1] + 1;
+      return;
+    }
+    if (recPairs >= MAX_CLOCK_RUNS) {
+      recDropped = 1;
+      return;
+    }
+    recPrev = v;
+    recPairs++;
+    append(recRuns, d);
+    append(recRuns, 1);
+  }
+
+  function ordinal(n) {
+    var tens = n % 100;
+    var suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
+    return n + suffix;
+  }
+
+  /** The next recorded reading of a replay; one past the recording fails the leg (replay_mismatch) and throws. */
+  function replayNext(what) {
+    if (replayLeft === 0) {
+      if (replayPair + 1 >= replayRuns.length) {
+        var msg =
+          'replay_mismatch: the cell read the clock a ' + ordinal(replayRead + 1) + ' time (' + what + '), but the cassette recorded ' +
+          replayRecorded + ' reading' + (replayRecorded === 1 ? '' : 's') +
+          (replayDropped > 0 ? ' (the recording kept its first ' + MAX_CLOCK_RUNS + ' changes of value and only counted ' + replayDropped + ' later readings)' : '') +
+          '. The cell or its tool results changed since the recording: record the cassette again, or fix the cell.';
+        sync('replay', msg);
+        throw makeError(msg, 'replay_mismatch', 'ReplayMismatch');
+      }
+      replayValue += replayRuns[replayPair];
+      replayLeft = replayRuns[replayPair + 1];
+      replayPair += 2;
+    }
+    replayLeft--;
+    replayRead++;
+    return replayValue;
+  }
+
+  /** One clock reading (`what` names the call, for a replay that runs out): recorded, then returned. */
+  function readClock(what) {
+    var v = clockMode === 'replay' ? replayNext(what) : clockMode === 'logical' ? clockMs : realDateNow();
+    recordReading(v);
+    return v;
+  }
+
+  defineProperty(global, '__cm_clock', {
+    __proto__: null,
+    // the readings recorded since the last take, as JSON ('' when none): the executor calls it at the end of a leg
+    value: function () {
+      var dropped = recDropped - recDroppedTaken;
+      if (recRuns.length === 0 && dropped === 0) return '';
+      var out = '{"runs":[';
+      for (var i = 0; i < recRuns.length; i++) out += (i === 0 ? '' : ',') + JSONstringify(recRuns[i]);
+      out += '],"dropped":' + JSONstringify(dropped) + '}';
+      recRuns = [];
+      recDroppedTaken = recDropped;
+      return out;
+    },
+  });
+
+  /** `clock`: the boot config's { mode, startMs, runs?, recorded?, dropped? } (the host checked it); `seed`: the run's. */
+  function installClock(seed, clock) {
+    var seeded = typeof seed === 'number' && seed >= 0 && seed <= 4294967295 && mathFloor(seed) === seed;
+    if (seeded) {
+      prngState = seed | 0;
+      // the logical clock's start is the seed's first draw in every mode, so Math.random repeats whichever clock
+      // the run reads (and cassettes recorded before the real clock replay as they did)
+      clockMs = CLOCK_BASE_MS + mathFloor(nextRandom() * (YEAR_MS / 1000)) * 1000;
+    }
+    var mode = own(clock, 'mode');
+    var startMs = own(clock, 'startMs');
+    if (mode === 'logical' && seeded) {
+      clockMode = 'logical';
+      clockStartMs = clockMs;
+    } else if (mode === 'replay' && isArray(own(clock, 'runs')) && numberIsFinite(startMs)) {
+      clockMode = 'replay';
+      clockStartMs = startMs;
+      replayRuns = own(clock, 'runs');
+      replayValue = startMs;
+      var recorded = own(clock, 'recorded');
+      var droppedBefore = own(clock, 'dropped');
+      replayRecorded = numberIsFinite(recorded) ? recorded : 0;
+      replayDropped = numberIsFinite(droppedBefore) ? droppedBefore : 0;
+    } else {
+      clockMode = 'real';
+      clockStartMs = numberIsFinite(startMs) ? startMs : realDateNow();
+    }
+    recPrev = clockStartMs;
     var DateProto = RealDate.prototype;
-    var DeterministicDate = function Date(a0, a1, a2, a3, a4, a5, a6) {
+    var GuestDate = function Date(a0, a1, a2, a3, a4, a5, a6) {
       var n = arguments.length;
       // called as a function: the current time as a string, as the real Date does
-      if (new.target === undefined) return new RealDate(clockMs).toString();
-      if (n === 0) return ReflectConstruct(RealDate, [clockMs], new.target);
+      if (new.target === undefined) return new RealDate(readClock('Date()')).toString();
+      if (n === 0) return ReflectConstruct(RealDate, [readClock('new Date()')], new.target);
       var args = [a0];
       if (n > 1) append(args, a1);
       if (n > 2) append(args, a2);
@@ -305,27 +425,40 @@
       if (n > 6) append(args, a6);
       return ReflectConstruct(RealDate, args, new.target);
     };
-    defineProperty(DeterministicDate, 'prototype', { __proto__: null, value: DateProto, writable: false, enumerable: false, configurable: false });
-    defineProperty(DeterministicDate, 'length', { __proto__: null, value: 7, configurable: true });
-    dataProperty(DeterministicDate, 'now', function now() {
-      return clockMs;
+    defineProperty(GuestDate, 'prototype', { __proto__: null, value: DateProto, writable: false, enumerable: false, configurable: false });
+    defineProperty(GuestDate, 'length', { __proto__: null, value: 7, configurable: true });
+    dataProperty(GuestDate, 'now', function now() {
+      return readClock('Date.now()');
     }, false);
-    dataProperty(DeterministicDate, 'parse', RealDate.parse, false);
-    dataProperty(DeterministicDate, 'UTC', RealDate.UTC, false);
-    dataProperty(DateProto, 'constructor', DeterministicDate, false);
-    dataProperty(global, 'Date', DeterministicDate, false);
-    dataProperty(Math, 'random', function random() {
-      return nextRandom();
-    }, false);
+    dataProperty(GuestDate, 'parse', RealDate.parse, false);
+    dataProperty(GuestDate, 'UTC', RealDate.UTC, false);
+    dataProperty(DateProto, 'constructor', GuestDate, false);
+    dataProperty(global, 'Date', GuestDate, false);
+    if (seeded) {
+      dataProperty(Math, 'random', function random() {
+        return nextRandom();
+      }, false);
+    }
+    var perfNow = function now() {
+      return readClock('performance.now()') - clockStartMs;
+    };
     var perf = global.performance;
+    var replaced = false;
     if (perf !== null && typeof perf === 'object') {
       try {
-        dataProperty(perf, 'now', function now() {
-          return clockMs - clockStartMs;
-        }, false);
+        dataProperty(perf, 'now', perfNow, false);
+        dataProperty(perf, 'timeOrigin', clockStartMs, true);
+        replaced = true;
       } catch (e) {
-        // an engine whose performance.now cannot be replaced keeps its real one (docs/decisions.md says so)
+        // an engine's own performance object that refuses the change is replaced whole below
       }
+    }
+    if (!replaced) {
+      // Node's contexts and quickjs-emscripten have no performance global: every engine gets the same one
+      var ownPerf = ObjectCreate(null);
+      dataProperty(ownPerf, 'now', perfNow, false);
+      dataProperty(ownPerf, 'timeOrigin', clockStartMs, true);
+      dataProperty(global, 'performance', ownPerf, false);
     }
   }
 
@@ -399,8 +532,8 @@
   }
 
   function runTimer(t) {
-    // the run's own clock: a timer fires at the time it was due, however long the host really took
-    if (t.dueMs > clockMs) clockMs = t.dueMs;
+    // the logical clock: a timer fires at the time it was due, however long the host really took
+    if (clockMode === 'logical' && t.dueMs > clockMs) clockMs = t.dueMs;
     var fn = t.fn;
     try {
       fn(t.a0, t.a1, t.a2);
@@ -625,7 +758,7 @@
       booted = true;
       var cfg = JSONparse(configJson);
       if (numberIsFinite(cfg.maxPendingToolCalls) && cfg.maxPendingToolCalls > 0) maxInFlight = cfg.maxPendingToolCalls;
-      installDeterministicClock(cfg.seed);
+      installClock(cfg.seed, cfg.clock);
 
       var handles = ObjectCreate(null); // callableName -> handle
 

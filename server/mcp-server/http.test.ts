@@ -11,6 +11,7 @@ import { sendRaw, type RawReply, type RawRequest } from '../http/testing.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { MSG_WRONG_SESSION } from '../runs/messages.ts';
 import { APPROVAL_PROGRESS } from './surface.ts';
+import { UNTRUSTED_BEGIN } from '../runs/model-text.ts';
 import { runReaches, testGateway, until } from '../testing.ts';
 import { GUARDED_ECHO } from './testing.ts';
 
@@ -115,6 +116,28 @@ describe('on loopback', () => {
     expect(out.text).toBe(gateway.modelText(out.result));
     const run = gateway.runs().find((r) => r.code.includes('sleep({ ms: 1 })'));
     expect(run?.client).toBe(CLIENT_NAME);
+    await client.close();
+  });
+
+  it('spec 01 "network-controlled tool output and errors retain their untrusted-content wrapping": the structured content of such a result carries its data only inside the wrapped text', async () => {
+    const { client } = await connect(url);
+    const out = await call(client, 'exec', { code: 'const r = await web_search({ query: "QuickJS sandbox" });\nconsole.log(r.results[0].title);\nreturn r.results.map((h) => h.title);' });
+    const structured = out.result as unknown as Record<string, unknown>;
+    expect(structured).toMatchObject({ status: 'completed', telemetry: { networkContent: true } });
+    for (const raw of ['value', 'output', 'warnings']) expect(structured).not.toHaveProperty(raw);
+    expect(structured.untrustedContent).toBe(out.text);
+    expect(out.text).toContain(UNTRUSTED_BEGIN);
+    // a failure from a network tool: its error is wrapped too, its code stays a field
+    const failed = await call(client, 'exec', { code: 'return await web_fetch({ url: "https://nowhere.example/x" })' });
+    const failure = failed.result as unknown as Record<string, unknown>;
+    expect(failure).toMatchObject({ status: 'failed', telemetry: { networkContent: true } });
+    expect(failure).not.toHaveProperty('error');
+    expect(failure.untrustedContent).toBe(failed.text);
+    expect(failed.isError).toBe(true);
+    // a result without network content is the result object itself, as before
+    const plain = await call(client, 'exec', { code: 'return 7' });
+    expect(plain.result).toMatchObject({ status: 'completed', value: 7 });
+    expect(plain.result).not.toHaveProperty('untrustedContent');
     await client.close();
   });
 

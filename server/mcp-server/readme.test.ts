@@ -55,8 +55,10 @@ describe('README stdio snippet, through the MCP Inspector\'s --config (launched 
   it('exec reaches the workspace and the web fixture (paths in the config resolve from its folder), the text wrapped as untrusted', async () => {
     // (not the demo MCP server: on a loaded machine its first connection may miss the turn, which is its own test's business)
     const reply = await execCall('const r = await read({ path: "README.md" }); const w = await web_search({ query: "code mode" }); return [typeof r.content, w.results.length > 0];');
-    expect(reply.structuredContent).toMatchObject({ status: 'completed', value: ['string', true] });
+    // network content: the value travels only inside the wrapped text, in the structured content too
+    expect(reply.structuredContent).toMatchObject({ status: 'completed', untrustedContent: reply.content[0]?.text });
     expect(reply.content[0]?.text).toContain('EXTERNAL_UNTRUSTED_CONTENT');
+    expect(reply.content[0]?.text).toContain('"value":["string",true]');
   });
 
   it('an approval is denied (no --approve in the snippet, no panel on stdio), and the cell hears how to allow it', async () => {

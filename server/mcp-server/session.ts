@@ -20,7 +20,7 @@ import { z } from 'zod';
 import type { GatewayApi, ModelTool, TurnInfo } from '../gateway-types.ts';
 import type { Owner } from '../access/owners.ts';
 import type { CodeModeExecInput, CodeModeResult, RunEvent } from '../runs/types.ts';
-import { CODE_MODE_RESULT_SCHEMA, describeProgress, MCP_SERVER_NAME, MCP_SERVER_VERSION } from './surface.ts';
+import { CODE_MODE_RESULT_SCHEMA, describeProgress, MCP_SERVER_NAME, MCP_SERVER_VERSION, structuredResult } from './surface.ts';
 
 /** tools/call with any params: the SDK's Server then checks them against CallToolRequestSchema and answers -32602. */
 const LOOSE_CALL_TOOL_REQUEST = z.object({ method: z.literal('tools/call'), params: z.looseObject({}).optional() }).loose();
@@ -181,11 +181,12 @@ export class McpSession {
     this.server.sendToolListChanged().catch((err: unknown) => this.opts.log?.(`mcp: tools/list_changed not sent: ${(err as Error).message}`));
   }
 
-  /** The exact text a model receives (untrusted content wrapped) and the result object as structured content. */
+  /** The exact text a model receives (untrusted content wrapped) and the result object as structured content (structuredResult). */
   private toolResult(result: CodeModeResult): CallToolResult {
+    const text = this.gateway.modelText(result);
     return {
-      content: [{ type: 'text', text: this.gateway.modelText(result) }],
-      structuredContent: result as unknown as Record<string, unknown>,
+      content: [{ type: 'text', text }],
+      structuredContent: structuredResult(result, text),
       ...(result.status === 'failed' ? { isError: true } : {}),
     };
   }

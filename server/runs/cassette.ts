@@ -1,16 +1,21 @@
 // Cassettes (replay lab): a run's nested tool calls recorded once, and a replay that answers a cell's calls from them.
 //
 // A cassette holds what a run's tool calls (op `call`: catalog tools, MCP tools, client tools) were given and
-// returned, in dispatch order, with the run's seed, source and final result. Replaying a cell against it
-// answers every tool call from the cassette (matched by tool and input: the first unused entry with both
-// equal), so no tool runs; a call it does not hold fails the run with `replay_mismatch` naming the call.
-// Everything else the bridge serves (timers, catalog search, API, store) runs as usual. A cassette file is
-// hostile input: parseCassette checks every field and bounds its sizes before anything reads it.
+// returned, in dispatch order, with the run's seed, source, final result and every clock reading the guest made
+// (clock.ts). Replaying a cell against it answers every tool call from the cassette (matched by tool and input:
+// the first unused entry with both equal), so no tool runs, and hands the guest the recorded clock readings in
+// order; a call it does not hold, or one clock reading more than it recorded, fails the run with
+// `replay_mismatch` naming the call or the reading. A cassette without readings (recorded before they were kept)
+// replays with its seed's logical clock. Everything else the bridge serves (timers, catalog search, API, store)
+// runs as usual. A cassette file is hostile input: parseCassette checks every field and bounds its sizes before
+// anything reads it.
 import { InvalidInputError } from '../errors.ts';
 import { describeRequest } from '../bridge/describe.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { ExecutorKind } from '../config/types.ts';
+import { EXECUTOR_KINDS } from '../config/schema.ts';
 import type { Run } from './run.ts';
+import { checkRecordedClock, type RecordedClock } from './clock.ts';
 import { MAX_VALUE_DEPTH } from './bound.ts';
 import { jsonShapeProblem } from '../util/json-shape.ts';
 
@@ -45,6 +50,12 @@ export interface Cassette {
   /** The cell's source as the run shows it (credentials masked). */
   code: string;
   calls: CassetteCall[];
+  /**
+   * Every clock reading the guest made (Date.now, new Date(), Date(), performance.now), as run-length pairs; a
+   * replay returns them in order. Absent in cassettes recorded before readings were kept: those replay with the
+   * seed's logical clock.
+   */
+  clock?: RecordedClock;
   /** The run's outcome when it was recorded (absent while it was still waiting). */
   result?: { status: 'completed'; value: unknown } | { status: 'failed'; error: string; code?: string };
 }
@@ -71,6 +82,7 @@ export function recordCassette(run: Run): Cassette {
     language: run.cell.language,
     code: run.displayCode,
     calls,
+    clock: run.clock.toJSON(),
     ...(result ? { result } : {}),
   };
 }
@@ -100,13 +112,18 @@ export function parseCassette(raw: unknown): Cassette {
   if (typeof c.seed !== 'number' || !Number.isInteger(c.seed) || c.seed < 0 || c.seed > 0xffff_ffff) throw bad('seed must be an integer from 0 to 4294967295', fix);
   if (c.language !== 'javascript' && c.language !== 'typescript') throw bad('language must be "javascript" or "typescript"', fix);
   if (typeof c.code !== 'string') throw bad('code must be the cell source as a string', fix);
-  if (c.executor !== undefined && c.executor !== 'quickjs' && c.executor !== 'node') throw bad('executor must be "quickjs" or "node"', fix);
+  if (c.executor !== undefined && !(EXECUTOR_KINDS as readonly unknown[]).includes(c.executor)) throw bad(`executor must be one of ${EXECUTOR_KINDS.map((k) => `"${k}"`).join(', ')}`, fix);
   if (c.runId !== undefined && (typeof c.runId !== 'string' || c.runId.length > 200)) throw bad('runId must be a run id string', fix);
   if (!Array.isArray(c.calls)) throw bad('calls must be an array', fix);
   if (c.calls.length > MAX_CASSETTE_CALLS) throw bad(`it holds ${c.calls.length} calls, over ${MAX_CASSETTE_CALLS}`, 'record a smaller run');
   const calls = c.calls.map((call, i) => checkCall(call, i, fix));
   const out: Cassette = { format: CASSETTE_FORMAT, version: CASSETTE_VERSION, seed: c.seed, language: c.language, code: c.code, calls };
-  if (c.executor !== undefined) out.executor = c.executor;
+  if (c.executor !== undefined) out.executor = c.executor as ExecutorKind;
+  if (c.clock !== undefined) {
+    const clock = checkRecordedClock(c.clock);
+    if (!clock.ok) throw bad(clock.error, fix);
+    out.clock = clock.value;
+  }
   if (c.runId !== undefined) out.runId = c.runId as string;
   if (c.result !== undefined) {
     const shape = jsonShapeProblem(c.result, { maxDepth: MAX_VALUE_DEPTH, maxNodes: Number.MAX_SAFE_INTEGER });

@@ -117,6 +117,8 @@ export function forkRun(parent: Run | undefined, runId: string, rawReplies: unkn
   fork.state = 'waiting';
   if (parent.reason) fork.reason = parent.reason;
   fork.forkedFrom = { runId: parent.runId, suspension: suspensionNumber(parent) };
+  // the parent's clock readings up to this suspension: the fork's own cassette replays from the cell's start
+  fork.clock = parent.clock.copy();
   fork.queued = [...parent.queued];
   fork.yieldRequestId = parent.yieldRequestId;
   fork.guestInFlight = parent.guestInFlight;

@@ -1,20 +1,18 @@
 // A run's nested calls: each guest request of a frontier is checked, recorded in the trajectory and dispatched
 // on the Gateway with the run's scope; each reply is recorded, then delivered into the live VM or kept for the
 // next wait. The RunManager owns the slot cap, failures and events (NestedCallEnv); this module, the records.
-import { dispatchRequest, type DispatchContext, type NestedCallHooks } from '../bridge/dispatcher.ts';
-import type { CatalogEntry } from '../catalog/types.ts';
+import { dispatchRequest } from '../bridge/dispatcher.ts';
 import { describeRequest, resolveCallTarget, type NestedCallKind } from '../bridge/describe.ts';
 import { observe } from '../catalog/infer-type.ts';
 import { wantsInference } from '../catalog/inferred-overlay.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
 import type { SessionStore } from '../sessions/store.ts';
-import { ApprovalGate } from './approval-gate.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { ToolContext } from '../tools/types.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
 import { previewOfError, previewOfJson } from './preview.ts';
 import { textTokens } from './tokens.ts';
 import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
+import { dispatchContext } from './run-dispatch.ts';
 import type { NestedCallRecord, RunEvent } from './types.ts';
 
 /** What only the run can check about a frontier: fresh unique ids, the in-flight cap, cancels of its own ids. */
@@ -90,7 +88,11 @@ export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], c
   }
   if (requests.length > 0 && !env.claimSlot(run)) return;
   try {
-    for (const req of requests) dispatch(run, req, live.call.callId, env);
+    for (const req of requests) {
+      // a request that failed the run (a replay mismatch, the headless cap) stops the rest of its frontier: none of it runs
+      if (run.hostFailure || run.released) break;
+      dispatch(run, req, live.call.callId, env);
+    }
     // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
     for (const id of cancels) run.requests.get(id)?.cancel?.();
   } catch (err) {
@@ -99,11 +101,34 @@ export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], c
 }
 
 function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: NestedCallEnv): void {
+  if (req.op === 'call' && !withinHeadlessLimit(run, env)) return;
   const host = openNestedCall(run, req, parentCallId);
   env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
   if (req.op === 'yield') return answerYield(run, host);
   if (req.op === 'call' && run.cell.replay) return answerFromCassette(run, host, req, env);
   send(run, host, env);
+}
+
+/**
+ * Spec 02: headless execution has a total tool-call limit ("Queueing does not raise memory, snapshot, time, or
+ * headless total tool-call limits"). A headless turn's cells share maxHeadlessToolCalls; the call past it fails its
+ * run, like the other limits (a catch in the cell cannot loop past it), and is never dispatched.
+ */
+function withinHeadlessLimit(run: Run, env: NestedCallEnv): boolean {
+  const turn = run.turn;
+  if (!turn.headless) return true;
+  const max = turn.options.maxHeadlessToolCalls;
+  if (turn.toolCalls >= max) {
+    env.failRun(
+      run,
+      'invalid_input',
+      `this headless turn has made ${max} tool calls, its limit (tools.codeMode.maxHeadlessToolCalls); nobody reads a headless turn between its calls, ` +
+        'so it is bounded: split the work across turns, or raise the limit in the config',
+    );
+    return false;
+  }
+  turn.toolCalls++;
+  return true;
 }
 
 /** Replay: a tool call is answered from the run's cassette and never dispatched; one it does not hold fails the run. */
@@ -219,112 +244,6 @@ function deliverOutbox(run: Run, live: LiveLeg, outbox: HostRequest[], env: Nest
     replies.push(h.settled);
   }
   live.leg.deliver(replies);
-}
-
-/**
- * The context `run`'s nested calls are dispatched with: the run's projection, turn, stores, signal and hooks.
- * One per run, made at its first call, with its hooks as methods: a cell's thousand calls make no thousand
- * sets of closures, and what a hook learns about one call is filed on that call's record by its request id.
- */
-export function dispatchContext(run: Run, env: NestedCallEnv): DispatchContext {
-  return (run.dispatchContext ??= new RunDispatch(run, env));
-}
-
-class RunDispatch implements DispatchContext, NestedCallHooks {
-  readonly catalog: DispatchContext['catalog'];
-  readonly options: DispatchContext['options'];
-  readonly scheduler: DispatchContext['scheduler'];
-  readonly results: DispatchContext['results'];
-  readonly sessions: DispatchContext['sessions'];
-  readonly sessionId: string;
-  readonly storeBuffer: DispatchContext['storeBuffer'];
-  readonly restartSafe: boolean;
-  readonly headless: boolean;
-  readonly signal: AbortSignal;
-  readonly hooks: NestedCallHooks = this;
-  private readonly approvalGate: ApprovalGate;
-
-  constructor(
-    private readonly run: Run,
-    private readonly env: NestedCallEnv,
-  ) {
-    const turn = run.turn;
-    this.catalog = run.catalog;
-    this.options = turn.options;
-    this.scheduler = turn.scheduler;
-    // the store the cell captured when it started, never the turn's current one
-    this.results = run.results;
-    // the turn's own view: its projection is built at its first read and sees only its own commits
-    this.sessions = env.sessions.forTurn(turn);
-    this.sessionId = turn.sessionId;
-    this.storeBuffer = run.storeBuffer;
-    this.restartSafe = run.cell.restartSafe;
-    this.headless = turn.headless;
-    this.signal = run.abort.signal;
-    this.approvalGate = new ApprovalGate(this.signal);
-  }
-
-  private recordOf(requestId: string): NestedCallRecord | undefined {
-    return this.run.requests.get(requestId)?.record;
-  }
-
-  toolContext(invocationId: string): ToolContext {
-    const turn = this.run.turn;
-    return { agentId: turn.agentId, agentRunId: turn.agentRunId, sessionId: turn.sessionId, signal: this.signal, invocationId, workspaceDir: turn.workspaceDir, owner: turn.owner };
-  }
-
-  async beforeToolCall(entry: CatalogEntry, input: unknown, invocationId: string, requestId: string): Promise<{ blocked?: string; input: unknown }> {
-    const out = await this.run.turn.beforeToolCall(entry, input, { invocationId, runId: this.run.runId });
-    // the span detail shows what each hook decided (an empty list: no plugin has a hook)
-    const record = this.recordOf(requestId);
-    if (record && out.hooks !== undefined && out.hooks.length > 0) record.hooks = out.hooks;
-    return out;
-  }
-
-  holdWhileApprovalPending(): Promise<void> | undefined {
-    return this.approvalGate.hold(this.run.approvalsPending);
-  }
-
-  async requestApproval(entry: CatalogEntry, input: unknown, requestId: string): Promise<{ approved: boolean; reason?: string }> {
-    const run = this.run;
-    if (run.approvalsPending === 0) this.approvalGate.began();
-    run.approvalsPending++;
-    run.syncBudget();
-    try {
-      const decision = await this.env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
-      const record = this.recordOf(requestId);
-      if (record) record.approval = decision.reason !== undefined ? { approved: decision.approved, reason: decision.reason } : { approved: decision.approved };
-      return decision;
-    } finally {
-      run.approvalsPending--;
-      run.syncBudget();
-      if (run.approvalsPending === 0) this.approvalGate.ended();
-    }
-  }
-
-  callClient(entry: CatalogEntry, input: unknown, requestId: string): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      this.run.clientCalls.set(requestId, { callId: requestId, tool: entry.callableName, input, resolve, reject });
-      this.env.touch(this.run);
-    });
-  }
-
-  markNetworkContent(): void {
-    this.run.networkContent = true;
-  }
-
-  hasNetworkContent(): boolean {
-    return this.run.networkContent;
-  }
-
-  onStatus(requestId: string, status: 'awaiting_approval' | 'awaiting_client' | 'queued' | 'running'): void {
-    const record = this.recordOf(requestId);
-    const was = record?.status;
-    if (record) record.status = status;
-    // the board shows calls waiting on a person, and when they stop waiting; a plain start is already a
-    // nested.started event (a full run view per call would make a cell's cost grow with its number of calls)
-    if (status !== 'running' || (was !== undefined && was !== 'running')) this.env.touch(this.run);
-  }
 }
 
 /** The guest yielded: the run answers it itself (delivered by the next wait) and parks the live leg now. */

@@ -18,6 +18,7 @@ import { redactSource } from '../source/redact.ts';
 import type { HookDecision } from '../tools/plugins.ts';
 import type { ExecutionBudget } from './budget.ts';
 import type { CassetteReplayer } from './cassette.ts';
+import { startRecording, type ClockPlan, type ClockRecording } from './clock.ts';
 import type { CodeModeResult, ControlCallRecord, ForkOrigin, NestedCallRecord, RunState, SnapshotRecord } from './types.ts';
 
 /** States a run never leaves: it is off the run map and holds nothing. */
@@ -40,6 +41,8 @@ export interface TurnScope {
   workspaceDir: string;
   options: CodeModeOptions;
   catalog: Catalog;
+  /** What a cell would write for each tool the turn's policy denied (`exec`, `MCP.demo.slow`) -> the rule (runs/denied.ts). */
+  denied?: ReadonlyMap<string, string>;
   boot: GuestBootConfig;
   files: Record<string, string>;
   scheduler: CallScheduler;
@@ -53,11 +56,15 @@ export interface TurnScope {
    * not interactive, so they get no automatic references and no results or session store.
    */
   headless: boolean;
+  /** Tool calls (op `call`) the turn's cells have dispatched so far: a headless turn is held to maxHeadlessToolCalls. */
+  toolCalls: number;
   abort: AbortController;
   /** What this turn's results looked like, per guest label, for tools that declare no output (the editor's inferred types). */
   inferredOutputs: Map<string, InferredOutput>;
   /** Tokens of the tool definitions on the code-mode surface and on a direct surface (token meter; computed once, at first use). */
   definitionTokens(): { codeMode: number; direct: number };
+  /** Cell source as stored: credentials masked, the Gateway's registered secrets and patterns too (default: redactSource). */
+  redact?: (code: string) => string;
   /** before_tool_call hooks of the loaded plugins. */
   beforeToolCall(entry: CatalogEntry, input: unknown, ctx: { invocationId: string; runId: string }): Promise<{ blocked?: string; input: unknown; hooks?: HookDecision[] }>;
 }
@@ -70,8 +77,10 @@ export interface StartCell {
   restartSafe: boolean;
   /** The model's tool-call id of the exec that starts the cell: on its call record and part of the cell identity. */
   toolCallId: string;
-  /** The seed (uint32) the guest's Date, performance.now and Math.random derive from (recorded in the run). */
+  /** The seed (uint32) the guest's Math.random derives from, and a logical clock's start (recorded in the run). */
   seed: number;
+  /** Which clock the guest reads: the real one unless the caller seeded the run or it replays a recording (clock.ts). */
+  clock: ClockPlan;
   /** Replay: the cell's tool calls are answered from this cassette, never dispatched (cassette.ts). */
   replay?: CassetteReplayer;
 }
@@ -169,6 +178,8 @@ export class Run {
   counters = { search: 0, describe: 0, call: 0 };
   lastResult?: CodeModeResult;
   ttlTimer?: NodeJS.Timeout;
+  /** Every clock reading the guest made, appended at the end of each leg (a fork starts from its parent's). */
+  clock: ClockRecording;
   /** Set on a fork: the run it restored and which suspension of it (runs.fork). */
   forkedFrom?: ForkOrigin;
   /** Runs forked from this one. */
@@ -192,7 +203,8 @@ export class Run {
     // later assistant response (spec 02: "without colliding with earlier activity"); wait continues
     // the same Run, so a waiting run keeps its ids.
     this.cellId = `cm_${createHash('sha256').update(`${turn.agentRunId}\0${cell.toolCallId}\0${this.runId}`).digest('hex').slice(0, 12)}`;
-    this.displayCode = redactSource(cell.code);
+    this.displayCode = (turn.redact ?? redactSource)(cell.code);
+    this.clock = startRecording(cell.clock, cell.seed, this.createdAt);
     this.catalog = turn.catalog;
     this.files = turn.files;
     this.results = turn.results;

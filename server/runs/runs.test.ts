@@ -312,12 +312,14 @@ describe('approvals across parking', () => {
 });
 
 describe('calls while an approval is pending (the budget stands still meanwhile)', () => {
-  it(`on a cell looping over tool calls beside a pending approval: past ${MAX_CALLS_DURING_APPROVAL} calls the next waits, queued, for the decision; approved, the cell completes`, async () => {
-    const gw = await gateway({ timeoutMs: 60_000 });
+  it(`on a cell looping over tool calls beside a pending approval of a parallel tool: past ${MAX_CALLS_DURING_APPROVAL} calls the next waits, queued, for the decision; approved, the cell completes`, async () => {
+    // a parallel tool that needs approval: the calls after it are not held by the scheduler, only by the approval gate
+    const guarded = { name: 'guarded', description: 'test: parallel, needs approval', source: 'core' as const, approval: 'required' as const, inputSchema: { type: 'object' }, execute: async () => 'guarded ok' };
+    const gw = await testGateway({ executor, codeMode: { memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 60_000 }, tools: [guarded] });
     try {
       const t = gw.prepareTurn({});
       const n = MAX_CALLS_DURING_APPROVAL + 40;
-      const code = `const pending = exec({ command: "echo", args: ["ok"] });\nlet i = 0;\nfor (; i < ${n}; i++) await sleep({ ms: 0 });\nreturn { i, out: (await pending).stdout.trim() }`;
+      const code = `const pending = guarded({});\nlet i = 0;\nfor (; i < ${n}; i++) await sleep({ ms: 0 });\nreturn { i, out: await pending }`;
       const result = gw.exec(t.agentRunId, { code });
       const sleeps = () => gw.runs().find((r) => r.agentRunId === t.agentRunId)?.nested.filter((c) => c.tool === 'sleep') ?? [];
       await until(() => sleeps().some((c) => c.status === 'queued'), { what: 'a call to wait for the decision', timeoutMs: 60_000 });
@@ -328,7 +330,30 @@ describe('calls while an approval is pending (the budget stands still meanwhile)
       expect(seen.length).toBeLessThan(n);
       const [approval] = gw.approvals();
       gw.decideApproval({ approvalId: approval!.approvalId, approve: true });
-      expect(await result).toMatchObject({ status: 'completed', value: { i: n, out: 'ok' } });
+      expect(await result).toMatchObject({ status: 'completed', value: { i: n, out: 'guarded ok' } });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('on a cell calling tools after a sequential tool that awaits approval (the shell exec): every later call waits, queued, until the decision and its result (spec 02)', async () => {
+    const gw = await gateway({ timeoutMs: 60_000 });
+    try {
+      const t = gw.prepareTurn({});
+      const code = 'const pending = exec({ command: "echo", args: ["ok"] });\nconst w = await weather_lookup({ city: "Oslo" });\nreturn { city: w.city, out: (await pending).stdout.trim() }';
+      const result = gw.exec(t.agentRunId, { code });
+      await until(() => gw.approvals().length === 1, { what: 'the approval request' });
+      const nested = () => gw.runs().find((r) => r.agentRunId === t.agentRunId)?.nested ?? [];
+      await until(() => nested().some((c) => c.tool === 'weather_lookup'), { what: 'the later call to be dispatched' });
+      expect(nested().find((c) => c.tool === 'weather_lookup')?.status).toBe('queued');
+      const [approval] = gw.approvals();
+      gw.decideApproval({ approvalId: approval!.approvalId, approve: true });
+      expect(await result).toMatchObject({ status: 'completed', value: { city: 'Oslo', out: 'ok' } });
+      const calls = gw.trajectory(expectCompleted(await result).telemetry.runId!)!.calls.flatMap((c) => c.nested);
+      const execCall = calls.find((c) => c.tool === 'exec')!;
+      const weather = calls.find((c) => c.tool === 'weather_lookup')!;
+      // ordering, not timing: the weather call ended after the exec's result was in
+      expect(weather.endedAt!).toBeGreaterThanOrEqual(execCall.endedAt!);
     } finally {
       await gw.close();
     }

@@ -14,7 +14,7 @@
 // A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
 //
 // This file holds the manager: the run map, slots, history, the public API, release, abort and expiry. The run
-// record is run.ts; nested calls nested.ts; settling a leg settle.ts; results results.ts; views trajectory.ts;
+// record is run.ts; nested calls nested.ts (and the context they are dispatched with, run-dispatch.ts); settling a leg settle.ts; results results.ts; views trajectory.ts;
 // model-facing text messages.ts; forks fork.ts; cassettes cassette.ts.
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeRequest, CodeModeOutput } from '../bridge/protocol.ts';
@@ -27,6 +27,7 @@ import { onRequests, redispatch, type ApprovalRequester, type NestedCallEnv } fr
 import { forkRun } from './fork.ts';
 import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
 import { recordCassette, type Cassette } from './cassette.ts';
+import { guestClock } from './clock.ts';
 import { failedResult, waitingResult } from './results.ts';
 import { hasDeliverable, isTerminal, legLimits, Run, runMapLeaks, takeDeliverable, type LiveLeg, type StartCell, type TurnScope } from './run.ts';
 import { settleFailed, settleLeg, type SettleEnv } from './settle.ts';
@@ -93,7 +94,7 @@ export class RunManager {
     const live = run.openLive(budget, call);
     try {
       live.leg = cell.executor.start(
-        { body: cell.body, boot: { ...turn.boot, seed: cell.seed }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
+        { body: cell.body, boot: { ...turn.boot, seed: cell.seed, clock: guestClock(cell.clock, run.clock) }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
         this.handlers(run, live),
       );
     } catch (err) {
@@ -156,10 +157,10 @@ export class RunManager {
   }
 
   /** The exec or wait call of a run that dispatched a nested call, with the run's session (the transcript files nested activity under it). */
-  controlCall(runId: string, callId: string): { sessionId: string; call: Readonly<ControlCallRecord> } | undefined {
+  controlCall(runId: string, callId: string): { sessionId: string; agentRunId: string; agentId: string; call: Readonly<ControlCallRecord> } | undefined {
     const run = this.find(runId);
     const call = run?.calls.find((c) => c.callId === callId);
-    return run && call ? { sessionId: run.turn.sessionId, call } : undefined;
+    return run && call ? { sessionId: run.turn.sessionId, agentRunId: run.turn.agentRunId, agentId: run.turn.agentId, call } : undefined;
   }
 
   /** Abort one run: cancels its nested calls, stops the guest, releases its continuation. */

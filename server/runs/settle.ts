@@ -9,6 +9,7 @@ import { parseValueJson } from './bound.ts';
 import { boundCompletedValue, completedResult, describeUncaught, failedResult, waitingResult } from './results.ts';
 import type { LiveLeg, Run } from './run.ts';
 import { snapshotRecord } from './trajectory.ts';
+import { explainDeniedTool } from './denied.ts';
 import type { CodeModeResult, RunState } from './types.ts';
 
 /** What settling needs from the RunManager. */
@@ -22,12 +23,15 @@ export interface SettleEnv {
 
 /** The live leg ended with `outcome` (`dropped`: output bytes the worker dropped). A host failure wins over the outcome. */
 export async function settleLeg(run: Run, live: LiveLeg, outcome: LegOutcome, dropped: number, env: SettleEnv): Promise<CodeModeResult> {
+  // the leg's clock readings join the run's recording whatever the outcome (its cassette replays them)
+  if (outcome.clock) run.clock.append(outcome.clock);
   if (run.hostFailure && run.state !== 'aborted') return settleFailed(run, live, run.hostFailure.code, run.hostFailure.error, dropped, env);
   switch (outcome.kind) {
     case 'completed':
       return settleCompleted(run, live, outcome.valueJson, dropped, env);
     case 'failed': {
-      const err = outcome.code ? outcome.error : describeUncaught(outcome.error, outcome.stack);
+      // an uncaught error on a tool the agent's policy denied names the rule that denied it (denied.ts)
+      const err = outcome.code ? outcome.error : explainDeniedTool(describeUncaught(outcome.error, outcome.stack), run.cell.code, run.turn.denied);
       return settleFailed(run, live, outcome.code, err, dropped, env);
     }
     case 'parked':

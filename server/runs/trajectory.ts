@@ -19,6 +19,7 @@ export function header(run: Run) {
     language: run.cell.language,
     code: run.displayCode,
     seed: run.cell.seed,
+    clock: run.clock.mode,
     ...(run.forkedFrom ? { forkedFrom: { ...run.forkedFrom } } : {}),
     ...(run.cell.replay ? { replay: run.cell.replay.cassette.runId !== undefined ? { runId: run.cell.replay.cassette.runId } : {} } : {}),
     ...(run.forks.length > 0 ? { forks: [...run.forks] } : {}),

@@ -4,6 +4,7 @@ import type { ExecutorKind } from '../config/types.ts';
 import type { NestedCallKind } from '../bridge/describe.ts';
 import type { CodeModeOutput } from '../bridge/protocol.ts';
 import type { HookDecision } from '../tools/plugins.ts';
+import type { ClockMode } from './clock.ts';
 
 export interface CodeModeExecInput {
   code?: string;
@@ -207,8 +208,14 @@ export interface TrajectoryExport {
   executor: ExecutorKind;
   language: 'javascript' | 'typescript';
   code: string;
-  /** The seed the cell's time and randomness derive from. */
+  /** The seed the cell's Math.random (and a logical clock's start) derive from. */
   seed: number;
+  /**
+   * The clock the cell read: `real` (the host's; every run without an explicit seed), `logical` (an explicitly
+   * seeded run: a seed-derived instant of 2025 that moves only when a timer fires, not today's date) or
+   * `replayed` (a cassette's recorded readings).
+   */
+  clock: ClockMode;
   /** Set on a replay: its tool calls are answered from a cassette (recorded from run `runId`, when it says). */
   replay?: { runId?: string };
   /** Set on a fork: the run it was forked from and at which of its suspensions (1 = its first waiting result). */
@@ -233,8 +240,10 @@ export interface RunView {
   reason?: 'pending_tools' | 'yield';
   language: 'javascript' | 'typescript';
   code: string;
-  /** The seed the cell's time and randomness derive from (exec's seed, or one the Gateway drew). */
+  /** The seed the cell's Math.random derives from (exec's seed, or one the Gateway drew). */
   seed: number;
+  /** The clock the cell reads: real, logical (an explicit seed's: not today's date) or replayed (a cassette's readings). */
+  clock: ClockMode;
   /** Set on a replay: its tool calls are answered from a cassette (recorded from run `runId`, when it says). */
   replay?: { runId?: string };
   /** Set on a fork: the run it was forked from and at which of its suspensions. */

@@ -23,8 +23,13 @@ export interface ToolCallPayload {
   language?: 'javascript' | 'typescript';
   restartSafe?: boolean;
   typecheck?: boolean;
-  /** exec: the seed the cell's time and randomness derive from (replay lab). */
+  /** exec: the seed the cell's Math.random (and a logical clock's start) derive from (replay lab). */
   seed?: number;
+  /**
+   * exec: the clock the cell reads: `real` (the host's), `logical` (an explicitly seeded run: a seed-derived
+   * instant of 2025 that moves only when a timer fires, not today's date) or `replayed` (a cassette's readings).
+   */
+  clock?: 'real' | 'logical' | 'replayed';
   /** wait: the run it continues. */
   runId?: string;
 }

@@ -265,3 +265,45 @@ export function redactSource(code: string, options: RedactOptions = {}): string 
   for (const pattern of options.patterns ?? []) out = out.replace(globalPattern(pattern), REDACTION_MASK);
   return out;
 }
+
+/** Registered values shorter than this are not masked: a short value (a port, "true", a region) is ordinary text too. */
+export const MIN_SECRET_CHARS = 8;
+
+/**
+ * What the Gateway masks beyond the built-in rules (spec 01: "registered secrets, and configured redaction
+ * patterns"): the secret values it holds (access tokens, MCP servers' and OpenAPI sources' credentials, the
+ * variables the config names) and the config's patterns. Sources added at runtime register theirs as they come.
+ */
+export class RedactionRegistry {
+  private readonly secrets = new Set<string>();
+  private sorted: string[] | undefined;
+
+  constructor(readonly patterns: readonly RegExp[] = []) {}
+
+  /** A secret value the host holds; one under MIN_SECRET_CHARS (or not a string) is ignored. An auth header's credential is registered too. */
+  register(value: unknown): void {
+    if (typeof value !== 'string') return;
+    const trimmed = value.trim();
+    if (trimmed.length < MIN_SECRET_CHARS || trimmed === REDACTION_MASK) return;
+    this.secrets.add(trimmed);
+    // "Bearer abc...": the credential alone may appear in a cell too
+    const credential = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(trimmed)?.[1];
+    if (credential && credential.length >= MIN_SECRET_CHARS) this.secrets.add(credential);
+    this.sorted = undefined;
+  }
+
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  /** The options redactSource takes: secrets longest first, so a secret that contains another is masked whole. */
+  options(): RedactOptions {
+    this.sorted ??= [...this.secrets].sort((a, b) => b.length - a.length);
+    return { secrets: this.sorted, patterns: this.patterns };
+  }
+
+  /** Cell source as stored (transcript, run views, cassettes): every rule of redactSource, these secrets and patterns too. */
+  redact(code: string): string {
+    return redactSource(code, this.options());
+  }
+}

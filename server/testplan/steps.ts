@@ -3,6 +3,7 @@ import type { Gateway } from '../gateway.ts';
 import type { TurnInfo, TurnRequest } from '../gateway-types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import type { StepReport } from './types.ts';
+import { catalogId, hostIdentity } from '../catalog/names.ts';
 
 export type StepOutcome = Omit<StepReport, 'step' | 'title' | 'durationMs'>;
 
@@ -144,11 +145,28 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     const denied = view.tools.filter((t) => t.deniedBy);
     if (denied.length === 0) return notApplicable(`add a denied tool (tools.deny or agents.list[].tools.deny for "${ctx.agentId}")`);
     const names = denied.flatMap((t) => [t.name, t.callableName]);
-    const cell = `const names = ${JSON.stringify([...new Set(names)])};\nconst globals = names.filter((n) => typeof globalThis[n] !== "undefined");\nconst listed = (await catalog.all()).filter((h) => names.includes(h.name)).map((h) => h.name);\nconst found = [];\nfor (const n of names) for (const h of await catalog.search(n)) if (names.includes(h.name)) found.push(h.name);\nreturn { globals, listed, found };`;
+    // the ids a cell would guess if it knew how the host makes them (a hash of source, owner and name): the catalog
+    // ids the denied tools would have had (spec 03 step 11: "cannot be called by guessed id")
+    const ids = denied.map((t) => catalogId(hostIdentity(t)));
+    const cell =
+      `const names = ${JSON.stringify([...new Set(names)])};\nconst ids = ${JSON.stringify(ids)};\nconst guesses = names.concat(ids);\n` +
+      'const globals = guesses.filter((n) => typeof globalThis[n] !== "undefined");\n' +
+      'const listed = (await catalog.all()).filter((h) => guesses.includes(h.name) || guesses.includes(h.callableName)).map((h) => h.name);\n' +
+      'const found = [];\nfor (const n of guesses) for (const h of await catalog.search(n)) if (guesses.includes(h.name) || guesses.includes(h.callableName)) found.push(h.name);\n' +
+      'const files = API.list("").filter((p) => guesses.some((g) => p === "tools/" + g + ".d.ts"));\n' +
+      'return { globals, listed, found, files };';
     const result = await exec(cell);
-    const value = completedValue(result, 'step 11') as { globals: string[]; listed: string[]; found: string[] };
-    const ok = value.globals.length === 0 && value.listed.length === 0 && value.found.length === 0;
-    return { verdict: ok ? 'pass' : 'fail', detail: ok ? `${denied.length} denied tools (${denied.map((t) => `${t.name}: ${t.deniedBy}`).join('; ')}) have no global, handle or search hit` : `denied tools reachable: ${JSON.stringify(value)}`, cell, result: shown(result), runId: result.telemetry.runId };
+    const value = completedValue(result, 'step 11') as { globals: string[]; listed: string[]; found: string[]; files: string[] };
+    const ok = value.globals.length === 0 && value.listed.length === 0 && value.found.length === 0 && value.files.length === 0;
+    return {
+      verdict: ok ? 'pass' : 'fail',
+      detail: ok
+        ? `${denied.length} denied tools (${denied.map((t) => `${t.name}: ${t.deniedBy}`).join('; ')}) have no global, handle, search hit or declaration file, by name or by guessed id`
+        : `denied tools reachable: ${JSON.stringify(value)}`,
+      cell,
+      result: shown(result),
+      runId: result.telemetry.runId,
+    };
   });
 
   await attempt(12, () => {

@@ -1,12 +1,20 @@
-// The plugin contract (bundled and external plugins alike) and the before_tool_call hook runner.
+// The plugin contract (bundled and external plugins alike) and its hook runners.
 //
-// A plugin contributes tools and, optionally, a before_tool_call hook. Hooks run
-// in plugin load order (bundled, then external) before every tool call: each
-// sees the input as rewritten by the hooks before it; the first block stops the
-// chain. A hook that throws or returns a malformed answer blocks the call
-// (fail closed): a policy hook that cannot decide must not let the call through.
+// A plugin contributes tools and, optionally, hooks (spec 02), each run in plugin load order (bundled, then external):
+//   before_tool_call      before every tool call: each sees the input as rewritten by the hooks before it; the
+//                         first block stops the chain. A hook that throws or returns a malformed answer blocks the
+//                         call (fail closed): a policy hook that cannot decide must not let the call through.
+//   before_message_write  before a nested call's display-only activity row is written to the session transcript:
+//                         `{ suppress: true }` keeps the row out (the call still counts as done: suppressing its
+//                         history does not undo it). Synchronous, so rows keep their order; a hook that throws or
+//                         answers anything else suppresses the row (fail closed: a hook that meant to hide a row
+//                         must not have it written because it failed).
+//   agent_end             once a turn ends (its client ended it, it idled out, the Gateway closed), with the turn's
+//                         accepted nested activity read from the transcript: rows a before_message_write hook
+//                         suppressed are not there. Its result is ignored; a failure is reported, never thrown.
 import type { GatewayConfig } from '../config/types.ts';
 import type { ToolDefinition, ToolSource } from './types.ts';
+import type { NestedActivityPayload } from '../sessions/types.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 export interface PluginContext {
@@ -38,10 +46,37 @@ export type BeforeToolCallResult = { block: string } | { input: unknown } | unde
 
 export type BeforeToolCallHook = (event: BeforeToolCallEvent) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
 
+/** A message about to be written to a session transcript: only nested-activity rows pass through hooks (control calls are what a provider replays). */
+export interface BeforeMessageWriteEvent {
+  type: 'nested-activity';
+  sessionId: string;
+  agentRunId: string;
+  agentId: string;
+  message: NestedActivityPayload;
+}
+
+/** `{ suppress: true }` keeps the row out of the transcript; nothing writes it. */
+export type BeforeMessageWriteResult = { suppress: true } | undefined | void;
+
+export type BeforeMessageWriteHook = (event: BeforeMessageWriteEvent) => BeforeMessageWriteResult;
+
+/** A turn that ended, with what the transcript accepted of its nested activity. */
+export interface AgentEndEvent {
+  agentRunId: string;
+  agentId: string;
+  sessionId: string;
+  /** Ended by its client or operator (turns.end), idle past its limit, or the Gateway closing. */
+  reason: 'ended' | 'idle' | 'shutdown';
+  /** The turn's nested activity rows as the transcript holds them, oldest first (suppressed rows are not among them). */
+  activity: NestedActivityPayload[];
+}
+
+export type AgentEndHook = (event: AgentEndEvent) => void | Promise<void>;
+
 export interface CodeModePlugin {
   id: string;
   tools: ToolDefinition[] | ((ctx: PluginContext) => ToolDefinition[] | Promise<ToolDefinition[]>);
-  hooks?: { before_tool_call?: BeforeToolCallHook };
+  hooks?: { before_tool_call?: BeforeToolCallHook; before_message_write?: BeforeMessageWriteHook; agent_end?: AgentEndHook };
 }
 
 /** What one plugin's before_tool_call hook decided for a call (kept on the nested call's record for its span detail). */
@@ -96,4 +131,41 @@ export async function runBeforeToolCallHooks(
     return block(plugin.id, `the ${plugin.id} before_tool_call hook returned an unusable answer, so the call was blocked`);
   }
   return { input, decisions };
+}
+
+/** Which plugin kept a message out of the transcript; `failure` when its hook failed rather than asked for it. */
+export interface MessageWriteOutcome {
+  suppressedBy?: { plugin: string; failure?: string };
+}
+
+/** Runs every before_message_write hook for one row; the first suppression stops the chain. */
+export function runBeforeMessageWriteHooks(plugins: readonly CodeModePlugin[], event: BeforeMessageWriteEvent): MessageWriteOutcome {
+  for (const plugin of plugins) {
+    const hook = plugin.hooks?.before_message_write;
+    if (!hook) continue;
+    let result: unknown;
+    try {
+      result = hook({ ...event, message: { ...event.message } });
+    } catch (error) {
+      return { suppressedBy: { plugin: plugin.id, failure: `the ${plugin.id} before_message_write hook failed (${error instanceof Error ? error.message : String(error)}), so the row was not written` } };
+    }
+    if (result === undefined || result === null) continue;
+    if (isRecord(result) && result['suppress'] === true) return { suppressedBy: { plugin: plugin.id } };
+    // a promise or any other answer: the hook could not say "write it" in time, so the row stays out
+    return { suppressedBy: { plugin: plugin.id, failure: `the ${plugin.id} before_message_write hook returned an unusable answer (it must return { suppress: true } or nothing, synchronously), so the row was not written` } };
+  }
+  return {};
+}
+
+/** Runs every agent_end hook (each awaited in turn); a failure is reported to `report`, never thrown. */
+export async function runAgentEndHooks(plugins: readonly CodeModePlugin[], event: AgentEndEvent, report: (message: string) => void): Promise<void> {
+  for (const plugin of plugins) {
+    const hook = plugin.hooks?.agent_end;
+    if (!hook) continue;
+    try {
+      await hook({ ...event, activity: event.activity.map((a) => ({ ...a })) });
+    } catch (error) {
+      report(`the ${plugin.id} agent_end hook failed for turn ${event.agentRunId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }

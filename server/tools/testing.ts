@@ -61,3 +61,16 @@ export async function callTool(tool: ToolDefinition, input: unknown, ctx: ToolCo
   if (!tool.execute) throw new Error(`tool "${tool.name}" has no execute`);
   return tool.execute(input, ctx);
 }
+
+/** A tool that answers after `ms` of real time, returning `{ v }`: a cell awaits it across a park or a moving clock. */
+export const slowEcho: ToolDefinition = {
+  name: 'slow_echo',
+  description: 'test: returns its input after `ms`',
+  source: 'core',
+  inputSchema: { type: 'object', properties: { ms: { type: 'number' }, v: {} } },
+  execute: async (input) => {
+    const { ms = 0, v = null } = (input ?? {}) as { ms?: number; v?: unknown };
+    await new Promise((r) => setTimeout(r, ms));
+    return { v };
+  },
+};

@@ -61,6 +61,9 @@ export const execInputSchema = z.strictObject({
   typecheck: z.boolean().optional(),
 });
 
+/** A run's seed (uint32): Math.random's, and with it the seed's logical clock. */
+const seedField = z.number().int('seed must be an integer').min(0, 'seed must be 0 or more').max(0xffff_ffff, 'seed must be at most 4294967295').optional();
+
 export const execRequestSchema = z.strictObject({
   agentRunId: id('agentRunId'),
   turnToken: turnTokenField,
@@ -69,7 +72,7 @@ export const execRequestSchema = z.strictObject({
   toolCallId: z.string().max(MAX_ID_LENGTH).optional(),
   /** A cassette (runs.cassette's JSON) to replay the cell against; the Gateway checks it field by field. */
   replay: z.unknown().optional(),
-  seed: z.number().int('seed must be an integer').min(0, 'seed must be 0 or more').max(0xffff_ffff, 'seed must be at most 4294967295').optional(),
+  seed: seedField,
   /** With input.typecheck: check the cell against this turn's inferred output types too (the user opted in). */
   typecheckInferred: z.boolean().optional(),
 });
@@ -82,6 +85,8 @@ export const compareRequestSchema = z.strictObject({
   executors: z.array(z.enum(EXECUTOR_KINDS)).min(1, 'name at least one executor, or leave executors out for all').max(EXECUTOR_KINDS.length).optional(),
   /** As exec's: with input.typecheck, every row's typecheck uses this turn's inferred output types too. */
   typecheckInferred: z.boolean().optional(),
+  /** One seed for every row (as exec's: it also gives them its logical clock); drawn once for the comparison when absent. */
+  seed: seedField,
 });
 
 export const waitRequestSchema = z.strictObject({

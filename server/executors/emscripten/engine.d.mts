@@ -15,6 +15,8 @@ export interface EmscriptenGuest {
   start(body: string): void;
   drain(): void;
   deliver(replyJson: string): void;
+  /** The guest's clock readings since the last take (JSON; '' when none). */
+  takeClock(): string | null;
   park(): { continuationId: string; retainedBytesEstimate?: number; queuedJson: string | null };
   dispose(): void;
 }

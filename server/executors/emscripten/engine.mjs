@@ -11,7 +11,13 @@
 // each time; the real bytes are then well past it, every allocation being at least 16), or by
 // measuring it (JS_ComputeMemoryUsage, the same estimate the parked cost uses) whenever the WASM memory
 // grew, and otherwise after FIRST_MEMORY_CHECK_MS and then at most every MEMORY_CHECK_SPACING times the
-// last measurement's own cost. A waiting cell keeps its runtime and context in this worker
+// last measurement's own cost. Neither sees a cell that piles up large buffers faster than the
+// interrupt handler runs (it runs every ~10,000 bytecode steps; a loop of `new Array(1e6).fill(7)` fills
+// gigabytes between two calls, on a loaded machine until its budget ends). So the engine gives the module
+// a WASM memory of its own whose growth it rules (guardedMemory): while a cell runs, the memory may grow
+// by at most MAX_GROWTH_FACTOR times its limit plus GROWTH_SLACK_BYTES past its size when the cell started;
+// a growth past that is refused, so the allocation fails where it is made (QuickJS: out of memory) and the
+// cell ends with memory_limit_exceeded, whatever the machine's load. A waiting cell keeps its runtime and context in this worker
 // (quickjs-emscripten has no public memory snapshot): its parked cost is the runtime's live memory, an
 // estimate.
 //
@@ -24,9 +30,10 @@
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
-import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
+import { CONTROL_ABORT, CONTROL_OVER_MEMORY, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { LegFailure } from '../worker-runtime.mjs';
 import { liveContinuations } from '../live-continuations.mjs';
+import { allocationCountsOf, guardedMemory, GROWTH_SLACK_BYTES, MAX_GROWTH_FACTOR, memoryGuards, moduleMemory, wasmMemoryBytes } from './memory.mjs';
 
 const HOST_SYNC = '__cm_sync';
 
@@ -35,8 +42,8 @@ export const OUT_OF_MEMORY_MESSAGE =
   'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).';
 const memoryLimitFailure = () => new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
 
-/** How Bellard QuickJS reports a refused allocation: a catchable InternalError (quickjs-ng makes it uncatchable). */
-const OOM_PATTERN = /^InternalError: out of memory/;
+/** How Bellard QuickJS reports a refused allocation: a catchable InternalError (quickjs-ng makes it uncatchable), named RangeError by the shim. */
+const OOM_PATTERN = /^(?:InternalError|RangeError): out of memory/;
 
 /**
  * Wall time between two memory measurements of a running cell, as a multiple of the last one's cost
@@ -47,6 +54,18 @@ const MEMORY_CHECK_SPACING = 32;
 const FIRST_MEMORY_CHECK_MS = 2;
 /** The share of QuickJS's allocation count against its limit at which a cell is over its memory (see above). */
 const NEAR_COUNT_LIMIT = 0.9;
+/**
+ * Engine parity shim, evaluated before the prelude: Bellard QuickJS throws a catchable InternalError where V8 and
+ * quickjs-ng throw a RangeError (endless recursion, a string past the length limit, a refused allocation). Its
+ * InternalError becomes a kind of RangeError named so: `e instanceof RangeError` and `e.name` agree on every
+ * executor (the message stays the engine's own, "stack overflow").
+ */
+const RANGE_ERROR_SHIM = `(function () {
+  if (typeof InternalError !== 'function' || InternalError === RangeError) return;
+  Object.setPrototypeOf(InternalError.prototype, RangeError.prototype);
+  Object.setPrototypeOf(InternalError, RangeError);
+  Object.defineProperty(InternalError.prototype, 'name', { value: 'RangeError', writable: true, enumerable: false, configurable: true });
+})();`;
 
 /**
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
@@ -54,7 +73,8 @@ const NEAR_COUNT_LIMIT = 0.9;
 export function createEmscriptenEngine(opts) {
   // emscripten prints its abort reason to stderr; the engine counts aborts itself (disposeAborts)
   const quiet = { print: () => undefined, printErr: () => undefined };
-  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet });
+  // every module load gets a memory of its own whose growth the engine rules (a function: called per load)
+  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet, wasmMemory: guardedMemory });
   /** The module the next cell runs on; null after an abort (loaded again on demand). */
   let module = null;
   const continuations = liveContinuations('e');
@@ -127,15 +147,34 @@ export function createEmscriptenEngine(opts) {
     let checkedWasmBytes = wasmMemoryBytes(mod);
     const allocCount = allocationCounts.get(mod);
     let nextCheckAt = performance.now() + FIRST_MEMORY_CHECK_MS;
+    // the memory may grow by a bounded amount while this cell lives (guardedMemory); a refused growth is this cell's
+    const memory = moduleMemory(mod);
+    const growth = memory ? memoryGuards.get(memory) : undefined;
+    if (growth) {
+      const startBytes = wasmMemoryBytes(mod);
+      growth.limitBytes = startBytes + firstLeg.limits.memoryLimitBytes;
+      growth.ceilingBytes = startBytes + MAX_GROWTH_FACTOR * firstLeg.limits.memoryLimitBytes + GROWTH_SLACK_BYTES;
+      growth.refused = false;
+      // A memory grown past the cell's limit, or a refusal, inside a long native call (a fill over a million
+      // elements on a slow machine) may keep the interrupt handler from running until the supervisor stops the
+      // thread at its deadline: the control block tells it the cell had grown past its memory by then.
+      growth.onOverLimit = () => {
+        if (leg) leg.control[CONTROL_OVER_MEMORY] = 1;
+      };
+    }
     rt.setInterruptHandler(() => {
       if (!leg) return false;
-      if (leg.shouldInterrupt()) {
-        interrupted = true;
+      if (growth?.refused || overMemoryLimit()) {
+        outOfMemory = interrupted = true;
         return true;
       }
-      if (!overMemoryLimit()) return false;
-      outOfMemory = interrupted = true;
-      return true;
+      if (leg.shouldInterrupt()) {
+        interrupted = true;
+        // a cell whose budget ends while over its memory is over its memory: the code says what ended it
+        if (leg.control[CONTROL_ABORT] === 0 && measuredOverLimit()) outOfMemory = true;
+        return true;
+      }
+      return false;
     });
 
     /** Whether the runtime is over its memory limit: QuickJS's count near its end, or a measurement past it. */
@@ -145,8 +184,14 @@ export function createEmscriptenEngine(opts) {
       const now = performance.now();
       if (wasmBytes <= checkedWasmBytes && now < nextCheckAt) return false;
       checkedWasmBytes = wasmBytes;
-      const used = liveBytes();
+      const over = measuredOverLimit();
       nextCheckAt = now + MEMORY_CHECK_SPACING * (performance.now() - now);
+      return over;
+    }
+
+    /** Whether the runtime's live memory, measured now (it walks every object), is over the cell's limit. */
+    function measuredOverLimit() {
+      const used = liveBytes();
       return used !== undefined && used > leg.limits.memoryLimitBytes;
     }
 
@@ -221,6 +266,7 @@ export function createEmscriptenEngine(opts) {
       },
       // the runtime's own set-up in the fresh context: part of start-up, not of the cell's budget
       prepare(boot) {
+        evaluate(RANGE_ERROR_SHIM, 'parity.js');
         if (opts.preludePrefix) evaluate(opts.preludePrefix, 'prefix.js');
         evaluate(opts.prelude, 'prelude.js');
         evaluate(`__cm_boot(${JSON.stringify(JSON.stringify(boot))})`, 'boot.js');
@@ -236,10 +282,20 @@ export function createEmscriptenEngine(opts) {
           if (r.error) throw failureOf(r.error, false);
           if (r.value === 0) break;
         }
+        if (growth?.refused) outOfMemory = true;
         if (interrupted || outOfMemory) throw interruption();
       },
       deliver(replyJson) {
         callGlobal('__cm_deliver', replyJson).dispose();
+      },
+      // the clock readings the guest recorded since the last take (checked by the leg loop: guest memory)
+      takeClock() {
+        const out = callGlobal('__cm_clock');
+        try {
+          return ctx.typeof(out) === 'string' ? ctx.getString(out) : null;
+        } finally {
+          out.dispose();
+        }
       },
       park() {
         const out = callGlobal('__cm_queued');
@@ -296,43 +352,6 @@ export function createEmscriptenEngine(opts) {
     resume: continuations.resume,
     release: continuations.release,
   };
-}
-
-/** A limit no runtime is given, set once on a probe runtime to find where QuickJS keeps it. */
-const LIMIT_PROBE = 0x3a5c1f04;
-
-/**
- * QuickJS's allocation count against the memory limit lives in JSRuntime's malloc_state (malloc_size, then
- * malloc_limit); neither is in quickjs-emscripten's API. Found once per module by setting LIMIT_PROBE on a
- * probe runtime and looking for it among the struct's first words; undefined when the layout is not the
- * expected one (then only the measurement holds the limit).
- */
-function allocationCountsOf(mod) {
-  let probe;
-  try {
-    probe = mod.newRuntime();
-    probe.setMemoryLimit(LIMIT_PROBE);
-    const word = (address) => {
-      const heap = mod.module.HEAPU8;
-      return (heap[address] | (heap[address + 1] << 8) | (heap[address + 2] << 16) | (heap[address + 3] << 24)) >>> 0;
-    };
-    const pointer = (rt) => rt.rt.value;
-    for (let offset = 4; offset < 64; offset += 4) {
-      if (word(pointer(probe) + offset) !== LIMIT_PROBE) continue;
-      return { used: (rt) => word(pointer(rt) + offset - 4), limit: (rt) => word(pointer(rt) + offset) };
-    }
-    return undefined;
-  } catch {
-    return undefined;
-  } finally {
-    probe?.dispose();
-  }
-}
-
-/** Bytes of the module's WASM memory (it only grows): a growth is when a cell may have gone over its limit. */
-function wasmMemoryBytes(mod) {
-  // the emscripten module is private in quickjs-emscripten's types; HEAPU8 is the memory's current view
-  return mod.module?.HEAPU8?.byteLength ?? 0;
 }
 
 /**

@@ -85,6 +85,7 @@ const bootstrap = new vm.Script(
 const deliverScript = new vm.Script('__cm_deliver()', { filename: 'deliver.js' });
 const drainScript = new vm.Script('undefined', { filename: 'drain.js' });
 const queuedScript = new vm.Script('__cm_queued()', { filename: 'queued.js' });
+const clockScript = new vm.Script('__cm_clock()', { filename: 'clock.js' });
 
 /** Live contexts of parked cells, by continuation id; `continue` re-attaches a leg to one. */
 const continuations = liveContinuations('c');
@@ -173,6 +174,10 @@ function createGuest(firstLeg) {
     deliver(replyJson) {
       putReply(replyJson);
       run(deliverScript);
+    },
+    // the clock readings the guest recorded since the last take (checked by the leg loop: guest memory)
+    takeClock() {
+      return run(clockScript);
     },
     async park() {
       // queued inputs are serialized now and may run guest toJSON code: give it a slice of its own

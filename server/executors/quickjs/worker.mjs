@@ -204,6 +204,13 @@ function wrap(vm, leg, extra) {
       deliverFn ??= vm.global.getProp('__cm_deliver');
       vm.withScope(() => vm.callFunction(deliverFn, vm.undefined, vm.newString(repliesJson)).dispose());
     },
+    // the clock readings the guest recorded since the last take (checked by the leg loop: guest memory)
+    takeClock() {
+      return vm.withScope(() => {
+        const out = vm.callFunction(vm.global.getProp('__cm_clock'), vm.undefined);
+        return out.typeof === 'string' ? out.toString() : null;
+      });
+    },
     // `pressure`: a checkpoint the pool asked for; over maxSnapshotBytes the VM stays alive and runs on
     park(_leg, opts) {
       // a snapshot must not count a host handle's reference: the restored VM would never release it

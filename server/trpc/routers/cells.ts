@@ -29,7 +29,10 @@ export const compareProcedure = publicProcedure.input(compareRequestSchema).muta
   requireTurn(ctx, input.agentRunId, input.turnToken, 'exec');
   const kinds = [...new Set(input.executors ?? EXECUTOR_KINDS)];
   for (const kind of kinds) requireExecutorOverride(ctx, input.agentRunId, kind);
-  return ctx.gateway.compareExecutors(input.agentRunId, input.input, kinds, input.typecheckInferred === true ? { typecheckInferred: true } : {});
+  return ctx.gateway.compareExecutors(input.agentRunId, input.input, kinds, {
+    ...(input.typecheckInferred === true ? { typecheckInferred: true } : {}),
+    ...(input.seed !== undefined ? { seed: input.seed } : {}),
+  });
 });
 
 export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation(({ ctx, input }) => {

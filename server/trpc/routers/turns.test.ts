@@ -30,13 +30,13 @@ async function value(turn: { agentRunId: string; turnToken: string }, code: stri
 const tryLoad = (ref: string) => `try { return await results.load(${JSON.stringify(ref)}) } catch (e) { return e.code }`;
 
 describe('turns.updateClientTools and saved results (spec 02: "Appended client tools preserve the same result-store lifetime"; restriction clears saved data)', () => {
-  it('on adding a tool: the reference stays loadable; on then removing one: it is gone', async () => {
+  it('on adding a tool: the reference stays loadable; on then removing one: it is gone (expired by the restriction)', async () => {
     const turn = await client.turns.prepare({ clientTools: [ask] });
     const ref = (await value(turn, 'return (await results.save({ kept: true })).ref')) as string;
     await client.turns.updateClientTools({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, clientTools: [ask, pick] });
     expect(await value(turn, tryLoad(ref))).toEqual({ kept: true });
     await client.turns.updateClientTools({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, clientTools: [pick] });
-    expect(await value(turn, tryLoad(ref))).toBe('not_found');
+    expect(await value(turn, tryLoad(ref))).toBe('expired');
   });
 });
 
