@@ -1,5 +1,5 @@
 // The MCP face over Streamable HTTP: an SDK Client against the real playground server on port 0 (a real Gateway), through the request checks.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -56,11 +56,22 @@ function stop(s: PlaygroundServer): Promise<void> {
   });
 }
 
-/** An SDK client connected to `url`; closed when the test ends. */
+/** Sessions the tests opened: each is ended (DELETE) after its test, as a client that is done does. */
+const opened: Array<{ url: string; sessionId: string; headers: Record<string, string> }> = [];
+afterEach(async () => {
+  // client.close() only drops the connection; the server keeps the session (and its owner's share place) until it
+  // is ended or idle, and every keyless client here is one owner, with a small share of /mcp sessions
+  for (const { url, sessionId, headers } of opened.splice(0)) {
+    await fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': sessionId } }).catch(() => undefined);
+  }
+});
+
+/** An SDK client connected to `url`; its session is ended when the test ends. */
 async function connect(url: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: CLIENT_NAME, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await client.connect(transport);
+  if (transport.sessionId !== undefined) opened.push({ url, sessionId: transport.sessionId, headers });
   return { client, transport };
 }
 

@@ -12,6 +12,7 @@
 // schema (migrations.ts) and for display-only rows queued before it (appendDeferred), so each reader sees
 // the transcript in append order. Rows read back are checked field by field (rows.ts): a damaged row costs
 // at most its session a clear SessionStoreError, never a crash (a store entry that does not parse costs nothing).
+// long: one concept, the entry tree over its two tables (appends, batched display rows, branches, compaction, whole and paged branch reads); its row checks live in rows.ts and a page's bounds in transcript-page.ts.
 import { InvalidInputError } from '../errors.ts';
 import { integerColumn, SessionStoreError, textColumn, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
 import { newEntryId } from './entry-id.ts';
