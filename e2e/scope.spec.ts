@@ -22,6 +22,22 @@ test('two pages: each board, runs list and approvals show its own turn; "all tur
   // the two loads are independent: side by side they cost one load's wait, not two
   await Promise.all([openPlayground(a), openPlayground(b)]);
 
+  // B's approval: on B's page; on A's only with "all turns". First, while nothing else of B's turn runs: shell exec
+  // is sequential, so behind a call still running in the turn it would wait its turn before asking (spec 02).
+  await b.bringToFront();
+  await setCell(b, APPROVAL_CELL);
+  const before = await callSeq(b);
+  await b.getByTestId('run-button').click();
+  await expect(b.getByTestId('approval')).toBeVisible();
+  await a.bringToFront();
+  await allTurns(a).check();
+  await expect(a.getByTestId('approval')).toBeVisible();
+  await allTurns(a).uncheck();
+  await expect(a.getByTestId('approval')).toHaveCount(0);
+  await b.bringToFront();
+  await b.getByTestId('approval').getByTestId('approval-deny').click();
+  expect(await settledAfter(b, before)).toBe('completed');
+
   // B parks a run; B sees it, expanded (it is B's selected run).
   await b.bringToFront();
   expect(await runCell(b, SLEEPING_CELL)).toBe('waiting');
@@ -43,21 +59,6 @@ test('two pages: each board, runs list and approvals show its own turn; "all tur
   await expect(card).toHaveCount(0);
   await expect(runRow(a, bRun)).toHaveCount(0);
   await expect(a.getByTestId('waiting-empty')).toBeVisible();
-
-  // B's approval: on B's page; on A's only with "all turns".
-  await b.bringToFront();
-  await setCell(b, APPROVAL_CELL);
-  const before = await callSeq(b);
-  await b.getByTestId('run-button').click();
-  await expect(b.getByTestId('approval')).toBeVisible();
-  await a.bringToFront();
-  await allTurns(a).check();
-  await expect(a.getByTestId('approval')).toBeVisible();
-  await allTurns(a).uncheck();
-  await expect(a.getByTestId('approval')).toHaveCount(0);
-  await b.bringToFront();
-  await b.getByTestId('approval').getByTestId('approval-deny').click();
-  expect(await settledAfter(b, before)).toBe('completed');
 
   // "abort all waiting" ends A's waiting runs only: B's run keeps waiting.
   await a.bringToFront();
