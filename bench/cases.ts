@@ -336,7 +336,7 @@ interface ParkRound {
 
 /** Parks MAX_SUSPENDED_RUNS cells at once (each on its own turn), measures, then releases them all. */
 async function parkAll(gw: Gateway, gc: (() => void) | undefined): Promise<ParkRound> {
-  if (gw.runsManager.suspendedSlots !== 0) throw new Error('(d) needs every suspended slot free; an earlier row left a run parked');
+  if (gw.diagnostics.suspendedSlots() !== 0) throw new Error('(d) needs every suspended slot free; an earlier row left a run parked');
   const turns = Array.from({ length: MAX_SUSPENDED_RUNS }, () => gw.prepareTurn({}).agentRunId);
   const before = await settledMemory(gc);
   // each parks as soon as its VM reaches yield_control, with a real tool call pending beside it; the
@@ -347,7 +347,7 @@ async function parkAll(gw: Gateway, gc: (() => void) | undefined): Promise<ParkR
     return sum + (w.telemetry.snapshot?.storedBytes ?? 0);
   }, 0);
   const during = await settledMemory(gc);
-  const slots = gw.runsManager.suspendedSlots;
+  const slots = gw.diagnostics.suspendedSlots();
   for (const id of turns) gw.endTurn(id);
   const after = await settledMemory(gc);
   return { slots, storedSum, before, during, after };

@@ -1,10 +1,12 @@
-// The architecture check: imports between server/ folders follow one layer order with no cycles, and no source file grows past LINE_LIMIT without a reason.
+// The architecture check: imports between server/ folders follow one layer order with no cycles, the Gateway is reached only through its faces, and no source file grows past LINE_LIMIT without a reason.
 //
 // Pure Node: it reads the files and takes import specifiers with regular expressions (`import ... from`,
 // `export ... from`, `import '...'`, `import('...')`), so it needs no compiler and runs in a second.
 // Type-only imports count: a type is as much a dependency of its reader as a value is.
-// Test code is not walked (`*.test.ts`, `testing.ts`, `*.testing.ts`, `fixtures/`, the hostile cells): a
-// test may reach anywhere it needs to.
+// Test code is not walked for layers (`*.test.ts`, `testing.ts`, `*.testing.ts`, `fixtures/`, the hostile
+// cells): a test may import anything it needs. The Gateway facade is checked everywhere, tests included: its
+// parts are private, callers reach it through its faces (gateway-types.ts) and the diagnostics seam, and the
+// tRPC layer holds no module state.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +30,7 @@ const LAYERS: readonly Layer[] = [
   },
   {
     units: ['gateway.ts', 'gateway-types.ts', 'gateway/'],
-    why: 'the Gateway: composes everything below and is the one facade the edge talks to (gateway-types.ts is its API; gateway/ holds its parts: turns, exec/wait, executors, the transcript recorder)',
+    why: 'the Gateway: composes everything below and is the one facade the edge talks to (gateway-types.ts is its API, by face; gateway/ holds its parts and one module per face: turns, exec/wait, executors, the transcript recorder)',
   },
   { units: ['surface/'], why: 'what the model sees (exec/wait definitions, quick index); built by the Gateway per turn' },
   { units: ['runs/'], why: 'the run record: lifecycle, budgets, parking, events, trajectory; drives executors and the bridge' },
@@ -258,8 +260,13 @@ const describeViolation = (v: Violation) => `${v.from} imports ${v.to}: ${v.rule
 
 // ---- the tree --------------------------------------------------------------------------------------
 
+/** The imports of `files`. */
+function edgesOf(files: readonly string[]): ImportEdge[] {
+  return files.flatMap((file) => parseImports(file, readFileSync(join(REPO_ROOT, file), 'utf8')));
+}
+
 describe('architecture of server/', () => {
-  const edges = sourceFiles('server').flatMap((file) => parseImports(file, readFileSync(join(REPO_ROOT, file), 'utf8')));
+  const edges = edgesOf(sourceFiles('server'));
   const isPending = (e: { from: string; to: string }) => PENDING.some((p) => p.from === e.from && p.to === e.to);
 
   it('finds the imports it checks (a broken walk would pass everything)', () => {
@@ -301,6 +308,119 @@ describe(`source files over ${LINE_LIMIT} lines`, () => {
 
   it('on every PENDING_LONG entry: the file is still long and unexplained (delete entries whose item has landed)', () => {
     expect(PENDING_LONG.filter((p) => !long.includes(p.file)).map((p) => `${p.file} (${p.item})`)).toEqual([]);
+  });
+});
+
+// ---- the Gateway facade -----------------------------------------------------------------------------
+
+/** The Gateway's own files: the only ones that may touch its parts. */
+const GATEWAY_FILES = /^server\/(gateway\.ts|gateway-types\.ts|gateway\/)/;
+/** Public fields of class Gateway besides its methods (the faces): the edge's ownership checks, the diagnostics seam, and the config it was built from. */
+const GATEWAY_PUBLIC_FIELDS: readonly string[] = ['ownership', 'diagnostics', 'config'];
+/** Names the Gateway once exposed for its parts; code that reads them again reaches past the faces. */
+const RETIRED_GATEWAY_FIELDS: readonly string[] = ['runsManager'];
+/** The Gateway's constructor only wires (parts in gateway/parts.ts, each face in its module): past this many lines it is building again. */
+const MAX_GATEWAY_CONSTRUCTOR_LINES = 25;
+/** Folders whose code (tests and kits included) may hold a Gateway. */
+const GATEWAY_CALLER_DIRS = ['server', 'bench', 'components', 'app', 'e2e', 'scripts'];
+
+interface ClassMember {
+  name: string;
+  access: 'private' | 'protected' | 'public';
+  kind: 'field' | 'method';
+}
+
+/** The text of `class <name>` in `text`, from its declaration to its closing brace at column 0. */
+function classBody(text: string, name: string): string {
+  const start = text.search(new RegExp(`^export class ${name}\\b`, 'm'));
+  if (start < 0) return '';
+  const end = text.indexOf('\n}\n', start);
+  return text.slice(start, end < 0 ? undefined : end + 2);
+}
+
+/** The members a class body declares at its own indentation (two spaces), and the constructor's parameter properties. */
+function classMembers(body: string): ClassMember[] {
+  const members: ClassMember[] = [];
+  const accessOf = (modifier: string | undefined) => (modifier ?? 'public') as ClassMember['access'];
+  for (const m of body.matchAll(/^ {2}(?:(private|protected|public)\s+)?(?:static\s+)?(?:readonly\s+)?(?:async\s+)?(\w+)\s*([?!]?\s*[:=;(<])/gm)) {
+    if (m[2] === 'constructor') continue;
+    members.push({ name: m[2]!, access: accessOf(m[1]), kind: m[3]!.trim().endsWith('(') || m[3]!.trim().endsWith('<') ? 'method' : 'field' });
+  }
+  const params = /^ {2}constructor\(([\s\S]*?)^ {2}\)/m.exec(body)?.[1] ?? '';
+  for (const m of params.matchAll(/^\s*(?:\/\*\*[^]*?\*\/\s*)?(private|protected|public)?\s*(readonly\s+)?(\w+)\s*\??:/gm)) {
+    if (m[1] || m[2]) members.push({ name: m[3]!, access: accessOf(m[1]), kind: 'field' });
+  }
+  return members;
+}
+
+/** Lines of the class's constructor, from its signature to its closing brace. */
+function constructorLines(body: string): number {
+  const start = body.search(/^ {2}constructor\(/m);
+  if (start < 0) return 0;
+  const end = body.indexOf('\n  }\n', start);
+  return lineCount(body.slice(start, end + 4));
+}
+
+/** Repo-relative posix paths of every source file under `dir`, test code included. */
+function everySourceFile(dir: string): string[] {
+  return readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .map((p) => posix.join(dir, p.split(sep).join('/')))
+    .filter((p) => SOURCE_FILE.test(p) && !p.split('/').includes('node_modules') && statSync(join(REPO_ROOT, p)).isFile());
+}
+
+/** How `text` reaches into a Gateway past its faces: a private member by bracket (which TypeScript lets through), a retired field, a downcast. */
+function facadeReachIns(text: string, privateNames: readonly string[]): string[] {
+  const found: string[] = [];
+  // on a receiver named as a Gateway (gw, gateway, ctx.gateway, ...): the same key on a document or a message is no reach-in
+  for (const name of privateNames) if (new RegExp(`\\b\\w*(?:gw|gateway)(?:\\s+as\\s+\\w+)?\\)?\\s*(?:\\?\\.)?\\[\\s*['"\`]${name}['"\`]\\s*\\]`, 'i').test(text)) found.push(`reads the private ${name} by bracket`);
+  for (const name of RETIRED_GATEWAY_FIELDS) if (new RegExp(`\\.${name}\\b`).test(text)) found.push(`reads .${name}, which the Gateway no longer exposes`);
+  if (/\binstanceof\s+Gateway\b/.test(text)) found.push('downcasts with instanceof Gateway');
+  return found;
+}
+
+/** Module-level mutable state in a file: a top-level let or var, or a top-level collection. */
+function moduleState(text: string): string[] {
+  return [...text.matchAll(/^(?:export\s+)?(?:let|var)\s+(\w+)|^(?:export\s+)?const\s+(\w+)\s*(?::[^=]+)?=\s*new\s+(?:Map|Set|WeakMap|WeakSet)\b/gm)].map((m) => m[1] ?? m[2]!);
+}
+
+describe('the Gateway facade', () => {
+  const gatewayText = readFileSync(join(REPO_ROOT, 'server/gateway.ts'), 'utf8');
+  const body = classBody(gatewayText, 'Gateway');
+  const members = classMembers(body);
+  const privateNames = members.filter((m) => m.access !== 'public').map((m) => m.name);
+
+  it('finds the members of class Gateway (a broken parse would pass everything)', () => {
+    expect(members.filter((m) => m.kind === 'method').length).toBeGreaterThan(30);
+    expect(members).toContainEqual({ name: 'exec', access: 'public', kind: 'method' });
+    expect(members).toContainEqual({ name: 'config', access: 'public', kind: 'field' });
+    expect(privateNames.length).toBeGreaterThan(0);
+  });
+
+  it(`on class Gateway: every field is private except ${GATEWAY_PUBLIC_FIELDS.join(', ')} (its parts are reached through its faces)`, () => {
+    const exposed = members.filter((m) => m.kind === 'field' && m.access === 'public' && !GATEWAY_PUBLIC_FIELDS.includes(m.name)).map((m) => m.name);
+    expect(exposed, 'public fields of class Gateway: make them private and add what callers need to a face (gateway-types.ts)').toEqual([]);
+  });
+
+  it(`on the Gateway's constructor: at most ${MAX_GATEWAY_CONSTRUCTOR_LINES} lines (it wires; gateway/parts.ts builds)`, () => {
+    expect(constructorLines(body)).toBeGreaterThan(0);
+    expect(constructorLines(body)).toBeLessThanOrEqual(MAX_GATEWAY_CONSTRUCTOR_LINES);
+  });
+
+  it(`on every file of ${GATEWAY_CALLER_DIRS.join('/, ')}/ outside the Gateway's own, tests included: no reach into its private parts, no downcast to the class`, () => {
+    const files = GATEWAY_CALLER_DIRS.flatMap((d) => everySourceFile(d)).filter((f) => !GATEWAY_FILES.test(f) && f !== 'server/architecture.test.ts');
+    expect(files.length).toBeGreaterThan(300);
+    const reachIns = files.flatMap((f) => facadeReachIns(readFileSync(join(REPO_ROOT, f), 'utf8'), privateNames).map((why) => `${f} ${why}`));
+    expect(reachIns, 'take a face (gateway-types.ts) or the diagnostics seam (gateway.diagnostics) instead').toEqual([]);
+  });
+
+  it('on the API edge (http/, trpc/, mcp-server/): takes the Gateway by its faces (gateway-types.ts), never from gateway.ts', () => {
+    const fromClass = edgesOf(sourceFiles('server')).filter((e) => EDGE_UNITS.has(unitOf(e.from)!) && e.to === 'server/gateway.ts');
+    expect(fromClass.map((e) => `${e.from} imports server/gateway.ts`)).toEqual([]);
+  });
+
+  it('on trpc/: no module-level state (what a server shares across requests lives in its context: EdgeState, the test plan runner)', () => {
+    const stateful = sourceFiles('server/trpc').flatMap((f) => moduleState(readFileSync(join(REPO_ROOT, f), 'utf8')).map((name) => `${f}: ${name}`));
+    expect(stateful).toEqual([]);
   });
 });
 
@@ -366,6 +486,57 @@ describe('the check itself', () => {
       { from: 'server/bridge/p.ts', to: 'server/bridge/side.ts', typeOnly: false },
       { from: 'server/bridge/p.ts', to: 'server/executors/x.ts', typeOnly: false },
     ]);
+  });
+
+  it('on a class body: finds its fields, methods and parameter properties with their access (a plain parameter is none)', () => {
+    const body = [
+      'export class Gateway implements GatewayApi {',
+      '  readonly ownership: OwnershipApi;',
+      '  private readonly parts: GatewayParts;',
+      '  private closed = false;',
+      '',
+      '  constructor(',
+      '    /** the config: read it */',
+      '    readonly config: GatewayConfig,',
+      '    loaded: LoadedSources,',
+      '    private readonly opts: GatewayOptions = {},',
+      '  ) {',
+      '    this.parts = build(loaded);',
+      '  }',
+      '  exec(agentRunId: string): void {',
+      '    return;',
+      '  }',
+      '  private assertOpen(): void {}',
+      '  async close(): Promise<void> {}',
+      '}',
+      '',
+    ].join('\n');
+    expect(classMembers(classBody(`// header\n${body}export function after() {}\n`, 'Gateway'))).toEqual([
+      { name: 'ownership', access: 'public', kind: 'field' },
+      { name: 'parts', access: 'private', kind: 'field' },
+      { name: 'closed', access: 'private', kind: 'field' },
+      { name: 'exec', access: 'public', kind: 'method' },
+      { name: 'assertOpen', access: 'private', kind: 'method' },
+      { name: 'close', access: 'public', kind: 'method' },
+      { name: 'config', access: 'public', kind: 'field' },
+      { name: 'opts', access: 'private', kind: 'field' },
+    ]);
+    expect(constructorLines(body)).toBe(8);
+  });
+
+  it('on code that reaches past the faces: a private member by bracket on a Gateway, a retired field and a downcast are each reported; a face call, or the key on something else, is not', () => {
+    expect(facadeReachIns("gw['parts'].runs; x.runsManager.leaks(); if (g instanceof Gateway) {}; doc['faces']", ['parts', 'faces'])).toEqual([
+      'reads the private parts by bracket',
+      'reads .runsManager, which the Gateway no longer exposes',
+      'downcasts with instanceof Gateway',
+    ]);
+    expect(facadeReachIns('gw.diagnostics.leaks(); caller.sessions.transcript({ sessionId }); gw.runs()', ['parts', 'faces'])).toEqual([]);
+    expect(facadeReachIns("(ctx.gateway as never)['faces']; tightGw?.['parts']", ['parts', 'faces'])).toEqual(['reads the private parts by bracket', 'reads the private faces by bracket']);
+  });
+
+  it('on module state: a top-level let or var and a top-level collection are reported; constants, and state inside functions, are not', () => {
+    const text = 'let running = false;\nexport const subs = new Map<string, number>();\nconst LIMIT = 5;\nfunction f() {\n  let local = 1;\n}\n';
+    expect(moduleState(text)).toEqual(['running', 'subs']);
   });
 
   it(`on a file over ${LINE_LIMIT} lines: unexplained unless its header comment has the marker; a marker below the header does not count`, () => {

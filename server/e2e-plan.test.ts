@@ -238,7 +238,7 @@ describe('spec E2E plan', () => {
     gw.abortRun(w.runId);
     expect(gw.run(w.runId)?.state).toBe('aborted');
     expect(expectFailed(await gw.wait(agentRunId, { runId: w.runId })).code).toBe('invalid_input');
-    expect(gw.runsManager.suspendedSlots).toBe(0);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
   });
 
   it('step 15: snapshot expiry itself: a parked run past its TTL expires, frees its slot, and a wait on it fails with the spec sentence', async () => {
@@ -246,7 +246,7 @@ describe('spec E2E plan', () => {
     const parked = expectWaiting(await gw.exec(ephemeral, { code: 'await yield_control("park");\nreturn "never"' }));
     expect(gw.run(parked.runId)?.state).toBe('waiting');
     await runReaches(gw, parked.runId, 'expired');
-    expect(gw.runsManager.suspendedSlots).toBe(0);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
     const late = expectFailed(await gw.wait(ephemeral, { runId: parked.runId }), 'invalid_input');
     expect(late.error).toContain('code mode run is unavailable or expired.');
   });

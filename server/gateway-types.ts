@@ -1,10 +1,11 @@
-// The Gateway's public API as the tRPC routers and the CLI use it (types only; gateway.ts implements it).
+// The Gateway's public API by face (model, catalog, runs, lab, sources, sessions, access, diagnostics) and the types they speak; types only, gateway.ts implements them.
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
+import type { SqlDialect } from './sessions/database.ts';
 import type { Ownership } from './access/ownership.ts';
 import type { Owner } from './access/owners.ts';
 import type { CatalogView } from './catalog/view.ts';
@@ -15,6 +16,7 @@ export type { CatalogToolView, CatalogView } from './catalog/view.ts';
 export type { ModelTool, SurfaceView } from './surface/surface.ts';
 export type { InferredOverlay, InferredTypeView } from './catalog/inferred-overlay.ts';
 export type { McpServerView } from './tools/mcp/types.ts';
+import type { McpServerView } from './tools/mcp/types.ts';
 export type { AddSourceRequest, SaveSourceResult, SourceKind, SourceView } from './tools/sources-types.ts';
 import type { AddSourceRequest, SaveSourceResult, SourceView } from './tools/sources-types.ts';
 
@@ -132,19 +134,94 @@ export interface CompactSessionRequest {
 /** The ownership checks the API edge makes (see server/access/ownership.ts); the Gateway keeps the records. */
 export type OwnershipApi = Pick<Ownership, 'checkTurn' | 'turnsOf' | 'runTurn' | 'turnSession' | 'sessionHistory' | 'sessionJoin'>;
 
-export interface GatewayApi {
-  /** Turn and session tokens; the Gateway's own methods do not check them (in-process callers are trusted). */
-  readonly ownership: OwnershipApi;
+// ---- the faces -----------------------------------------------------------------------------------
+// The Gateway's API, split by who calls it. The Gateway implements every face (gateway.ts wires each to its
+// module under gateway/); a caller takes the faces it needs: the MCP server face takes the model and catalog
+// faces, the CLI the model, runs and lab faces, a router whichever its procedures call. The in-process
+// methods do not check tokens (in-process callers are trusted); the API edge checks them first (AccessFace).
+
+/** The model's side of a turn (an agent loop, the MCP face): prepare and end it, exec and wait in it. */
+export interface ModelFace {
+  /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
+  prepareTurn(req: TurnRequest): TurnInfo;
+  endTurn(agentRunId: string): void;
+  /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
+  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
+  /**
+   * Replace a live turn's client tools; new cells see them, running and parked cells keep their projection but
+   * cannot call a client tool the turn no longer offers. Adding tools or refreshing descriptions keeps the turn's
+   * saved results; removing one or changing its schema clears them, for cells already started too.
+   */
+  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
+  exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
+  wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
+  /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
+  modelText(result: CodeModeResult): string;
+  /** Output types inferred from this turn's results for tools that declare none, as an editor overlay; undefined for an unknown or ended turn. */
+  inferredTypes(agentRunId: string): InferredOverlay | undefined;
+}
+
+/** What a turn would see: the configured agents, the model surface and catalog, and when the tool sources behind them change. */
+export interface CatalogFace {
   agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }>;
   surface(req: TurnRequest): SurfaceView;
   catalog(req: TurnRequest): CatalogView;
-  /** Resolves when every MCP server's first connection attempt has settled (bounded); await it before preparing a turn. */
+  /** MCP connection states. */
+  mcpServers(): McpServerView[];
+  /**
+   * Resolves when every MCP server's first connection attempt (and every OpenAPI source's first load) has settled,
+   * bounded by the connect timeout; reconnects never delay it. Whatever starts a turn awaits it before prepareTurn,
+   * surface or catalog: otherwise a turn prepared just after start sees a server that is merely slow as unavailable.
+   */
   mcpReady(): Promise<void>;
   /** Rises whenever a tool source's list changes at runtime (MCP servers): a surface built at another revision may be stale. */
   toolSourcesRevision(): number;
   /** Calls `listener` each time a tool source's list changes (toolSourcesRevision() has risen by then); returns the unsubscribe. */
   onToolSourcesChanged(listener: () => void): () => void;
-  /** Live tool sources (MCP servers, OpenAPI documents) with their state; operator-only over the API. */
+}
+
+/** The runs the boards show and act on: list, one run, its trajectory, abort, client-call answers, approvals, live events. */
+export interface RunsFace {
+  runs(): RunView[];
+  run(runId: string): RunView | undefined;
+  trajectory(runId: string): TrajectoryExport | undefined;
+  /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
+  trajectoryOtlp(runId: string): Promise<string | undefined>;
+  /** Abort one run (operator) and release its continuation. */
+  abortRun(runId: string): boolean;
+  /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */
+  answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void;
+  approvals(): ApprovalView[];
+  decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void;
+  /** Live events; returns an unsubscribe function. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+/** The replay lab: fork a waiting run, a run's cassette, "save as test", and one cell on every executor. */
+export interface LabFace {
+  /**
+   * Fork a waiting QuickJS run from its current snapshot into a new waiting run of the same turn (replay lab):
+   * `replies` answer some of its pending calls instead of dispatching them again. The original is untouched.
+   * Throws InvalidInputError (not waiting, not QuickJS, a reply for no pending call) or runtime_unavailable (cap).
+   */
+  forkRun(req: ForkRunRequest): RunView;
+  /** A run's tool calls as a cassette (replay lab): inputs, outputs or errors, order, timing, seed, source, outcome. */
+  cassette(runId: string): Cassette | undefined;
+  /**
+   * "Save as test" for a completed run: its cassette and a Vitest file (for replays/) that replays the cell through a
+   * Gateway and asserts its value. undefined for an unknown run; InvalidInputError when the run did not complete.
+   */
+  saveAsTest(runId: string): SavedTest | undefined;
+  /**
+   * The cell on every executor (or `kinds`), each in its own run of the turn, side by side, all with one seed
+   * (`opts.seed`, or one drawn for the comparison; a given seed also gives every row its logical clock), as many at
+   * once as the machine has processors (gateway/compare.ts); `opts.typecheckInferred` as exec's.
+   */
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred' | 'seed'>): Promise<ExecutorComparisonRow[]>;
+}
+
+/** Live tool sources (MCP servers, OpenAPI documents) with their state; operator-only over the API. */
+export interface SourcesFace {
   sources(): SourceView[];
   /** The exact command line a stdio source would run: the operator confirms it (AddSourceRequest.confirmCommandLine). */
   sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string;
@@ -159,53 +236,10 @@ export interface GatewayApi {
   removeSource(name: string): Promise<boolean>;
   /** Write an added source into the config file, the previous file kept as <file>.bak. */
   saveSource(name: string): SaveSourceResult;
-  /** Start an agent turn: the scope (agent run + session) exec and wait run in. */
-  prepareTurn(req: TurnRequest): TurnInfo;
-  endTurn(agentRunId: string): void;
-  /** The code-mode options a live turn's cells run with (executor, override policy, limits); undefined once it ended or for an unknown id. */
-  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined;
-  /**
-   * Replace a live turn's client tools; new cells see them, running and parked cells keep their projection but
-   * cannot call a client tool the turn no longer offers. Adding tools or refreshing descriptions keeps the turn's
-   * saved results; removing one or changing its schema clears them, for cells already started too.
-   */
-  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo;
-  exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult>;
-  /**
-   * The cell on every executor (or `kinds`), each in its own run of the turn, side by side, all with one seed
-   * (`opts.seed`, or one drawn for the comparison; a given seed also gives every row its logical clock), as many at
-   * once as the machine has processors (gateway/compare.ts); `opts.typecheckInferred` as exec's.
-   */
-  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: Pick<ExecOptions, 'typecheckInferred' | 'seed'>): Promise<ExecutorComparisonRow[]>;
-  wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult>;
-  /** An exec or wait result as the text a model receives (compact JSON, untrusted content wrapped): what the transcript records. */
-  modelText(result: CodeModeResult): string;
-  /**
-   * Fork a waiting QuickJS run from its current snapshot into a new waiting run of the same turn (replay lab):
-   * `replies` answer some of its pending calls instead of dispatching them again. The original is untouched.
-   * Throws InvalidInputError (not waiting, not QuickJS, a reply for no pending call) or runtime_unavailable (cap).
-   */
-  forkRun(req: ForkRunRequest): RunView;
-  /** A run's tool calls as a cassette (replay lab): inputs, outputs or errors, order, timing, seed, source, outcome. */
-  cassette(runId: string): Cassette | undefined;
-  /**
-   * "Save as test" for a completed run: its cassette and a Vitest file (for replays/) that replays the cell through a
-   * Gateway and asserts its value. undefined for an unknown run; InvalidInputError when the run did not complete.
-   */
-  saveAsTest(runId: string): SavedTest | undefined;
-  /** Abort one run (operator) and release its continuation. */
-  abortRun(runId: string): boolean;
-  /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */
-  answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void;
-  approvals(): ApprovalView[];
-  decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void;
-  runs(): RunView[];
-  run(runId: string): RunView | undefined;
-  trajectory(runId: string): TrajectoryExport | undefined;
-  /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
-  trajectoryOtlp(runId: string): Promise<string | undefined>;
-  /** Output types inferred from this turn's results for tools that declare none, as an editor overlay; undefined for an unknown or ended turn. */
-  inferredTypes(agentRunId: string): InferredOverlay | undefined;
+}
+
+/** A session's transcript and store, and moving or compacting its branch. */
+export interface SessionsFace {
   /**
    * A session's transcript: the branch from the root to the current leaf, in display form (control calls with
    * redacted source, their results, nested activity rows, store commits, compactions). [] for an unknown session.
@@ -230,9 +264,38 @@ export interface GatewayApi {
    * was added since the last compaction, and while a run of the session is running or waiting.
    */
   compactSession(req: CompactSessionRequest): Promise<Extract<TranscriptEntry, { type: 'compaction' }>>;
-  /** Live events; returns an unsubscribe function. */
-  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+/** The API edge's checks: who holds which turn, run and session (the Gateway's own methods do not check tokens). */
+export interface AccessFace {
+  readonly ownership: OwnershipApi;
+}
+
+/** Everything the API edge (tRPC routers, the HTTP and MCP servers) may call. */
+export interface GatewayApi extends ModelFace, CatalogFace, RunsFace, LabFace, SourcesFace, SessionsFace, AccessFace {
   close(): Promise<void>;
+}
+
+/** The session database as the Gateway holds it: whether it is open, and for PostgreSQL how many pooled connections it holds. */
+export interface SessionDatabaseState {
+  dialect: SqlDialect;
+  open: boolean;
+  /** PostgreSQL only: connections of the pool still open (0 once closed). */
+  openConnections?: number;
+}
+
+/**
+ * What tests, the bench and the test plan read about the Gateway's health, and nothing else does: no API edge
+ * takes it. Readings, never levers: nothing here changes a run or a session.
+ */
+export interface GatewayDiagnostics {
+  /** Slots of the process-wide suspended-run cap held now (a run holds one from its first host request until it settles). */
+  suspendedSlots(): number;
+  /** Broken invariants of the run map and the slot count (no ended run mapped, no released run holding anything): [] when sound. */
+  leaks(): string[];
+  /** The entries a model's context is rebuilt from for `sessionId` (its control calls since the last compaction). */
+  modelContext(sessionId: string): Promise<TranscriptEntry[]>;
+  sessionDatabase(): SessionDatabaseState;
 }
 
 /** One executor's row of Gateway.compareExecutors (the playground's comparison view, `codemode run --executor all`). */

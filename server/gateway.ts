@@ -1,26 +1,16 @@
 // The composition root: one Gateway built from one config, serving exec/wait and the playground's API.
 //
-// The Gateway wires the parts and is the facade the API and the CLI call: turns live in the turn
-// registry (gateway/turns.ts), a model's exec and wait calls take one path (gateway/control-call.ts),
-// runs live in the RunManager, transcripts and the session store in sessions/.
-// long: the facade, one short delegating method per GatewayApi member (turns, runs, sessions, sources, replay lab, traces); the logic lives in gateway/, runs/, sessions/ and tools/.
-import { EventEmitter } from 'node:events';
-import { catalogView, mcpServerViews } from './catalog/view.ts';
-import { agentModel, agentCodeModeOptions } from './config/activation.ts';
-import { loadConfigFile, resolveConfigPath } from './config/load.ts';
-import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/types.ts';
+// The Gateway only wires. Its parts (session store, ownership, run manager, turns, the exec/wait path, tool
+// sources, executors) are built and closed by gateway/parts.ts and stay private; what callers reach is its
+// faces (gateway-types.ts), each implemented by its own module under gateway/: model (turns, exec, wait),
+// catalog, runs, lab, sources, sessions, access, and the diagnostics seam that tests, the bench and the
+// test plan read. The Gateway implements every face, so a caller can take just the faces it needs.
+import type { ExecutorKind, GatewayConfig, CodeModeOptions } from './config/types.ts';
 import { CodeModeError, ConfigError } from './errors.ts';
-import type { Executor } from './executors/types.ts';
-import { ControlCalls } from './gateway/control-call.ts';
-import { redactionRegistry } from './gateway/secrets.ts';
-import type { RedactionRegistry } from './source/redact.ts';
-import { ExecutorSet } from './gateway/executors.ts';
-import { compareExecutors, type CompareOptions } from './gateway/compare.ts';
-import { TurnRegistry } from './gateway/turns.ts';
-import type { OtlpLiveExport } from './gateway/otlp-live.ts';
-import { isTerminal } from './runs/run.ts';
+import { loadConfigFile, resolveConfigPath } from './config/load.ts';
 import type {
   BranchSessionRequest,
+  CatalogFace,
   CatalogView,
   ClientToolSpec,
   CompactSessionRequest,
@@ -28,196 +18,222 @@ import type {
   ExecutorComparisonRow,
   ForkRunRequest,
   GatewayApi,
-  SavedTest,
+  GatewayDiagnostics,
   InferredOverlay,
+  LabFace,
   McpServerView,
+  ModelFace,
+  OwnershipApi,
+  RunsFace,
+  SavedTest,
+  SessionsFace,
+  SourcesFace,
   SurfaceView,
   TurnInfo,
   TurnRequest,
   WaitOptions,
 } from './gateway-types.ts';
-import { Ownership } from './access/ownership.ts';
-import { ApprovalBroker } from './runs/approvals.ts';
-import { resultToModelText } from './runs/model-text.ts';
-import { RunManager } from './runs/runs.ts';
+import { ownershipChecks } from './gateway/access-face.ts';
+import { catalogFace } from './gateway/catalog-face.ts';
+import type { CompareOptions } from './gateway/compare.ts';
+import { gatewayDiagnostics } from './gateway/diagnostics.ts';
+import { warmUpExecutors } from './gateway/executors.ts';
+import { labFace } from './gateway/lab-face.ts';
+import { modelFace } from './gateway/model-face.ts';
+import { buildParts, closeParts, sessionsField, type GatewayOptions, type GatewayParts, type LoadedSources } from './gateway/parts.ts';
+import { runsFace } from './gateway/runs-face.ts';
+import { sessionsFace } from './gateway/sessions-face.ts';
+import { sourcesFace } from './gateway/sources-face.ts';
+import type { AddSourceRequest, SaveSourceResult, SourceView } from './gateway/sources.ts';
 import type { Cassette } from './runs/cassette.ts';
-import { savedTest } from './gateway/save-as-test.ts';
 import type { ApprovalView, CodeModeExecInput, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
-import { assertSessionIdle, checkedSummary, compactionText } from './sessions/compaction.ts';
-import { SessionStore } from './sessions/store.ts';
-import { openSessionDatabase } from './sessions/db.ts';
 import { SessionStoreError } from './sessions/database.ts';
-import { TranscriptRecorder, turnActivity } from './gateway/recorder.ts';
-import { assertSessionId, entryRunId } from './sessions/transcript.ts';
-import type { NestedActivityPayload, SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
+import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
-import { runAgentEndHooks, type CodeModePlugin } from './tools/plugins.ts';
 import { loadToolSources } from './tools/registry.ts';
-import type { ToolDefinition } from './tools/types.ts';
-import { McpManager, startMcpManager, type McpToolSource } from './tools/mcp/manager.ts';
+import { startMcpManager } from './tools/mcp/manager.ts';
 import { OpenApiSources } from './tools/openapi/manager.ts';
-import { SourceRegistry, type AddSourceRequest, type SaveSourceResult, type SourceView } from './gateway/sources.ts';
 
-export interface GatewayOptions {
-  /** A config object (tests); otherwise the file from --config / CODEMODE_CONFIG / ./codemode.config.json. */
-  config?: GatewayConfig;
-  configPath?: string;
-  argv?: string[];
-  env?: NodeJS.ProcessEnv;
-  /** Executors to use instead of the built-in ones (tests share one pool across gateways). */
-  executors?: Partial<Record<ExecutorKind, Executor>>;
-  /** Extra tool sources appended after plugins (MCP tools are added by the MCP manager). */
-  extraTools?: () => ToolDefinition[];
-  /** Idle limit for turns (tests); default TURN_IDLE_MS. */
-  turnIdleMs?: number;
-  /** MCP connections (createGateway starts one from config.mcp unless given); the gateway closes it. */
-  mcp?: McpToolSource;
-  /** OpenAPI tool sources (createGateway starts one from config.sources.openapi unless given). */
-  openapi?: OpenApiSources;
-  /** Where the gateway's own log lines go (config warnings, MCP server stderr and reconnects); default: dropped. */
-  log?: (line: string) => void;
-  /** How long a cell's VM may take to get ready (tests); default LEG_START_LIMIT_MS (runs/limits.ts). */
-  legStartLimitMs?: number;
+export type { GatewayOptions } from './gateway/parts.ts';
+
+/** The faces as the Gateway holds them, one module each. */
+interface Faces {
+  model: ModelFace;
+  catalog: CatalogFace;
+  runs: RunsFace;
+  lab: LabFace;
+  sources: SourcesFace;
+  sessions: SessionsFace;
 }
 
 export class Gateway implements GatewayApi {
-  readonly runsManager: RunManager;
-  /** Session store and transcripts (SQLite at `config.sessions.path`, or PostgreSQL at `config.sessions.url`); the Gateway closes the database. */
-  readonly sessions: SessionStore;
-  private readonly recorder: TranscriptRecorder;
-  private readonly approvalsBroker: ApprovalBroker;
-  readonly ownership: Ownership;
-  private readonly events = new EventEmitter();
-  private readonly turns: TurnRegistry;
-  private readonly executors: ExecutorSet;
-  private readonly calls: ControlCalls;
-  /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url); loaded on demand, like the OTLP encoder. */
-  private readonly otlp?: Promise<OtlpLiveExport>;
-  private readonly openapi: OpenApiSources;
-  private readonly liveSources: SourceRegistry;
-  /** Source masking's registered secrets and patterns (spec 01): the config's credentials, then added sources'. */
-  readonly redaction: RedactionRegistry;
+  /** Turn and session tokens as the API edge checks them; the Gateway's own methods do not check them (in-process callers are trusted). */
+  readonly ownership: OwnershipApi;
+  /** Health readings for tests, the bench and the test plan (slots, leaks, a session's model context, the session database). */
+  readonly diagnostics: GatewayDiagnostics;
+  private readonly parts: GatewayParts;
+  private readonly faces: Faces;
   private closed = false;
-  /** Transcript reads for agent_end hooks under way: close() lets them finish before the database closes. */
-  private readonly agentEndReads = new Set<Promise<unknown>>();
 
   constructor(
+    /** The resolved config the Gateway was built from: read it, never change it (the parts read it once). */
     readonly config: GatewayConfig,
-    private readonly loaded: { tools: ToolDefinition[]; plugins: CodeModePlugin[]; pluginErrors: Array<{ plugin: string; error: string }> },
+    loaded: LoadedSources,
     private readonly opts: GatewayOptions = {},
   ) {
-    this.events.setMaxListeners(0);
-    this.redaction = redactionRegistry(config);
-    const redact = (code: string) => this.redaction.redact(code);
-    try {
-      this.sessions = new SessionStore(openSessionDatabase(config.sessions, { log: (line) => (opts.log ?? console.warn)(`[sessions] ${line}`) }));
-    } catch (err) {
-      if (err instanceof SessionStoreError) throw new ConfigError(sessionsField(config), err.message);
-      throw err;
-    }
-    this.ownership = new Ownership((sessionId) => this.sessionHasHistory(sessionId));
-    this.recorder = new TranscriptRecorder(
-      this.sessions.transcript,
-      (runId, callId) => this.runsManager.controlCall(runId, callId),
-      (message) => console.warn(`[sessions] ${message}`),
-      loaded.plugins,
-    );
-    this.sessions.transcript.onAppend((entry) => {
-      const runId = entryRunId(entry);
-      this.emit({ type: 'session.appended', ...(runId !== undefined ? { runId } : {}), sessionId: entry.sessionId, at: entry.createdAt, entryId: entry.id });
-    });
-    // first listener: a run's owner is known before any subscriber hears of the run
-    this.events.on('event', (event: RunEvent) => {
-      if (event.type === 'run.started') this.ownership.noteRun(event.runId, event.view.agentRunId);
-      else if (event.type === 'nested.finished') this.recorder.nestedFinished(event.runId, event.call);
-      else if (event.type === 'run.updated' && isTerminal(event.view.state)) this.exportEnded(event.runId);
-    });
-    const otlpOptions = config.telemetry?.otlp;
-    // the OpenTelemetry packages load only when traces are wanted: a process that never exports never pays for them
-    if (otlpOptions) this.otlp = import('./gateway/otlp-live.ts').then((m) => new m.OtlpLiveExport(otlpOptions, (line) => (opts.log ?? console.warn)(line)));
-    this.executors = new ExecutorSet(opts.executors);
-    this.approvalsBroker = new ApprovalBroker((e) => {
-      if (e.requested) this.emit({ type: 'approval.requested', runId: e.requested.runId, at: Date.now(), approval: e.requested });
-      if (e.resolved) {
-        this.emit({ type: 'approval.resolved', runId: e.resolved.runId, at: Date.now(), approvalId: e.resolved.approvalId, approved: e.resolved.approved });
-      }
-    });
-    this.runsManager = new RunManager(
-      {
-        sessions: this.sessions,
-        approvals: { request: (view, signal) => this.approvalsBroker.request(view, signal) },
-        emit: (e) => this.emit(e),
-      },
-      { ...(opts.legStartLimitMs !== undefined ? { legStartLimitMs: opts.legStartLimitMs } : {}) },
-    );
-    this.turns = new TurnRegistry({
-      config,
-      tools: loaded.tools,
-      plugins: loaded.plugins,
-      ...(opts.extraTools ? { extraTools: opts.extraTools } : {}),
-      mcpServers: () => this.mcpServers(),
-      ownership: this.ownership,
-      runs: this.runsManager,
-      ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
-      redact,
-      onEnded: (turn, reason) => this.agentEnded(turn, reason),
-    });
-    this.openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
-    this.liveSources = new SourceRegistry({
-      config,
-      mcp: opts.mcp instanceof McpManager ? opts.mcp : undefined,
-      openapi: this.openapi,
-      ...(opts.log ? { log: opts.log } : {}),
-      redaction: this.redaction,
-    });
-    this.calls = new ControlCalls({
-      recorder: this.recorder,
-      runs: this.runsManager,
-      executors: this.executors,
-      plugins: loaded.plugins,
-      redact,
-      closed: () => this.closed,
-    });
+    const parts = buildParts(config, loaded, opts, () => this.closed);
+    const assertOpen = () => this.assertOpen();
+    const model = modelFace(parts, assertOpen);
+    const runs = runsFace(parts);
+    this.faces = {
+      model,
+      catalog: catalogFace(parts),
+      runs,
+      lab: labFace(parts, { exec: model.exec, wait: model.wait, trajectory: runs.trajectory }, assertOpen),
+      sources: sourcesFace(parts, assertOpen),
+      sessions: sessionsFace(parts, assertOpen),
+    };
+    this.parts = parts;
+    this.ownership = ownershipChecks(parts.ownership);
+    this.diagnostics = gatewayDiagnostics(parts);
   }
 
-  // ---- configuration views ---------------------------------------------------------------------
+  // ---- model (gateway/model-face.ts) ----------------------------------------------------------------
+
+  prepareTurn(req: TurnRequest): TurnInfo {
+    return this.faces.model.prepareTurn(req);
+  }
+  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo {
+    return this.faces.model.updateClientTools(agentRunId, clientTools);
+  }
+  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined {
+    return this.faces.model.turnOptions(agentRunId);
+  }
+  endTurn(agentRunId: string): void {
+    this.faces.model.endTurn(agentRunId);
+  }
+  exec(agentRunId: string, input: CodeModeExecInput, opts?: ExecOptions): Promise<CodeModeResult> {
+    return this.faces.model.exec(agentRunId, input, opts);
+  }
+  wait(agentRunId: string, input: { runId: string }, opts?: WaitOptions): Promise<CodeModeResult> {
+    return this.faces.model.wait(agentRunId, input, opts);
+  }
+  modelText(result: CodeModeResult): string {
+    return this.faces.model.modelText(result);
+  }
+  inferredTypes(agentRunId: string): InferredOverlay | undefined {
+    return this.faces.model.inferredTypes(agentRunId);
+  }
+
+  // ---- catalog (gateway/catalog-face.ts) ------------------------------------------------------------
 
   agents(): Array<{ id: string; name?: string; model: string; executor: ExecutorKind }> {
-    return this.config.agents.list.map((a) => ({
-      id: a.id,
-      ...(a.name ? { name: a.name } : {}),
-      model: agentModel(this.config, a),
-      executor: agentCodeModeOptions(this.config, a).executor,
-    }));
+    return this.faces.catalog.agents();
   }
-
   surface(req: TurnRequest): SurfaceView {
-    return this.turns.effective(req).surface;
+    return this.faces.catalog.surface(req);
   }
-
   catalog(req: TurnRequest): CatalogView {
-    const eff = this.turns.effective(req);
-    return catalogView({ ...eff, mcpServers: this.mcpServers(), pluginErrors: this.loaded.pluginErrors });
+    return this.faces.catalog.catalog(req);
   }
-
-  /** MCP connection states. */
   mcpServers(): McpServerView[] {
-    return mcpServerViews(this.opts.mcp?.views() ?? []);
+    return this.faces.catalog.mcpServers();
   }
-
-  /**
-   * Resolves once every configured MCP server's first connection attempt has settled (connected or failed),
-   * bounded by the connect timeout; reconnects never delay it. The Gateway starts without waiting for MCP, so
-   * whatever starts a turn (the API, the CLI) awaits this before prepareTurn, surface or catalog: otherwise a
-   * turn prepared just after start sees a server that is merely slow to answer `initialize` as unavailable.
-   */
-  async mcpReady(): Promise<void> {
-    await Promise.all([this.opts.mcp?.ready(), this.openapi.firstReady()]);
+  mcpReady(): Promise<void> {
+    return this.faces.catalog.mcpReady();
   }
-
   toolSourcesRevision(): number {
-    return (this.opts.mcp?.revision() ?? 0) + this.openapi.revision();
+    return this.faces.catalog.toolSourcesRevision();
   }
+  onToolSourcesChanged(listener: () => void): () => void {
+    return this.faces.catalog.onToolSourcesChanged(listener);
+  }
+
+  // ---- runs (gateway/runs-face.ts) ------------------------------------------------------------------
+
+  runs(): RunView[] {
+    return this.faces.runs.runs();
+  }
+  run(runId: string): RunView | undefined {
+    return this.faces.runs.run(runId);
+  }
+  trajectory(runId: string): TrajectoryExport | undefined {
+    return this.faces.runs.trajectory(runId);
+  }
+  trajectoryOtlp(runId: string): Promise<string | undefined> {
+    return this.faces.runs.trajectoryOtlp(runId);
+  }
+  abortRun(runId: string): boolean {
+    return this.faces.runs.abortRun(runId);
+  }
+  answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void {
+    this.faces.runs.answerClientCall(req);
+  }
+  approvals(): ApprovalView[] {
+    return this.faces.runs.approvals();
+  }
+  decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void {
+    this.faces.runs.decideApproval(req);
+  }
+  subscribe(listener: (event: RunEvent) => void): () => void {
+    return this.faces.runs.subscribe(listener);
+  }
+
+  // ---- lab (gateway/lab-face.ts) --------------------------------------------------------------------
+
+  forkRun(req: ForkRunRequest): RunView {
+    return this.faces.lab.forkRun(req);
+  }
+  cassette(runId: string): Cassette | undefined {
+    return this.faces.lab.cassette(runId);
+  }
+  saveAsTest(runId: string): SavedTest | undefined {
+    return this.faces.lab.saveAsTest(runId);
+  }
+  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts?: CompareOptions): Promise<ExecutorComparisonRow[]> {
+    return this.faces.lab.compareExecutors(agentRunId, input, kinds, opts);
+  }
+
+  // ---- sources (gateway/sources-face.ts) ------------------------------------------------------------
+
+  sources(): SourceView[] {
+    return this.faces.sources.sources();
+  }
+  sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string {
+    return this.faces.sources.sourceCommandLine(req);
+  }
+  addSource(req: AddSourceRequest, context: { exposed: boolean }): SourceView {
+    return this.faces.sources.addSource(req, context);
+  }
+  sourceSettled(name: string): Promise<SourceView | undefined> {
+    return this.faces.sources.sourceSettled(name);
+  }
+  removeSource(name: string): Promise<boolean> {
+    return this.faces.sources.removeSource(name);
+  }
+  saveSource(name: string): SaveSourceResult {
+    return this.faces.sources.saveSource(name);
+  }
+
+  // ---- sessions (gateway/sessions-face.ts) ----------------------------------------------------------
+
+  transcript(sessionId: string): Promise<TranscriptEntry[]> {
+    return this.faces.sessions.transcript(sessionId);
+  }
+  transcriptPage(sessionId: string, opts?: TranscriptPageOptions): Promise<TranscriptPage> {
+    return this.faces.sessions.transcriptPage(sessionId, opts);
+  }
+  sessionStore(sessionId: string): Promise<SessionStoreEntry[]> {
+    return this.faces.sessions.sessionStore(sessionId);
+  }
+  branchSession(req: BranchSessionRequest): Promise<TranscriptEntry[]> {
+    return this.faces.sessions.branchSession(req);
+  }
+  compactSession(req: CompactSessionRequest): Promise<Extract<TranscriptEntry, { type: 'compaction' }>> {
+    return this.faces.sessions.compactSession(req);
+  }
+
+  // ---- life cycle -----------------------------------------------------------------------------------
 
   /**
    * This Gateway's runtime tool sources for a sibling Gateway over another config (the test plan's code-mode-off
@@ -231,258 +247,31 @@ export class Gateway implements GatewayApi {
     };
   }
 
-  // ---- live tool sources (server/gateway/sources.ts; the API lets only the operator call these) ----------------------
-
-  sources(): SourceView[] {
-    return this.liveSources.list();
-  }
-
-  sourceCommandLine(req: { command: string; args?: string[]; env?: Record<string, string> }): string {
-    return this.liveSources.commandLine(req);
-  }
-
-  addSource(req: AddSourceRequest, context: { exposed: boolean }): SourceView {
-    this.assertOpen();
-    return this.liveSources.add(req, context);
-  }
-
-  sourceSettled(name: string): Promise<SourceView | undefined> {
-    return this.liveSources.settled(name);
-  }
-
-  removeSource(name: string): Promise<boolean> {
-    return this.liveSources.remove(name);
-  }
-
-  saveSource(name: string): SaveSourceResult {
-    return this.liveSources.save(name);
-  }
-
-  onToolSourcesChanged(listener: () => void): () => void {
-    // the config is read once at start: MCP servers and OpenAPI documents (configured or added live) are what change
-    const offMcp = this.opts.mcp?.onToolsChanged(listener);
-    const offOpenApi = this.openapi.onChanged(listener);
-    return () => {
-      offMcp?.();
-      offOpenApi();
-    };
-  }
-
-  // ---- turns -----------------------------------------------------------------------------------
-
-  prepareTurn(req: TurnRequest): TurnInfo {
-    this.assertOpen();
-    return this.turns.prepare(req);
-  }
-
-  /** New cells see the new client tools; running and parked cells keep theirs (see TurnRegistry.updateClientTools). */
-  updateClientTools(agentRunId: string, clientTools: ClientToolSpec[]): TurnInfo {
-    this.assertOpen();
-    return this.turns.updateClientTools(agentRunId, clientTools);
+  /**
+   * Resolves once the session database can be used (a PostgreSQL server reached, the schema migrated); otherwise
+   * rejects with a ConfigError naming sessions.path or sessions.url. createGateway awaits it before warmUp.
+   */
+  async ready(): Promise<void> {
+    try {
+      await this.parts.sessions.ready();
+    } catch (err) {
+      throw err instanceof SessionStoreError ? new ConfigError(sessionsField(this.config), err.message) : err;
+    }
   }
 
   /**
-   * A session id with entries (from this or an earlier process, on any branch) is not new: joining it needs its
-   * token. Entries are only looked for, never read, so a damaged transcript still counts as someone's.
+   * Start the executors the configured agents use and wait until they are warm (gateway/executors.ts), and resolve
+   * the default agent's turn once, so the first cell costs what a warm one does.
    */
-  private sessionHasHistory(sessionId: string): Promise<boolean> {
-    return this.sessions.transcript.hasEntries(sessionId);
-  }
-
-  turnOptions(agentRunId: string): Readonly<CodeModeOptions> | undefined {
-    return this.turns.options(agentRunId);
-  }
-
-  endTurn(agentRunId: string): void {
-    this.turns.end(agentRunId);
-  }
-
-  exec(agentRunId: string, input: CodeModeExecInput, opts: ExecOptions = {}): Promise<CodeModeResult> {
-    return this.calls.exec(this.turns.use(agentRunId), agentRunId, input, opts);
-  }
-
-  wait(agentRunId: string, input: { runId: string }, opts: WaitOptions = {}): Promise<CodeModeResult> {
-    return this.calls.wait(this.turns.use(agentRunId), agentRunId, input, opts);
-  }
-
-  /** The cell on every executor (or `kinds`), each in its own run of this turn, side by side (gateway/compare.ts). */
-  compareExecutors(agentRunId: string, input: CodeModeExecInput, kinds?: readonly ExecutorKind[], opts: CompareOptions = {}): Promise<ExecutorComparisonRow[]> {
-    return compareExecutors(
-      {
-        exec: (id, i, o) => this.exec(id, i, o),
-        wait: (id, i) => this.wait(id, i),
-        trajectory: (runId) => this.trajectory(runId),
-        executorStarted: (kind) => this.executors.has(kind),
-      },
-      agentRunId,
-      input,
-      kinds,
-      opts,
-    );
-  }
-
-  modelText(result: CodeModeResult): string {
-    return resultToModelText(result);
-  }
-
-  /** The branch of a session's transcript, root first (display form: nested activity and store entries included). */
-  transcript(sessionId: string): Promise<TranscriptEntry[]> {
-    return this.sessions.transcript.branch(sessionId);
-  }
-
-  /** One bounded page of that branch, root first (sessions/transcript-page.ts). */
-  transcriptPage(sessionId: string, opts: TranscriptPageOptions = {}): Promise<TranscriptPage> {
-    return this.sessions.transcript.page(sessionId, opts);
-  }
-
-  /** The session store as the session's current branch holds it. */
-  sessionStore(sessionId: string): Promise<SessionStoreEntry[]> {
-    return this.sessions.entries(sessionId);
-  }
-
-  /** Refused while a run of the session is live (see assertSessionIdle). */
-  async branchSession(req: BranchSessionRequest): Promise<TranscriptEntry[]> {
-    this.assertOpen();
-    const sessionId = req?.sessionId;
-    assertSessionId(sessionId);
-    assertSessionIdle(this.runsManager.list(), sessionId, 'branch');
-    await this.sessions.transcript.branchFrom(sessionId, req.entryId);
-    return this.sessions.transcript.branch(sessionId);
-  }
-
-  /** Refused while a run of the session is live (see assertSessionIdle): its result would follow the marker. */
-  async compactSession(req: CompactSessionRequest): Promise<Extract<TranscriptEntry, { type: 'compaction' }>> {
-    this.assertOpen();
-    const sessionId = req?.sessionId;
-    assertSessionId(sessionId);
-    const summary = checkedSummary(req.summary);
-    assertSessionIdle(this.runsManager.list(), sessionId, 'compact');
-    const text = compactionText(sessionId, await this.sessions.transcript.branch(sessionId), summary);
-    return this.sessions.transcript.compact(sessionId, text);
-  }
-
-  abortRun(runId: string): boolean {
-    return this.runsManager.abortRun(runId);
-  }
-
-  cassette(runId: string): Cassette | undefined {
-    return this.runsManager.cassette(runId);
-  }
-
-  saveAsTest(runId: string): SavedTest | undefined {
-    const cassette = this.runsManager.cassette(runId);
-    const agentId = this.runsManager.get(runId)?.agentId;
-    return cassette && agentId !== undefined ? savedTest(cassette, agentId) : undefined;
-  }
-
-  forkRun(req: ForkRunRequest): RunView {
-    this.assertOpen();
-    return this.runsManager.fork(req?.runId, req?.replies);
-  }
-
-  answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void {
-    this.runsManager.answerClientCall(req.runId, req.callId, req);
-  }
-
-  approvals(): ApprovalView[] {
-    return this.approvalsBroker.list();
-  }
-
-  decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void {
-    this.approvalsBroker.decide(req.approvalId, req.approve, req.reason);
-  }
-
-  runs(): RunView[] {
-    return this.runsManager.list();
-  }
-
-  run(runId: string): RunView | undefined {
-    return this.runsManager.get(runId);
-  }
-
-  trajectory(runId: string): TrajectoryExport | undefined {
-    return this.runsManager.trajectory(runId);
-  }
-
-  inferredTypes(agentRunId: string): InferredOverlay | undefined {
-    return this.turns.inferredTypes(agentRunId);
-  }
-
-  async trajectoryOtlp(runId: string): Promise<string | undefined> {
-    const t = this.runsManager.trajectory(runId);
-    if (!t) return undefined;
-    const { trajectoryOtlpJson } = await import('./gateway/otlp.ts');
-    return trajectoryOtlpJson(t);
-  }
-
-  /** An ended run's trace goes to the live OTLP endpoint, when one is configured (once per run). */
-  private exportEnded(runId: string): void {
-    if (!this.otlp) return;
-    const t = this.runsManager.trajectory(runId);
-    if (t) void this.otlp.then((live) => live.exportRun(t));
-  }
-
-  subscribe(listener: (event: RunEvent) => void): () => void {
-    this.events.on('event', listener);
-    return () => this.events.off('event', listener);
+  async warmUp(): Promise<void> {
+    this.parts.turns.warmUp();
+    await warmUpExecutors(this.parts.executors, this.config);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.runsManager.close();
-    await (await this.otlp)?.close();
-    this.turns.close();
-    await Promise.all(this.agentEndReads);
-    await this.executors.close();
-    await this.opts.mcp?.close();
-    this.openapi.close();
-    this.events.removeAllListeners();
-    await this.recorder.close();
-    await this.sessions.close();
-  }
-
-  // ---- internals -------------------------------------------------------------------------------
-
-  /** A turn ended: the plugins' agent_end hooks hear it with its accepted activity, read from the transcript (spec 02). */
-  private agentEnded(turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown'): void {
-    if (!this.loaded.plugins.some((p) => p.hooks?.agent_end)) return;
-    const log = this.opts.log ?? console.warn;
-    const read = (async (): Promise<NestedActivityPayload[]> => {
-      try {
-        // a read writes the turn's queued activity rows first: the hooks get what the transcript accepted
-        return turnActivity(await this.sessions.transcript.branch(turn.sessionId), turn.agentRunId);
-      } catch (err) {
-        log(`agent_end: the transcript of session ${turn.sessionId} could not be read (${(err as Error).message}); the hooks get no activity`);
-        return [];
-      }
-    })();
-    // close() waits for the reads (the database closes after them); the hooks themselves run on their own
-    this.agentEndReads.add(read);
-    void read.then((activity) => {
-      this.agentEndReads.delete(read);
-      return runAgentEndHooks(this.loaded.plugins, { ...turn, reason, activity }, log);
-    });
-  }
-
-  /**
-   * Start the executors the configured agents use and wait until they are warm (QuickJS: workers
-   * started, idle instances resident, warm-up cells run; Node and quickjs-emscripten: one worker started for
-   * each agent's memory budget), and resolve the default agent's turn once, so the first cell costs what
-   * a warm one does.
-   */
-  async warmUp(): Promise<void> {
-    this.turns.warmUp();
-    const budgets = new Map<string, { kind: ExecutorKind; memoryLimitBytes: number }>();
-    for (const a of this.config.agents.list) {
-      const { executor: kind, memoryLimitBytes } = agentCodeModeOptions(this.config, a);
-      budgets.set(`${kind}#${memoryLimitBytes}`, { kind, memoryLimitBytes });
-    }
-    await Promise.all([...budgets.values()].map(async ({ kind, memoryLimitBytes }) => (await this.executors.get(kind)).ready?.({ memoryLimitBytes })));
-  }
-
-  private emit(event: RunEvent): void {
-    this.events.emit('event', event);
+    await closeParts(this.parts);
   }
 
   private assertOpen(): void {
@@ -514,10 +303,10 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
   try {
     // a session database that cannot be used (PostgreSQL unreachable, a schema from a newer build) stops the start here
-    await gateway.sessions.ready();
+    await gateway.ready();
   } catch (err) {
     await gateway.close();
-    throw err instanceof SessionStoreError ? new ConfigError(sessionsField(config), err.message) : err;
+    throw err;
   }
   try {
     await gateway.warmUp();
@@ -526,9 +315,4 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     opts.log?.(`executor warm-up failed: ${(err as Error).message}`);
   }
   return gateway;
-}
-
-/** The config field that chose the session database, for errors about it. */
-function sessionsField(config: GatewayConfig): 'sessions.path' | 'sessions.url' {
-  return config.sessions?.url !== undefined ? 'sessions.url' : 'sessions.path';
 }

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGateway } from './gateway.ts';
+import { TestPlanRunner } from './testplan/service.ts';
 import { createNextStaticHandler } from './http/next-static.ts';
 import { startPlaygroundServer } from './http/server.ts';
 import { describeExposure, ExposureError, refuseUnprotectedExposure, resolveAccessToken } from './http/request-checks.ts';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
 
   const { server, exposure, mcp } = await startPlaygroundServer({
     gateway,
+    testPlan: TestPlanRunner.over(gateway),
     host,
     port,
     server: serverOptions,

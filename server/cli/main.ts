@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { readTextFile, unwritableFileProblem } from '../util/files.ts';
 import { parseArgs } from 'node:util';
 import { createGateway, type Gateway } from '../gateway.ts';
+import type { CatalogFace, LabFace, ModelFace, RunsFace, SourcesFace, TurnRequest } from '../gateway-types.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import { ConfigError } from '../errors.ts';
@@ -184,7 +185,7 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
  * REASON (retrying)`): the command goes on with the rest, but a catalog without them must not look complete. Called
  * after the first attempts settled, so a source that is not connected failed (an MCP server may be retrying by then).
  */
-export function reportSourceFailures(gw: Pick<Gateway, 'sources'>, err: (s: string) => void = (s) => process.stderr.write(s + '\n')): void {
+export function reportSourceFailures(gw: Pick<SourcesFace, 'sources'>, err: (s: string) => void = (s) => process.stderr.write(s + '\n')): void {
   for (const source of gw.sources()) {
     if (source.state === 'connected') continue;
     const what = source.kind === 'openapi' ? 'openapi source' : 'mcp server';
@@ -193,7 +194,7 @@ export function reportSourceFailures(gw: Pick<Gateway, 'sources'>, err: (s: stri
   }
 }
 
-function printSurface(gw: Gateway, req: Parameters<Gateway['surface']>[0], json: boolean, out: (s: string) => void): number {
+function printSurface(gw: Pick<CatalogFace, 'surface'>, req: TurnRequest, json: boolean, out: (s: string) => void): number {
   const s = gw.surface(req);
   if (json) {
     out(JSON.stringify(s, null, 2));
@@ -209,7 +210,7 @@ function printSurface(gw: Gateway, req: Parameters<Gateway['surface']>[0], json:
   return 0;
 }
 
-function printCatalog(gw: Gateway, req: Parameters<Gateway['catalog']>[0], json: boolean, out: (s: string) => void): number {
+function printCatalog(gw: Pick<CatalogFace, 'catalog'>, req: TurnRequest, json: boolean, out: (s: string) => void): number {
   const c = gw.catalog(req);
   if (json) {
     out(JSON.stringify(c, null, 2));
@@ -289,7 +290,7 @@ interface CellInput {
 }
 
 /** Runs the cells one after another in one turn (as a model's successive exec calls would); 0 when all completed. */
-async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0], cells: CellInput[], opts: RunOptions, out: (s: string) => void): Promise<number> {
+async function runCells(gw: ModelFace & RunsFace & LabFace, req: TurnRequest, cells: CellInput[], opts: RunOptions, out: (s: string) => void): Promise<number> {
   const { executor, approve, otlpFile } = opts;
   const turn = gw.prepareTurn(req);
   // a command line has no operator: approvals follow --approve
@@ -345,7 +346,7 @@ async function runCells(gw: Gateway, req: Parameters<Gateway['prepareTurn']>[0],
 }
 
 /** The `--tokens` line of a settled cell: its run's token meter, marked as the estimate it is (a cell that failed before it ran has none). */
-function printMeter(gw: Gateway, result: CodeModeResult, out: (s: string) => void): void {
+function printMeter(gw: Pick<RunsFace, 'run'>, result: CodeModeResult, out: (s: string) => void): void {
   const runId = result.status === 'waiting' ? result.runId : result.telemetry.runId;
   const meter = runId !== undefined ? gw.run(runId)?.meter : undefined;
   out(JSON.stringify({ tokens: meter ? { runId, estimate: true, ...meter } : { runId: runId ?? null, estimate: true, unavailable: 'the cell did not run, so nothing was counted' } }));

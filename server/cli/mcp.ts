@@ -1,8 +1,8 @@
 // `codemode mcp`: one MCP session on stdin/stdout over a Gateway, until the client closes stdin or the process is told to stop.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Gateway } from '../gateway.ts';
-import { McpSession } from '../mcp-server/session.ts';
+import type { RunsFace } from '../gateway-types.ts';
+import { McpSession, type McpGateway } from '../mcp-server/session.ts';
 import { LineGuard, MAX_STDIO_LINE_BYTES } from './stdio-lines.ts';
 
 export interface StdioMcpOptions {
@@ -12,7 +12,7 @@ export interface StdioMcpOptions {
 }
 
 /** Serves one session; resolves with the exit code once the client hung up (its turn ended, its runs aborted). */
-export async function serveMcpStdio(gw: Gateway, opts: StdioMcpOptions): Promise<number> {
+export async function serveMcpStdio(gw: McpGateway & Pick<RunsFace, 'decideApproval'>, opts: StdioMcpOptions): Promise<number> {
   if (opts.agentId !== undefined && !gw.agents().some((agent) => agent.id === opts.agentId)) {
     const known = gw.agents().map((agent) => agent.id).join(', ');
     process.stderr.write(`codemode mcp: unknown agent ${JSON.stringify(opts.agentId)}; use --agent with one of: ${known} (or leave it out for the default agent)\n`);

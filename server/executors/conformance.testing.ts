@@ -102,10 +102,10 @@ export function executorConformance(opts: ConformanceOptions): void {
     afterEach(() => {
       for (const [g, id] of turns.splice(0)) g.endTurn(id);
       // leak check: every run of the test released its slot, the run maps and the executor are sound
-      expect(gw.runsManager.suspendedSlots).toBe(0);
-      expect(tight.runsManager.suspendedSlots).toBe(0);
-      expect(gw.runsManager.leaks()).toEqual([]);
-      expect(tight.runsManager.leaks()).toEqual([]);
+      expect(gw.diagnostics.suspendedSlots()).toBe(0);
+      expect(tight.diagnostics.suspendedSlots()).toBe(0);
+      expect(gw.diagnostics.leaks()).toEqual([]);
+      expect(tight.diagnostics.leaks()).toEqual([]);
       expect(executor.leaks()).toEqual([]);
       expect(executor.stats().activeLegs).toBe(0);
     });
@@ -344,9 +344,9 @@ export function executorConformance(opts: ConformanceOptions): void {
       it('on abort of a waiting run: releases it and wait fails', async () => {
         const t = turn();
         const first = waiting(await gw.exec(t.agentRunId, { code: 'await yield_control("park"); return 1' }));
-        expect(gw.runsManager.suspendedSlots).toBe(1);
+        expect(gw.diagnostics.suspendedSlots()).toBe(1);
         expect(gw.abortRun(first.runId)).toBe(true);
-        expect(gw.runsManager.suspendedSlots).toBe(0);
+        expect(gw.diagnostics.suspendedSlots()).toBe(0);
         expect(failed(await gw.wait(t.agentRunId, { runId: first.runId })).code).toBe('invalid_input');
         expect(gw.run(first.runId)?.state).toBe('aborted');
       });
@@ -358,7 +358,7 @@ export function executorConformance(opts: ConformanceOptions): void {
           const first = waiting(await g.exec(t.agentRunId, { code: 'await yield_control("park"); return 1' }));
           await until(() => g.run(first.runId)?.state === 'expired');
           expect(failed(await g.wait(t.agentRunId, { runId: first.runId })).error).toBe('code mode run is unavailable or expired.');
-          expect(g.runsManager.suspendedSlots).toBe(0);
+          expect(g.diagnostics.suspendedSlots()).toBe(0);
         } finally {
           await g.close();
         }
@@ -532,8 +532,8 @@ export function executorConformance(opts: ConformanceOptions): void {
       });
 
       afterEach(() => {
-        expect(rg.runsManager.suspendedSlots).toBe(0);
-        expect(rg.runsManager.leaks()).toEqual([]);
+        expect(rg.diagnostics.suspendedSlots()).toBe(0);
+        expect(rg.diagnostics.leaks()).toEqual([]);
         expect(raw.leaks()).toEqual([]);
       });
 
@@ -575,7 +575,7 @@ export function executorConformance(opts: ConformanceOptions): void {
           const r = failed(await rawRun(code));
           expect(r.code).toBe('invalid_input');
           expect(r.error).toMatch(message);
-          expect(rg.runsManager.suspendedSlots).toBe(0);
+          expect(rg.diagnostics.suspendedSlots()).toBe(0);
         });
       }
 
@@ -589,7 +589,7 @@ export function executorConformance(opts: ConformanceOptions): void {
             expect(completed(await rawRun('await sleep({ ms: 1 }); Object.prototype.toJSON = () => null; return { a: 1 }')).value).toBeNull();
           }
         }
-        expect(rg.runsManager.suspendedSlots).toBe(0);
+        expect(rg.diagnostics.suspendedSlots()).toBe(0);
         expect(completed(await rawRun('return (await weather_lookup({ city: "Oslo" })).city')).value).toBe('Oslo');
         // a hang guard, not a time limit: 71 runs one after another (a live executor starts a new worker after
         // each failed one) took over 20 s beside heavy CPU load

@@ -117,8 +117,8 @@ function expectSound(r: CodeModeResult, where: string): void {
 }
 
 function expectNoLeaks(gw: Gateway, executor: Executor, where: string): void {
-  expect(gw.runsManager.suspendedSlots, where).toBe(0);
-  expect(gw.runsManager.leaks(), where).toEqual([]);
+  expect(gw.diagnostics.suspendedSlots(), where).toBe(0);
+  expect(gw.diagnostics.leaks(), where).toEqual([]);
   expect(executor.leaks(), where).toEqual([]);
   expect(executor.stats().activeLegs, where).toBe(0);
 }

@@ -202,7 +202,7 @@ describe('checklist "output and snapshot caps are enforced for completed and sus
     expect(first.telemetry.snapshot?.storedBytes).toBeLessThan(320 * 1024);
     const second = expectFailed(await gw.wait(t.agentRunId, { runId: first.runId }), 'snapshot_limit_exceeded');
     expect(second.error).toContain('maxSnapshotBytes');
-    expect(gw.runsManager.suspendedSlots).toBe(0);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
     expectFailed(await gw.wait(t.agentRunId, { runId: first.runId }), 'invalid_input');
   });
 });

@@ -1,5 +1,6 @@
 // The executors a Gateway runs cells on: started on first use (or at warm-up), closed with the Gateway unless a caller lent them.
-import type { ExecutorKind } from '../config/types.ts';
+import { agentCodeModeOptions } from '../config/activation.ts';
+import type { ExecutorKind, GatewayConfig } from '../config/types.ts';
 import { CodeModeError } from '../errors.ts';
 import type { Executor } from '../executors/types.ts';
 
@@ -47,4 +48,18 @@ export class ExecutorSet {
     const own = [...this.executors.entries()].filter(([k]) => !this.lent[k]);
     await Promise.all(own.map(([, ex]) => ex.close()));
   }
+}
+
+/**
+ * Start the executors the configured agents use and wait until they are warm (QuickJS: workers started, idle
+ * instances resident, warm-up cells run; Node and quickjs-emscripten: one worker started for each agent's memory
+ * budget), so the first cell costs what a warm one does.
+ */
+export async function warmUpExecutors(executors: ExecutorSet, config: GatewayConfig): Promise<void> {
+  const budgets = new Map<string, { kind: ExecutorKind; memoryLimitBytes: number }>();
+  for (const a of config.agents.list) {
+    const { executor: kind, memoryLimitBytes } = agentCodeModeOptions(config, a);
+    budgets.set(`${kind}#${memoryLimitBytes}`, { kind, memoryLimitBytes });
+  }
+  await Promise.all([...budgets.values()].map(async ({ kind, memoryLimitBytes }) => (await executors.get(kind)).ready?.({ memoryLimitBytes })));
 }

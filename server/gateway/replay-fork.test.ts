@@ -84,7 +84,7 @@ describe('replay lab: fork a waiting run', () => {
     // same seed, same snapshot: the random draw after the call is the same in both
     expect((original.value as { n: number }).n).toBe((forked.value as { n: number }).n);
     expect(g.calls).toEqual(['a']);
-    expect(gw.runsManager.leaks()).toEqual([]);
+    expect(gw.diagnostics.leaks()).toEqual([]);
   });
 
   it('on an edited error: the fork sees a catchable error with its code', async () => {
@@ -115,7 +115,7 @@ describe('replay lab: fork a waiting run', () => {
     expect(expectCompleted(await waitUntilDone(gw, t.agentRunId, f2.runId)).value).toBe('XY');
     gw.abortRun(f1.runId);
     gw.abortRun(parked.runId);
-    expect(gw.runsManager.leaks()).toEqual([]);
+    expect(gw.diagnostics.leaks()).toEqual([]);
   });
 
   it('on hostile replies: refused with a message naming what is wrong, the original untouched', async () => {
@@ -161,14 +161,14 @@ describe('replay lab: fork a waiting run', () => {
   it('on forks past the turn\'s share of the suspended-run cap: the fork is refused with runtime_unavailable, forks count toward it', async () => {
     const t = await setup();
     const parked = expectWaiting(await gw.exec(t.agentRunId, { code: 'return await gate({ name: "c" })' }));
-    const before = gw.runsManager.suspendedSlots;
+    const before = gw.diagnostics.suspendedSlots();
     const forks: string[] = [];
     for (let i = before; i < MAX_SLOTS_PER_TURN; i++) forks.push(gw.forkRun({ runId: parked.runId, replies: [{ id: parked.pendingToolCalls![0]!.id, result: i }] }).runId);
-    expect(gw.runsManager.suspendedSlots).toBe(MAX_SLOTS_PER_TURN);
+    expect(gw.diagnostics.suspendedSlots()).toBe(MAX_SLOTS_PER_TURN);
     expect(() => gw.forkRun({ runId: parked.runId })).toThrow(`too many suspended code mode runs. This turn already has ${MAX_SLOTS_PER_TURN} runs`);
     gw.endTurn(t.agentRunId);
-    expect(gw.runsManager.suspendedSlots).toBe(0);
-    expect(gw.runsManager.leaks()).toEqual([]);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
+    expect(gw.diagnostics.leaks()).toEqual([]);
   });
 
   it('on a Node run: fork says it needs a snapshot', async () => {

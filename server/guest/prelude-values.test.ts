@@ -27,7 +27,7 @@ describe.each(EXECUTOR_KINDS)('values across the bridge: %s', (kind: ExecutorKin
   afterEach(() => {
     for (const id of turns.splice(0)) gw.endTurn(id);
     echo.inputs.length = 0;
-    expect(gw.runsManager.suspendedSlots).toBe(0);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
   });
 
   afterAll(async () => {

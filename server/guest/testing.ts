@@ -179,7 +179,7 @@ export function useRecordedGateway(kind: ExecutorKind, prefix: string): Recorded
     echo.inputs.length = 0;
     // nothing malformed reached the host, no run ended in internal_error, every slot came back
     expect(problems).toEqual([]);
-    expect(gw.runsManager.suspendedSlots).toBe(0);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
   });
   afterAll(async () => {
     await gw.close();

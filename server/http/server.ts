@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { networkInterfaces } from 'node:os';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { GatewayApi } from '../gateway-types.ts';
+import type { TestPlanService } from '../testplan/service.ts';
 import type { McpServerOptions, ServerOptions } from '../config/types.ts';
 import { newToken, tokensEqual } from '../access/tokens.ts';
 import { createContextFactory, createEdgeState, type Access } from '../trpc/context.ts';
@@ -31,6 +32,8 @@ export type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 
 export interface PlaygroundServerOptions {
   gateway: GatewayApi;
+  /** The server's test plan runner (main.ts builds one over its Gateway); absent: testPlan.run answers NOT_IMPLEMENTED. */
+  testPlan?: TestPlanService;
   host: string;
   port: number;
   server: ServerOptions;
@@ -98,7 +101,7 @@ export async function startPlaygroundServer(opts: PlaygroundServerOptions): Prom
   };
   const handleApi = createHTTPHandler({
     router: appRouter,
-    createContext: createContextFactory(opts.gateway, edge, accessOf),
+    createContext: createContextFactory({ gateway: opts.gateway, edge, ...(opts.testPlan ? { testPlan: opts.testPlan } : {}) }, accessOf),
     basePath: API_BASE_PATH,
     maxBodySize: opts.server.maxRequestBodyBytes,
     maxBatchSize: MAX_BATCH_CALLS,

@@ -2,8 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { GatewayApi } from '../gateway-types.ts';
-import { McpSession } from './session.ts';
+import { McpSession, type McpGateway } from './session.ts';
 import { readSmallBody } from '../util/read-body.ts';
 import { moreRoomHint, shareName, type Owner } from '../access/owners.ts';
 import { ShareCount } from '../access/share-count.ts';
@@ -79,7 +78,7 @@ function refuseJsonRpc(res: ServerResponse, status: number, message: string, cod
 }
 
 /** Serves MCP at the mounted path: a request without a session id starts one (the SDK accepts only `initialize` there). */
-export function createMcpHttpHandler(gateway: GatewayApi, opts: McpHttpOptions): McpHttpHandler {
+export function createMcpHttpHandler(gateway: McpGateway, opts: McpHttpOptions): McpHttpHandler {
   const sessions = new Map<string, OpenSession>();
   const closedIdle = new Map<string, number>();
   /** Sessions being opened (an initialize in progress): counted against the cap so a burst cannot pass it. */

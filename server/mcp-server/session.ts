@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { GatewayApi, ModelTool, TurnInfo } from '../gateway-types.ts';
+import type { CatalogFace, ModelFace, ModelTool, RunsFace, TurnInfo } from '../gateway-types.ts';
 import type { Owner } from '../access/owners.ts';
 import type { CodeModeExecInput, CodeModeResult, RunEvent } from '../runs/types.ts';
 import { CODE_MODE_RESULT_SCHEMA, describeProgress, MCP_SERVER_NAME, MCP_SERVER_VERSION, structuredResult } from './surface.ts';
@@ -40,6 +40,9 @@ export interface McpSessionOptions {
   owner?: Owner;
 }
 
+/** What an MCP session calls: the model face, the catalog's readiness and changes, and a run's abort and progress events. */
+export type McpGateway = ModelFace & Pick<CatalogFace, 'agents' | 'mcpReady' | 'toolSourcesRevision' | 'onToolSourcesChanged'> & Pick<RunsFace, 'abortRun' | 'subscribe'>;
+
 /** One MCP session: connect `server` to one transport, and close the session when the transport closes. */
 export class McpSession {
   readonly server: Server;
@@ -54,7 +57,7 @@ export class McpSession {
   private unsubscribeSources: (() => void) | undefined;
 
   constructor(
-    private readonly gateway: GatewayApi,
+    private readonly gateway: McpGateway,
     private readonly opts: McpSessionOptions = {},
   ) {
     this.server = new Server(

@@ -42,8 +42,7 @@ describe('spec "Nested invocation ids include the cell\'s replay identity, so a 
     expect(a).toHaveLength(2);
     expect(new Set([...a, ...b]).size).toBe(4);
     // the trajectories (what history and the board show) carry the same, distinct ids
-    const recorded = gw.runsManager
-      .list()
+    const recorded = gw.runs()
       .filter((r) => r.agentRunId === t.agentRunId)
       .flatMap((r) => gw.trajectory(r.runId)?.calls.flatMap((c) => c.nested.map((n) => n.invocationId)) ?? []);
     expect(recorded.sort()).toEqual([...a, ...b].sort());

@@ -41,7 +41,7 @@ describe('suspended-run cap', () => {
       const turns = Array.from({ length: MAX_SUSPENDED_RUNS / MAX_SLOTS_PER_TURN }, () => gw.prepareTurn({}));
       const parked = await Promise.all(turns.flatMap((t) => Array.from({ length: MAX_SLOTS_PER_TURN }, () => gw.exec(t.agentRunId, { code: park }))));
       expect(parked.map(status)).toEqual(Array(MAX_SUSPENDED_RUNS).fill('waiting'));
-      expect(gw.runsManager.suspendedSlots).toBe(MAX_SUSPENDED_RUNS);
+      expect(gw.diagnostics.suspendedSlots()).toBe(MAX_SUSPENDED_RUNS);
       const other = gw.prepareTurn({});
       // a cell with no host work needs no slot
       expect(status(await gw.exec(other.agentRunId, { code: 'return 2' }))).toBe('completed');
@@ -56,7 +56,7 @@ describe('suspended-run cap', () => {
     } finally {
       await gw.close();
     }
-    expect(gw.runsManager.suspendedSlots).toBe(0);
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
   });
 
   it(`on the ${MAX_SLOTS_PER_TURN + 1}th run of one turn: refused with its share named, while another turn still parks; ending one frees its place`, async () => {
@@ -74,7 +74,7 @@ describe('suspended-run cap', () => {
       expect(status(await gw.exec(gw.prepareTurn({}).agentRunId, { code: park }))).toBe('waiting');
       gw.abortRun(expectWaiting(parked[0]!).runId);
       expect(status(await gw.exec(greedy.agentRunId, { code: park }))).toBe('waiting');
-      expect(gw.runsManager.leaks()).toEqual([]);
+      expect(gw.diagnostics.leaks()).toEqual([]);
     } finally {
       await gw.close();
     }
@@ -94,7 +94,7 @@ describe('suspended-run cap', () => {
       const resumed = expectCompleted(await gw.wait(turns[1]!.agentRunId, { runId: expectWaiting(parked[1]!).runId }));
       expect(resumed.value).toBe(1);
       expect(status(await gw.exec(turns[1]!.agentRunId, { code: park }))).toBe('waiting');
-      expect(gw.runsManager.leaks()).toEqual([]);
+      expect(gw.diagnostics.leaks()).toEqual([]);
     } finally {
       await gw.close();
     }
@@ -135,7 +135,7 @@ describe('snapshot cap', () => {
       const t = gw.prepareTurn({});
       const r = await gw.exec(t.agentRunId, { code: 'const big = Array.from({ length: 20000 }, (_, i) => "row " + i * 7919);\nawait yield_control("park");\nreturn big.length' });
       expect(r).toMatchObject({ status: 'failed', code: 'snapshot_limit_exceeded' });
-      expect(gw.runsManager.suspendedSlots).toBe(0);
+      expect(gw.diagnostics.suspendedSlots()).toBe(0);
     } finally {
       await gw.close();
     }
@@ -220,14 +220,14 @@ describe('leg start-up limit', () => {
     try {
       const t = gw.prepareTurn({});
       const first = expectWaiting(await gw.exec(t.agentRunId, { code: 'return 1' }));
-      expect(gw.runsManager.suspendedSlots).toBe(1);
+      expect(gw.diagnostics.suspendedSlots()).toBe(1);
       const r = await gw.wait(t.agentRunId, { runId: first.runId });
       expect(resumes).toBe(1);
       expect(r).toMatchObject({ status: 'failed', code: 'runtime_unavailable' });
       expect(r.status === 'failed' && r.error).toMatch(/did not get the cell's VM ready within 50 ms .*Run the cell again/);
-      expect(gw.runsManager.suspendedSlots).toBe(0);
+      expect(gw.diagnostics.suspendedSlots()).toBe(0);
       expect(released).toHaveLength(1);
-      expect(gw.runsManager.leaks()).toEqual([]);
+      expect(gw.diagnostics.leaks()).toEqual([]);
       expect(gw.run(first.runId)?.state).toBe('failed');
     } finally {
       await gw.close();
@@ -252,7 +252,7 @@ describe('release', () => {
       expect(thrown).toBe(true);
       expect(r).toMatchObject({ status: 'failed', code: 'internal_error' });
       expect(gw.run(r.telemetry.runId!)?.state).toBe('completed');
-      expect(gw.runsManager.leaks()).toEqual([]);
+      expect(gw.diagnostics.leaks()).toEqual([]);
     } finally {
       off();
       await gw.close();

@@ -29,7 +29,7 @@ async function execWith(valueJson: string) {
   const gw = await testGateway({ executor: completingWith(valueJson) });
   try {
     const t = gw.prepareTurn({});
-    return { result: await gw.exec(t.agentRunId, { code: 'return 1' }), slots: gw.runsManager.suspendedSlots };
+    return { result: await gw.exec(t.agentRunId, { code: 'return 1' }), slots: gw.diagnostics.suspendedSlots() };
   } finally {
     await gw.close();
   }

@@ -12,7 +12,7 @@ import type { RunEvent } from '../runs/types.ts';
 import { expectCompleted, expectWaiting, runReaches, testGateway } from '../testing.ts';
 import { testConfig } from '../tools/testing.ts';
 import type { SqlDatabase } from './database.ts';
-import { openPostgresDatabase, type PostgresDatabase } from './postgres.ts';
+import { openPostgresDatabase } from './postgres.ts';
 import { freshSchema } from './postgres.testing.ts';
 import { openSqliteDatabase } from './sqlite.ts';
 import type { TranscriptEntry } from './types.ts';
@@ -309,7 +309,7 @@ describe.each(backends)('sessions through a Gateway on $name', (backend) => {
       await first.close();
 
       const second = await gateway(sessions);
-      const context = await second.sessions.transcript.context('replay');
+      const context = await second.diagnostics.modelContext('replay');
       expect(context.map((e) => `${e.type}:${'toolCallId' in e.payload ? e.payload.toolCallId : ''}`)).toEqual([
         'tool-call:c1',
         'tool-result:c1',
@@ -317,8 +317,8 @@ describe.each(backends)('sessions through a Gateway on $name', (backend) => {
         'tool-result:c2',
       ]);
       expect(context[2]?.payload).toMatchObject({ tool: 'exec', command: 'return 2' });
-      await second.sessions.transcript.compact('replay', 'two cells ran');
-      expect((await second.sessions.transcript.context('replay')).map((e) => e.type)).toEqual(['compaction']);
+      await second.compactSession({ sessionId: 'replay', summary: 'two cells ran' });
+      expect((await second.diagnostics.modelContext('replay')).map((e) => e.type)).toEqual(['compaction']);
       expect(await load(second, 'replay', 'k')).toBe(1);
     });
 
@@ -358,7 +358,7 @@ describe.each(backends)('sessions through a Gateway on $name', (backend) => {
 
       const compaction = await gw.compactSession({ sessionId: 'forked' });
       expect(compaction.payload.summary).toContain('store keys set: k');
-      expect((await gw.sessions.transcript.context('forked')).map((e) => e.type)).toEqual(['compaction']);
+      expect((await gw.diagnostics.modelContext('forked')).map((e) => e.type)).toEqual(['compaction']);
       expect(await load(gw, 'forked', 'k')).toBe('one');
       await expect(gw.branchSession({ sessionId: 'forked', entryId: 'e_nowhere' })).rejects.toThrow(/is not an entry of session "forked"/);
     });
@@ -368,10 +368,10 @@ describe.each(backends)('sessions through a Gateway on $name', (backend) => {
     const gw = await gateway();
     const t = gw.prepareTurn({ sessionId: 'closing' });
     expectCompleted(await gw.exec(t.agentRunId, { code: 'await store("k", 1); return await sleep({ ms: 1 })' }));
-    const db = gw.sessions.transcript.db;
     await gw.close();
+    const db = gw.diagnostics.sessionDatabase();
     expect(db.open).toBe(false);
-    if (db.dialect === 'postgres') expect((db as PostgresDatabase).openConnections()).toBe(0);
+    if (db.dialect === 'postgres') expect(db.openConnections).toBe(0);
     await expect(gw.transcript('closing')).rejects.toThrow(/is closed/);
   });
 });

@@ -205,7 +205,7 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
         check();
       });
       const late = await gw.wait(t.agentRunId, { runId: expiring.runId });
-      const slots = gw.runsManager.suspendedSlots;
+      const slots = gw.diagnostics.suspendedSlots();
       const ok = timeout.status === 'failed' && timeout.code === 'timeout' && afterAbort.status === 'failed' && late.status === 'failed' && slots === 0;
       return {
         verdict: ok ? 'pass' : 'fail',

@@ -4,6 +4,7 @@ import { TRPCError } from '@trpc/server';
 import type { GatewayApi } from '../gateway-types.ts';
 import type { ServerOptions } from '../config/types.ts';
 import type { Owner } from '../access/owners.ts';
+import type { TestPlanService } from '../testplan/service.ts';
 import { MAX_TOKEN_LENGTH, MAX_TURN_TOKENS } from './schemas.ts';
 import { SubscriberRegistry } from './subscribers.ts';
 import { TurnQuota } from './turn-quota.ts';
@@ -73,6 +74,8 @@ export interface InnerContext {
   gateway: GatewayApi;
   access: Access;
   edge: EdgeState;
+  /** The server's test plan runner (one plan at a time); absent where nothing serves one (router tests, a bare HTTP server). */
+  testPlan?: TestPlanService;
   /** Tokens from the request headers (none through createCaller unless a test gives them). */
   presented: PresentedTokens;
 }
@@ -84,16 +87,19 @@ export interface Context extends InnerContext {
 
 /** The context without any request: what `createCaller` in tests uses. */
 export function createInnerContext(deps: Omit<InnerContext, 'presented'> & { presented?: PresentedTokens }): InnerContext {
-  return { gateway: deps.gateway, access: deps.access, edge: deps.edge, presented: deps.presented ?? NO_TOKENS };
+  return { gateway: deps.gateway, access: deps.access, edge: deps.edge, ...(deps.testPlan ? { testPlan: deps.testPlan } : {}), presented: deps.presented ?? NO_TOKENS };
 }
+
+/** What every request of one server shares: built once, at server start. */
+export type ServerDeps = Pick<InnerContext, 'gateway' | 'edge' | 'testPlan'>;
 
 /**
  * Builds the per-request context for the HTTP adapter. `accessOf` is the HTTP layer's verdict on the request
  * (operator cookie or not); the HTTP server has already refused requests it must not serve.
  */
-export function createContextFactory(gateway: GatewayApi, edge: EdgeState, accessOf: (req: IncomingMessage) => Access) {
+export function createContextFactory(deps: ServerDeps, accessOf: (req: IncomingMessage) => Access) {
   return ({ req }: { req: IncomingMessage; res: ServerResponse }): Context => ({
-    ...createInnerContext({ gateway, access: accessOf(req), edge, presented: presentedTokens(req.headers) }),
+    ...createInnerContext({ ...deps, access: accessOf(req), presented: presentedTokens(req.headers) }),
     req,
   });
 }

@@ -32,7 +32,7 @@ function gatedTool() {
 
 /** The run id of the cell that called the gate with `key` (a completed result carries none). */
 function runOf(gw: Gateway, key: string): string {
-  const run = gw.runsManager.list().find((r) => r.code.includes(`gate({ key: ${JSON.stringify(key)} })`));
+  const run = gw.runs().find((r) => r.code.includes(`gate({ key: ${JSON.stringify(key)} })`));
   if (!run) throw new Error(`no run called the gate with key ${key}`);
   return run.runId;
 }
@@ -76,7 +76,7 @@ describe('worker-pool pressure parking (one worker, one live VM per worker, no e
       expect(nested.map((n) => n.status)).toEqual(['ok']);
     }
     expect(executor.leaks()).toEqual([]);
-    expect(gw.runsManager.leaks()).toEqual([]);
+    expect(gw.diagnostics.leaks()).toEqual([]);
   });
 
   it('on cells moved more than once (two awaited calls each): both calls keep their ids, in order, and output from every worker stay reaches the result', async () => {
@@ -102,7 +102,7 @@ describe('worker-pool pressure parking (one worker, one live VM per worker, no e
     expect(rx.output?.map((l) => l.text)).toEqual(['before x', 'between x', 'after x']);
     expect(ry.output?.map((l) => l.text)).toEqual(['before y', 'between y', 'after y']);
     for (const k of ['x', 'y']) {
-      const runId = gw.runsManager.list().find((r) => r.code.includes(`"before ${k}"`))?.runId ?? '';
+      const runId = gw.runs().find((r) => r.code.includes(`"before ${k}"`))?.runId ?? '';
       const nested = gw.trajectory(runId)?.calls[0]?.nested ?? [];
       const ids = nested.map((n) => n.invocationId);
       expect(ids).toEqual([`${k}1`, `${k}2`].map((key) => gate.calls.find((c) => c.key === key)?.invocationId));
@@ -122,7 +122,7 @@ describe('worker-pool pressure parking (one worker, one live VM per worker, no e
     await until(() => gate.waiting.has('first'), { what: 'the first cell to call the gate' });
     const second = gw.exec(t.agentRunId, { code: cell('second') }, { toolCallId: 'call_second' });
     await until(() => gate.waiting.has('second'), { what: 'the second cell to call the gate' });
-    const firstRun = gw.runsManager.get(runOf(gw, 'first'));
+    const firstRun = gw.run(runOf(gw, 'first'));
     expect(firstRun?.state).toBe('running');
     expect(firstRun?.snapshots).toEqual([expect.objectContaining({ reason: 'pressure' })]);
     gate.reply('first');

@@ -1,0 +1,24 @@
+// The runs face: what the boards show and do with runs (list, one run, trajectories, abort, client-call answers, approvals, live events).
+import type { RunsFace } from '../gateway-types.ts';
+import type { GatewayParts } from './parts.ts';
+
+export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events'>): RunsFace {
+  const { runs, approvals, events } = parts;
+  return {
+    runs: () => runs.list(),
+    run: (runId) => runs.get(runId),
+    trajectory: (runId) => runs.trajectory(runId),
+    trajectoryOtlp: async (runId) => {
+      const t = runs.trajectory(runId);
+      if (!t) return undefined;
+      // the OpenTelemetry encoder loads on the first export, not at start
+      const { trajectoryOtlpJson } = await import('./otlp.ts');
+      return trajectoryOtlpJson(t);
+    },
+    abortRun: (runId) => runs.abortRun(runId),
+    answerClientCall: (req) => runs.answerClientCall(req.runId, req.callId, req),
+    approvals: () => approvals.list(),
+    decideApproval: (req) => approvals.decide(req.approvalId, req.approve, req.reason),
+    subscribe: (listener) => events.subscribe(listener),
+  };
+}
