@@ -1,5 +1,5 @@
-// Refreshes the README's screenshots from a running playground with the shipped config: the hero
-// (public/playground.png), the Sources tab confirming a stdio command and the Test plan tab (docs/screenshots/).
+// Refreshes the docs' screenshots from a running playground with the shipped config: the README's hero
+// (public/playground.png), and docs/sources.md's Sources tab confirming a stdio command and Test plan tab (docs/screenshots/).
 // Usage: `npm start` (or PORT=... npm start), then `node scripts/screenshots.mjs [http://127.0.0.1:3000]`.
 // The other images in docs/screenshots come from the E2E suite (e2e-artifacts/panels, see docs/test-plan.md).
 import { chromium } from '@playwright/test';

@@ -25,8 +25,8 @@ export function meterSegments(meter: Pick<Meter, 'codeModeTurns' | 'directTurns'
 }
 
 /**
- * The meter's "estimate" note: what is counted and how (the formula of server/runs/meter.ts, also in the
- * README and docs/decisions.md).
+ * The meter's "estimate" note: what is counted and how (the formula of server/runs/meter.ts, also
+ * in docs/playground.md and docs/decisions.md, "The token meter").
  */
 export function estimateNote(encoding: string): string {
   return (

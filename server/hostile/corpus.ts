@@ -8,7 +8,7 @@
  *   // options: {"approve"?: true, "typecheck"?: true}   (optional)
  *   // repeat:  N   run the cell N times in a row (optional; a lock-out needs many runs)
  *   // expect-<executor>: {...}   replaces `expect` on that executor, for a documented engine difference
- *               (docs/decisions.md, issue 15); the line after it says which
+ *               (docs/decisions.md, "Executor parity"); the line after it says which
  * Every cell is also held to what no attack may cause: an `internal_error`, a crashed process, or a
  * normal cell (probe.js) failing in the same session afterwards. Runners: corpus.test.ts (the CLI,
  * both executors) and e2e/hostile.spec.ts (the server over HTTP).

@@ -3,7 +3,7 @@
 // An entry id is the primary key of `entries` and, as the next entry's parent, a key of its parent index. Random ids
 // put every insert at a random leaf of both B-trees: with tens of thousands of rows (a cell's nested calls each add
 // one) that was ~40 µs an insert here, against ~10 µs when ids only grow and inserts land on the right-most leaf
-// (bench/README.md, issue 14). So an id is the time, then a counter, then randomness: `e_` + 9 base-36 digits of
+// (bench/README.md, "Where the time went"). So an id is the time, then a counter, then randomness: `e_` + 9 base-36 digits of
 // milliseconds (fixed width, good to the year 5000) + 4 base-36 digits counting ids within that millisecond + 8 hex
 // digits from a UUID, so two processes writing one database in the same millisecond still do not collide. Ids only
 // grow within a process even when the wall clock steps back (the last millisecond is reused and its counter runs on).

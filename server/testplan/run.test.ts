@@ -72,7 +72,7 @@ describe('codemode test-plan', () => {
     try {
       await gw.mcpReady();
       const documentText = readFileSync(join(REPO_ROOT, 'demo/openapi/inventory.yaml'), 'utf8');
-      // the README's port 4011 may be taken here: the same document, called on the test's own port
+      // docs/sources.md's port 4011 may be taken here: the same document, called on the test's own port
       gw.addSource({ kind: 'openapi', name: 'inventory', documentText, baseUrl: inventory.url }, { exposed: false });
       expect(await gw.removeSource('demo')).toBe(true);
       const stdio = { command: 'node', args: ['demo/mcp/server.mjs'] };
