@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionStoreConformance } from './conformance.testing.ts';
 import { SessionStoreError, type SqlDatabase } from './database.ts';
+import { SESSION_MIGRATIONS } from './migrations.ts';
 import { openSqliteDatabase, type SqliteDatabase } from './sqlite.ts';
 import { Transcript } from './transcript.ts';
 
@@ -45,12 +46,12 @@ describe('SQLite files', () => {
     await first.close();
     // what the earlier build left: no version table
     const raw = new Database(temp.path);
-    raw.exec('DROP TABLE schema_migrations');
+    raw.exec('DROP TABLE schema_migrations; DROP TABLE durable_runs; DROP TABLE access_tokens');
     raw.pragma('user_version = 1');
     raw.close();
     const second = transcriptAt(temp.path);
     expect((await second.branch('s')).map((e) => e.type === 'message' && e.payload.text)).toEqual(['from before']);
-    expect(Number((second.db as SqliteDatabase).handle.pragma('user_version', { simple: true }))).toBe(1);
+    expect(Number((second.db as SqliteDatabase).handle.pragma('user_version', { simple: true }))).toBe(SESSION_MIGRATIONS.length);
   });
 
   it('a file whose user_version is newer (a later build that predates schema_migrations checks it too): refused', async () => {
@@ -60,7 +61,7 @@ describe('SQLite files', () => {
     const raw = new Database(temp.path);
     raw.pragma('user_version = 99');
     raw.close();
-    await expect(transcriptAt(temp.path).ready()).rejects.toThrow(/has schema version 99, newer than this build's 1; use a newer build or another sessions\.path/);
+    await expect(transcriptAt(temp.path).ready()).rejects.toThrow(`has schema version 99, newer than this build's ${SESSION_MIGRATIONS.length}; use a newer build or another sessions.path`);
   });
 
   it('a path that cannot be a database (a folder in the way, a text file): refused at open, naming the path and sessions.path', () => {
