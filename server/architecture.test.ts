@@ -40,8 +40,8 @@ const LAYERS: readonly Layer[] = [
   { units: ['source/', 'catalog/'], why: 'cell preparation (checks, transform, typecheck) and the catalog (names, declarations, search)' },
   { units: ['tools/'], why: 'tool definitions and sources: core tools, plugins, policy, MCP connections (below catalog)' },
   {
-    units: ['sessions/', 'results/', 'access/', 'offload/', 'hostile/'],
-    why: 'leaves: the session store and transcript, saved results, tokens and ownership, warm worker threads, the hostile corpus',
+    units: ['sessions/', 'results/', 'access/', 'durable/', 'offload/', 'hostile/'],
+    why: 'leaves: the session store and transcript (and durable-run rows, run notices), saved results, tokens and ownership, sealing parked runs at rest, warm worker threads, the hostile corpus',
   },
   { units: ['config/'], why: 'the config schema, its defaults and activation: read by every layer above' },
   { units: ['errors.ts', 'error-codes.mjs', 'util/'], why: 'typed errors, the error codes every layer may raise, and dependency-free helpers (plain .mjs, so worker threads load them too)' },
