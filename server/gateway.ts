@@ -9,6 +9,8 @@ import { catalogView, mcpServerViews } from './catalog/view.ts';
 import { agentModel, agentCodeModeOptions } from './config/activation.ts';
 import { loadConfigFile, resolveConfigPath } from './config/load.ts';
 import type { CodeModeOptions, ExecutorKind, GatewayConfig } from './config/types.ts';
+import { newGatewayInstanceId } from './durable/instance-id.ts';
+import { durableRunsKey, type SnapshotKey } from './durable/snapshot-key.ts';
 import { CodeModeError, ConfigError } from './errors.ts';
 import type { Executor } from './executors/types.ts';
 import { ControlCalls } from './gateway/control-call.ts';
@@ -81,6 +83,10 @@ export interface GatewayOptions {
 }
 
 export class Gateway implements GatewayApi {
+  /** This start's id (durable/instance-id.ts): lease holders, run notices and messages name this Gateway by it. */
+  readonly instanceId = newGatewayInstanceId();
+  /** The key durable runs are sealed with (runs.durable only): loaded first, so a missing or malformed key stops the start. */
+  readonly snapshotKey?: SnapshotKey;
   readonly runsManager: RunManager;
   /** Session store and transcripts (SQLite at `config.sessions.path`, or PostgreSQL at `config.sessions.url`); the Gateway closes the database. */
   readonly sessions: SessionStore;
@@ -107,6 +113,7 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     this.events.setMaxListeners(0);
+    if (config.runs?.durable) this.snapshotKey = durableRunsKey(opts.env ?? process.env);
     this.redaction = redactionRegistry(config);
     const redact = (code: string) => this.redaction.redact(code);
     try {
@@ -496,6 +503,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     loadConfigFile(
       opts.configPath ?? resolveConfigPath({ argv: opts.argv ?? process.argv.slice(2), env: opts.env ?? process.env, cwd: process.cwd() }),
     );
+  // a durable config without its key stops here, before any tool source or MCP server starts
+  if (config.runs?.durable) durableRunsKey(opts.env ?? process.env);
   const sources = await loadToolSources(config);
   // Started after the other sources load, so a failing load leaves no server process behind.
   for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
@@ -512,6 +521,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   openapi.start();
   const extra = opts.extraTools;
   const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
+  if (gateway.snapshotKey) opts.log?.(`runs.durable: Gateway ${gateway.instanceId} seals parked runs with snapshot key ${gateway.snapshotKey.id}`);
   try {
     // a session database that cannot be used (PostgreSQL unreachable, a schema from a newer build) stops the start here
     await gateway.sessions.ready();
