@@ -42,8 +42,8 @@ const LAYERS: readonly Layer[] = [
   { units: ['source/', 'catalog/'], why: 'cell preparation (checks, transform, typecheck) and the catalog (names, declarations, search)' },
   { units: ['tools/'], why: 'tool definitions and sources: core tools, plugins, policy, MCP connections (below catalog)' },
   {
-    units: ['sessions/', 'results/', 'access/', 'offload/', 'hostile/'],
-    why: 'leaves: the session store and transcript, saved results, tokens and ownership, warm worker threads, the hostile corpus',
+    units: ['sessions/', 'results/', 'access/', 'durable/', 'offload/', 'hostile/'],
+    why: 'leaves: the session store and transcript (and durable-run rows, run notices), saved results, tokens and ownership, sealing parked runs at rest, warm worker threads, the hostile corpus',
   },
   { units: ['config/'], why: 'the config schema, its defaults and activation: read by every layer above' },
   { units: ['errors.ts', 'error-codes.mjs', 'util/'], why: 'typed errors, the error codes every layer may raise, and dependency-free helpers (plain .mjs, so worker threads load them too)' },
@@ -315,8 +315,8 @@ describe(`source files over ${LINE_LIMIT} lines`, () => {
 
 /** The Gateway's own files: the only ones that may touch its parts. */
 const GATEWAY_FILES = /^server\/(gateway\.ts|gateway-types\.ts|gateway\/)/;
-/** Public fields of class Gateway besides its methods (the faces): the edge's ownership checks, the diagnostics seam, and the config it was built from. */
-const GATEWAY_PUBLIC_FIELDS: readonly string[] = ['ownership', 'diagnostics', 'config'];
+/** Public fields of class Gateway besides its methods (the faces): the edge's ownership checks, the diagnostics seam, the config it was built from, and the start's identity (instance id, durable runs' snapshot key). */
+const GATEWAY_PUBLIC_FIELDS: readonly string[] = ['ownership', 'diagnostics', 'config', 'instanceId', 'snapshotKey'];
 /** Names the Gateway once exposed for its parts; code that reads them again reaches past the faces. */
 const RETIRED_GATEWAY_FIELDS: readonly string[] = ['runsManager'];
 /** The Gateway's constructor only wires (parts in gateway/parts.ts, each face in its module): past this many lines it is building again. */

@@ -8,6 +8,8 @@
 import type { ExecutorKind, GatewayConfig, CodeModeOptions } from './config/types.ts';
 import { CodeModeError, ConfigError } from './errors.ts';
 import { loadConfigFile, resolveConfigPath } from './config/load.ts';
+import { newGatewayInstanceId } from './durable/instance-id.ts';
+import { durableRunsKey, type SnapshotKey } from './durable/snapshot-key.ts';
 import type {
   BranchSessionRequest,
   CatalogFace,
@@ -71,6 +73,10 @@ export class Gateway implements GatewayApi {
   readonly ownership: OwnershipApi;
   /** Health readings for tests, the bench and the test plan (slots, leaks, a session's model context, the session database). */
   readonly diagnostics: GatewayDiagnostics;
+  /** This start's id (durable/instance-id.ts): lease holders, run notices and messages name this Gateway by it. */
+  readonly instanceId = newGatewayInstanceId();
+  /** The key durable runs are sealed with (runs.durable only): loaded first, so a missing or malformed key stops the start. */
+  readonly snapshotKey?: SnapshotKey;
   private readonly parts: GatewayParts;
   private readonly faces: Faces;
   private closed = false;
@@ -81,6 +87,7 @@ export class Gateway implements GatewayApi {
     loaded: LoadedSources,
     private readonly opts: GatewayOptions = {},
   ) {
+    if (config.runs?.durable) this.snapshotKey = durableRunsKey(opts.env ?? process.env);
     const parts = buildParts(config, loaded, opts, () => this.closed);
     const assertOpen = () => this.assertOpen();
     const model = modelFace(parts, assertOpen);
@@ -285,6 +292,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     loadConfigFile(
       opts.configPath ?? resolveConfigPath({ argv: opts.argv ?? process.argv.slice(2), env: opts.env ?? process.env, cwd: process.cwd() }),
     );
+  // a durable config without its key stops here, before any tool source or MCP server starts
+  if (config.runs?.durable) durableRunsKey(opts.env ?? process.env);
   const sources = await loadToolSources(config);
   // Started after the other sources load, so a failing load leaves no server process behind.
   for (const warning of config.warnings ?? []) opts.log?.(`config: ${warning}`);
@@ -301,6 +310,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   openapi.start();
   const extra = opts.extraTools;
   const gateway = new Gateway(config, sources, { ...opts, mcp, openapi, extraTools: () => [...(extra?.() ?? []), ...mcp.tools(), ...openapi.tools()] });
+  if (gateway.snapshotKey) opts.log?.(`runs.durable: Gateway ${gateway.instanceId} seals parked runs with snapshot key ${gateway.snapshotKey.id}`);
   try {
     // a session database that cannot be used (PostgreSQL unreachable, a schema from a newer build) stops the start here
     await gateway.ready();

@@ -15,6 +15,7 @@ import {
 } from './issues.ts';
 import { parseJsonText } from './json.ts';
 import { resolveTelemetryOptions, telemetrySchema } from './telemetry.ts';
+import { resolveRuns, runsSchema } from './runs.ts';
 import { resolveSessions, sessionsSchema } from './sessions.ts';
 import { hasShellGrammar, missingGrammarReason } from './shell-grammar.ts';
 import { redactionSchema, resolveRedactionOptions } from './redaction.ts';
@@ -205,6 +206,7 @@ const gatewayFileSchema = strictObject(
     sources: sourcesSchema.optional(),
     workspace: text('the demo workspace folder, relative to the config file').optional(),
     sessions: sessionsSchema.optional(),
+    runs: runsSchema.optional(),
     server: serverOptionsSchema.optional(),
     mcpServer: mcpServerOptionsSchema.optional(),
     telemetry: telemetrySchema.optional(),
@@ -221,7 +223,7 @@ const gatewayFileSchema = strictObject(
       'list the commands the shell exec tool may run',
     ).optional(),
   },
-  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, server, mcpServer, telemetry, redaction, shellAllow',
+  'a gateway config: tools, agents, plugins, mcp, sources, workspace, sessions, runs, server, mcpServer, telemetry, redaction, shellAllow',
 );
 
 function rawAt(json: unknown, segments: readonly PropertyKey[]): unknown {
@@ -280,6 +282,10 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     servers[name] = 'command' in server ? { ...server, cwd: fromRoot(server.cwd ?? '.') } : server;
   }
 
+  const sessions = resolveSessions(file.sessions, fromRoot);
+  const runs = resolveRuns(file.runs, sessions);
+  warnings.push(...runs.warnings);
+
   const config: GatewayConfig = {
     baseDir: root,
     workspace: fromRoot(file.workspace ?? DEFAULT_WORKSPACE),
@@ -302,7 +308,8 @@ export function parseGatewayConfig(json: unknown, baseDir: string): GatewayConfi
     },
     mcp: { servers },
     sources: resolveSources(file.sources, fromRoot),
-    sessions: resolveSessions(file.sessions, fromRoot),
+    sessions,
+    runs: runs.runs,
     mcpServer: resolveMcpServerOptions(file.mcpServer),
     server: resolveServerOptions(file.server, resolveMcpServerOptions(file.mcpServer).maxSessions),
     ...(file.telemetry?.otlp ? { telemetry: resolveTelemetryOptions(file.telemetry) } : {}),

@@ -152,6 +152,12 @@ export interface SourcesConfig {
   maxDocumentBytes: number;
 }
 
+/** `runs` in the config file, resolved. */
+export interface RunsConfig {
+  /** Parked runs kept in the session database, sealed with CODEMODE_SNAPSHOT_KEY (default false: in the process, spec 01). */
+  durable: boolean;
+}
+
 /** The session database: exactly one of a SQLite file (`path`, the embedded default) and a PostgreSQL server (`url`). */
 export type SessionsConfig = { path: string; url?: undefined } | { url: string; path?: undefined };
 
@@ -176,6 +182,8 @@ export interface GatewayConfig {
    * or ":memory:"; or a PostgreSQL URL. Absent on configs built in code: those get an in-memory database.
    */
   sessions?: SessionsConfig;
+  /** How runs park (absent on configs built in code: in the process). */
+  runs?: RunsConfig;
   /** Exposure and request limits of the HTTP server, resolved (a config built in code: resolveServerOptions(undefined)). */
   server: ServerOptions;
   /** The MCP server face, resolved (a config built in code: resolveMcpServerOptions(undefined)). */

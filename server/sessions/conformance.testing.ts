@@ -4,12 +4,14 @@
 // Transcript trees (append under the leaf, branches, ancestry checks, compaction, the model's context view,
 // batched display-only rows), the session store replayed from code-mode-store entries (turn views, failed
 // appends, capacity), schema migrations, concurrent appends from two connections (two Gateways on one
-// database), and damaged rows read back from the database. What the backends do differently (how a fresh
-// database is made, how a fault is injected) are the harness's hooks.
+// database), and damaged rows read back from the database; then the durable-run rows and stored tokens
+// (durable-conformance.testing.ts). What the backends do differently (how a fresh database is made, how a
+// fault is injected) are the harness's hooks.
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.ts';
 import { SessionStoreError, type SqlDatabase, type SqlDialect } from './database.ts';
 import { defaultCompactionSummary } from './compaction.ts';
+import { durableConformance } from './durable-conformance.testing.ts';
 import { SESSION_MIGRATIONS } from './migrations.ts';
 import { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_KEYS, SessionStore, type StoredValue } from './store.ts';
 import { entryRunId, Transcript } from './transcript.ts';
@@ -745,5 +747,7 @@ export function sessionStoreConformance(harness: SessionBackendHarness): void {
         expect(await texts(t, 's')).toEqual(['mine']);
       });
     });
+
+    durableConformance(harness);
   });
 }

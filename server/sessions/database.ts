@@ -12,8 +12,8 @@
 /** Which backend a database is; SQL that differs between them branches on it. */
 export type SqlDialect = 'sqlite' | 'postgres';
 
-/** A statement parameter: the session tables hold only text, integers and nulls. */
-export type SqlParam = string | number | null;
+/** A statement parameter: text, integers and nulls, and bytes (BLOB / BYTEA: a durable run's sealed snapshot). */
+export type SqlParam = string | number | null | Uint8Array;
 
 /** Statements on one connection: the database itself, or the connection a transaction holds. */
 export interface SqlRunner {
@@ -64,6 +64,11 @@ export function closedDatabaseError(db: Pick<SqlDatabase, 'location'>): SessionS
 export function integerColumn(value: unknown): number | undefined {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
   return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A column read as bytes (BLOB / BYTEA arrive as a Buffer); anything else (text a hand edit left, a number) is undefined. */
+export function bytesColumn(value: unknown): Uint8Array | undefined {
+  return value instanceof Uint8Array ? value : undefined;
 }
 
 /** A column read as text (ids, types, payloads); anything else (a number a hand edit left, a blob) is undefined. */

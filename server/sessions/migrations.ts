@@ -8,7 +8,9 @@
 //
 // The transcript is the only owner of session data (spec: "no separate database table, sidecar, or disk
 // cache"): the session store is not a table of its own but is replayed from `code-mode-store` entries, and
-// `sessions` holds only each session's current leaf.
+// `sessions` holds only each session's current leaf. The later tables hold what outlives a process beside it
+// (runs.durable, a departure from spec 01's in-process map): parked runs, sealed (durable-runs.ts), and the
+// digests of turn and session tokens (access/token-store.ts).
 import { SessionStoreError, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
 
 export interface Migration {
@@ -59,6 +61,96 @@ export const SESSION_MIGRATIONS: readonly Migration[] = Object.freeze([
         );
         CREATE INDEX IF NOT EXISTS entries_by_session ON entries(session_id);
         CREATE INDEX IF NOT EXISTS entries_by_parent ON entries(parent_id);`,
+    },
+  },
+  {
+    version: 2,
+    // durable-runs.ts: one row per parked run (runs.durable), its sealed snapshot opaque here; the lease fields say
+    // which Gateway is resuming it and the fence refuses the writes of one whose lease was taken over
+    name: 'durable runs',
+    sql: {
+      sqlite: `
+        CREATE TABLE durable_runs (
+          run_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT NOT NULL,
+          owner_id TEXT NOT NULL,
+          base_image_id TEXT NOT NULL,
+          sealed BLOB NOT NULL,
+          sealed_bytes INTEGER NOT NULL,
+          snapshot_raw_bytes INTEGER NOT NULL,
+          snapshot_stored_bytes INTEGER NOT NULL,
+          parked_at INTEGER NOT NULL,
+          parked_by TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          lease_holder TEXT,
+          lease_expires_at INTEGER,
+          fence INTEGER NOT NULL
+        );
+        CREATE INDEX durable_runs_by_expiry ON durable_runs(expires_at);
+        CREATE INDEX durable_runs_by_turn ON durable_runs(agent_run_id);
+        CREATE INDEX durable_runs_by_owner ON durable_runs(owner_id);
+        CREATE INDEX durable_runs_by_session ON durable_runs(session_id);`,
+      postgres: `
+        CREATE TABLE durable_runs (
+          run_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT NOT NULL,
+          owner_id TEXT NOT NULL,
+          base_image_id TEXT NOT NULL,
+          sealed BYTEA NOT NULL,
+          sealed_bytes BIGINT NOT NULL,
+          snapshot_raw_bytes BIGINT NOT NULL,
+          snapshot_stored_bytes BIGINT NOT NULL,
+          parked_at BIGINT NOT NULL,
+          parked_by TEXT NOT NULL,
+          expires_at BIGINT NOT NULL,
+          state TEXT NOT NULL,
+          lease_holder TEXT,
+          lease_expires_at BIGINT,
+          fence BIGINT NOT NULL
+        );
+        CREATE INDEX durable_runs_by_expiry ON durable_runs(expires_at);
+        CREATE INDEX durable_runs_by_turn ON durable_runs(agent_run_id);
+        CREATE INDEX durable_runs_by_owner ON durable_runs(owner_id);
+        CREATE INDEX durable_runs_by_session ON durable_runs(session_id);`,
+    },
+  },
+  {
+    version: 3,
+    // access/token-store.ts: turn and session tokens that outlive the process, as SHA-256 digests (never the token);
+    // a session has one session token and a turn one turn token, so two Gateways minting one race to a single winner
+    name: 'access tokens',
+    sql: {
+      sqlite: `
+        CREATE TABLE access_tokens (
+          digest TEXT PRIMARY KEY,
+          kind TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT,
+          agent_id TEXT,
+          owner_id TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX access_tokens_one_per_session ON access_tokens(session_id) WHERE kind = 'session';
+        CREATE UNIQUE INDEX access_tokens_one_per_turn ON access_tokens(agent_run_id) WHERE kind = 'turn';
+        CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);`,
+      postgres: `
+        CREATE TABLE access_tokens (
+          digest TEXT PRIMARY KEY,
+          kind TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT,
+          agent_id TEXT,
+          owner_id TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          expires_at BIGINT NOT NULL
+        );
+        CREATE UNIQUE INDEX access_tokens_one_per_session ON access_tokens(session_id) WHERE kind = 'session';
+        CREATE UNIQUE INDEX access_tokens_one_per_turn ON access_tokens(agent_run_id) WHERE kind = 'turn';
+        CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);`,
     },
   },
 ]);

@@ -6,7 +6,7 @@
 // the statement with a SessionStoreError naming the database (password hidden) and sessions.url; SQL errors
 // go to the caller as they are. close() waits for the statements under way, then ends the pool, so a closed
 // Gateway holds no socket.
-import type { Pool, PoolClient } from 'pg';
+import type { Client, Pool, PoolClient } from 'pg';
 import { closedDatabaseError, SessionStoreError, type SqlDatabase, type SqlParam, type SqlRunner } from './database.ts';
 
 // Connections one Gateway holds at most. A statement here is a short indexed read or a small insert, so a few
@@ -133,6 +133,25 @@ export class PostgresDatabase implements SqlDatabase {
         client.release(broken);
       }
     });
+  }
+
+  /**
+   * A connection of its own, outside the pool, for a session that must stay (LISTEN: notifier.ts): connected, or
+   * rejecting with a SessionStoreError naming the database. The caller ends it; it has a no-op 'error' listener
+   * so a fault before the caller's own listener cannot crash the process.
+   */
+  async connectDedicated(applicationName: string): Promise<Client> {
+    if (!this.open) throw closedDatabaseError(this);
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS, application_name: applicationName });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw this.fault(err);
+    }
+    return client;
   }
 
   /** Connections the pool holds now (checked out or idle): 0 before the first statement and after close(). */

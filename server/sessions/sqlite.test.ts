@@ -6,6 +6,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionStoreConformance } from './conformance.testing.ts';
 import { SessionStoreError, type SqlDatabase } from './database.ts';
+import { DurableRunStore } from './durable-runs.ts';
+import { SESSION_MIGRATIONS } from './migrations.ts';
 import { openSqliteDatabase, type SqliteDatabase } from './sqlite.ts';
 import { Transcript } from './transcript.ts';
 
@@ -45,12 +47,12 @@ describe('SQLite files', () => {
     await first.close();
     // what the earlier build left: no version table
     const raw = new Database(temp.path);
-    raw.exec('DROP TABLE schema_migrations');
+    raw.exec('DROP TABLE schema_migrations; DROP TABLE durable_runs; DROP TABLE access_tokens');
     raw.pragma('user_version = 1');
     raw.close();
     const second = transcriptAt(temp.path);
     expect((await second.branch('s')).map((e) => e.type === 'message' && e.payload.text)).toEqual(['from before']);
-    expect(Number((second.db as SqliteDatabase).handle.pragma('user_version', { simple: true }))).toBe(1);
+    expect(Number((second.db as SqliteDatabase).handle.pragma('user_version', { simple: true }))).toBe(SESSION_MIGRATIONS.length);
   });
 
   it('a file whose user_version is newer (a later build that predates schema_migrations checks it too): refused', async () => {
@@ -60,7 +62,7 @@ describe('SQLite files', () => {
     const raw = new Database(temp.path);
     raw.pragma('user_version = 99');
     raw.close();
-    await expect(transcriptAt(temp.path).ready()).rejects.toThrow(/has schema version 99, newer than this build's 1; use a newer build or another sessions\.path/);
+    await expect(transcriptAt(temp.path).ready()).rejects.toThrow(`has schema version 99, newer than this build's ${SESSION_MIGRATIONS.length}; use a newer build or another sessions.path`);
   });
 
   it('a path that cannot be a database (a folder in the way, a text file): refused at open, naming the path and sessions.path', () => {
@@ -90,6 +92,32 @@ describe('SQLite files', () => {
     expect(sessions.find((s) => s.sessionId === 's')).toMatchObject({ leafId: null, createdAt: 0 });
     await t.branchFrom('s', a.id);
     expect((await t.branch('s')).map((e) => e.id)).toEqual([a.id]);
+  });
+
+  it('durable rows whose column types a hand edit changed (text for the blob, text for a time, a blob for an id): read as damage naming the column, never thrown', async () => {
+    const temp = tempPath();
+    cleanup.push(() => temp.remove());
+    const db = openSqliteDatabase(temp.path);
+    cleanup.push(() => db.close());
+    const store = new DurableRunStore(db);
+    const park = (runId: string) =>
+      store.park({ runId, sessionId: 's', agentRunId: 'ar', ownerId: 'local', baseImageId: 'base', sealed: new Uint8Array([1, 2, 3]), snapshotRawBytes: 1, snapshotStoredBytes: 1, expiresAt: Date.now() + 60_000, parkedBy: 'gw_AAAAAAAAAAAAAAAA' });
+    const edits: Array<[string, string, string]> = [
+      ['blob', "UPDATE durable_runs SET sealed = 'abc' WHERE run_id = ?", 'its sealed is not bytes'],
+      ['time', "UPDATE durable_runs SET expires_at = 'soon' WHERE run_id = ?", 'its expires_at is not a whole number'],
+      ['id', "UPDATE durable_runs SET session_id = x'0102' WHERE run_id = ?", 'its session_id is not a non-empty text'],
+    ];
+    for (const [name, sql, what] of edits) {
+      await park(name);
+      await db.run(sql, [name]);
+      const read = await store.get(name);
+      expect(read?.ok === false && read.reason, name).toContain(what);
+      const claim = await store.claim(name, 'gw_AAAAAAAAAAAAAAAA');
+      expect(claim.kind, name).toBe('damaged');
+    }
+    expect((await store.list()).map((r) => [r.ok ? r.run.runId : r.runId, r.ok]).sort()).toEqual([['blob', true], ['id', false], ['time', false]]);
+    await expect(store.deleteExpired()).resolves.toEqual([]);
+    await expect(store.counts()).resolves.toMatchObject({ runs: expect.any(Number) });
   });
 
   it('two connections of one process to one file take turns (neither blocks the event loop on the other lock)', async () => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
-import { baseImage } from './base-image.ts';
+import { baseImage, baseImageId } from './base-image.ts';
 import { WorkerPool, type PoolStats } from './pool.ts';
 import { holdStealGuard, replySpinData, replySpinUs } from '../reply-spin.ts';
 import { WARM_UP_BODY, WARM_UP_BOOT, WARM_UP_LIMITS, WARM_UP_VALUE_JSON } from '../warm-up-cell.mjs';
@@ -43,7 +43,7 @@ let compiled: { module: WebAssembly.Module; hash: Uint8Array } | undefined;
  * The QuickJS WASM module, compiled once per process and shared with every worker (a module is
  * cloneable across threads), so a new worker, an extra one included, skips compilation.
  */
-function quickjsModule(): { module: WebAssembly.Module; hash: Uint8Array } {
+export function quickjsModule(): { module: WebAssembly.Module; hash: Uint8Array } {
   if (!compiled) {
     const bytes = readFileSync(createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm'));
     compiled = { module: new WebAssembly.Module(bytes), hash: new Uint8Array(createHash('sha256').update(bytes).digest()) };
@@ -55,6 +55,11 @@ export class QuickJsExecutor implements Executor {
   readonly kind = 'quickjs' as const;
   /** A snapshot resumes on any worker: pool pressure may move a VM that waits on the host (pool.ts). */
   readonly pressureParking = true;
+  /**
+   * The content-addressed id of the image every VM of this executor starts from (base-image.ts baseImageId): a
+   * durable run's sealed row names it, and a snapshot taken on another id is refused rather than restored wrongly.
+   */
+  readonly baseImageId: string;
   private readonly pool: WorkerPool;
   /** Ends this executor's hold on the steal guard (reply-spin.ts), at close. */
   private readonly releaseStealGuard: () => void;
@@ -68,7 +73,9 @@ export class QuickJsExecutor implements Executor {
     const wasm = quickjsModule();
     const maxStackSizeBytes = opts.maxStackSizeBytes ?? DEFAULT_MAX_STACK_SIZE_BYTES;
     // built once per process on this thread while the workers start; every worker diffs against it
-    const base = baseImage(wasm.module, wasm.hash, { maxStackSizeBytes, ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) });
+    const imageOptions = { maxStackSizeBytes, ...(opts.preludePrefix !== undefined ? { preludePrefix: opts.preludePrefix } : {}) };
+    const base = baseImage(wasm.module, wasm.hash, imageOptions);
+    this.baseImageId = baseImageId(wasm.hash, imageOptions);
     const spin = replySpinData(opts.replySpinUs ?? replySpinUs());
     this.workers = opts.workers ?? Math.max(1, Math.min(4, availableParallelism()));
     this.pool = new WorkerPool({

@@ -1,0 +1,86 @@
+// The `runs.durable` config field and what a Gateway does with it today: the snapshot key checked at start, a warning that parking is not durable yet, an instance id per start.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { configError } from '../config/testing.ts';
+import { parseGatewayConfig } from '../config/load.ts';
+import { DURABLE_NOT_WIRED_WARNING } from '../config/runs.ts';
+import { createGateway, Gateway } from '../gateway.ts';
+import { testConfig } from '../tools/testing.ts';
+import { isGatewayInstanceId, newGatewayInstanceId } from './instance-id.ts';
+import { loadSnapshotKey } from './snapshot-key.ts';
+
+const base = '/srv/playground';
+const loaded = { tools: [], plugins: [], pluginErrors: [] };
+/** This process's environment without a snapshot key, plus `vars`. */
+const envOf = (vars: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, CODEMODE_SNAPSHOT_KEY: undefined, ...vars });
+const keyEnv = envOf({ CODEMODE_SNAPSHOT_KEY: randomBytes(32).toString('base64') });
+
+describe('runs.durable', () => {
+  it('absent: off, and no warning about it', () => {
+    const config = parseGatewayConfig({}, base);
+    expect(config.runs).toEqual({ durable: false });
+    expect(config.warnings ?? []).toEqual([]);
+  });
+
+  it('true: on, with a warning that parked runs still live in the process; with an in-memory session database, another warning', () => {
+    const onFile = parseGatewayConfig({ runs: { durable: true } }, base);
+    expect(onFile.runs).toEqual({ durable: true });
+    expect(onFile.warnings).toEqual([DURABLE_NOT_WIRED_WARNING]);
+    const inMemory = parseGatewayConfig({ runs: { durable: true }, sessions: { path: ':memory:' } }, base);
+    expect(inMemory.warnings?.[1]).toContain('which is in memory (sessions.path ":memory:"): they cannot outlive the process');
+    expect(parseGatewayConfig({ runs: { durable: true }, sessions: { url: 'postgres://db/app' } }, base).warnings).toEqual([DURABLE_NOT_WIRED_WARNING]);
+  });
+
+  it('a value that is not true or false, or an unknown key: refused naming the field and what it does', () => {
+    const wrongType = configError(() => parseGatewayConfig({ runs: { durable: 'yes' } }, base));
+    expect(wrongType.path).toBe('runs.durable');
+    expect(wrongType.message).toContain('expected true or false');
+    expect(wrongType.message).toContain('sealed with CODEMODE_SNAPSHOT_KEY');
+    expect(configError(() => parseGatewayConfig({ runs: { durabel: true } }, base)).path).toBe('runs.durabel');
+    expect(configError(() => parseGatewayConfig({ runs: true }, base)).path).toBe('runs');
+  });
+
+  it('a Gateway with runs.durable and no CODEMODE_SNAPSHOT_KEY (or a malformed one) does not start: a ConfigError naming runs.durable and how to make a key', async () => {
+    const config = testConfig({ runs: { durable: true } });
+    for (const env of [envOf(), envOf({ CODEMODE_SNAPSHOT_KEY: 'hunter2' })]) {
+      const error = configError(() => new Gateway(config, loaded, { env }));
+      expect(error.path).toBe('runs.durable');
+      expect(error.message).toContain('openssl rand -base64 32');
+      expect(error.message).not.toContain('hunter2');
+    }
+    await expect(createGateway({ config, env: envOf() })).rejects.toThrow(/runs\.durable: durable runs are sealed with a key of their own, and CODEMODE_SNAPSHOT_KEY is not set/);
+  });
+
+  it('with a key: the Gateway loads it (its id is logged at start); without runs.durable no key is asked for', async () => {
+    const lines: string[] = [];
+    const gateway = await createGateway({ config: testConfig({ runs: { durable: true } }), env: keyEnv, log: (line) => lines.push(line) });
+    try {
+      expect(gateway.snapshotKey?.id).toBe(loadSnapshotKey(keyEnv).id);
+      expect(lines).toContain(`runs.durable: Gateway ${gateway.instanceId} seals parked runs with snapshot key ${gateway.snapshotKey?.id}`);
+    } finally {
+      await gateway.close();
+    }
+    const plain = new Gateway(testConfig(), loaded, { env: envOf() });
+    try {
+      expect(plain.snapshotKey).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('the Gateway instance id', () => {
+  it('random at each start, of one shape; a value of another shape is not taken for one', async () => {
+    const ids = new Set(Array.from({ length: 50 }, () => newGatewayInstanceId()));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(isGatewayInstanceId(id)).toBe(true);
+    for (const bad of ['', 'gw_', 'gw_short', `gw_${'a'.repeat(17)}`, 'xx_AAAAAAAAAAAAAAAA', 7, null]) expect(isGatewayInstanceId(bad)).toBe(false);
+    const [a, b] = [new Gateway(testConfig(), loaded), new Gateway(testConfig(), loaded)];
+    try {
+      expect(isGatewayInstanceId(a.instanceId)).toBe(true);
+      expect(a.instanceId).not.toBe(b.instanceId);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
