@@ -136,7 +136,7 @@ export async function legTo(run: Run, outcome: LegOutcome): Promise<void> {
   await ran;
 }
 
-/** A run brought into `state` by its own transitions (waiting: parked with a fake snapshot). An expired run comes only from its TTL timer. */
+/** A run brought into `state` by its own transitions (waiting: parked with a fake snapshot). An expired run comes from a restore (Run.restore with a past expiresAt). */
 export async function runIn(state: Exclude<RunState, 'expired'>, host: RunHost = testHost(), executor: Executor = scriptedExecutor()): Promise<Run> {
   const run = startedRun(host, executor);
   switch (state) {

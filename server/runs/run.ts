@@ -6,6 +6,8 @@
 //
 //   start     (an exec)         -> running    a new run; its first leg opens at once
 //   fork      (runs.fork)       -> waiting    a new run from a waiting QuickJS run's snapshot, records and replies
+//   restore   (a run record)    -> waiting    a run written out (toRecord) read back, here or in another process
+//                                             (an ended one comes back ended, for the board only)
 //   openLeg   running           -> running    an exec or wait opens a leg (one at a time); runLeg awaits its end
 //   park      running           -> waiting    the leg parked: the run holds its continuation until a wait, TTL or abort
 //   resume    waiting           -> running    a wait takes the run (its TTL stops)
@@ -21,9 +23,10 @@
 // run map. Nested calls (nested.ts) ask the record to admit, deliver and answer their requests; settling a leg's
 // outcome (settle.ts) picks complete, fail or park.
 //
-// What a run is (state, requests with their replies, counters, call and snapshot records, clock readings) is its
-// data (run-record.ts RunData), apart from what this process holds for it (executor, live leg, abort controller,
-// timers, the waker of an idle wait, client-call promises, the turn's catalog and stores).
+// What a run is (ids, its turn by id, state, seed, clock readings, requests with their inputs, replies and status,
+// the TTL deadline, counters, the snapshot's reference and sizes, call records) is written out as plain JSON by
+// toRecord (run-record.ts); what this process holds for it (executor, live leg, abort controller, timers, the
+// waker of an idle wait, client-call promises, the turn's catalog and stores) is not, and a restore is given it.
 import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { NestedCallKind } from '../bridge/describe.ts';
@@ -33,18 +36,19 @@ import type { BridgeReply, BridgeRequest, ClockReadings, CodeModeOutput, LegLimi
 import type { Catalog } from '../catalog/types.ts';
 import { CODE_MODE_LIMIT_BOUNDS } from '../config/schema.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
-import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
-import type { Continuation, Leg, LegOutcome, PressureEvent } from '../executors/types.ts';
+import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
+import type { Continuation, Executor, Leg, LegOutcome, PressureEvent } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
 import { ExecutionBudget } from './budget.ts';
+import { CassetteReplayer } from './cassette.ts';
 import { startRecording, type ClockRecording } from './clock.ts';
 import { legStartTimeoutMessage } from './messages.ts';
 import { resultToModelText } from './model-text.ts';
 import { failedResult } from './results.ts';
 import { RunDispatch } from './run-dispatch.ts';
-import { newRunData, type HostRequest, type RunData } from './run-record.ts';
+import { continuationOf, dataOf, newRunData, recordOf, RunRecordError, type HostRequest, type RunData, type RunRecord } from './run-record.ts';
 import type { RunCell, RunHost, StartCell, TurnScope } from './scope.ts';
 import { jsonTokens, textTokens } from './tokens.ts';
 import { snapshotRecord } from './trajectory.ts';
@@ -121,6 +125,17 @@ export interface ClientCall {
   reject: (e: Error) => void;
 }
 
+/** What a restore is given besides the record: the process-local part of the run. */
+export interface RestoreHandles {
+  host: RunHost;
+  /** The scope of the record's turn in this process (its agentRunId and sessionId must be the record's). */
+  turn: TurnScope;
+  /** The executor of the record's kind. */
+  executor: Executor;
+  /** A waiting QuickJS run's snapshot: the encoded bytes the record names by SHA-256. */
+  snapshot?: Uint8Array;
+}
+
 /** The run's own listeners on its abort signal (an exec or wait blocked on the run, its approvals), with room to spare. */
 const RUN_OWN_ABORT_LISTENERS = 8;
 /** Listeners the run's abort signal may have at once: one per nested call in flight (at most maxPendingToolCalls), and the run's own. */
@@ -128,7 +143,7 @@ const RUN_ABORT_LISTENERS = CODE_MODE_LIMIT_BOUNDS.maxPendingToolCalls.max + RUN
 
 const newRunId = () => `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 
-/** What a run is born with besides its scope and cell: a fresh one's or a fork's. */
+/** What a run is born with besides its scope and cell: a fresh one's, a fork's or a restored record's. */
 interface Birth {
   runId: string;
   displayCode: string;
@@ -140,10 +155,10 @@ export class Run {
   readonly cellId: string;
   /** The cell's source as history, the board and approvals show it: credentials masked. */
   readonly displayCode: string;
-  /** What the run is (run-record.ts): only this class changes it. */
+  /** What the run is (run-record.ts): only this class changes it, and toRecord writes it out. */
   private readonly d: RunData;
 
-  // what this process holds for it
+  // what this process holds for it: never in a record, supplied again by a restore
   /**
    * The projection finalized when the cell started: bridge calls and every resume use it, so a turn
    * that later appends client tools changes what new cells see, never a running or parked one.
@@ -252,6 +267,41 @@ export class Run {
       d.requests.set(id, copy);
     }
     return { fork, redispatch: again };
+  }
+
+  /**
+   * A run read back from its record (parseRunRecord checked it), with what this process holds for it: a waiting
+   * run claims its slot again (CodeModeError runtime_unavailable when the cap is full) and its TTL runs to the
+   * recorded deadline; an ended run comes back for the board and history only. Requests that were in flight when
+   * the record was written stay pending: their outcome went with the process that wrote it, and the caller decides
+   * what they become. RunRecordError when the record does not fit this turn, executor or snapshot.
+   */
+  static restore(record: RunRecord, handles: RestoreHandles): Run {
+    const { host, turn, executor } = handles;
+    const refuse = (why: string): never => {
+      throw new RunRecordError(`run record ${record.runId}: ${why}`);
+    };
+    if (record.state === 'running') refuse('it was written while a leg ran, and that leg lived in the process that wrote it; only a waiting or ended run restores');
+    if (turn.agentRunId !== record.scope.agentRunId || turn.sessionId !== record.scope.sessionId) {
+      refuse(`it belongs to agent run ${record.scope.agentRunId} of session ${record.scope.sessionId}, not to the turn given (${turn.agentRunId}, ${turn.sessionId})`);
+    }
+    if (executor.kind !== record.cell.executor) refuse(`it ran on the ${record.cell.executor} executor, not on ${executor.kind}`);
+    const continuation = record.state === 'waiting' ? continuationOf(record, handles.snapshot) : undefined;
+    const { replay, displayCode, ...cell } = record.cell;
+    const run = new Run(host, turn, { ...cell, executor, ...(replay ? { replay: new CassetteReplayer(replay.cassette, replay.used) } : {}) }, { runId: record.runId, displayCode, data: dataOf(record) });
+    if (run.cellId !== record.cellId) refuse(`its cell id ${record.cellId} is not the one its turn, exec call and run id give (${run.cellId})`);
+    if (!continuation) {
+      run._released = true;
+      run.abortController.abort();
+      return run;
+    }
+    run._continuation = continuation;
+    if (record.holdsSlot) {
+      const full = run.claimSlot();
+      if (full !== undefined) throw new CodeModeError('runtime_unavailable', full);
+    }
+    run.armTtl(record.expiresAt ?? Date.now() + turn.options.snapshotTtlSeconds * 1000);
+    return run;
   }
 
   // ---- what the run is, read (run-record.ts RunData) ---------------------------------------------------
@@ -777,6 +827,14 @@ export class Run {
       if (this._clientCalls.size > 0) out.push(`ended run ${this.runId} still has client calls`);
     }
     return out;
+  }
+
+  /**
+   * What the run is, as plain JSON data (run-record.ts; a copy: later changes of the run do not reach it). A
+   * QuickJS snapshot is named by reference; its bytes are `continuation.snapshot`.
+   */
+  toRecord(): RunRecord {
+    return recordOf(this, this.turn, this.cell, this.d, this._continuation);
   }
 }
 

@@ -14,7 +14,7 @@
 // A leg's budget is held until its VM is ready (startMs, restoreMs): the budget measures the guest.
 //
 // This file holds the manager: the run map, slots, history and the public API. The run record and every change
-// of a run (its transitions, their checks, what an end gives back) is run.ts, its data run-record.ts;
+// of a run (its transitions, their checks, what an end gives back) is run.ts, its durable part run-record.ts;
 // nested calls nested.ts (and the context they are dispatched with, run-dispatch.ts); settling a leg settle.ts;
 // results results.ts; views trajectory.ts; model-facing text messages.ts; forks fork.ts; cassettes cassette.ts.
 import { CodeModeError, InvalidInputError } from '../errors.ts';
@@ -31,6 +31,7 @@ import { recordCassette, type Cassette } from './cassette.ts';
 import { guestClock } from './clock.ts';
 import { failedResult, waitingResult } from './results.ts';
 import { isTerminal, legLimits, Run, RunTransitionError, runMapLeaks, type LiveLeg } from './run.ts';
+import type { RunRecord } from './run-record.ts';
 import type { ApprovalRequester, RunHost, StartCell, TurnScope } from './scope.ts';
 import { settleFailed, settleLeg } from './settle.ts';
 import { trajectory, view } from './trajectory.ts';
@@ -206,6 +207,17 @@ export class RunManager {
 
   cassette(runId: string): Cassette | undefined {
     return this.project(runId, recordCassette);
+  }
+
+  /**
+   * What run `runId` is, written out (run-record.ts: plain JSON, every guest string in it), and a parked QuickJS
+   * run's snapshot bytes, which the record names by SHA-256. Durable runs persist these two.
+   */
+  record(runId: string): { record: RunRecord; snapshot?: Uint8Array } | undefined {
+    const run = this.find(runId);
+    if (!run) return undefined;
+    const cont = run.continuation;
+    return { record: run.toRecord(), ...(cont?.executor === 'quickjs' ? { snapshot: cont.snapshot } : {}) };
   }
 
   async close(): Promise<void> {
