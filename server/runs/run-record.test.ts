@@ -129,6 +129,30 @@ describe('a parked run written out and read back', () => {
     expect(executor.leaks()).toEqual([]);
   });
 
+  it('on a replaying run: the record carries its cassette and which calls it used, and the restored run goes on from the next one', async () => {
+    const gw = await testGateway({ executor, tools: [echo] });
+    const code = 'const a = await echo({ n: 1 }); await yield_control("p"); const b = await echo({ n: 1 }); return { a, b };';
+    const t = gw.prepareTurn({ sessionId: 'record-replay' });
+    const first = expectWaiting(await gw.exec(t.agentRunId, { code }));
+    expectCompleted(await gw.wait(t.agentRunId, { runId: first.runId }));
+    const cassette = JSON.parse(JSON.stringify(gw.cassette(first.runId))) as Record<string, unknown>;
+    const replaying = expectWaiting(await gw.exec(t.agentRunId, {}, { replay: cassette }));
+
+    const { record, snapshot } = gw.runsManager.record(replaying.runId)!;
+    expect(record.cell.replay?.used).toEqual([0]);
+    expect(record.cell.replay?.cassette.calls.map((c) => c.tool)).toEqual(['echo', 'echo']);
+    const back = parseRunRecord(JSON.parse(JSON.stringify(record)));
+    expect(back).toStrictEqual(record);
+    const restored = Run.restore(back, { host: testHost(), turn: testTurn({ agentRunId: t.agentRunId, sessionId: 'record-replay' }), executor, snapshot: snapshot! });
+    expect(restored.toRecord()).toStrictEqual(record);
+    // the call it used stays used: the same input takes the cassette's second call, and a third has none left
+    const replay = restored.cell.replay!;
+    expect(replay.answer({ id: 'x1', op: 'call', tool: 'echo', input: { n: 1 } }, 'echo')).toMatchObject({ reply: { ok: true } });
+    expect(replay.answer({ id: 'x2', op: 'call', tool: 'echo', input: { n: 1 } }, 'echo')).toMatchObject({ mismatch: expect.stringMatching(/every call it holds was already used/) });
+    restored.abort('the test is over');
+    gw.abortRun(replaying.runId);
+  });
+
   it('on a record given another turn, another snapshot, none, or another executor: refused with RunRecordError naming why', async () => {
     const gate = gateTool();
     const gw = await testGateway({ executor, tools: [gate.tool, echo] });
