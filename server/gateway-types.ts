@@ -2,6 +2,7 @@
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
+import type { RunRecord } from './runs/run-record.ts';
 import type { ApprovalView, CodeModeExecInput, ForkReply, CodeModeResult, RunEvent, RunView, TrajectoryExport } from './runs/types.ts';
 import type { SessionStoreEntry, TranscriptEntry } from './sessions/types.ts';
 import type { TranscriptPage, TranscriptPageOptions } from './sessions/transcript-page.ts';
@@ -296,6 +297,8 @@ export interface GatewayDiagnostics {
   /** The entries a model's context is rebuilt from for `sessionId` (its control calls since the last compaction). */
   modelContext(sessionId: string): Promise<TranscriptEntry[]>;
   sessionDatabase(): SessionDatabaseState;
+  /** A run as durable runs will write it out (runs/run-record.ts): its record, and a QuickJS snapshot's bytes beside it; undefined for an unknown run. */
+  runRecord(runId: string): { record: RunRecord; snapshot?: Uint8Array } | undefined;
 }
 
 /** One executor's row of Gateway.compareExecutors (the playground's comparison view, `codemode run --executor all`). */

@@ -9,6 +9,7 @@ export function gatewayDiagnostics(parts: Pick<GatewayParts, 'runs' | 'sessions'
   return {
     suspendedSlots: () => runs.suspendedSlots,
     leaks: () => runs.leaks(),
+    runRecord: (runId) => runs.record(runId),
     modelContext: (sessionId) => sessions.transcript.context(sessionId),
     sessionDatabase: () => {
       const db = sessions.transcript.db;

@@ -178,9 +178,21 @@ export class CassetteReplayer {
   private readonly used: boolean[];
   private readonly keys: string[];
 
-  constructor(readonly cassette: Cassette) {
+  /** `used`: indexes of calls an earlier replayer of the same run already answered (a run record read back). */
+  constructor(
+    readonly cassette: Cassette,
+    used: readonly number[] = [],
+  ) {
     this.used = cassette.calls.map(() => false);
+    for (const i of used) this.used[i] = true;
     this.keys = cassette.calls.map((c) => `${c.tool}\0${canonicalJson(c.input)}`);
+  }
+
+  /** Indexes of the calls answered so far (what a run record keeps of the replay). */
+  usedCalls(): number[] {
+    const out: number[] = [];
+    this.used.forEach((u, i) => u && out.push(i));
+    return out;
   }
 
   /** The reply for request `req` (op `call`) labelled `tool`, or a replay_mismatch message naming the call. */

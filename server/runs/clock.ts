@@ -62,6 +62,14 @@ export class ClockRecording {
     readonly startMs: number,
   ) {}
 
+  /** A recording as toJSON wrote it (a run record read back; checked by checkRecordedClock). */
+  static fromJSON(recorded: RecordedClock & { mode: ClockMode }): ClockRecording {
+    const out = new ClockRecording(recorded.mode, recorded.startMs);
+    out.runs.push(...recorded.runs);
+    out.dropped = recorded.dropped ?? 0;
+    return out;
+  }
+
   /** The recording a fork continues from: the same start, the parent's readings so far. */
   copy(): ClockRecording {
     const out = new ClockRecording(this.mode, this.startMs);
@@ -92,8 +100,8 @@ export class ClockRecording {
     return n;
   }
 
-  /** The recording as a cassette carries it. */
-  toJSON(): RecordedClock {
+  /** The recording as a cassette (and a run record) carries it. */
+  toJSON(): RecordedClock & { mode: ClockMode } {
     return { mode: this.mode, startMs: this.startMs, runs: [...this.runs], ...(this.dropped > 0 ? { dropped: this.dropped } : {}) };
   }
 }

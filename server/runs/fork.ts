@@ -23,7 +23,7 @@ export const DEFAULT_FORK_ERROR_CODE = 'tool_error';
 export function forkRefusal(run: Run | undefined, runId: string): string | undefined {
   if (!run) return `no waiting run "${runId.slice(0, 80)}" to fork: it never existed, was released or expired; pick a waiting run from runs.list`;
   if (isTerminal(run.state)) return `run ${run.runId} is ${run.state}; only a waiting run can be forked (its snapshot is released when it ends)`;
-  if (run.state !== 'waiting' || run.live || run.wake) {
+  if (run.state !== 'waiting' || run.resuming) {
     return `run ${run.runId} is being resumed by a wait right now; fork it once that wait returns a waiting result`;
   }
   const cont = run.continuation;
@@ -102,51 +102,21 @@ function jsonCopy(value: unknown, what: string): unknown {
 
 /**
  * The fork of `parent` (the run mapped under `runId`): a new run of the same turn and cell holding the parent's
- * snapshot, with the caller's `replies` (hostile, checked) settled in it. Returns it with the requests it must
- * dispatch again (the parent's unsettled calls the caller did not answer); the RunManager maps it, claims its
- * slot and dispatches them. Throws InvalidInputError when the run cannot be forked or a reply is wrong.
+ * snapshot, with the caller's `replies` (hostile, checked) settled in it (Run.fork copies the rest). Returns it
+ * with the requests it must dispatch again (the parent's unsettled calls the caller did not answer); the
+ * RunManager maps it, claims its slot and dispatches them. Throws InvalidInputError when the run cannot be forked
+ * or a reply is wrong.
  */
 export function forkRun(parent: Run | undefined, runId: string, rawReplies: unknown): { parent: Run; fork: Run; redispatch: HostRequest[] } {
   const refusal = forkRefusal(parent, runId);
   if (refusal || !parent) throw new InvalidInputError(refusal ?? `no waiting run "${runId.slice(0, 80)}" to fork`);
   const replies = checkForkReplies(parent, rawReplies);
-  const fork = new Run(parent.turn, parent.cell);
-  const cont = parent.continuation!;
-  // a snapshot is immutable bytes: each resume sends its own copy to a worker
-  fork.continuation = { ...cont };
-  fork.state = 'waiting';
-  if (parent.reason) fork.reason = parent.reason;
-  fork.forkedFrom = { runId: parent.runId, suspension: suspensionNumber(parent) };
-  // the parent's clock readings up to this suspension: the fork's own cassette replays from the cell's start
-  fork.clock = parent.clock.copy();
-  fork.queued = [...parent.queued];
-  fork.yieldRequestId = parent.yieldRequestId;
-  fork.guestInFlight = parent.guestInFlight;
-  fork.nestedCount = parent.nestedCount;
-  fork.counters = { ...parent.counters };
-  fork.networkContent = parent.networkContent;
-  for (const [k, v] of parent.storeBuffer) fork.storeBuffer.set(k, v);
-  fork.snapshots.push(...parent.snapshots.map((s) => ({ ...s })));
-  fork.calls.push(...parent.calls.map((c) => ({ ...c })));
-  const again: HostRequest[] = [];
-  for (const [id, host] of parent.requests) {
-    const record = { ...host.record };
-    const copy: HostRequest = { req: host.req, record, delivered: host.delivered };
-    if (!host.delivered) {
-      const edited = replies.get(id);
-      if (edited) settleByFork(copy, edited);
-      else if (host.settled) copy.settled = host.settled;
-      else {
-        // dispatched again, by the fork: a fresh invocation id of the fork's cell, never the parent's
-        record.invocationId = `${fork.cellId}:${++fork.nestedCount}`;
-        again.push(copy);
-      }
-    } else if (host.settled) {
-      copy.settled = host.settled;
-    }
-    fork.requests.set(id, copy);
-  }
-  return { parent, fork, redispatch: again };
+  const { fork, redispatch } = Run.fork(parent, { runId: parent.runId, suspension: suspensionNumber(parent) }, (copy) => {
+    const edited = replies.get(copy.req.id);
+    if (edited) settleByFork(copy, edited);
+    return edited !== undefined;
+  });
+  return { parent, fork, redispatch };
 }
 
 function settleByFork(host: HostRequest, reply: BridgeReply): void {

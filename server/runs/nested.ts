@@ -1,19 +1,17 @@
 // A run's nested calls: each guest request of a frontier is checked, recorded in the trajectory and dispatched
 // on the Gateway with the run's scope; each reply is recorded, then delivered into the live VM or kept for the
-// next wait. The RunManager owns the slot cap, failures and events (NestedCallEnv); this module, the records.
+// next wait. The run record (run.ts) admits requests, counts them in flight, holds the slot and decides a failure;
+// this module owns the call records (their previews, status and timing) and when a reply goes where.
 import { dispatchRequest } from '../bridge/dispatcher.ts';
 import { describeRequest, resolveCallTarget, type NestedCallKind } from '../bridge/describe.ts';
 import { observe } from '../catalog/infer-type.ts';
 import { wantsInference } from '../catalog/inferred-overlay.ts';
 import type { BridgeReply, BridgeRequest } from '../bridge/protocol.ts';
-import type { SessionStore } from '../sessions/store.ts';
-import type { CodeModeErrorCode } from '../errors.ts';
 import { hostFaultMessage, malformedFrontierMessage } from './messages.ts';
 import { previewOfError, previewOfJson } from './preview.ts';
 import { textTokens } from './tokens.ts';
-import { isTerminal, type HostRequest, type LiveLeg, type Run } from './run.ts';
-import { dispatchContext } from './run-dispatch.ts';
-import type { NestedCallRecord, RunEvent } from './types.ts';
+import type { HostRequest, LiveLeg, Run } from './run.ts';
+import type { NestedCallRecord } from './types.ts';
 
 /** What only the run can check about a frontier: fresh unique ids, the in-flight cap, cancels of its own ids. */
 export function checkFrontier(run: Run, requests: BridgeRequest[], cancels: string[]): string | undefined {
@@ -32,17 +30,12 @@ export function checkFrontier(run: Run, requests: BridgeRequest[], cancels: stri
   return undefined;
 }
 
-/** Count a checked request in flight and open its trajectory record under the exec/wait call `parentCallId`. */
+/** Admit a checked request into the run (counted in flight) and open its trajectory record under the exec/wait call `parentCallId`. */
 export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: string): HostRequest {
-  run.guestInFlight++;
-  const n = ++run.nestedCount;
   const { label, kind, input } = describeRequest(req, run.catalog);
   const inputJson = jsonOf(input);
-  if (kind === 'search') run.counters.search++;
-  else if (kind === 'describe') run.counters.describe++;
-  else if (kind === 'tool' || kind === 'mcp' || kind === 'client') run.counters.call++;
-  const record: NestedCallRecord = {
-    invocationId: `${run.cellId}:${n}`,
+  return run.admitRequest(req, kind, (invocationId): NestedCallRecord => ({
+    invocationId,
     requestId: req.id,
     tool: label,
     kind,
@@ -54,59 +47,42 @@ export function openNestedCall(run: Run, req: BridgeRequest, parentCallId: strin
     // a call direct tool calling would make itself: the meter counts what the model would have written
     // (the JSON of { name, arguments }, built from the input's JSON made once above)
     ...(isToolCall(kind) ? { inputTokens: textTokens(`{"name":${JSON.stringify(label)},"arguments":${inputJson}}`) } : {}),
-  };
-  const host: HostRequest = { req, record, delivered: false };
-  run.requests.set(req.id, host);
-  return host;
-}
-
-/** Asks a person to approve one nested call; resolves when they decide (or the run's signal aborts). */
-export interface ApprovalRequester {
-  request(view: { runId: string; tool: string; input: unknown; code: string }, signal: AbortSignal): Promise<{ approved: boolean; reason?: string }>;
-}
-
-/** What a nested call needs from the run manager: its stores and approvals, and its budget and board hooks. */
-export interface NestedCallEnv {
-  sessions: SessionStore;
-  approvals: ApprovalRequester;
-  /** The run changed in a way the board shows. */
-  touch(run: Run): void;
-  emit(event: RunEvent): void;
-  /** End the run from a host event: a protocol violation or an unexpected host error. */
-  failRun(run: Run, code: CodeModeErrorCode, error: string): void;
-  /** The run's first request takes a slot of the process-wide cap; false when none was free (the run failed). */
-  claimSlot(run: Run): boolean;
+  }));
 }
 
 /** One synchronous frontier from the live leg `live`: checked whole, then each request dispatched, then the guest's cancels. */
-export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[], env: NestedCallEnv): void {
+export function onRequests(run: Run, live: LiveLeg, requests: BridgeRequest[], cancels: string[]): void {
   if (run.live !== live || run.released) return;
   const violation = checkFrontier(run, requests, cancels);
   if (violation) {
-    env.failRun(run, 'invalid_input', malformedFrontierMessage(violation));
+    run.failByHost('invalid_input', malformedFrontierMessage(violation));
     return;
   }
-  if (requests.length > 0 && !env.claimSlot(run)) return;
+  if (requests.length > 0) {
+    // a run's first request takes a slot of the process-wide cap; with none free the run fails
+    const full = run.claimSlot();
+    if (full !== undefined) return run.failByHost('runtime_unavailable', full);
+  }
   try {
     for (const req of requests) {
       // a request that failed the run (a replay mismatch, the headless cap) stops the rest of its frontier: none of it runs
       if (run.hostFailure || run.released) break;
-      dispatch(run, req, live.call.callId, env);
+      dispatch(run, req, live.call.callId);
     }
     // after dispatch: a timer sent and cleared within one frontier is cancelled, not left to fire
     for (const id of cancels) run.requests.get(id)?.cancel?.();
   } catch (err) {
-    env.failRun(run, 'internal_error', hostFaultMessage("dispatch this cell's requests", err));
+    run.failByHost('internal_error', hostFaultMessage("dispatch this cell's requests", err));
   }
 }
 
-function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: NestedCallEnv): void {
-  if (req.op === 'call' && !withinHeadlessLimit(run, env)) return;
+function dispatch(run: Run, req: BridgeRequest, parentCallId: string): void {
+  if (req.op === 'call' && !withinHeadlessLimit(run)) return;
   const host = openNestedCall(run, req, parentCallId);
-  env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
-  if (req.op === 'yield') return answerYield(run, host);
-  if (req.op === 'call' && run.cell.replay) return answerFromCassette(run, host, req, env);
-  send(run, host, env);
+  run.host.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  if (req.op === 'yield') return run.answerYield(host);
+  if (req.op === 'call' && run.cell.replay) return answerFromCassette(run, host, req);
+  send(run, host);
 }
 
 /**
@@ -114,13 +90,12 @@ function dispatch(run: Run, req: BridgeRequest, parentCallId: string, env: Neste
  * headless total tool-call limits"). A headless turn's cells share maxHeadlessToolCalls; the call past it fails its
  * run, like the other limits (a catch in the cell cannot loop past it), and is never dispatched.
  */
-function withinHeadlessLimit(run: Run, env: NestedCallEnv): boolean {
+function withinHeadlessLimit(run: Run): boolean {
   const turn = run.turn;
   if (!turn.headless) return true;
   const max = turn.options.maxHeadlessToolCalls;
   if (turn.toolCalls >= max) {
-    env.failRun(
-      run,
+    run.failByHost(
       'invalid_input',
       `this headless turn has made ${max} tool calls, its limit (tools.codeMode.maxHeadlessToolCalls); nobody reads a headless turn between its calls, ` +
         'so it is bounded: split the work across turns, or raise the limit in the config',
@@ -132,24 +107,24 @@ function withinHeadlessLimit(run: Run, env: NestedCallEnv): boolean {
 }
 
 /** Replay: a tool call is answered from the run's cassette and never dispatched; one it does not hold fails the run. */
-function answerFromCassette(run: Run, host: HostRequest, req: Extract<BridgeRequest, { op: 'call' }>, env: NestedCallEnv): void {
+function answerFromCassette(run: Run, host: HostRequest, req: Extract<BridgeRequest, { op: 'call' }>): void {
   const out = run.cell.replay!.answer(req, host.record.tool);
   if ('mismatch' in out) {
-    env.failRun(run, 'replay_mismatch', out.mismatch);
+    run.failByHost('replay_mismatch', out.mismatch);
     return;
   }
   host.record.answeredBy = 'cassette';
   // after the frontier, as a dispatched call's reply would come
   const json = () => (out.reply.ok ? JSON.stringify(out.reply.value) : undefined);
-  queueMicrotask(() => hostStep(run, env, 'answer this call from the cassette', () => onReply(run, host, out.reply, json(), env)));
+  queueMicrotask(() => hostStep(run, 'answer this call from the cassette', () => onReply(run, host, out.reply, json())));
 }
 
 /** A host step on guest data that no caller awaits (a microtask, a fork's redispatch): a throw fails the run, never the process. */
-function hostStep(run: Run, env: NestedCallEnv, what: string, step: () => void): void {
+function hostStep(run: Run, what: string, step: () => void): void {
   try {
     step();
   } catch (err) {
-    env.failRun(run, 'internal_error', hostFaultMessage(what, err));
+    run.failByHost('internal_error', hostFaultMessage(what, err));
   }
 }
 
@@ -157,19 +132,19 @@ function hostStep(run: Run, env: NestedCallEnv, what: string, step: () => void):
  * A fork's copy of a request its parent had sent and not settled: dispatched again, for the fork (its scope,
  * its signal, its approvals). Its record was copied with the request; it starts over.
  */
-export function redispatch(run: Run, host: HostRequest, env: NestedCallEnv): void {
+export function redispatch(run: Run, host: HostRequest): void {
   host.record.startedAt = Date.now();
   host.record.status = 'running';
-  env.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
-  hostStep(run, env, "dispatch this cell's requests", () => send(run, host, env));
+  run.host.emit({ type: 'nested.started', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  hostStep(run, "dispatch this cell's requests", () => send(run, host));
 }
 
-function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
-  const dispatched = dispatchRequest(dispatchContext(run, env), host.req, host.record.invocationId);
+function send(run: Run, host: HostRequest): void {
+  const dispatched = dispatchRequest(run.dispatch, host.req, host.record.invocationId);
   host.cancel = dispatched.cancel;
   void dispatched.reply
-    .then((reply) => onReply(run, host, reply, dispatched.outputJson, env))
-    .catch((err: unknown) => env.failRun(run, 'internal_error', hostFaultMessage('deliver a reply to this cell', err)));
+    .then((reply) => onReply(run, host, reply, dispatched.outputJson))
+    .catch((err: unknown) => run.failByHost('internal_error', hostFaultMessage('deliver a reply to this cell', err)));
 }
 
 /**
@@ -178,13 +153,12 @@ function send(run: Run, host: HostRequest, env: NestedCallEnv): void {
  * while the worker already computes (on a sequential loop of calls the two threads overlap instead of taking
  * turns). Otherwise the record ends now and the reply is kept for the next wait.
  */
-function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined, env: NestedCallEnv): void {
+function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined): void {
   const live = run.live;
-  if (run.released || isTerminal(run.state) || !live || live.parkRequested) {
-    finishReply(run, host, reply, outputJson, env);
-    if (run.released || isTerminal(run.state)) return;
-    run.wake?.();
-    env.touch(run);
+  if (run.ended || !live || live.parkRequested) {
+    finishReply(run, host, reply, outputJson);
+    if (run.ended) return;
+    run.replyKept();
     return;
   }
   host.settled = reply;
@@ -192,22 +166,22 @@ function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: st
   const outbox = (live.outbox ??= []);
   outbox.push(host);
   // replies that settle in the same microtask checkpoint (a Promise.all of fast calls) go in one message
-  if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live, env));
+  if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live));
 }
 
 /** The reply's record ends and the board hears of it. */
-function finishReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined, env: NestedCallEnv): void {
+function finishReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined): void {
   recordReply(run, host, reply, outputJson);
-  env.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
+  run.host.emit({ type: 'nested.finished', runId: run.runId, at: Date.now(), call: { ...host.record } });
 }
 
 /** Ends the records of replies that went into the VM ahead of them (onReply), each once. */
-function finishUnrecorded(run: Run, hosts: HostRequest[], env: NestedCallEnv): void {
+function finishUnrecorded(run: Run, hosts: HostRequest[]): void {
   for (const h of hosts) {
     if (!h.unrecorded || !h.settled) continue;
     const { outputJson } = h.unrecorded;
     h.unrecorded = undefined;
-    finishReply(run, h, h.settled, outputJson, env);
+    finishReply(run, h, h.settled, outputJson);
   }
 }
 
@@ -215,47 +189,27 @@ function finishUnrecorded(run: Run, hosts: HostRequest[], env: NestedCallEnv): v
  * Deliver the replies queued for `live` in one message (if the leg is no longer live, keep them for the next
  * wait), then end their records. A record ends even when delivery throws: the caller reports the failure.
  */
-function flushReplies(run: Run, live: LiveLeg, env: NestedCallEnv): void {
+function flushReplies(run: Run, live: LiveLeg): void {
   const outbox = live.outbox ?? [];
   live.outbox = undefined;
   try {
-    deliverOutbox(run, live, outbox, env);
+    deliverOutbox(run, live, outbox);
   } finally {
-    finishUnrecorded(run, outbox, env);
+    finishUnrecorded(run, outbox);
   }
 }
 
-function deliverOutbox(run: Run, live: LiveLeg, outbox: HostRequest[], env: NestedCallEnv): void {
-  // a wait may have taken some already (takeDeliverable): those are not sent twice
+function deliverOutbox(run: Run, live: LiveLeg, outbox: HostRequest[]): void {
+  // a wait may have taken some already (deliverPending): those are not sent twice
   const hosts = outbox.filter((h) => !h.delivered);
-  if (hosts.length === 0 || run.released || isTerminal(run.state)) return;
+  if (hosts.length === 0 || run.ended) return;
   if (run.live !== live || live.parkRequested) {
     // the board's view must show these records ended: end them before it hears of the run
-    finishUnrecorded(run, outbox, env);
-    run.wake?.();
-    env.touch(run);
+    finishUnrecorded(run, outbox);
+    run.replyKept();
     return;
   }
-  const replies: BridgeReply[] = [];
-  for (const h of hosts) {
-    if (!h.settled) continue;
-    h.delivered = true;
-    run.guestInFlight--;
-    replies.push(h.settled);
-  }
-  live.leg.deliver(replies);
-}
-
-/** The guest yielded: the run answers it itself (delivered by the next wait) and parks the live leg now. */
-export function answerYield(run: Run, host: HostRequest): void {
-  run.yieldRequestId = host.req.id;
-  host.settled = { id: host.req.id, ok: true, value: null };
-  host.record.status = 'ok';
-  host.record.endedAt = Date.now();
-  if (run.live && !run.live.parkRequested) {
-    run.live.parkRequested = true;
-    run.live.leg.park();
-  }
+  live.leg.deliver(run.deliverReplies(hosts));
 }
 
 /**
@@ -267,7 +221,7 @@ export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, out
   const { req, record } = host;
   host.settled = reply;
   record.endedAt = Date.now();
-  record.status = reply.ok ? 'ok' : run.abort.signal.aborted ? 'canceled' : 'error';
+  record.status = reply.ok ? 'ok' : run.signal.aborted ? 'canceled' : 'error';
   if (reply.ok) {
     const json = outputJson ?? JSON.stringify(reply.value) ?? 'null';
     record.outputBytes = Buffer.byteLength(json, 'utf8');
@@ -281,7 +235,7 @@ export function recordReply(run: Run, host: HostRequest, reply: BridgeReply, out
     if (isToolCall(record.kind)) record.outputTokens = textTokens(reply.error);
   }
   if (reply.ok && req.op === 'call') observeOutput(run, req, record.tool, reply.value);
-  run.clientCalls.delete(req.id);
+  run.clientCallSettled(req.id);
 }
 
 /** A result of a tool that declares no output goes into the turn's inferred type for it (declared types always win). */

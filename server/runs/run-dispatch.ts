@@ -4,20 +4,15 @@ import type { DispatchContext, NestedCallHooks } from '../bridge/dispatcher.ts';
 import type { CatalogEntry } from '../catalog/types.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { ApprovalGate } from './approval-gate.ts';
-import type { NestedCallEnv } from './nested.ts';
 import type { Run } from './run.ts';
 import type { NestedCallRecord } from './types.ts';
 
 /**
  * The context `run`'s nested calls are dispatched with: the run's projection, turn, stores, signal and hooks.
- * One per run, made at its first call, with its hooks as methods: a cell's thousand calls make no thousand
- * sets of closures, and what a hook learns about one call is filed on that call's record by its request id.
+ * One per run, made at its first call (Run.dispatch), with its hooks as methods: a cell's thousand calls make no
+ * thousand sets of closures, and what a hook learns about one call is filed on that call's record by its request id.
  */
-export function dispatchContext(run: Run, env: NestedCallEnv): DispatchContext {
-  return (run.dispatchContext ??= new RunDispatch(run, env));
-}
-
-class RunDispatch implements DispatchContext, NestedCallHooks {
+export class RunDispatch implements DispatchContext, NestedCallHooks {
   readonly catalog: DispatchContext['catalog'];
   readonly options: DispatchContext['options'];
   readonly scheduler: DispatchContext['scheduler'];
@@ -31,10 +26,7 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
   readonly hooks: NestedCallHooks = this;
   private readonly approvalGate: ApprovalGate;
 
-  constructor(
-    private readonly run: Run,
-    private readonly env: NestedCallEnv,
-  ) {
+  constructor(private readonly run: Run) {
     const turn = run.turn;
     this.catalog = run.catalog;
     this.options = turn.options;
@@ -42,12 +34,12 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     // the store the cell captured when it started, never the turn's current one
     this.results = run.results;
     // the turn's own view: its projection is built at its first read and sees only its own commits
-    this.sessions = env.sessions.forTurn(turn);
+    this.sessions = run.host.sessions.forTurn(turn);
     this.sessionId = turn.sessionId;
     this.storeBuffer = run.storeBuffer;
     this.restartSafe = run.cell.restartSafe;
     this.headless = turn.headless;
-    this.signal = run.abort.signal;
+    this.signal = run.signal;
     this.approvalGate = new ApprovalGate(this.signal);
   }
 
@@ -74,30 +66,23 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
 
   async requestApproval(entry: CatalogEntry, input: unknown, requestId: string): Promise<{ approved: boolean; reason?: string }> {
     const run = this.run;
-    if (run.approvalsPending === 0) this.approvalGate.began();
-    run.approvalsPending++;
-    run.syncBudget();
+    if (run.approvalBegan()) this.approvalGate.began();
     try {
-      const decision = await this.env.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.abort.signal);
+      const decision = await run.host.approvals.request({ runId: run.runId, tool: entry.callableName, input, code: run.displayCode }, run.signal);
       const record = this.recordOf(requestId);
       if (record) record.approval = decision.reason !== undefined ? { approved: decision.approved, reason: decision.reason } : { approved: decision.approved };
       return decision;
     } finally {
-      run.approvalsPending--;
-      run.syncBudget();
-      if (run.approvalsPending === 0) this.approvalGate.ended();
+      if (run.approvalEnded()) this.approvalGate.ended();
     }
   }
 
   callClient(entry: CatalogEntry, input: unknown, requestId: string): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      this.run.clientCalls.set(requestId, { callId: requestId, tool: entry.callableName, input, resolve, reject });
-      this.env.touch(this.run);
-    });
+    return this.run.awaitClient(requestId, entry.callableName, input);
   }
 
   markNetworkContent(): void {
-    this.run.networkContent = true;
+    this.run.markNetworkContent();
   }
 
   currentClientTool(name: string): CatalogEntry | undefined {
@@ -115,6 +100,6 @@ class RunDispatch implements DispatchContext, NestedCallHooks {
     if (record) record.status = status;
     // the board shows calls waiting on a person, and when they stop waiting; a plain start is already a
     // nested.started event (a full run view per call would make a cell's cost grow with its number of calls)
-    if (status !== 'running' || (was !== undefined && was !== 'running')) this.env.touch(this.run);
+    if (status !== 'running' || (was !== undefined && was !== 'running')) this.run.changed();
   }
 }

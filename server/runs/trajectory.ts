@@ -2,7 +2,7 @@
 // calls with their nested calls, counters, snapshots). Projections of the run record; nothing here
 // changes a run.
 import { describeRequest } from '../bridge/describe.ts';
-import type { LegOutcome, PressureEvent } from '../executors/types.ts';
+import type { LegOutcome } from '../executors/types.ts';
 import type { Run } from './run.ts';
 import { tokenMeter } from './meter.ts';
 import type { CodeModePendingToolCall, NestedCallRecord, RunView, SnapshotRecord, TokenMeter, TrajectoryExport } from './types.ts';
@@ -110,19 +110,6 @@ export function trajectory(run: Run): TrajectoryExport {
     snapshots: [...run.snapshots],
     ...meterOf(run),
   };
-}
-
-/**
- * A pool-pressure checkpoint inside the live call (the run keeps waiting in the same exec/wait): parked
- * adds its record, resumed fills in that record's restore time.
- */
-export function recordPressure(run: Run, event: PressureEvent): void {
-  if (event.phase === 'parked') {
-    run.snapshots.push({ at: Date.now(), rawBytes: event.rawBytes ?? 0, storedBytes: event.storedBytes ?? 0, takeMs: event.takeMs ?? 0, reason: 'pressure' });
-    return;
-  }
-  const last = run.snapshots[run.snapshots.length - 1];
-  if (last?.reason === 'pressure' && last.restoreMs === undefined && event.restoreMs !== undefined) last.restoreMs = event.restoreMs;
 }
 
 /** The snapshot chart's record of one suspension (QuickJS: a continuation that holds a snapshot), else undefined. */

@@ -3,7 +3,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { HostToWorker } from '../../bridge/protocol.ts';
 import { hostPoller } from '../host-poll.ts';
 import { routeWorkerMessage, type RoutedMessage } from '../leg-messages.ts';
-import type { LegState } from './pressure.ts';
+import type { PoolLeg } from './pool-leg.ts';
 
 export interface PoolWorker {
   id: number;
@@ -14,7 +14,7 @@ export interface PoolWorker {
   afterReply: () => void;
   ready: Promise<void>;
   /** The legs whose VM lives on this worker (moved legs leave it). */
-  legs: Map<string, LegState>;
+  legs: Map<string, PoolLeg>;
   dead: boolean;
   /** Reported ready (module instantiated, instances resident). */
   warm: boolean;

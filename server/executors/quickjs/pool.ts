@@ -11,18 +11,20 @@
 // Pool pressure (spec 01: "worker-pool pressure checkpoints it"): a worker holds at most
 // maxLiveVmsPerWorker live VMs. A leg that finds no worker with a free place, at the extra-worker cap,
 // is queued, and a full worker whose guest is not computing is asked to checkpoint one VM that only
-// waits on the host (the least recently active). The snapshot stays in the leg (pressure.ts); a reply
-// queues it again and it resumes on any worker within the same exec/wait call, its requests untouched.
-// A VM whose snapshot is over maxSnapshotBytes is not moved (the worker declines); when no VM can ever
-// move, the queued leg goes to the worker with the fewest VMs, so a queue never stalls. While guests
-// compute, queued legs wait in the pool for the first worker that frees (not behind one thread).
+// waits on the host (the least recently active: pressure.ts chooses, this pool asks). The snapshot stays
+// in the leg (pool-leg.ts, its `checkpointed` phase); a reply queues it again and it resumes on any worker
+// within the same exec/wait call, its requests untouched. A VM whose snapshot is over maxSnapshotBytes is
+// not moved (the worker declines); when no VM can ever move, the queued leg goes to the worker with the
+// fewest VMs, so a queue never stalls. While guests compute, queued legs wait in the pool for the first
+// worker that frees (not behind one thread). This pool decides every move of a leg; the leg records it.
 import type { ExecutorKind } from '../../config/types.ts';
 import type { HostToWorker } from '../../bridge/protocol.ts';
 import { CONTROL_ABORT, CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
 import { failedLeg, handleLegMessage, legControl, malformedOutcome, type RoutedMessage } from '../leg-messages.ts';
 import { startPoolWorker, type PoolWorker } from './pool-worker.ts';
-import { attachLeg, checkpointOutcome, countCheckpointing, mayBecomeMovable, newLegState, onPressureMessage, pickVictim, postToWorker, reopenFromCheckpoint, type LegState, type PressureHost } from './pressure.ts';
+import { PoolLeg } from './pool-leg.ts';
+import { pressureStep } from './pressure.ts';
 
 /**
  * A guest that has computed this long without yielding holds its worker thread: new cells go
@@ -89,11 +91,10 @@ export class WorkerPool {
   private readonly extraIdleMs: number;
   private readonly maxLiveVms: number;
   private spawned = 0;
-  /** Legs waiting for a worker place, oldest first. */
-  private queue: LegState[] = [];
-  /** Legs checkpointed by pressure and not yet queued again. */
-  private readonly parkedByPressure = new Set<LegState>();
-  private readonly pressureHosts = new WeakMap<PoolWorker, PressureHost>();
+  /** Legs waiting for a worker place, oldest first (phase queued). */
+  private queue: PoolLeg[] = [];
+  /** Legs checkpointed by pressure and not yet queued again (phase checkpointed). */
+  private readonly parkedByPressure = new Set<PoolLeg>();
   private pressureParks = 0;
   private pumping = false;
   private repump?: ReturnType<typeof setTimeout>;
@@ -192,48 +193,42 @@ export class WorkerPool {
       this.finish(leg, malformedOutcome(routed.error));
       return;
     }
-    leg.lastActiveAt = Date.now();
-    if (onPressureMessage(leg, routed.msg, this.pressureHost(pw))) return;
-    const outcome = handleLegMessage(routed.msg, leg.handlers, this.opts.kind, pw.id);
-    if (outcome) this.finish(leg, outcome);
-    // a VM that just sent requests may now only wait on the host: a queued leg can have its place
-    else if (this.queue.length > 0) this.pump();
+    const effect = leg.onMessage(routed.msg);
+    if (effect === 'route') {
+      const outcome = handleLegMessage(routed.msg, leg.handlers, this.opts.kind, pw.id);
+      if (outcome) this.finish(leg, outcome);
+      // a VM that just sent requests may now only wait on the host: a queued leg can have its place
+      else if (this.queue.length > 0) this.pump();
+    } else if (effect === 'declined') {
+      // it stays: what waited for its answer goes now
+      leg.flush();
+      this.pump();
+    } else if (effect !== 'handled') {
+      if ('malformed' in effect) return this.finish(leg, malformedOutcome(effect.malformed));
+      this.checkpointed(pw, leg, effect.checkpointed);
+    }
   }
 
-  /** What pressure.ts does to the pool when `pw` reports a pressure message (one per worker, made at its first message). */
-  private pressureHost(pw: PoolWorker): PressureHost {
-    const known = this.pressureHosts.get(pw);
-    if (known) return known;
-    const host: PressureHost = {
-      flush: (leg) => {
-        for (const m of leg.backlog.splice(0)) postToWorker(leg, m);
-      },
-      pump: () => this.pump(),
-      left: (leg) => {
-        pw.legs.delete(leg.id);
-        this.left(pw);
-        this.pressureParks++;
-      },
-      requeue: (leg) => this.requeue(leg),
-      finish: (leg, outcome) => this.finish(leg, outcome),
-      hold: (leg) => this.parkedByPressure.add(leg),
-    };
-    this.pressureHosts.set(pw, host);
-    return host;
+  /** Pressure moved the leg's VM off `pw`: resumed at once when replies wait, parked when the run asked, else held for a reply. */
+  private checkpointed(pw: PoolWorker, leg: PoolLeg, next: 'reopen' | 'parked' | 'idle'): void {
+    pw.legs.delete(leg.id);
+    this.left(pw);
+    this.pressureParks++;
+    if (next === 'reopen') this.requeue(leg);
+    else if (next === 'parked') this.finish(leg, leg.parkedOutcome());
+    else this.parkedByPressure.add(leg);
+    this.pump();
   }
 
-  private finish(leg: LegState, outcome: LegOutcome): void {
+  private finish(leg: PoolLeg, outcome: LegOutcome): void {
     if (leg.ended) return;
-    leg.ended = true;
     this.parkedByPressure.delete(leg);
     this.queue = this.queue.filter((l) => l !== leg);
-    const pw = leg.worker;
-    leg.worker = undefined;
+    const pw = leg.finish(outcome);
     if (pw) {
       pw.legs.delete(leg.id);
       this.left(pw);
     }
-    leg.resolve({ ...outcome, droppedBytes: outcome.droppedBytes + leg.droppedBytes });
     this.pump();
   }
 
@@ -303,26 +298,22 @@ export class WorkerPool {
         const pw = this.place();
         if (pw) {
           this.queue.shift();
-          attachLeg(next, pw);
+          this.attach(next, pw);
           continue;
         }
         const now = Date.now();
         const full = this.workers.filter((w) => !w.dead && !this.taken(w, now) && w.legs.size >= this.maxLiveVms);
-        const asked = countCheckpointing(full);
-        if (asked >= this.queue.length) return;
-        const victim = pickVictim(full);
-        if (victim?.worker) {
-          victim.checkpointing = true;
-          victim.worker.post({ t: 'pressure-park', legId: victim.id });
+        const step = pressureStep(full, this.queue.length, this.workers.filter((w) => !w.dead).length);
+        if (step.kind === 'checkpoint') {
+          step.leg.askCheckpoint();
           continue;
         }
-        if (asked > 0) return;
-        // a computing guest cannot answer a checkpoint now, but will: wait for it rather than queue behind it
-        if (full.length < this.workers.filter((w) => !w.dead).length || mayBecomeMovable(full)) return this.pumpLater();
+        if (step.kind === 'wait') return;
+        if (step.kind === 'retry') return this.pumpLater();
         const fallback = this.fewestLegs();
         if (!fallback) return;
         this.queue.shift();
-        attachLeg(next, fallback);
+        this.attach(next, fallback);
       }
     } finally {
       this.pumping = false;
@@ -336,19 +327,27 @@ export class WorkerPool {
     this.repump.unref();
   }
 
+  /** Put the leg's VM on `pw` (the leg posts its opening message once the worker is ready). */
+  private attach(leg: PoolLeg, pw: PoolWorker): void {
+    pw.legs.set(leg.id, leg);
+    if (pw.idleTimer) clearTimeout(pw.idleTimer);
+    pw.idleTimer = undefined;
+    if (pw.extra) pw.worker.ref();
+    leg.place(pw);
+  }
+
   /** A pressure-parked leg got a reply: it waits for a place again, to resume from its checkpoint. */
-  private requeue(leg: LegState): void {
+  private requeue(leg: PoolLeg): void {
     this.parkedByPressure.delete(leg);
-    reopenFromCheckpoint(leg);
+    leg.reopen();
     this.queue.push(leg);
     this.pump();
   }
 
   /** A message for the leg's VM: straight to its worker, or kept until it has one (a reply wakes a pressure-parked leg). */
-  private send(leg: LegState, msg: HostToWorker): void {
+  private send(leg: PoolLeg, msg: HostToWorker): void {
     if (leg.ended) return;
-    if (leg.worker && leg.posted && !leg.checkpointing) return postToWorker(leg, msg);
-    leg.backlog.push(msg);
+    leg.send(msg);
     if (msg.t === 'deliver' && this.parkedByPressure.has(leg)) this.requeue(leg);
   }
 
@@ -359,7 +358,7 @@ export class WorkerPool {
     const { sab, control } = legControl(budgetMs);
     let resolve!: (o: LegOutcome) => void;
     const done = new Promise<LegOutcome>((r) => (resolve = r));
-    const leg = newLegState({ id: legId, handlers, resolve, sab, control, first: first(legId, sab), transfer });
+    const leg = new PoolLeg(legId, handlers, resolve, sab, control, first(legId, sab), transfer);
     this.queue.push(leg);
     this.pump();
     return {
@@ -370,7 +369,7 @@ export class WorkerPool {
       park: () => {
         if (leg.ended) return;
         // checkpointed by pressure with nothing to deliver: that checkpoint is the parked continuation
-        if (this.parkedByPressure.has(leg)) return this.finish(leg, checkpointOutcome(leg));
+        if (this.parkedByPressure.has(leg)) return this.finish(leg, leg.parkedOutcome());
         this.send(leg, { t: 'park', legId });
       },
       setDeadline: (epochMs) => {
@@ -379,7 +378,7 @@ export class WorkerPool {
       abort: () => {
         leg.control[CONTROL_ABORT] = 1;
         if (leg.ended) return;
-        if (leg.worker && leg.posted) leg.worker.post({ t: 'release', legId });
+        leg.postedTo?.post({ t: 'release', legId });
         // a worker busy in guest code sees the abort flag at its next interrupt check
         this.finish(leg, { kind: 'failed', code: 'aborted', error: RUN_ABORTED_MESSAGE, droppedBytes: 0 });
       },
