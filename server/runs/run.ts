@@ -83,6 +83,8 @@ export interface StartCell {
   clock: ClockPlan;
   /** Replay: the cell's tool calls are answered from this cassette, never dispatched (cassette.ts). */
   replay?: CassetteReplayer;
+  /** The id of the run this cell continues: restart recovery rebuilds a restartSafe run under the id the model holds. */
+  runId?: string;
 }
 
 export interface HostRequest {
@@ -135,7 +137,7 @@ const RUN_OWN_ABORT_LISTENERS = 8;
 const RUN_ABORT_LISTENERS = CODE_MODE_LIMIT_BOUNDS.maxPendingToolCalls.max + RUN_OWN_ABORT_LISTENERS;
 
 export class Run {
-  readonly runId = `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  readonly runId: string;
   state: RunState = 'running';
   reason?: 'pending_tools' | 'yield';
   readonly createdAt = Date.now();
@@ -195,6 +197,7 @@ export class Run {
     readonly turn: TurnScope,
     readonly cell: StartCell,
   ) {
+    this.runId = cell.runId ?? `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     // every nested call in flight may listen for the run's abort (a sleep, a guest timer, an MCP call, an approval),
     // up to maxPendingToolCalls of them; Node warns of a leak past 10 listeners, so the bound is the real one
     setMaxListeners(RUN_ABORT_LISTENERS, this.abort.signal);
