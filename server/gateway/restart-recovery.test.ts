@@ -88,18 +88,30 @@ describe('spec 01/02 restart recovery: a restartSafe cell that was waiting is re
     ]);
   });
 
-  it('on a rebuilt cell that parks again: waiting under the old run id, and the next wait completes it; a second wait while one is in flight is refused as already resuming', async () => {
+  it('on a rebuilt cell that parks again: waiting under the old run id, and the next wait completes it', async () => {
     const path = freshFile();
     const parked = await parkThenClose(path, 'again');
     const read = heldRead('late');
     const second = await gateway(path, read, 300);
     const t = second.prepareTurn({ sessionId: 'again' });
+    expect(expectWaiting(await second.wait(t.agentRunId, { runId: parked.safe })).runId).toBe(parked.safe);
+    expect(read.calls()).toBe(1);
+    read.release();
+    expect(expectCompleted(await waitOut(second, t.agentRunId, parked.safe)).value).toEqual({ read: 'late', calls: 1 });
+  });
+
+  it('on a second wait while the rebuild is in flight: refused as already resuming, and the first completes', async () => {
+    const path = freshFile();
+    const parked = await parkThenClose(path, 'twice');
+    const read = heldRead('once');
+    const second = await gateway(path, read);
+    const t = second.prepareTurn({ sessionId: 'twice' });
     const first = second.wait(t.agentRunId, { runId: parked.safe });
     await until(() => read.calls() === 1, { what: 'the rebuilt cell to call held_read again' });
     expect(await second.wait(t.agentRunId, { runId: parked.safe })).toMatchObject({ status: 'failed', code: 'invalid_input', error: MSG_ALREADY_RESUMING });
-    expect(expectWaiting(await first).runId).toBe(parked.safe);
     read.release();
-    expect(expectCompleted(await waitOut(second, t.agentRunId, parked.safe)).value).toEqual({ read: 'late', calls: 1 });
+    expect(expectCompleted(await first).value).toEqual({ read: 'once', calls: 1 });
+    expect(read.calls()).toBe(1);
   });
 });
 
