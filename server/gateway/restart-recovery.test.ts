@@ -13,7 +13,7 @@ import { openSqliteDatabase } from '../sessions/sqlite.ts';
 import type { TranscriptEntry } from '../sessions/types.ts';
 import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from '../testing.ts';
 import { REPO_ROOT } from '../tools/testing.ts';
-import { findRecordedRun, type RecordedRun } from './restart-recovery.ts';
+import { findRecordedRun, rebuiltWarning, type RecordedRun } from './restart-recovery.ts';
 import { heldRead, ORDINARY_CELL, RESTART_SAFE_CELL, type HeldRead } from './restart-recovery.testing.ts';
 
 let executor: QuickJsExecutor;
@@ -74,6 +74,8 @@ describe('spec 01/02 restart recovery: a restartSafe cell that was waiting is re
     const done = expectCompleted(await waitOut(second, t.agentRunId, parked.safe));
     expect(done.value).toEqual({ read: '42 widgets', calls: 1 });
     expect(done.telemetry.runId).toBe(parked.safe);
+    expect(done.warnings).toEqual([rebuiltWarning(0)]);
+    expect(done.warnings?.[0]).toContain('rebuilt from the session transcript and run again from the start');
     expect(read.calls()).toBe(1);
     // the run is this process's now: it answers as any finished run does
     expect(await second.wait(t.agentRunId, { runId: parked.safe })).toMatchObject({ status: 'failed', code: 'invalid_input', error: MSG_UNAVAILABLE });
@@ -128,6 +130,8 @@ describe('spec 01 restart recovery: only replay-safe calls are replayed, and the
     const second = await gateway(path, heldRead('x'));
     const t2 = second.prepareTurn({ sessionId: 'yields' });
     const done = expectCompleted(await second.wait(t2.agentRunId, { runId: parked.runId }));
+    expect(done.warnings).toEqual([rebuiltWarning(2)]);
+    expect(done.warnings?.[0]).toContain('passing again the 2 yields already continued');
     // the same cell from the same seed in a fresh turn draws the same three numbers
     const t3 = second.prepareTurn({});
     let again = await second.exec(t3.agentRunId, { code }, { seed });

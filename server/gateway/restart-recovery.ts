@@ -150,6 +150,12 @@ export function notRebuiltMessage(runId: string, why: string): string {
   return `code mode run ${runId} could not be rebuilt after the Gateway restarted: ${why}. Run the cell again.`;
 }
 
+/** What a rebuilt run's completed result says about how it got there (its output and calls were made again). */
+export function rebuiltWarning(yieldsPassed: number): string {
+  const yields = yieldsPassed > 0 ? `, passing again the ${yieldsPassed === 1 ? 'yield' : `${yieldsPassed} yields`} already continued` : '';
+  return `the Gateway restarted while this run waited: it was rebuilt from the session transcript and run again from the start (its replay-safe calls made again${yields}); output printed before the restart is printed again`;
+}
+
 /** How a recorded cell runs again in the waiting turn (ControlCalls). */
 export interface Reexec {
   /** Starts the cell under its old run id: hooks, validation, executor, run. */
@@ -203,7 +209,7 @@ export class RestartRecovery {
       for (let passed = 0; passed < exec.yieldsPassed && result.status === 'waiting' && result.reason === 'yield'; passed++) {
         result = await reexec.resume(runId);
       }
-      return result;
+      return result.status === 'completed' ? { ...result, warnings: [...(result.warnings ?? []), rebuiltWarning(exec.yieldsPassed)] } : result;
     } finally {
       this.rebuilding.delete(runId);
     }
