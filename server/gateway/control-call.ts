@@ -22,7 +22,7 @@ import { resolveSeed } from '../runs/seed.ts';
 import { CassetteReplayer, parseCassette, type Cassette } from '../runs/cassette.ts';
 import type { ClockPlan } from '../runs/clock.ts';
 import type { Transcript } from '../sessions/transcript.ts';
-import { notKeptMessage, RestartRecovery } from './restart-recovery.ts';
+import { notKeptMessage, notRebuiltMessage, RestartRecovery } from './restart-recovery.ts';
 
 /**
  * The clock a cell reads: a replay's recorded readings (or, for a cassette recorded before readings were kept, its
@@ -146,7 +146,12 @@ export class ControlCalls {
         // a run an earlier process parked is answered from the session's transcript (restart-recovery.ts)
         const scope = { agentRunId, sessionId: live.info.sessionId };
         const rebuilt = await this.recovery.wait(live.info.sessionId, input.runId, {
-          start: (cell, o) => this.startCell(live, cell, { toolCallId, seed: resolveSeed(o.seed), clock: o.clock, runId: o.runId }),
+          start: (cell, o) => {
+            // a recorded source is as hostile as a sent one: a row grown past the limit is refused the same way
+            const over = oversizeSource(cell, live.scope.options.maxSourceBytes);
+            if (over) throw new CodeModeError('runtime_unavailable', notRebuiltMessage(o.runId, `its recorded source is over the limit (${over.message})`));
+            return this.startCell(live, cell, { toolCallId, seed: resolveSeed(o.seed), clock: o.clock, runId: o.runId });
+          },
           resume: (runId) => this.deps.runs.wait(scope, runId, toolCallId),
         });
         return rebuilt ?? this.deps.runs.wait(scope, input.runId, toolCallId);

@@ -215,6 +215,7 @@ describe('restart recovery reads the transcript as hostile', () => {
     { what: 'a code that is not a string', edit: (p) => JSON.stringify({ ...p, code: 42 }), error: "its exec call's code is 42, not a string" },
     { what: 'a seed out of range', edit: (p) => JSON.stringify({ ...p, seed: -1 }), error: "its exec call's seed is -1, not an integer from 0 to 4294967295" },
     { what: 'the exec call gone (its tool-call id changed)', edit: (p) => JSON.stringify({ ...p, toolCallId: 'call_other' }), error: 'the transcript holds no exec call for the result that started it' },
+    { what: 'a code grown past maxSourceBytes', edit: (p) => JSON.stringify({ ...p, code: `${String(p.code)}\n//${'x'.repeat(300_000)}` }), error: 'its recorded source is over the limit (exec: the cell\'s code is' },
     { what: 'a payload that is not JSON', edit: () => '{not json', error: 'the session transcript, where the runs of an earlier process are looked up, could not be read' },
   ];
   for (const d of damages) {
