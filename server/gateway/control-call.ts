@@ -21,6 +21,8 @@ import { isRecord } from '../util/is-record.mjs';
 import { resolveSeed } from '../runs/seed.ts';
 import { CassetteReplayer, parseCassette, type Cassette } from '../runs/cassette.ts';
 import type { ClockPlan } from '../runs/clock.ts';
+import type { Transcript } from '../sessions/transcript.ts';
+import { notKeptMessage, notRebuiltMessage, RestartRecovery } from './restart-recovery.ts';
 
 /**
  * The clock a cell reads: a replay's recorded readings (or, for a cassette recorded before readings were kept, its
@@ -41,7 +43,9 @@ function replayInput(input: CodeModeExecInput, cassette: Cassette): CodeModeExec
 
 export interface ControlCallDeps {
   recorder: TranscriptRecorder;
-  runs: Pick<RunManager, 'exec' | 'wait'>;
+  runs: Pick<RunManager, 'exec' | 'wait' | 'get'>;
+  /** The session transcripts: a wait on a run an earlier process parked is answered from them (restart-recovery.ts). */
+  transcript: Pick<Transcript, 'branch'>;
   executors: ExecutorSet;
   plugins: readonly CodeModePlugin[];
   /** Cell source as the transcript keeps it (the Gateway's registered secrets and patterns masked too). */
@@ -51,7 +55,12 @@ export interface ControlCallDeps {
 }
 
 export class ControlCalls {
-  constructor(private readonly deps: ControlCallDeps) {}
+  private readonly recovery: RestartRecovery;
+
+  constructor(private readonly deps: ControlCallDeps) {
+    const startedAt = Date.now();
+    this.recovery = new RestartRecovery({ branch: (sessionId) => deps.transcript.branch(sessionId), knows: (runId) => deps.runs.get(runId) !== undefined, startedAt });
+  }
 
   /** `turn`: the live turn of `agentRunId`, if any (the Gateway looks it up and marks it used). */
   exec(turn: Turn | undefined, agentRunId: string, execInput: CodeModeExecInput, opts: ExecOptions): Promise<CodeModeResult> {
@@ -78,34 +87,48 @@ export class ControlCalls {
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
         if (seed === undefined) throw replayError;
-        const live = this.liveTurn(turn, agentRunId);
-        if (!live.info.surface.codeMode) {
-          throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
-        }
-        const rawInput = input as unknown;
-        const hooked = await outerExecHooks(this.deps.plugins, live.info, rawInput);
-        const prepared = await prepareExec(hooked, {
-          // the inferred types only when the caller opted in: they are guesses from this turn's results
-          ambientDeclarations: () =>
-            opts.typecheckInferred ? withInferred(checkDeclarations(live.catalog), inferredOverlay(live.catalog, live.scope.inferredOutputs)) : checkDeclarations(live.catalog),
-          signal: live.scope.abort.signal,
-          runKey: agentRunId,
-          owner: live.scope.owner,
-          ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
-        });
-        const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);
-        return this.deps.runs.exec(live.scope, {
-          body: prepared.body,
-          code: prepared.input.code,
-          language: prepared.language,
-          executor,
-          restartSafe: prepared.input.restartSafe,
-          toolCallId,
-          seed,
-          clock,
-          ...(cassette ? { replay: new CassetteReplayer(cassette) } : {}),
-        });
+        return this.startCell(this.liveTurn(turn, agentRunId), input, { ...opts, toolCallId, seed, clock, ...(cassette ? { cassette } : {}) });
       },
+    });
+  }
+
+  /**
+   * A cell from the caller's input to its run: the outer exec hooks, validation and preparation, the executor, the
+   * run. `runId`: the run it continues (restart recovery rebuilds a run under its old id, and only a restartSafe one).
+   */
+  private async startCell(
+    live: Turn,
+    input: CodeModeExecInput,
+    opts: Pick<ExecOptions, 'executor' | 'typecheckInferred'> & { toolCallId: string; seed: number; clock: ClockPlan; cassette?: Cassette; runId?: string },
+  ): Promise<CodeModeResult> {
+    if (!live.info.surface.codeMode) {
+      throw new InvalidInputError(`code mode is not active for this agent run (${live.info.surface.reason}); call the tools directly`);
+    }
+    const rawInput = input as unknown;
+    const hooked = await outerExecHooks(this.deps.plugins, live.info, rawInput);
+    const prepared = await prepareExec(hooked, {
+      // the inferred types only when the caller opted in: they are guesses from this turn's results
+      ambientDeclarations: () =>
+        opts.typecheckInferred ? withInferred(checkDeclarations(live.catalog), inferredOverlay(live.catalog, live.scope.inferredOutputs)) : checkDeclarations(live.catalog),
+      signal: live.scope.abort.signal,
+      runKey: live.info.agentRunId,
+      owner: live.scope.owner,
+      ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
+    });
+    // a hook that took restartSafe off a recorded cell made it a cell that may not be run twice
+    if (opts.runId !== undefined && !prepared.input.restartSafe) throw new CodeModeError('runtime_unavailable', notKeptMessage(opts.runId));
+    const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);
+    return this.deps.runs.exec(live.scope, {
+      body: prepared.body,
+      code: prepared.input.code,
+      language: prepared.language,
+      executor,
+      restartSafe: prepared.input.restartSafe,
+      toolCallId: opts.toolCallId,
+      seed: opts.seed,
+      clock: opts.clock,
+      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+      ...(opts.cassette ? { replay: new CassetteReplayer(opts.cassette) } : {}),
     });
   }
 
@@ -120,7 +143,18 @@ export class ControlCalls {
         if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
           throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
         }
-        return this.deps.runs.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
+        // a run an earlier process parked is answered from the session's transcript (restart-recovery.ts)
+        const scope = { agentRunId, sessionId: live.info.sessionId };
+        const rebuilt = await this.recovery.wait(live.info.sessionId, input.runId, {
+          start: (cell, o) => {
+            // a recorded source is as hostile as a sent one: a row grown past the limit is refused the same way
+            const over = oversizeSource(cell, live.scope.options.maxSourceBytes);
+            if (over) throw new CodeModeError('runtime_unavailable', notRebuiltMessage(o.runId, `its recorded source is over the limit (${over.message})`));
+            return this.startCell(live, cell, { toolCallId, seed: resolveSeed(o.seed), clock: o.clock, runId: o.runId });
+          },
+          resume: (runId) => this.deps.runs.wait(scope, runId, toolCallId),
+        });
+        return rebuilt ?? this.deps.runs.wait(scope, input.runId, toolCallId);
       },
     });
   }

@@ -123,7 +123,7 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
   });
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
   const sources = new SourceRegistry({ config, mcp: mcp instanceof McpManager ? mcp : undefined, openapi, ...(opts.log ? { log: opts.log } : {}), redaction });
-  const calls = new ControlCalls({ recorder, runs, executors, plugins: loaded.plugins, redact, closed });
+  const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed });
   return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp };
 }
 

@@ -88,6 +88,7 @@ export function toolResultPayload(tool: 'exec' | 'wait', toolCallId: string, res
     status: result.status,
     ...(runId ? { runId } : {}),
     ...(result.status === 'failed' && result.code ? { errorCode: result.code } : {}),
+    ...(result.status === 'waiting' ? { reason: result.reason } : {}),
     text: resultToModelText(result),
   };
 }

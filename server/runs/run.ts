@@ -218,7 +218,7 @@ export class Run {
   /** A new run id and birth time, the source as shown (masked now), and its clock recording. */
   private static born(host: RunHost, turn: TurnScope, cell: RunCell, clock: (createdAt: number) => ClockRecording): Run {
     const createdAt = Date.now();
-    return new Run(host, turn, cell, { runId: newRunId(), displayCode: (turn.redact ?? redactSource)(cell.code), data: newRunData(createdAt, clock(createdAt)) });
+    return new Run(host, turn, cell, { runId: cell.runId ?? newRunId(), displayCode: (turn.redact ?? redactSource)(cell.code), data: newRunData(createdAt, clock(createdAt)) });
   }
 
   /**

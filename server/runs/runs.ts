@@ -85,6 +85,8 @@ export class RunManager {
   // ---- public API ------------------------------------------------------------------------------
 
   async exec(turn: TurnScope, cell: StartCell): Promise<CodeModeResult> {
+    // a cell that continues a run (restart recovery) never replaces one this process holds
+    if (cell.runId !== undefined && this.runs.has(cell.runId)) throw new InvalidInputError(MSG_ALREADY_RESUMING);
     const run = Run.start(this.host, turn, cell);
     this.runs.set(run.runId, run);
     const call = run.openCall('exec', cell.toolCallId);

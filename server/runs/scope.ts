@@ -71,6 +71,8 @@ export interface StartCell {
   clock: ClockPlan;
   /** Replay: the cell's tool calls are answered from this cassette, never dispatched (cassette.ts). */
   replay?: CassetteReplayer;
+  /** The id of the run this cell continues: restart recovery rebuilds a restartSafe run under the id the model holds. */
+  runId?: string;
 }
 
 /** The cell a run keeps once it started: what it is and what runs it (its transformed body and clock plan served the start only). */

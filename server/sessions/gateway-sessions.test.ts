@@ -157,12 +157,13 @@ describe.each(backends)('sessions through a Gateway on $name', (backend) => {
   });
 
   describe('restart persistence', () => {
-    it('on a new Gateway on the same file: committed values and the transcript are there, continuations are not', async () => {
+    it('on a new Gateway on the same file: committed values and the transcript are there, continuations are not (a restartSafe cell is rebuilt from the transcript)', async () => {
       const sessions = await backend.fresh();
       const first = await gateway(sessions);
       const t1 = first.prepareTurn({ sessionId: 'durable' });
       expect(await first.exec(t1.agentRunId, { code: 'await store("kept", { n: 42 }); return 1' })).toMatchObject({ status: 'completed' });
       const parked = expectWaiting(await first.exec(t1.agentRunId, { code: 'await store("parked", 1); await yield_control("park"); return 2' }));
+      const safe = expectWaiting(await first.exec(t1.agentRunId, { code: 'const r = Math.random(); await yield_control("park"); return r', restartSafe: true }, { seed: 7 }));
       const transcriptBefore = await first.transcript('durable');
       await first.close();
 
@@ -170,7 +171,17 @@ describe.each(backends)('sessions through a Gateway on $name', (backend) => {
       expect(await load(second, 'durable', 'kept')).toEqual({ n: 42 });
       expect(await load(second, 'durable', 'parked')).toBeNull();
       const t2 = second.prepareTurn({ sessionId: 'durable' });
-      expect(await second.wait(t2.agentRunId, { runId: parked.runId })).toMatchObject({ status: 'failed', code: 'invalid_input', error: MSG_UNAVAILABLE });
+      expect(await second.wait(t2.agentRunId, { runId: parked.runId })).toMatchObject({
+        status: 'failed',
+        code: 'runtime_unavailable',
+        error: expect.stringContaining('the Gateway restarted while it was waiting, and it was not restartSafe'),
+      });
+      // rebuilt under its recorded seed, it passes the yield the wait continues and completes with the same draw
+      const done = expectCompleted(await second.wait(t2.agentRunId, { runId: safe.runId }));
+      expect(done.telemetry.runId).toBe(safe.runId);
+      const t3 = second.prepareTurn({});
+      const again = expectWaiting(await second.exec(t3.agentRunId, { code: 'const r = Math.random(); await yield_control("park"); return r' }, { seed: 7 }));
+      expect(expectCompleted(await second.wait(t3.agentRunId, { runId: again.runId })).value).toBe(done.value);
       expect((await second.transcript('durable')).slice(0, transcriptBefore.length)).toEqual(transcriptBefore);
     });
   });

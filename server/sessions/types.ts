@@ -42,6 +42,8 @@ export interface ToolResultPayload {
   runId?: string;
   /** failed results: the spec error code. */
   errorCode?: string;
+  /** waiting results: why the cell parked (restart recovery passes again the yields a rebuilt cell had passed). */
+  reason?: 'pending_tools' | 'yield';
   /** The result text exactly as the model received it (compact JSON, untrusted-wrapped when flagged). */
   text: string;
 }
