@@ -211,3 +211,29 @@ describe('token meter: the definitions a turn is counted with', () => {
     expect(withClient?.direct.definitions).toBeGreaterThan(first!.direct.definitions);
   });
 });
+
+describe('what a turn\'s cells boot with', () => {
+  const tools = [
+    { name: 'read', source: 'core' as const, description: 'Read a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+    { name: 'web_search', source: 'core' as const, description: 'Search the web.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+  ];
+  const registry = () =>
+    new TurnRegistry({
+      config: testConfig({ tools: { ...testConfig().tools, codeMode: { ...testConfig().tools.codeMode, enabled: true } } }),
+      tools,
+      plugins: [],
+      mcpServers: () => [],
+      ownership: new Ownership(() => false),
+      runs: { abortTurn: () => undefined, list: () => [] },
+    });
+
+  it('on a turn boot: MCP namespaces and limits per turn, no tool list (each cell adds the tools its source names)', () => {
+    const turns = registry();
+    try {
+      const scope = turns.use(turns.prepare({}).agentRunId)!.scope;
+      expect(scope.boot).toEqual({ maxPendingToolCalls: scope.options.maxPendingToolCalls, mcp: [] });
+    } finally {
+      turns.close();
+    }
+  });
+});

@@ -8,7 +8,8 @@ import type { Ownership } from '../access/ownership.ts';
 import { LOCAL_OWNER } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
 import { deniedGuestNames } from '../catalog/view.ts';
-import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
+import { buildCatalog, guestMcpNamespaces } from '../catalog/build.ts';
+import { packDeclarationFiles, type DeclarationFiles } from '../bridge/declaration-files.mjs';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
 import type { Catalog } from '../catalog/types.ts';
 import { inferredOverlay, type InferredOverlay } from '../catalog/inferred-overlay.ts';
@@ -248,17 +249,16 @@ export class TurnRegistry {
     return eff.denied.length === 0 ? new Map() : deniedGuestNames({ tools: eff.tools, denied: eff.denied, catalog: eff.catalog, mcpServers: this.deps.mcpServers() });
   }
 
-  /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */
+  /**
+   * What a new cell of a turn boots with: the catalog, the MCP namespaces, and the API files (packed once per catalog
+   * and shared with every leg). Each cell adds the tools its source names (runs.ts, catalog/boot-tools.ts).
+   */
   private guestCatalog(catalog: Catalog, options: CodeModeOptions): Pick<TurnScope, 'catalog' | 'boot' | 'files'> {
-    const view = guestCatalogView(catalog);
+    const mcp = guestMcpNamespaces(catalog);
     return {
       catalog,
-      boot: {
-        maxPendingToolCalls: options.maxPendingToolCalls,
-        tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
-        mcp: [...view.mcp, ...this.unavailableMcp(view.mcp)],
-      },
-      files: Object.fromEntries(catalog.files),
+      boot: { maxPendingToolCalls: options.maxPendingToolCalls, mcp: [...mcp, ...this.unavailableMcp(mcp)] },
+      files: declarationFilesOf(catalog),
     };
   }
 
@@ -287,6 +287,17 @@ function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools'>): () => { 
   let counted: { codeMode: number; direct: number } | undefined;
   return () => (counted ??= { codeMode: definitionTokens(eff.surface.tools), direct: definitionTokens(directSurfaceTools(eff.tools)) });
 }
+
+/** A catalog's declaration files packed for the guest (bridge/declaration-files.mjs), once per catalog. */
+function declarationFilesOf(catalog: Catalog): DeclarationFiles {
+  let pack = declarationPacks.get(catalog);
+  if (!pack) {
+    pack = packDeclarationFiles(catalog.files);
+    declarationPacks.set(catalog, pack);
+  }
+  return pack;
+}
+const declarationPacks = new WeakMap<Catalog, DeclarationFiles>();
 
 /** Definition texts counted so far: most turns share an agent's tools, so a new turn's count is a lookup. */
 /** Distinct definition texts kept (one per agent, model and client tool set in use; a few KiB each). */

@@ -10,6 +10,7 @@ import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, CodeModeOutput, GuestBootConfig, LegLimits } from '../bridge/protocol.ts';
 import type { CallScheduler } from '../bridge/scheduler.ts';
+import type { DeclarationFiles } from '../bridge/declaration-files.mjs';
 import type { DispatchContext } from '../bridge/dispatcher.ts';
 import type { Continuation, Executor, Leg } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
@@ -43,8 +44,10 @@ export interface TurnScope {
   catalog: Catalog;
   /** What a cell would write for each tool the turn's policy denied (`exec`, `MCP.demo.slow`) -> the rule (runs/denied.ts). */
   denied?: ReadonlyMap<string, string>;
-  boot: GuestBootConfig;
-  files: Record<string, string>;
+  /** What every cell of the turn boots with; each cell adds the tools its source names (catalog/boot-tools.ts). */
+  boot: Omit<GuestBootConfig, 'tools'>;
+  /** The catalog's declaration files for API.list / API.read, packed once per catalog (bridge/declaration-files.mjs). */
+  files: DeclarationFiles;
   scheduler: CallScheduler;
   /**
    * The turn's saved results: replaced (the old one cleared) when the turn's client tools are restricted
@@ -168,7 +171,7 @@ export class Run {
    * that later appends client tools changes what new cells see, never a running or parked one.
    */
   readonly catalog: Catalog;
-  readonly files: Record<string, string>;
+  readonly files: DeclarationFiles;
   /**
    * The turn's result store as it was when the cell started (spec 02: "Each cell captures that store before
    * execution"): a later restriction clears it for this cell too, and the cell never adopts the replacement.

@@ -25,6 +25,7 @@ import { legNotStartedMessage, legStartTimeoutMessage, hostFaultMessage, MSG_ALR
 import { SlotLedger } from './slots.ts';
 import { onRequests, redispatch, type ApprovalRequester, type NestedCallEnv } from './nested.ts';
 import { forkRun } from './fork.ts';
+import { bootTools } from '../catalog/boot-tools.ts';
 import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
 import { recordCassette, type Cassette } from './cassette.ts';
 import { guestClock } from './clock.ts';
@@ -94,7 +95,7 @@ export class RunManager {
     const live = run.openLive(budget, call);
     try {
       live.leg = cell.executor.start(
-        { body: cell.body, boot: { ...turn.boot, seed: cell.seed, clock: guestClock(cell.clock, run.clock) }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
+        { body: cell.body, boot: { ...turn.boot, tools: bootTools(run.catalog, cell.body), seed: cell.seed, clock: guestClock(cell.clock, run.clock) }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
         this.handlers(run, live),
       );
     } catch (err) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCompleted, expectWaiting, testGateway } from '../../testing.ts';
 import type { Continuation, Executor, Leg, LegOutcome } from '../types.ts';
 import { QuickJsExecutor } from './executor.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
 const limits = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 4096, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };
@@ -13,7 +14,7 @@ async function parkedContinuation(ex: Executor): Promise<Continuation> {
   let leg: Leg | undefined;
   let asked = false;
   leg = ex.start(
-    { body: 'const kept = 41;\nawait new Promise((r) => setTimeout(r, 10));\nreturn kept + 1', boot, files: {}, limits, budgetMs: 20_000 },
+    { body: 'const kept = 41;\nawait new Promise((r) => setTimeout(r, 10));\nreturn kept + 1', boot, files: NO_DECLARATION_FILES, limits, budgetMs: 20_000 },
     {
       onRequests: () => {
         asked = true;
@@ -30,7 +31,7 @@ async function parkedContinuation(ex: Executor): Promise<Continuation> {
 /** Resume a continuation and, once its VM is restored, park it again (its timer is still in flight). */
 async function resumed(ex: Executor, continuation: Continuation): Promise<LegOutcome> {
   let leg: Leg | undefined;
-  leg = ex.resume(continuation, { budgetMs: 20_000, files: {}, limits, inFlight: 1 }, { onRequests() {}, onOutput() {}, onOpened: () => leg?.park() });
+  leg = ex.resume(continuation, { budgetMs: 20_000, files: NO_DECLARATION_FILES, limits, inFlight: 1 }, { onRequests() {}, onOutput() {}, onOpened: () => leg?.park() });
   return leg.done;
 }
 

@@ -4,6 +4,7 @@ import type { HostToWorker } from '../../bridge/protocol.ts';
 import { MAX_POLLED_FRONTIER } from '../spin-policy.mjs';
 import type { PoolWorker } from './pool-worker.ts';
 import { newLegState, postToWorker } from './pressure.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 function legOnFakeWorker() {
   const sab = new SharedArrayBuffer(24);
@@ -14,7 +15,7 @@ function legOnFakeWorker() {
     boot: { maxPendingToolCalls: 16, tools: [], mcp: [] },
     limits: { memoryLimitBytes: 1 << 26, maxOutputBytes: 1024, maxSnapshotBytes: 1 << 20, maxPendingToolCalls: 16 },
     control: sab,
-    files: {},
+    files: NO_DECLARATION_FILES,
   } as HostToWorker;
   const leg = newLegState({ id: 'leg', handlers: {} as never, resolve: () => undefined, sab, control: new Float64Array(sab), first, transfer: [] });
   const worker = { dead: false, post: vi.fn(), afterReply: vi.fn() };

@@ -8,6 +8,7 @@
 // arrive while it is checkpointed wait here until it is on a worker again.
 import type { BridgeRequest, CodeModeOutput, HostToWorker, LegLimits, SettledOutcome, WorkerToHost } from '../../bridge/protocol.ts';
 import { CONTROL_BUDGET } from '../../bridge/leg-control.mjs';
+import type { DeclarationFiles } from '../../bridge/declaration-files.mjs';
 import type { LegHandlers, LegOutcome } from '../types.ts';
 import type { PoolWorker } from './pool-worker.ts';
 import { MAX_POLLED_FRONTIER } from '../spin-policy.mjs';
@@ -35,7 +36,7 @@ export interface LegState {
   transfer: ArrayBuffer[];
   /** What a resume from a checkpoint needs from the leg's first message. */
   limits: LegLimits;
-  files: Record<string, string>;
+  files: DeclarationFiles;
   /** The worker holding its VM; undefined while it waits for a place or is pressure-parked. */
   worker?: PoolWorker;
   /** Counts attachments, so a worker's late readiness never posts for an earlier one. */
