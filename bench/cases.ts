@@ -545,12 +545,12 @@ export async function fairness(ctx: BenchContext): Promise<Section> {
   }
 }
 
-function pairMs(id: string, measure: string, a: Sample | number, b: Sample | number): BenchRow {
+export function pairMs(id: string, measure: string, a: Sample | number, b: Sample | number): BenchRow {
   const av = typeof a === 'number' ? a : a.median;
   const bv = typeof b === 'number' ? b : b.median;
   return { id, measure, a: formatMs(av), b: formatMs(bv), ratio: ratio(av, bv) };
 }
 
-function pairBytes(id: string, measure: string, a: number, b: number): BenchRow {
+export function pairBytes(id: string, measure: string, a: number, b: number): BenchRow {
   return { id, measure, a: formatBytes(a), b: formatBytes(b), ratio: ratio(a, b) };
 }

@@ -30,16 +30,21 @@ export interface BenchLimits {
   maxPendingToolCalls?: number;
 }
 
+/** What a Gateway adds to the core tools: (o) adds GitHub's whole REST API as tools. */
+export interface BenchTools {
+  extraTools?: () => ToolDefinition[];
+}
+
 /**
  * A Gateway over `executor` (shared, not owned: closing the Gateway leaves it running), with the core
  * tools (sleep, read, ...) and the no-op tool. No plugins, so the catalog stays small and equal for all rows.
  */
-export async function openGateway(kind: ExecutorKind, executor: Executor, limits: BenchLimits = {}): Promise<Gateway> {
+export async function openGateway(kind: ExecutorKind, executor: Executor, limits: BenchLimits = {}, tools: BenchTools = {}): Promise<Gateway> {
   const codeMode = resolveCodeModeOptions({ enabled: true, executor: kind, ...limits }, 'bench.tools.codeMode');
   const config = testConfig({ tools: { codeMode } });
   const sources = await loadToolSources(config);
   sources.tools.push(noopTool());
-  return new Gateway(config, sources, { executors: { [kind]: executor } });
+  return new Gateway(config, sources, { executors: { [kind]: executor }, ...(tools.extraTools ? { extraTools: tools.extraTools } : {}) });
 }
 
 type Status = CodeModeResult['status'];

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     ['(c) snapshots', () => snapshots(ctx)],
     ['(d) 64 suspended runs', () => suspendedRuns(ctx)],
     ['(f) fairness', () => fairness(ctx)],
-    ['(o) OpenAPI at scale', () => openApiAtScale(ctx.counts)],
+    ['(o) OpenAPI at scale', () => openApiAtScale(ctx)],
     [
       '(e) executors',
       async () => {

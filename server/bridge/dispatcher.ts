@@ -21,7 +21,8 @@ import { describeRequest, resolveCallTarget } from './describe.ts';
 import type { ResultsStore } from '../results/store.ts';
 import type { SessionStore, StoredValue } from '../sessions/store.ts';
 import { searchCatalog, clampSearchLimit } from '../catalog/search.ts';
-import { describeTool, guestMeta, mcpServerApi } from '../catalog/build.ts';
+import { describeTool, mcpServerApi } from '../catalog/build.ts';
+import { bootTool, everyBootTool } from '../catalog/boot-tools.ts';
 import { canonicalJson, DAMAGED_VALUE_CODE, damagedValueMessage, describeType } from '../sessions/store-value.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { validateToolInput, validateToolOutput } from '../tools/validate.ts';
@@ -253,10 +254,11 @@ async function otherRequest(ctx: DispatchContext, req: Exclude<BridgeRequest, { 
   switch (req.op) {
     case 'search': {
       const limit = clampSearchLimit(req.limit, ctx.options);
-      return searchCatalog(ctx.catalog, req.query, limit).map(guestMeta);
+      // the metadata a handle carries (prelude.js toHandles); its declaration is describe()'s
+      return searchCatalog(ctx.catalog, req.query, limit).map(bootTool);
     }
     case 'all':
-      return ctx.catalog.entries.filter((e) => !e.mcp).map(guestMeta);
+      return everyBootTool(ctx.catalog);
     case 'describe': {
       if (req.mcpServer !== undefined) {
         const api = mcpServerApi(ctx.catalog, req.mcpServer);

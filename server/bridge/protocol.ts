@@ -17,6 +17,7 @@
 // The deadline and abort flag live in a SharedArrayBuffer (its slots: leg-control.mjs) so the worker's
 // interrupt handler sees them even while guest code never yields. Every worker-to-host message carries guest-controlled
 // data and is checked (protocol-check.mjs) before the host reads it; a malformed one fails its run.
+import type { DeclarationFiles } from './declaration-files.mjs';
 
 /** One line of a cell's output (console.* and the output helpers), as a worker relays it and a result carries it. */
 export interface CodeModeOutput {
@@ -89,8 +90,8 @@ export type HostToWorker =
       boot: GuestBootConfig;
       limits: LegLimits;
       control: SharedArrayBuffer;
-      /** Virtual declaration files for API.list / API.read (answered without a bridge request). */
-      files: Record<string, string>;
+      /** Virtual declaration files for API.list / API.read (answered without a bridge request), shared, not copied. */
+      files: DeclarationFiles;
     }
   | {
       t: 'resume';
@@ -98,7 +99,7 @@ export type HostToWorker =
       snapshot: Uint8Array;
       limits: LegLimits;
       control: SharedArrayBuffer;
-      files: Record<string, string>;
+      files: DeclarationFiles;
       /** Requests the guest sent that have not been delivered yet. */
       inFlight: number;
       settled?: SettledOutcome;
@@ -111,7 +112,7 @@ export type HostToWorker =
       continuationId: string;
       limits: LegLimits;
       control: SharedArrayBuffer;
-      files: Record<string, string>;
+      files: DeclarationFiles;
       inFlight: number;
       settled?: SettledOutcome;
     }

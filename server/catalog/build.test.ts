@@ -2,7 +2,8 @@
 import { describe, it, expect } from 'vitest';
 import ts from 'typescript';
 import type { ToolDefinition, ToolSource } from '../tools/types.ts';
-import { buildCatalog, CatalogInputError, describeTool, guestCatalogView, guestMeta, mcpServerApi } from './build.ts';
+import { buildCatalog, CatalogInputError, describeTool, guestMcpNamespaces, guestMeta, mcpServerApi } from './build.ts';
+import { everyBootTool } from './boot-tools.ts';
 import { listDeclarationFiles, readDeclarationFile } from './api-files.ts';
 import { renderQuickIndex } from './quick-index.ts';
 import { searchCatalog } from './search.ts';
@@ -99,7 +100,7 @@ describe('buildCatalog', () => {
 
   it('on every guest-visible artifact (metadata, describe, $api, files, declarations, quick index, search): no catalog id appears', () => {
     const c = buildCatalog(demoTools());
-    const view = guestCatalogView(c);
+    const view = { tools: everyBootTool(c), mcp: guestMcpNamespaces(c) };
     const visible = [
       JSON.stringify(view),
       JSON.stringify(c.entries.map(guestMeta)),
@@ -112,7 +113,7 @@ describe('buildCatalog', () => {
     ].join('\n');
     for (const e of c.entries) expect(visible).not.toContain(e.id);
     expect(visible).not.toMatch(/\bt_[0-9a-f]{16}\b/);
-    for (const meta of view.tools) expect(Object.keys(meta).sort()).toEqual(['callableName', 'declaration', 'description', 'name', 'source']);
+    for (const meta of view.tools) expect(Object.keys(meta).sort()).toEqual(['callableName', 'description', 'name', 'source']);
   });
 
   it('on the virtual files: one tools/<callableName>.d.ts per non-MCP tool, mcp/index.d.ts, mcp/<server>.d.ts and results.d.ts', () => {

@@ -241,12 +241,9 @@ export function mcpServerApi(catalog: Catalog, serverCallable: string): McpServe
   };
 }
 
-/** The guest's view of the whole catalog at boot: non-MCP tool metadata and MCP namespaces (no ids). */
-export function guestCatalogView(catalog: Catalog): { tools: GuestToolMeta[]; mcp: Array<{ name: string; tools: string[] }> } {
-  return {
-    tools: catalog.entries.filter((e) => !e.mcp).map(guestMeta),
-    mcp: [...catalog.mcp].map(([name, members]) => ({ name, tools: [...members.keys()] })),
-  };
+/** The MCP namespaces the guest boots with: each server's guest name and its tools' (no ids). Non-MCP tools: boot-tools.ts. */
+export function guestMcpNamespaces(catalog: Catalog): Array<{ name: string; tools: string[] }> {
+  return [...catalog.mcp].map(([name, members]) => ({ name, tools: [...members.keys()] }));
 }
 
 function validateTool(tool: unknown, i: number): void {

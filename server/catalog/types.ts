@@ -32,6 +32,9 @@ export interface GuestToolMeta {
   declaration: string;
 }
 
+/** What the guest boots a tool's global and handle with (GuestBootConfig.tools): its metadata without the declaration. */
+export type GuestBootTool = Omit<GuestToolMeta, 'declaration'>;
+
 export interface Catalog {
   /** Non-MCP entries in spec order, then MCP entries. Direct-only and control tools are never here. */
   entries: CatalogEntry[];

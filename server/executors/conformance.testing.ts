@@ -208,6 +208,46 @@ export function executorConformance(opts: ConformanceOptions): void {
         expect(r.telemetry.nestedCalls).toBe(0);
       });
 
+      it('on every file API.list lists: API.read returns it; every tool has its file, with the declaration the editor gets', async () => {
+        const r = completed(
+          await run(
+            'const paths = API.list("");\nconst unread = paths.filter((p) => typeof API.read(p) !== "string");\nconst all = await catalog.all();\nconst noFile = all.filter((h) => !API.read("tools/" + h.callableName + ".d.ts").includes("declare function " + h.callableName + "(")).map((h) => h.callableName);\nreturn { n: paths.length, tools: API.list("tools/").length, all: all.length, unread, noFile, mcp: API.list("mcp/"), read: API.read("tools/read.d.ts") }',
+          ),
+        );
+        const v = r.value as { n: number; tools: number; all: number; unread: string[]; noFile: string[]; mcp: string[]; read: string };
+        expect(v).toMatchObject({ unread: [], noFile: [], tools: v.all });
+        expect(v.n).toBeGreaterThan(v.tools);
+        expect(v.mcp).toContain('mcp/index.d.ts');
+        expect(gw.catalog({}).declarations).toContain(v.read.split('\n').slice(1).join('\n'));
+      });
+
+      it('on a tool the cell never names: catalog.search and catalog.all make its handle, a real one, the same object each time', async () => {
+        const r = completed(
+          await run(
+            'const [h] = await catalog.search("weather city", { limit: 1 });\nconst again = (await catalog.search("weather city", { limit: 1 }))[0];\nconst inAll = (await catalog.all()).find((x) => x.callableName === h.callableName);\nconst d = await h.describe();\nconst v = await h({ city: "Lima" });\nreturn { meta: [h.callableName, h.name, h.source, typeof h.description, typeof h], same: h === again && h === inAll, frozen: Object.isFrozen(h), d: d.callableName, city: v.city }',
+          ),
+        );
+        expect(r.value).toEqual({ meta: ['weather_lookup', 'weather.lookup', 'bundled_plugin', 'string', 'function'], same: true, frozen: true, d: 'weather_lookup', city: 'Lima' });
+      });
+
+      it('on a tool the cell names: its global is the handle catalog.search returns', async () => {
+        const r = completed(await run('const h = (await catalog.search("weather city", { limit: 3 })).find((x) => x.callableName === "weather_lookup");\nreturn [typeof weather_lookup, weather_lookup === h, weather_lookup.callableName]'));
+        expect(r.value).toEqual(['function', true, 'weather_lookup']);
+      });
+
+      it('on a cell that reaches the global object: every tool of catalog.all() is a global of it', async () => {
+        const r = completed(
+          await run('const names = (await catalog.all()).map((h) => h.callableName);\nconst own = Object.getOwnPropertyNames(globalThis);\nreturn { n: names.length, missing: names.filter((n) => !own.includes(n) || typeof globalThis[n] !== "function") }'),
+        );
+        expect(r.value).toMatchObject({ missing: [] });
+        expect((r.value as { n: number }).n).toBeGreaterThan(5);
+      });
+
+      it('on a tool spelled with a unicode escape: its global is there', async () => {
+        const r = completed(await run('return typeof weather\\u005flookup'));
+        expect(r.value).toBe('function');
+      });
+
       it('on an unknown tool name: there is no global for it', async () => {
         const r = completed(await run('return [typeof tool_that_does_not_exist, typeof globalThis["web-search"]]'));
         expect(r.value).toEqual(['undefined', 'undefined']);
@@ -303,6 +343,17 @@ export function executorConformance(opts: ConformanceOptions): void {
         const first = waiting(await gw.exec(t.agentRunId, { code: 'let n = 1;\nawait yield_control("checkpoint");\nn += 1;\nreturn n' }));
         expect(first.reason).toBe('yield');
         expect(completed(await gw.wait(t.agentRunId, { runId: first.runId })).value).toBe(2);
+      });
+
+      it('across a park and resume: a handle made before it is the same after, and tools touched only after it work', async () => {
+        const t = turn();
+        const first = waiting(
+          await gw.exec(t.agentRunId, {
+            code: 'const before = (await catalog.search("weather city", { limit: 1 }))[0];\nawait yield_control("checkpoint");\nconst after = (await catalog.search("weather city", { limit: 1 }))[0];\nconst note = (await catalog.search("note", { limit: 5 })).find((h) => h.source === "bundled_plugin");\nconst w = await after({ city: "Oslo" });\nconst f = await read({ path: "README.md" });\nreturn { same: before === after, city: w.city, note: typeof note, read: typeof f.content }',
+          }),
+        );
+        opts.expectParkedBytes(first);
+        expect(completed(await gw.wait(t.agentRunId, { runId: first.runId })).value).toEqual({ same: true, city: 'Oslo', note: 'function', read: 'string' });
       });
 
       it('on wait with nothing settled yet: waits again without losing the run', async () => {

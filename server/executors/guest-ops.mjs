@@ -92,10 +92,10 @@ function onSyncChecked(leg, op, payload) {
       }
       if (q.op === 'list') {
         const prefix = typeof q.arg === 'string' ? q.arg : '';
-        return JSON.stringify(Object.keys(leg.files).filter((p) => p.startsWith(prefix)).sort());
+        return JSON.stringify(leg.files.list(prefix));
       }
       const path = typeof q.arg === 'string' ? q.arg : '';
-      const text = Object.hasOwn(leg.files, path) ? leg.files[path] : undefined;
+      const text = leg.files.read(path);
       if (text === undefined) {
         return JSON.stringify({ error: `API.read: no declaration file "${path.slice(0, 200)}"; API.list("") lists the files` });
       }

@@ -7,6 +7,7 @@ import type { Continuation, Leg, LegHandlers, LegOutcome } from './types.ts';
 import type { LivePoolOptions, LiveWorkerPool } from './live-pool.ts';
 import { EmscriptenExecutor } from './emscripten/executor.ts';
 import { NodeExecutor } from './node/executor.ts';
+import { NO_DECLARATION_FILES } from '../bridge/declaration-files.mjs';
 
 const MiB = 1024 * 1024;
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
@@ -40,7 +41,7 @@ describe.each(IMPLEMENTATIONS)('live pool warm start (%s)', (_kind, create) => {
     return { leg, first: firstP };
   }
   const start = (p: LivePool, body: string) =>
-    drive((h) => p.start({ body, boot, files: {}, limits, budgetMs: DEFAULT_CODE_MODE_OPTIONS.timeoutMs }, h));
+    drive((h) => p.start({ body, boot, files: NO_DECLARATION_FILES, limits, budgetMs: DEFAULT_CODE_MODE_OPTIONS.timeoutMs }, h));
 
   /** A cell parked on a held timer: its worker keeps it. */
   async function parked(p: LivePool): Promise<{ continuation: Continuation; timer: BridgeRequest }> {

@@ -5,6 +5,7 @@
 import type { ExecutorKind } from '../config/types.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { BridgeReply, BridgeRequest, ClockReadings, CodeModeOutput, GuestBootConfig, LegLimits, SettledOutcome } from '../bridge/protocol.ts';
+import type { DeclarationFiles } from '../bridge/declaration-files.mjs';
 
 /** Executor-owned state of a suspended cell: one kind per executor, told apart by `executor`. */
 export type Continuation = QuickJsContinuation | NodeContinuation | EmscriptenContinuation;
@@ -90,12 +91,14 @@ export interface LegBudget {
 export interface StartRequest extends LegBudget {
   body: string;
   boot: GuestBootConfig;
-  files: Record<string, string>;
+  /** The catalog's declaration files (API.list / API.read), packed once per catalog and shared with every leg. */
+  files: DeclarationFiles;
   limits: LegLimits;
 }
 
 export interface ResumeRequest extends LegBudget {
-  files: Record<string, string>;
+  /** The catalog's declaration files (API.list / API.read), packed once per catalog and shared with every leg. */
+  files: DeclarationFiles;
   limits: LegLimits;
   /** Requests sent by the guest and not yet delivered. */
   inFlight: number;

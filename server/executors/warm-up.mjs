@@ -3,6 +3,7 @@
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
 import { MessageChannel } from 'node:worker_threads';
 import { CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
+import { NO_DECLARATION_FILES } from '../bridge/declaration-files.mjs';
 import { legLoop } from './worker-runtime.mjs';
 import { WARM_UP_BODY, WARM_UP_BOOT, WARM_UP_LIMITS, WARM_UP_VALUE_JSON } from './warm-up-cell.mjs';
 
@@ -44,7 +45,7 @@ export function warmUp(engine) {
       boot: WARM_UP_BOOT,
       limits: WARM_UP_LIMITS,
       control,
-      files: {},
+      files: NO_DECLARATION_FILES,
     });
   });
 }

@@ -4,6 +4,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { CONTROL_BUDGET, CONTROL_DEADLINE, CONTROL_SLOTS } from '../bridge/leg-control.mjs';
 import { SPIN_ALLOWED, SPIN_POLLERS } from './spin-policy.mjs';
+import { NO_DECLARATION_FILES } from '../bridge/declaration-files.mjs';
 
 const until = async (what: string, ok: () => boolean): Promise<void> => {
   const deadline = Date.now() + 20_000;
@@ -54,7 +55,7 @@ describe('a worker polling its leg port for replies', () => {
         boot: { maxPendingToolCalls: 16, tools: [{ callableName: 'one', name: 'one', description: '', source: 'core' }], mcp: [] },
         limits: { memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024, maxSnapshotBytes: 8 * 1024 * 1024, maxPendingToolCalls: 16 },
         control,
-        files: {},
+        files: NO_DECLARATION_FILES,
       });
       expect(await settled).toMatchObject({ ok: true, valueJson: '3' });
       expect(polledFrontiers).toBe(3);

@@ -16,6 +16,7 @@ import { workerData } from 'node:worker_threads';
 import { checkBridgeRequest, parseGuestJson } from '../bridge/protocol-check.mjs';
 import { onSync, protocolFault, takeClock } from './guest-ops.mjs';
 import { CONTROL_ABORT, CONTROL_BUDGET, CONTROL_DEADLINE } from '../bridge/leg-control.mjs';
+import { declarationFilesReader } from '../bridge/declaration-files.mjs';
 
 /**
  * Guest code gets at least this long per entry, so a queue of VMs on one worker cannot starve a late
@@ -60,7 +61,8 @@ export function legLoop(engine, post) {
     const leg = {
       id: msg.legId,
       limits: msg.limits,
-      files: msg.files ?? {},
+      // the catalog's declaration files (shared memory, read when the guest calls API.list / API.read)
+      files: declarationFilesReader(msg.files),
       control,
       sliceFloor: 0,
       frontier: [],

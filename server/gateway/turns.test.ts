@@ -211,3 +211,52 @@ describe('token meter: the definitions a turn is counted with', () => {
     expect(withClient?.direct.definitions).toBeGreaterThan(first!.direct.definitions);
   });
 });
+
+describe('what a turn\'s cells boot with', () => {
+  const tools = [
+    { name: 'read', source: 'core' as const, description: 'Read a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+    { name: 'web_search', source: 'core' as const, description: 'Search the web.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+  ];
+  const registry = () =>
+    new TurnRegistry({
+      config: testConfig({ tools: { ...testConfig().tools, codeMode: { ...testConfig().tools.codeMode, enabled: true } } }),
+      tools,
+      plugins: [],
+      mcpServers: () => [],
+      ownership: new Ownership(() => false),
+      runs: { abortTurn: () => undefined, list: () => [] },
+    });
+
+  it('on a turn over the same tools as an earlier one (client tools sent again as new objects): the earlier catalog and API files; other client tools get their own', () => {
+    const turns = registry();
+    try {
+      const scopeOf = (req: Parameters<TurnRegistry['prepare']>[0]) => turns.use(turns.prepare(req).agentRunId)!.scope;
+      const a = scopeOf({ clientTools: [{ ...ask }] });
+      const b = scopeOf({ clientTools: [{ ...ask, inputSchema: { ...ask.inputSchema } }] });
+      expect(b.catalog).toBe(a.catalog);
+      expect(b.files).toBe(a.files);
+      expect(turns.effective({ clientTools: [ask] }).surface).toEqual(turns.effective({ clientTools: [{ ...ask }] }).surface);
+      const c = scopeOf({ clientTools: [ask, pick] });
+      expect(c.catalog).not.toBe(a.catalog);
+      expect(c.catalog.byCallable.has('pick_color')).toBe(true);
+      const plain = scopeOf({});
+      expect(plain.catalog.byCallable.has('ask_user')).toBe(false);
+      // a changed schema is another client tool
+      const changed = scopeOf({ clientTools: [{ ...ask, inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }] });
+      expect(changed.catalog).not.toBe(a.catalog);
+      expect(scopeOf({ clientTools: [ask] }).catalog).toBe(a.catalog);
+    } finally {
+      turns.close();
+    }
+  });
+
+  it('on a turn boot: MCP namespaces and limits per turn, no tool list (each cell adds the tools its source names)', () => {
+    const turns = registry();
+    try {
+      const scope = turns.use(turns.prepare({}).agentRunId)!.scope;
+      expect(scope.boot).toEqual({ maxPendingToolCalls: scope.options.maxPendingToolCalls, mcp: [] });
+    } finally {
+      turns.close();
+    }
+  });
+});

@@ -8,7 +8,9 @@ import type { Ownership } from '../access/ownership.ts';
 import { LOCAL_OWNER } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
 import { deniedGuestNames } from '../catalog/view.ts';
-import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
+import { guestMcpNamespaces } from '../catalog/build.ts';
+import { CatalogCache } from '../catalog/cache.ts';
+import { packDeclarationFiles, type DeclarationFiles } from '../bridge/declaration-files.mjs';
 import { renderQuickIndex } from '../catalog/quick-index.ts';
 import type { Catalog } from '../catalog/types.ts';
 import { inferredOverlay, type InferredOverlay } from '../catalog/inferred-overlay.ts';
@@ -34,6 +36,8 @@ import { isRecord } from '../util/is-record.mjs';
 export const TURN_IDLE_MS = 6 * 60 * 60 * 1000;
 /** A client label longer than this is cut: it is a name on a board, and the client chooses it. */
 export const MAX_CLIENT_LABEL_LENGTH = 80;
+/** Client tool definitions kept for reuse (distinct specs; the oldest is made again if it comes back). */
+const MAX_CLIENT_TOOL_DEFINITIONS = 256;
 /** How often idle turns are looked for (at most; a shorter idle limit sweeps more often). */
 const TURN_SWEEP_MS = 60 * 1000;
 
@@ -78,6 +82,10 @@ export interface TurnRegistryDeps {
 export class TurnRegistry {
   private readonly turns = new Map<string, Turn>();
   private readonly sweepTimer: NodeJS.Timeout;
+  /** Turns over the same tools share one catalog (catalog/cache.ts). */
+  private readonly catalogs = new CatalogCache();
+  /** One definition per distinct client tool (by its spec), so turns that send equal client tools share a catalog. */
+  private readonly clientTools = new Map<string, ToolDefinition>();
 
   constructor(private readonly deps: TurnRegistryDeps) {
     const idleMs = deps.idleMs ?? TURN_IDLE_MS;
@@ -109,14 +117,7 @@ export class TurnRegistry {
   effective(req: TurnRequest): Effective {
     const { config } = this.deps;
     const agent = findAgent(config, req.agentId);
-    const clientTools: ToolDefinition[] = (req.clientTools ?? []).map((c) => ({
-      name: c.name,
-      description: c.description,
-      inputSchema: c.inputSchema,
-      ...(c.outputSchema ? { outputSchema: c.outputSchema } : {}),
-      source: 'client',
-      owner: 'client',
-    }));
+    const clientTools = (req.clientTools ?? []).map((c) => this.clientTool(c));
     const all = [...this.deps.tools, ...(this.deps.extraTools?.() ?? []), ...clientTools];
     const layers = { gateway: { allow: config.tools.allow, deny: config.tools.deny }, agent: agent.tools, agentId: agent.id };
     const policy = applyToolPolicy(all, layers);
@@ -126,10 +127,31 @@ export class TurnRegistry {
       ...(req.model ? { model: req.model } : {}),
       toolsActive,
     });
-    const catalog = buildCatalog(policy.effective);
-    const quickIndex = renderQuickIndex(catalog);
+    const catalog = this.catalogs.get(policy.effective);
+    const quickIndex = quickIndexOf(catalog);
     const surface = buildModelSurface({ activation, tools: policy.effective, quickIndex, disableTools: Boolean(req.disableTools) });
     return { tools: policy.effective, denied: policy.denied, catalog, surface, agentId: agent.id, model: activation.model };
+  }
+
+  /** The definition of a client tool: the one made for an equal spec before (so equal turns share a catalog), else a new one. */
+  private clientTool(c: ClientToolSpec): ToolDefinition {
+    const key = JSON.stringify([c.name, c.description, c.inputSchema, c.outputSchema ?? null]);
+    let tool = this.clientTools.get(key);
+    if (!tool) {
+      tool = {
+        name: c.name,
+        description: c.description,
+        inputSchema: c.inputSchema,
+        ...(c.outputSchema ? { outputSchema: c.outputSchema } : {}),
+        source: 'client',
+        owner: 'client',
+      };
+      if (this.clientTools.size >= MAX_CLIENT_TOOL_DEFINITIONS) this.clientTools.delete(this.clientTools.keys().next().value!);
+    } else {
+      this.clientTools.delete(key); // most recently used last
+    }
+    this.clientTools.set(key, tool);
+    return tool;
   }
 
   prepare(req: TurnRequest): TurnInfo {
@@ -248,17 +270,16 @@ export class TurnRegistry {
     return eff.denied.length === 0 ? new Map() : deniedGuestNames({ tools: eff.tools, denied: eff.denied, catalog: eff.catalog, mcpServers: this.deps.mcpServers() });
   }
 
-  /** What a new cell of a turn boots with: the catalog, its guest view, and the API files. */
+  /**
+   * What a new cell of a turn boots with: the catalog, the MCP namespaces, and the API files (packed once per catalog
+   * and shared with every leg). Each cell adds the tools its source names (runs.ts, catalog/boot-tools.ts).
+   */
   private guestCatalog(catalog: Catalog, options: CodeModeOptions): Pick<TurnScope, 'catalog' | 'boot' | 'files'> {
-    const view = guestCatalogView(catalog);
+    const mcp = guestMcpNamespaces(catalog);
     return {
       catalog,
-      boot: {
-        maxPendingToolCalls: options.maxPendingToolCalls,
-        tools: view.tools.map((t) => ({ callableName: t.callableName, name: t.name, description: t.description, source: t.source })),
-        mcp: [...view.mcp, ...this.unavailableMcp(view.mcp)],
-      },
-      files: Object.fromEntries(catalog.files),
+      boot: { maxPendingToolCalls: options.maxPendingToolCalls, mcp: [...mcp, ...this.unavailableMcp(mcp)] },
+      files: declarationFilesOf(catalog),
     };
   }
 
@@ -283,10 +304,47 @@ export class TurnRegistry {
 }
 
 /** The token meter's definition counts for a turn's surface, counted at first use and kept (a turn's tools are fixed until updateClientTools). */
-function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools'>): () => { codeMode: number; direct: number } {
+function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools' | 'catalog'>): () => { codeMode: number; direct: number } {
   let counted: { codeMode: number; direct: number } | undefined;
-  return () => (counted ??= { codeMode: definitionTokens(eff.surface.tools), direct: definitionTokens(directSurfaceTools(eff.tools)) });
+  return () => (counted ??= { codeMode: definitionTokens(eff.surface.tools), direct: directDefinitionTokens(eff) });
 }
+
+/**
+ * Tokens of the direct surface (every effective tool with its schemas), per catalog: turns over the same tools share
+ * the catalog (catalog/cache.ts), and over a big source the text is megabytes (GitHub's REST API: 1.8 MB, half a second
+ * to serialize and count), so it is counted once per tool set, not once per turn.
+ */
+function directDefinitionTokens(eff: Pick<Effective, 'tools' | 'catalog'>): number {
+  let n = directTokens.get(eff.catalog);
+  if (n === undefined) {
+    n = definitionTokens(directSurfaceTools(eff.tools));
+    directTokens.set(eff.catalog, n);
+  }
+  return n;
+}
+const directTokens = new WeakMap<Catalog, number>();
+
+/** The quick index of a catalog, rendered once per catalog (turns over the same tools share it). */
+function quickIndexOf(catalog: Catalog): string {
+  let text = quickIndexes.get(catalog);
+  if (text === undefined) {
+    text = renderQuickIndex(catalog);
+    quickIndexes.set(catalog, text);
+  }
+  return text;
+}
+const quickIndexes = new WeakMap<Catalog, string>();
+
+/** A catalog's declaration files packed for the guest (bridge/declaration-files.mjs), once per catalog. */
+function declarationFilesOf(catalog: Catalog): DeclarationFiles {
+  let pack = declarationPacks.get(catalog);
+  if (!pack) {
+    pack = packDeclarationFiles(catalog.files);
+    declarationPacks.set(catalog, pack);
+  }
+  return pack;
+}
+const declarationPacks = new WeakMap<Catalog, DeclarationFiles>();
 
 /** Definition texts counted so far: most turns share an agent's tools, so a new turn's count is a lookup. */
 /** Distinct definition texts kept (one per agent, model and client tool set in use; a few KiB each). */

@@ -795,14 +795,26 @@
         defineProperty(global, meta.callableName, { __proto__: null, value: h, writable: true, configurable: true, enumerable: false });
       }
 
-      /** Catalog metadata from the host (a JSON array of { callableName }) -> this cell's handles. */
+      /**
+       * Catalog metadata from the host (a JSON array of { callableName, name, description, source }, from the run's
+       * own catalog) -> this cell's handles. A cell boots with globals only for the tools its source names
+       * (catalog/boot-tools.ts); a handle for any other tool is made here, from the host's metadata, the first time a
+       * search or catalog.all() returns it, and is the same handle every later time.
+       */
       function toHandles(list) {
         var out = [];
         if (!isArray(list)) return out;
         for (var j = 0; j < list.length; j++) {
-          var name = own(list[j], 'callableName');
-          var hh = typeof name === 'string' ? handles[name] : undefined;
-          if (hh) append(out, hh);
+          var item = list[j];
+          var name = own(item, 'callableName');
+          if (typeof name !== 'string') continue;
+          var hh = handles[name];
+          if (!hh) {
+            var meta = { callableName: name, name: own(item, 'name'), description: own(item, 'description'), source: own(item, 'source') };
+            if (typeof meta.name !== 'string' || typeof meta.description !== 'string' || typeof meta.source !== 'string') continue;
+            hh = handles[name] = makeHandle(meta);
+          }
+          append(out, hh);
         }
         return out;
       }

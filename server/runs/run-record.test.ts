@@ -1,6 +1,7 @@
 // The run record written out and read back: a parked QuickJS run's record is plain JSON, parses back equal,
 // restores into a run whose record is equal again, and its snapshot resumes to the value the original returns.
 // A record that does not fit (a wrong field, another turn, another snapshot, a live context) is refused by name.
+import { NO_DECLARATION_FILES } from '../bridge/declaration-files.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { LegOutcome } from '../executors/types.ts';
@@ -112,7 +113,7 @@ describe('a parked run written out and read back', () => {
     // its snapshot and kept replies resume the cell: the same value the original's wait returns
     const leg = executor.resume(
       restored.continuation!,
-      { files: {}, limits: legLimits(turn.options), budgetMs: 10_000, inFlight: restored.guestInFlight },
+      { files: NO_DECLARATION_FILES, limits: legLimits(turn.options), budgetMs: 10_000, inFlight: restored.guestInFlight },
       { onRequests: () => leg.abort(), onOutput() {} },
     );
     leg.deliver(restored.deliverReplies(restored.requests.values()));

@@ -1,5 +1,6 @@
 // The run record's test kit: a turn scope and a host without a Gateway, an executor whose legs the test ends, and
 // a run brought into each state through its own transitions.
+import { NO_DECLARATION_FILES } from '../bridge/declaration-files.mjs';
 import { LOCAL_OWNER } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
 import { buildCatalog } from '../catalog/build.ts';
@@ -25,8 +26,8 @@ export function testTurn(ids: { agentRunId?: string; sessionId?: string } = {}, 
     workspaceDir: '.',
     options: resolved,
     catalog: buildCatalog([]),
-    boot: { maxPendingToolCalls: resolved.maxPendingToolCalls, tools: [], mcp: [] },
-    files: {},
+    boot: { maxPendingToolCalls: resolved.maxPendingToolCalls, mcp: [] },
+    files: NO_DECLARATION_FILES,
     scheduler: new CallScheduler(),
     results: new ResultsStore(resolved.maxSnapshotBytes),
     headless: false,
@@ -130,7 +131,7 @@ export function startedRun(host: RunHost, executor: Executor, turn: TurnScope = 
 /** Open a leg on the run and drive it to `outcome` (the leg ends; the run's state is the caller's next step). */
 export async function legTo(run: Run, outcome: LegOutcome): Promise<void> {
   const call = run.calls[run.calls.length - 1]!;
-  const live = run.openLeg(new ExecutionBudget(60_000), call, () => run.cell.executor.start({ body: '', boot: run.turn.boot, files: {}, limits: {} as never, budgetMs: 60_000 }, { onRequests() {}, onOutput() {} }));
+  const live = run.openLeg(new ExecutionBudget(60_000), call, () => run.cell.executor.start({ body: '', boot: { ...run.turn.boot, tools: [] }, files: NO_DECLARATION_FILES, limits: {} as never, budgetMs: 60_000 }, { onRequests() {}, onOutput() {} }));
   const ran = run.runLeg(live, 60_000);
   (live.leg as ScriptedLeg).finish(outcome);
   await ran;

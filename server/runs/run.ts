@@ -38,6 +38,7 @@ import { CODE_MODE_LIMIT_BOUNDS } from '../config/schema.ts';
 import type { CodeModeOptions, ExecutorKind } from '../config/types.ts';
 import { CodeModeError, InvalidInputError, type CodeModeErrorCode } from '../errors.ts';
 import type { Continuation, Executor, Leg, LegOutcome, PressureEvent } from '../executors/types.ts';
+import type { DeclarationFiles } from '../bridge/declaration-files.mjs';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
 import { redactSource } from '../source/redact.ts';
@@ -164,7 +165,7 @@ export class Run {
    * that later appends client tools changes what new cells see, never a running or parked one.
    */
   readonly catalog: Catalog;
-  readonly files: Record<string, string>;
+  readonly files: DeclarationFiles;
   /**
    * The turn's result store as it was when the cell started (spec 02: "Each cell captures that store before
    * execution"): a later restriction clears it for this cell too, and the cell never adopts the replacement.

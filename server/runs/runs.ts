@@ -26,6 +26,7 @@ import { legNotStartedMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVA
 import { SlotLedger } from './slots.ts';
 import { onRequests, redispatch } from './nested.ts';
 import { forkRun } from './fork.ts';
+import { bootTools } from '../catalog/boot-tools.ts';
 import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
 import { recordCassette, type Cassette } from './cassette.ts';
 import { guestClock } from './clock.ts';
@@ -95,7 +96,7 @@ export class RunManager {
     budget.hold('opening');
     return this.driveLeg(run, budget, call, (handlers) =>
       cell.executor.start(
-        { body: cell.body, boot: { ...turn.boot, seed: cell.seed, clock: guestClock(cell.clock, run.clock) }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
+        { body: cell.body, boot: { ...turn.boot, tools: bootTools(run.catalog, cell.body), seed: cell.seed, clock: guestClock(cell.clock, run.clock) }, files: run.files, limits: legLimits(turn.options), budgetMs: run.legBudgetMs(budget) },
         handlers,
       ),
     );

@@ -5,6 +5,7 @@ import type { Catalog, CatalogEntry } from '../catalog/types.ts';
 import type { InferredOutput } from '../catalog/inferred-overlay.ts';
 import type { CodeModeOptions } from '../config/types.ts';
 import type { GuestBootConfig } from '../bridge/protocol.ts';
+import type { DeclarationFiles } from '../bridge/declaration-files.mjs';
 import type { CallScheduler } from '../bridge/scheduler.ts';
 import type { Executor } from '../executors/types.ts';
 import type { ResultsStore } from '../results/store.ts';
@@ -30,8 +31,10 @@ export interface TurnScope {
   catalog: Catalog;
   /** What a cell would write for each tool the turn's policy denied (`exec`, `MCP.demo.slow`) -> the rule (runs/denied.ts). */
   denied?: ReadonlyMap<string, string>;
-  boot: GuestBootConfig;
-  files: Record<string, string>;
+  /** What every cell of the turn boots with; each cell adds the tools its source names (catalog/boot-tools.ts). */
+  boot: Omit<GuestBootConfig, 'tools'>;
+  /** The catalog's declaration files for API.list / API.read, packed once per catalog (bridge/declaration-files.mjs). */
+  files: DeclarationFiles;
   scheduler: CallScheduler;
   /**
    * The turn's saved results: replaced (the old one cleared) when the turn's client tools are restricted

@@ -4,6 +4,7 @@ import type { BridgeRequest, LegLimits } from '../../bridge/protocol.ts';
 import { DEFAULT_CODE_MODE_OPTIONS } from '../../config/schema.ts';
 import type { Leg, LegHandlers, LegOutcome } from '../types.ts';
 import { EmscriptenExecutor } from './executor.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 const MiB = 1024 * 1024;
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
@@ -29,7 +30,7 @@ function drive(open: (h: LegHandlers) => Leg): { leg: Leg; first: Promise<Bridge
 }
 
 function start(ex: EmscriptenExecutor, body: string, memoryLimitBytes = limits.memoryLimitBytes) {
-  return drive((h) => ex.start({ body, boot, files: {}, limits: { ...limits, memoryLimitBytes }, budgetMs: DEFAULT_CODE_MODE_OPTIONS.timeoutMs }, h));
+  return drive((h) => ex.start({ body, boot, files: NO_DECLARATION_FILES, limits: { ...limits, memoryLimitBytes }, budgetMs: DEFAULT_CODE_MODE_OPTIONS.timeoutMs }, h));
 }
 
 async function outcome(d: { leg: Leg }): Promise<LegOutcome> {
@@ -58,11 +59,11 @@ describe('quickjs-emscripten executor', () => {
     // a second cell cannot take the parked worker
     expect(await outcome(start(ex, 'return 2'))).toMatchObject({ kind: 'completed' });
     expect(ex.poolStats()).toMatchObject({ spawned: 2, parked: 1 });
-    const r = drive((h) => ex.resume(parked.continuation, { files: {}, limits, budgetMs: DEFAULT_CODE_MODE_OPTIONS.timeoutMs, inFlight: 1 }, h));
+    const r = drive((h) => ex.resume(parked.continuation, { files: NO_DECLARATION_FILES, limits, budgetMs: DEFAULT_CODE_MODE_OPTIONS.timeoutMs, inFlight: 1 }, h));
     r.leg.deliver([{ id: timer!.id, ok: true }]);
     expect(await outcome(r)).toMatchObject({ kind: 'completed', valueJson: '3' });
     // resumed once: the continuation is spent
-    const again = drive((h) => ex.resume(parked.continuation, { files: {}, limits, budgetMs: 1000, inFlight: 0 }, h));
+    const again = drive((h) => ex.resume(parked.continuation, { files: NO_DECLARATION_FILES, limits, budgetMs: 1000, inFlight: 0 }, h));
     expect(await outcome(again)).toMatchObject({ kind: 'failed', code: 'invalid_input' });
 
     const p2 = start(ex, 'await new Promise((done) => setTimeout(done, 1));\nreturn 1');

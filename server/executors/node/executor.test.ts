@@ -11,6 +11,7 @@ import type { Continuation, Leg, LegOutcome, NodeContinuation } from '../types.t
 import { until } from '../../testing.ts';
 import { MIN_OLD_GENERATION_MB, NodeExecutor, resourceLimitsFor, type NodeExecutorOptions } from './executor.ts';
 import { heapWatch, inspectedThreadId } from './heap-watch.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 const MiB = 1024 * 1024;
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
@@ -60,7 +61,7 @@ function start(ex: NodeExecutor, body: string, o: { timeoutMs?: number; memoryLi
   return drive(
     (h) =>
       ex.start(
-        { body, boot, files: {}, limits: { ...limits, memoryLimitBytes: o.memoryLimitBytes ?? limits.memoryLimitBytes }, budgetMs: o.timeoutMs ?? ROOMY_TIMEOUT_MS },
+        { body, boot, files: NO_DECLARATION_FILES, limits: { ...limits, memoryLimitBytes: o.memoryLimitBytes ?? limits.memoryLimitBytes }, budgetMs: o.timeoutMs ?? ROOMY_TIMEOUT_MS },
         h,
       ),
     o.holdTimers,
@@ -68,7 +69,7 @@ function start(ex: NodeExecutor, body: string, o: { timeoutMs?: number; memoryLi
 }
 
 function resume(ex: NodeExecutor, c: Continuation, inFlight: number, o: { holdTimers?: boolean } = {}): Drive {
-  return drive((h) => ex.resume(c, { files: {}, limits, budgetMs: ROOMY_TIMEOUT_MS, inFlight }, h), o.holdTimers);
+  return drive((h) => ex.resume(c, { files: NO_DECLARATION_FILES, limits, budgetMs: ROOMY_TIMEOUT_MS, inFlight }, h), o.holdTimers);
 }
 
 async function value(d: Drive): Promise<unknown> {

@@ -15,6 +15,7 @@ import { QuickJsExecutor, quickjsModule } from './executor.ts';
 const execFileAsync = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RESUME_PROBE = fileURLToPath(new URL('../fixtures/resume-in-another-process.ts', import.meta.url));
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
 const limits = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 4096, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };
@@ -29,7 +30,7 @@ async function parkedWithRequest(ex: Executor): Promise<{ continuation: Continua
   let leg: Leg | undefined;
   let requestId: string | undefined;
   leg = ex.start(
-    { body: 'const kept = 41;\nawait new Promise((r) => setTimeout(r, 10));\nreturn kept + 1', boot, files: {}, limits, budgetMs: 20_000 },
+    { body: 'const kept = 41;\nawait new Promise((r) => setTimeout(r, 10));\nreturn kept + 1', boot, files: NO_DECLARATION_FILES, limits, budgetMs: 20_000 },
     {
       onRequests: (requests) => {
         requestId ??= requests[0]?.id;
@@ -46,7 +47,7 @@ async function parkedWithRequest(ex: Executor): Promise<{ continuation: Continua
 /** Resume a continuation and, once its VM is restored, park it again (its timer is still in flight). */
 async function resumed(ex: Executor, continuation: Continuation): Promise<LegOutcome> {
   let leg: Leg | undefined;
-  leg = ex.resume(continuation, { budgetMs: 20_000, files: {}, limits, inFlight: 1 }, { onRequests() {}, onOutput() {}, onOpened: () => leg?.park() });
+  leg = ex.resume(continuation, { budgetMs: 20_000, files: NO_DECLARATION_FILES, limits, inFlight: 1 }, { onRequests() {}, onOutput() {}, onOpened: () => leg?.park() });
   return leg.done;
 }
 

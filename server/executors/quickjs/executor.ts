@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Continuation, Executor, Leg, LegHandlers, ResumeRequest, StartRequest } from '../types.ts';
 import { baseImage, baseImageId } from './base-image.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 import { WorkerPool, type PoolStats } from './pool.ts';
 import { holdStealGuard, replySpinData, replySpinUs } from '../reply-spin.ts';
 import { WARM_UP_BODY, WARM_UP_BOOT, WARM_UP_LIMITS, WARM_UP_VALUE_JSON } from '../warm-up-cell.mjs';
@@ -120,7 +121,7 @@ export class QuickJsExecutor implements Executor {
           onRequests: (requests) => leg.deliver(requests.map((r) => ({ id: r.id, ok: true, value: null }))),
           onOutput: () => {},
         };
-        const leg = this.start({ body: WARM_UP_BODY, boot: WARM_UP_BOOT, files: {}, limits: WARM_UP_LIMITS, budgetMs: HOST_WARM_UP_BUDGET_MS }, handlers);
+        const leg = this.start({ body: WARM_UP_BODY, boot: WARM_UP_BOOT, files: NO_DECLARATION_FILES, limits: WARM_UP_LIMITS, budgetMs: HOST_WARM_UP_BUDGET_MS }, handlers);
         return leg.done.then(
           (outcome) => {
             if (outcome.kind === 'completed' && outcome.valueJson === WARM_UP_VALUE_JSON) this.hostWarmUps++;

@@ -1,6 +1,7 @@
 // A pool leg's phases on a fake worker: each move the pool makes (place, open, checkpoint, reopen, park, finish)
 // enters the phase it names, a move its phase does not allow throws LegPhaseError, and a pressure answer the leg
 // never asked for is a broken worker.
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 import { describe, expect, it, vi } from 'vitest';
 import type { HostToWorker, WorkerToHost } from '../../bridge/protocol.ts';
 import { CONTROL_BUDGET } from '../../bridge/leg-control.mjs';
@@ -19,7 +20,7 @@ function fakeWorker() {
 /** A new leg (a start) with its handlers' pressure events and its outcomes kept. */
 function newLeg() {
   const sab = new SharedArrayBuffer(24);
-  const first: HostToWorker = { t: 'start', legId: 'leg', body: 'return 1', boot: { maxPendingToolCalls: 16, tools: [], mcp: [] }, limits, control: sab, files: {} };
+  const first: HostToWorker = { t: 'start', legId: 'leg', body: 'return 1', boot: { maxPendingToolCalls: 16, tools: [], mcp: [] }, limits, control: sab, files: NO_DECLARATION_FILES };
   const pressure: PressureEvent[] = [];
   const outcomes: LegOutcome[] = [];
   const leg = new PoolLeg('leg', { onRequests() {}, onOutput() {}, onPressure: (e) => pressure.push(e) }, (o) => outcomes.push(o), sab, new Float64Array(sab), first, []);

@@ -12,6 +12,7 @@
 // pool.ts decides when a leg moves (placement, its outcome, pressure) and tells it here; pressure.ts picks which
 // leg to checkpoint. The leg keeps one control block for its whole life, so the run's deadline and abort flag
 // follow the VM; its requests stay with the run (host work, never replayed).
+import type { DeclarationFiles } from '../../bridge/declaration-files.mjs';
 import type { BridgeRequest, CodeModeOutput, HostToWorker, LegLimits, SettledOutcome, WorkerToHost } from '../../bridge/protocol.ts';
 import { CONTROL_BUDGET } from '../../bridge/leg-control.mjs';
 import type { LegHandlers, LegOutcome } from '../types.ts';
@@ -74,7 +75,7 @@ export class PoolLeg {
   private transfer: ArrayBuffer[];
   /** What a resume from a checkpoint needs from the leg's first message. */
   private readonly limits: LegLimits;
-  private readonly files: Record<string, string>;
+  private readonly files: DeclarationFiles;
   /** Messages for the VM while it has no worker to take them (waiting for a place, being checkpointed, checkpointed). */
   private backlog: HostToWorker[] = [];
   /** Requests the worker counts in flight: sent by the guest, reply not yet posted to a worker. */

@@ -6,6 +6,7 @@ import type { LegOutcome } from '../types.ts';
 import { until } from '../../testing.ts';
 import { HOST_WARM_UP_ROUNDS, QuickJsExecutor } from './executor.ts';
 import { WORKER_YOUNG_GENERATION_MB } from './pool-worker.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 const boot = { maxPendingToolCalls: 4, tools: [], mcp: [] };
 const limits = { memoryLimitBytes: 32 * 1024 * 1024, maxOutputBytes: 4096, maxSnapshotBytes: 1024 * 1024, maxPendingToolCalls: 4 };
@@ -18,7 +19,7 @@ afterEach(async () => {
 });
 
 function start(ex: QuickJsExecutor, body: string, budgetMs = 20_000) {
-  return ex.start({ body, boot, files: {}, limits, budgetMs }, noHandlers);
+  return ex.start({ body, boot, files: NO_DECLARATION_FILES, limits, budgetMs }, noHandlers);
 }
 
 async function value(done: Promise<LegOutcome>): Promise<unknown> {

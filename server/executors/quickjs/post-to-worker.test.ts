@@ -5,6 +5,7 @@ import { until } from '../../testing.ts';
 import { MAX_POLLED_FRONTIER } from '../spin-policy.mjs';
 import { PoolLeg } from './pool-leg.ts';
 import type { PoolWorker } from './pool-worker.ts';
+import { NO_DECLARATION_FILES } from '../../bridge/declaration-files.mjs';
 
 /** A leg opening on a fake worker (its opening message posted), 100 requests in flight. */
 async function legOnFakeWorker() {
@@ -15,7 +16,7 @@ async function legOnFakeWorker() {
     snapshot: new Uint8Array(1),
     limits: { memoryLimitBytes: 1 << 26, maxOutputBytes: 1024, maxSnapshotBytes: 1 << 20, maxPendingToolCalls: 16 },
     control: sab,
-    files: {},
+    files: NO_DECLARATION_FILES,
     inFlight: 100,
   };
   const leg = new PoolLeg('leg', {} as never, () => undefined, sab, new Float64Array(sab), first, []);

@@ -195,8 +195,8 @@ describe('pressure parking and maxSnapshotBytes', () => {
     executor = new QuickJsExecutor({ workers: 1, maxExtraWorkers: 0, maxLiveVmsPerWorker: 1 });
     await executor.ready();
     gate = gatedTool();
-    // a trivial cell's snapshot stores about 160 KiB: every checkpoint here is over the cap
-    gw = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 60_000, maxSnapshotBytes: 16 * 1024 } });
+    // the smallest cap the config takes (1 KiB): a trivial cell's snapshot stores about 15 KiB, so every checkpoint here is over it
+    gw = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 60_000, maxSnapshotBytes: 1024 } });
   });
 
   afterAll(async () => {
@@ -219,7 +219,7 @@ describe('pressure parking and maxSnapshotBytes', () => {
   });
 
   it('on the same VM when it must genuinely park (its budget ends): fails with snapshot_limit_exceeded', async () => {
-    const short = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 300, maxSnapshotBytes: 16 * 1024 } });
+    const short = await testGateway({ executor, tools: [gate.tool], codeMode: { timeoutMs: 300, maxSnapshotBytes: 1024 } });
     const t = short.prepareTurn({ sessionId: 'pressure-over-cap-park' });
     const result = short.exec(t.agentRunId, { code: cell('parks') }, { toolCallId: 'call_parks' });
     expectFailed(await result, 'snapshot_limit_exceeded');

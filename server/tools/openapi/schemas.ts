@@ -135,6 +135,19 @@ export class OpenApiSchemas implements SchemaDefs {
     return [...this.byName.keys()];
   }
 
+  /** Every named schema, in name order, once the document is released (read.ts carries them out of the thread that read the document). */
+  namedSchemas(): Array<[string, JsonSchema]> {
+    return [...this.byName].map(([name, entry]) => [name, entry.schema ?? {}]);
+  }
+
+  /** The released schemas of a document read elsewhere (read.ts): `get` and `names` answer as the reader's did. */
+  static released(owner: string, named: ReadonlyArray<readonly [string, JsonSchema]>, notes: readonly string[]): OpenApiSchemas {
+    const schemas = new OpenApiSchemas({}, owner);
+    for (const [name, schema] of named) schemas.byName.set(name, { pointer: '', view: 'response', schema });
+    schemas.notes.push(...notes);
+    return schemas;
+  }
+
   /** Schema nodes read so far (the bench and the bounds test read it). */
   get nodesRead(): number {
     return this.nodes;

@@ -10,9 +10,10 @@ import type { ToolDefinition } from '../types.ts';
 import type { OpenApiSourceConfig } from '../../config/types.ts';
 import { callOperation, DEFAULT_OPENAPI_TIMEOUT_MS, hostAllowed, type HttpTarget } from './client.ts';
 import { DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES } from '../../config/sources-schema.ts';
-import { loadDocumentText, OpenApiDocumentError } from './document.ts';
-import { mapDocument, type OperationSpec } from './mapping.ts';
-import { OpenApiSchemas, SchemaBoundsError } from './schemas.ts';
+import { OpenApiDocumentError } from './document.ts';
+import type { OperationSpec } from './mapping.ts';
+import { readDocumentOffLoop } from './read.ts';
+import { OpenApiSchemas } from './schemas.ts';
 import { ADDRESS_CLASS_WORDS, parseAddress, type ParsedAddress } from '../../util/addresses.ts';
 import { AddressRefusedError, guardedFetch, refusal, resolveHost, type PinnedHop, type Reach } from '../../util/guarded-fetch.ts';
 import { isOwnListener } from '../../util/own-listeners.ts';
@@ -37,15 +38,15 @@ function isUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
 }
 
-/** A document's text, and the hop it was fetched from (its checked address) when it came from a URL. */
-interface DocumentText {
-  text: string;
+/** A document's bytes (UTF-8, decoded by the reader off the event loop), and the hop it was fetched from (its checked address) when it came from a URL. */
+interface DocumentBytes {
+  bytes: Uint8Array;
   fetchedFrom?: PinnedHop;
 }
 
-/** Reads the document text: an upload, a URL (fetched, size-limited) or a file relative to `baseDir`. */
-async function documentText(config: OpenApiSourceConfig, baseDir: string, where: string, maxBytes: number): Promise<DocumentText> {
-  if (config.documentText !== undefined) return { text: config.documentText };
+/** Reads the document: an upload, a URL (fetched, size-limited) or a file relative to `baseDir`. */
+async function documentBytes(config: OpenApiSourceConfig, baseDir: string, where: string, maxBytes: number): Promise<DocumentBytes> {
+  if (config.documentText !== undefined) return { bytes: new TextEncoder().encode(config.documentText) };
   const document = config.document;
   if (!document) throw new OpenApiDocumentError(`${where} needs "document" (a file path or an http(s) URL of an OpenAPI 3.x document)`);
   if (isUrl(document)) {
@@ -64,9 +65,9 @@ async function documentText(config: OpenApiSourceConfig, baseDir: string, where:
       throw new OpenApiDocumentError(`${where}: fetching ${document} failed (${cause?.code ?? (err as Error).message}); check the URL is reachable from the Gateway`);
     }
     if (!response.ok) throw new OpenApiDocumentError(`${where}: fetching ${document} answered HTTP ${response.status}; check the URL`);
-    const text = await response.text();
-    if (Buffer.byteLength(text) > maxBytes) throw new OpenApiDocumentError(`${where}: ${document} is larger than sources.maxDocumentBytes (${maxBytes} bytes)`);
-    return { text, fetchedFrom };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw new OpenApiDocumentError(`${where}: ${document} is larger than sources.maxDocumentBytes (${maxBytes} bytes)`);
+    return { bytes, fetchedFrom };
   }
   const file = isAbsolute(document) ? document : resolve(baseDir, document);
   try {
@@ -74,7 +75,7 @@ async function documentText(config: OpenApiSourceConfig, baseDir: string, where:
     const info = await stat(file);
     if (!info.isFile()) throw new OpenApiDocumentError(`${where}: ${file} is not a regular file; name an OpenAPI document (JSON or YAML)`);
     if (info.size > maxBytes) throw new OpenApiDocumentError(`${where}: ${file} is ${info.size} bytes, larger than sources.maxDocumentBytes (${maxBytes}); raise that limit in the config or trim the document`);
-    return { text: await readFile(file, 'utf8') };
+    return { bytes: await readFile(file) };
   } catch (err) {
     if (err instanceof OpenApiDocumentError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -174,18 +175,11 @@ export async function loadOpenApiSource(
 ): Promise<LoadedOpenApiSource> {
   const where = `OpenAPI source "${name}"`;
   const maxBytes = opts.maxDocumentBytes ?? DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES;
-  const { text, fetchedFrom } = await documentText(config, opts.baseDir, where, maxBytes);
-  const doc = loadDocumentText(text, where, maxBytes);
-  const schemas = new OpenApiSchemas(doc, name);
-  let mapped;
-  try {
-    schemas.nameComponents();
-    mapped = mapDocument(doc, schemas);
-    schemas.release();
-  } catch (err) {
-    if (err instanceof SchemaBoundsError) throw new OpenApiDocumentError(`${where}: ${err.message}`);
-    throw err;
-  }
+  const { bytes, fetchedFrom } = await documentBytes(config, opts.baseDir, where, maxBytes);
+  // parsed, named and mapped in a worker thread (read.ts): GitHub's description would stop the event loop for a second
+  const read = await readDocumentOffLoop(bytes, name, where, maxBytes);
+  const mapped = read.mapped;
+  const schemas = OpenApiSchemas.released(name, read.named, read.notes);
   const baseUrl = resolveBaseUrl(config, mapped.serverUrl, where);
   const allowedHosts = (config.allowedHosts ?? [baseUrl.host]).map((h) => h.toLowerCase());
   const target: HttpTarget = {
