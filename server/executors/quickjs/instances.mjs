@@ -41,7 +41,8 @@ export class InstanceRecycler {
   install() {
     const asyncInstantiate = WebAssembly.instantiate;
     WebAssembly.instantiate = async (mod, imports) =>
-      mod instanceof WebAssembly.Module ? this.instantiate(mod, imports) : asyncInstantiate(mod, imports);
+      // imports are optional, as for the original (a module that imports nothing)
+      mod instanceof WebAssembly.Module ? this.instantiate(mod, imports ?? {}) : asyncInstantiate(mod, imports);
     return () => {
       WebAssembly.instantiate = asyncInstantiate;
     };
