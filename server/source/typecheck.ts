@@ -24,12 +24,13 @@ export const TYPECHECK_START_TIMEOUT_MS = 60_000;
 /** Checks waiting for the one thread beyond the running one; more is refused rather than queued without end. */
 export const MAX_QUEUED_TYPECHECKS = 16;
 
-interface CheckJob {
+/** One typecheck job, as typecheck-worker.mjs reads it. */
+export interface CheckJob {
   source: string;
   declarations: string;
   language: CellTypesLanguage;
 }
-type CheckResult = { diagnostics: CellDiagnostic[] } | { hostFault: string };
+export type CheckResult = { diagnostics: CellDiagnostic[] } | { hostFault: string };
 
 export interface TypeCheckerOptions {
   deadlineMs?: number;
