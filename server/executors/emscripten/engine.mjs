@@ -1,4 +1,5 @@
 // The quickjs-emscripten engine: one QuickJS runtime + context per cell on a WASM module this worker owns; a parked cell stays live.
+// long: one engine adapter (the module, each cell's runtime and guest, their exact disposal), read top to bottom; its JSDoc types took it past the limit.
 //
 // Limits: memoryLimitBytes is the runtime's memory limit, the stack is its max stack size, and time is
 // the interrupt handler, which reads the leg's shared deadline and abort flag. QuickJS's allocator
