@@ -3,17 +3,17 @@
 // when a check outlives its deadline.
 //
 // The program is two virtual files (the ambient declarations and the cell) plus lib.es2022 from the typescript
-// package, under the options, wrapper and positions of cell-types.mjs (the editor checks with the same). Lib SourceFiles are parsed once per thread and reused by every later program (the binder skips files
+// package, under the options, wrapper and positions of shared/cell-types.mjs (the editor checks with the same). Lib SourceFiles are parsed once per thread and reused by every later program (the binder skips files
 // it already bound), which keeps a check in the tens of milliseconds after the first.
 /** @import { CompilerHost, CompilerOptions, Program, SourceFile } from 'typescript' */
 /** @import { DeadlineJobMessage, DeadlineWorkerReply } from '../offload/deadline-worker.ts' */
-/** @import { CellTypesLanguage } from './cell-types.mjs' */
+/** @import { CellTypesLanguage } from '../../shared/cell-types.mjs' */
 /** @import { CheckJob, CheckResult } from './typecheck.ts' */
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import tsModule from 'typescript';
-import { cellCompilerOptions, cellDiagnostics, flattenMessage, wrapCell } from './cell-types.mjs';
+import { cellCompilerOptions, cellDiagnostics, flattenMessage, wrapCell } from '../../shared/cell-types.mjs';
 
 const ts = tsModule;
 const port = parentPort;
@@ -22,7 +22,7 @@ const ROOT = '/codemode';
 /** @type {Record<CellTypesLanguage, string>} */
 const CELL_FILES = { typescript: `${ROOT}/cell.ts`, javascript: `${ROOT}/cell.js` };
 const DECLARATIONS_FILE = `${ROOT}/declarations.d.ts`;
-/** The cell's compiler options as the compiler takes them (cell-types.mjs spells its enums as numbers). @type {Record<CellTypesLanguage, CompilerOptions>} */
+/** The cell's compiler options as the compiler takes them (shared/cell-types.mjs spells its enums as numbers). @type {Record<CellTypesLanguage, CompilerOptions>} */
 const OPTIONS = { typescript: cellCompilerOptions('typescript'), javascript: cellCompilerOptions('javascript') };
 const libDir = dirname(ts.getDefaultLibFilePath(OPTIONS.typescript));
 /** @type {Map<string, SourceFile>} */
