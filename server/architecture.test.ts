@@ -71,9 +71,12 @@ const AREAS: Readonly<Record<string, { values: readonly string[]; types: readonl
   'bench/': { values: ['server/', 'shared/'], types: [], why: 'the measurements: they drive the server in process' },
 };
 
+/** Folders whose JavaScript tsc checks: the server, shared/, and the demo servers, plugins and scripts around them. */
+const CHECKED_JS_FOLDERS = ['server', 'shared', 'demo', 'scripts', 'bin'];
+
 /**
- * Server files tsc does not check, each with why. Everything else under server/ and shared/ is in tsconfig.json with
- * checkJs, so no declaration file is kept by hand beside its source.
+ * JavaScript files in CHECKED_JS_FOLDERS that tsc does not check, each with why. Everything else is in tsconfig.json
+ * with checkJs, so no declaration file is kept by hand beside its source.
  */
 const UNCHECKED_SERVER_FILES: ReadonlyArray<{ prefix: string; why: string }> = [
   { prefix: 'server/hostile/cells/', why: 'cell bodies (top-level await and return), run as guests, not server modules' },
@@ -362,16 +365,16 @@ describe('areas: the page, the bench, the server and shared/', () => {
   });
 });
 
-describe('type-checking of server JavaScript', () => {
+describe('type-checking of JavaScript', () => {
   const config = ts.getParsedCommandLineOfConfigFile(join(REPO_ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
   const checked = new Set((config?.fileNames ?? []).map((f) => posix.relative(REPO_ROOT.split(sep).join('/'), f.split(sep).join('/'))));
-  const scripts = ['server', 'shared'].flatMap((dir) =>
+  const scripts = CHECKED_JS_FOLDERS.flatMap((dir) =>
     readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
       .map((p) => posix.join(dir, p.split(sep).join('/')))
       .filter((p) => /\.(mjs|js)$/.test(p)),
   );
 
-  it('tsconfig.json checks JavaScript (checkJs) and names every .mjs and .js file under server/ and shared/ but the listed ones', () => {
+  it(`tsconfig.json checks JavaScript (checkJs) and names every .mjs and .js file under ${CHECKED_JS_FOLDERS.join('/, ')}/ but the listed ones`, () => {
     expect(config?.options.checkJs).toBe(true);
     expect(scripts.length).toBeGreaterThan(20);
     const unchecked = scripts.filter((f) => !checked.has(f) && !UNCHECKED_SERVER_FILES.some((u) => f.startsWith(u.prefix)));
@@ -383,8 +386,9 @@ describe('type-checking of server JavaScript', () => {
     expect(stale.map((u) => u.prefix)).toEqual([]);
   });
 
-  it('no declaration file is kept by hand beside a checked source (x.d.mts next to x.mjs): the JSDoc is the declaration', () => {
-    const beside = scripts.filter((f) => f.endsWith('.mjs') && checked.has(f) && statSync(join(REPO_ROOT, f.replace(/\.mjs$/, '.d.mts')), { throwIfNoEntry: false }));
+  it('no declaration file is kept by hand beside a source (x.d.mts next to x.mjs): the JSDoc is the declaration', () => {
+    // (tsc itself would read the .d.mts in place of the source, and leave the source unchecked)
+    const beside = scripts.filter((f) => f.endsWith('.mjs') && statSync(join(REPO_ROOT, f.replace(/\.mjs$/, '.d.mts')), { throwIfNoEntry: false }));
     expect(beside).toEqual([]);
   });
 });
