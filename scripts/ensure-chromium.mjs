@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 /** Where Debian's chromium package puts the browser, and where playwright.config.ts looks by default. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
+/** @param {string} path */
 export function isExecutable(path) {
   try {
     accessSync(path, constants.X_OK);
@@ -21,7 +22,10 @@ export function isExecutable(path) {
   }
 }
 
-/** The commands that install Debian's Chromium, each an argv array; sudo first when not root. */
+/**
+ * The commands that install Debian's Chromium, each an argv array; sudo first when not root.
+ * @param {{ isRoot: boolean, aptGet?: string | undefined }} options
+ */
 export function installCommands({ isRoot, aptGet = 'apt-get' }) {
   const sudo = isRoot ? [] : ['sudo'];
   return [
@@ -30,9 +34,9 @@ export function installCommands({ isRoot, aptGet = 'apt-get' }) {
   ];
 }
 
-/** Runs one command with inherited output; returns null on success, else why it failed. */
+/** Runs one command with inherited output; returns null on success, else why it failed. @param {string[]} argv @returns {string | null} */
 function runCommand(argv) {
-  const [program, ...args] = argv;
+  const [program = '', ...args] = argv;
   const result = spawnSync(program, args, { stdio: 'inherit' });
   if (result.error) return `${argv.join(' ')} could not start: ${result.error.message}`;
   if (result.status !== 0) return `${argv.join(' ')} exited with ${result.status ?? result.signal}`;
@@ -42,10 +46,11 @@ function runCommand(argv) {
 /**
  * Ensures an executable browser at `path`. Returns { ok: true, installed } or { ok: false, message }, where
  * the message says what went wrong and how to get a browser by hand.
+ * @param {{ path: string, isRoot: boolean, aptGet?: string | undefined, run?: (argv: string[]) => string | null, log?: (line: string) => void }} options
  */
 export function ensureChromium({ path, isRoot, aptGet, run = runCommand, log = (line) => console.log(line) }) {
   if (isExecutable(path)) return { ok: true, installed: false };
-  const by = (reason) =>
+  const by = (/** @type {string} */ reason) =>
     `Chromium is missing at ${path} and could not be installed: ${reason}.\n` +
     `Install Debian's Chromium yourself (sudo apt-get install -y chromium), or set CHROMIUM_PATH to a Chromium binary; ` +
     `the E2E suite never downloads a browser.`;

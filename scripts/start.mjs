@@ -9,6 +9,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** What `next build` compiles: a change to any of these makes the build stale. server/ is not bundled by Next. */
 const BUILD_INPUTS = ['app', 'components', 'public', 'next.config.mjs', 'postcss.config.mjs', 'package.json', 'package-lock.json'];
 
+/** @param {string} path @returns {number} */
 function newestMtimeMs(path) {
   if (!existsSync(path)) return 0;
   const stat = statSync(path);
@@ -32,6 +33,7 @@ const BUILD_PROGRESS_INTERVAL_MS = 15_000;
 /**
  * Runs `next build` with its own output, plus an elapsed-time line while it is quiet. Resolves with its exit
  * status and, when this process was told to stop during the build, the signal that said so.
+ * @returns {Promise<{ status: number, stoppedBy: NodeJS.Signals | undefined }>}
  */
 function nextBuild() {
   const startedAt = Date.now();
@@ -43,7 +45,9 @@ function nextBuild() {
   });
   const progress = setInterval(() => console.log(`next build: still building (${seconds()} s so far)...`), BUILD_PROGRESS_INTERVAL_MS);
   // a stop during the build (Ctrl+C, Playwright ending its web server) stops the build too, not only this wrapper
+  /** @type {NodeJS.Signals | undefined} */
   let stoppedBy;
+  /** @param {NodeJS.Signals} signal */
   const stop = (signal) => {
     stoppedBy = signal;
     build.kill(signal);
@@ -83,5 +87,5 @@ const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'production' },
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,7 +1,10 @@
-// The architecture check: imports between server/ folders follow one layer order with no cycles, the Gateway is reached only through its faces, and no source file grows past LINE_LIMIT without a reason.
+// The architecture check: imports between server/ folders follow one layer order with no cycles, the page, the bench
+// and the server meet only where AREAS allows, the Gateway is reached only through its faces, tsc checks every server
+// file, and no source file grows past LINE_LIMIT without a reason.
 //
 // Pure Node: it reads the files and takes import specifiers with regular expressions (`import ... from`,
-// `export ... from`, `import '...'`, `import('...')`), so it needs no compiler and runs in a second.
+// `export ... from`, `import '...'`, `import('...')`, JSDoc `@import`), so it needs no compiler and runs in a
+// second (the tsconfig check asks TypeScript only which files its config names).
 // Type-only imports count: a type is as much a dependency of its reader as a value is.
 // Test code is not walked for layers (`*.test.ts`, `testing.ts`, `*.testing.ts`, `fixtures/`, the hostile
 // cells): a test may import anything it needs. The Gateway facade is checked everywhere, tests included: its
@@ -10,6 +13,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,6 +57,33 @@ const LAYERS: readonly Layer[] = [
 const EDGE_UNITS = new Set(['http/', 'trpc/', 'mcp-server/']);
 /** What the edge may import values from besides the Gateway: shared leaves with no run logic. */
 const EDGE_VALUE_UNITS = new Set(['access/', 'config/', 'errors.ts', 'error-codes.mjs', 'util/']);
+
+/**
+ * The top-level folders that hold code, and what each may import from the others. `values`: areas it may import
+ * anything from; `types`: areas it may import only types from. shared/ is the neutral folder for code both the page
+ * and the server run (the cell wrapper and compiler options): it imports from no other area, so either side can
+ * load it as it is. The page (components/, app/) reaches the server only through the API (tRPC), so it takes only
+ * types from server/; the bench measures the server and drives it directly, and nothing imports the bench.
+ */
+const AREAS: Readonly<Record<string, { values: readonly string[]; types: readonly string[]; why: string }>> = {
+  'shared/': { values: [], types: [], why: 'code the page and the server both run' },
+  'server/': { values: ['shared/'], types: [], why: 'the Gateway: it never imports the page or the bench' },
+  'components/': { values: ['shared/'], types: ['server/'], why: 'the page: it talks to the server over tRPC' },
+  'app/': { values: ['components/', 'shared/'], types: ['server/'], why: 'the Next.js app shell around the page' },
+  'bench/': { values: ['server/', 'shared/'], types: [], why: 'the measurements: they drive the server in process' },
+};
+
+/** Folders whose JavaScript tsc checks: the server, shared/, and the demo servers, plugins and scripts around them. */
+const CHECKED_JS_FOLDERS = ['server', 'shared', 'demo', 'scripts', 'bin'];
+
+/**
+ * JavaScript files in CHECKED_JS_FOLDERS that tsc does not check, each with why. Everything else is in tsconfig.json
+ * with checkJs, so no declaration file is kept by hand beside its source.
+ */
+const UNCHECKED_JS_FILES: ReadonlyArray<{ prefix: string; why: string }> = [
+  { prefix: 'server/hostile/cells/', why: 'cell bodies (top-level await and return), run as guests, not server modules' },
+  { prefix: 'server/hostile/probe.js', why: 'a cell body, like the hostile cells' },
+];
 
 /** A file longer than this says why in its header comment, or is split. */
 const LINE_LIMIT = 400;
@@ -120,6 +151,8 @@ function sourceFiles(dir: string): string[] {
 const STATIC_IMPORT = /^[ \t]*(import|export)(\s+type)?\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm;
 const SIDE_EFFECT_IMPORT = /^[ \t]*import\s*['"]([^'"]+)['"]/gm;
 const DYNAMIC_IMPORT = /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+/** A JSDoc type import in plain JavaScript: `/** @import { A, B } from './x.ts' *\/` (types only). */
+const JSDOC_IMPORT = /@import\s+[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g;
 
 /** The relative imports of `file` (whose text is `text`), resolved to repo-relative paths; package imports are skipped. */
 function parseImports(file: string, text: string): ImportEdge[] {
@@ -127,6 +160,7 @@ function parseImports(file: string, text: string): ImportEdge[] {
   for (const m of text.matchAll(STATIC_IMPORT)) found.push({ spec: m[3]!, typeOnly: Boolean(m[2]) });
   for (const m of text.matchAll(SIDE_EFFECT_IMPORT)) found.push({ spec: m[1]!, typeOnly: false });
   for (const m of text.matchAll(DYNAMIC_IMPORT)) found.push({ spec: m[1]!, typeOnly: false });
+  for (const m of text.matchAll(JSDOC_IMPORT)) found.push({ spec: m[1]!, typeOnly: true });
   return found.filter((f) => f.spec.startsWith('.')).map((f) => ({ from: file, to: posix.normalize(posix.join(posix.dirname(file), f.spec)), typeOnly: f.typeOnly }));
 }
 
@@ -150,6 +184,8 @@ function checkImports(edges: readonly ImportEdge[], layers: readonly Layer[]): V
     const to = unitOf(edge.to);
     if (from === undefined) continue;
     if (to === undefined) {
+      // shared/ is the neutral folder (checkAreas holds it to importing nothing else)
+      if (edge.to.startsWith('shared/')) continue;
       violations.push({ ...edge, rule: 'server/ imports nothing outside server/ by path (UI code, scripts): use a package or move the code' });
       continue;
     }
@@ -170,6 +206,30 @@ function checkImports(edges: readonly ImportEdge[], layers: readonly Layer[]): V
     if (EDGE_UNITS.has(from) && !edge.typeOnly && !EDGE_UNITS.has(to) && !EDGE_VALUE_UNITS.has(to) && rank.get(to)! > gatewayRank) {
       violations.push({ ...edge, rule: `the API edge reaches past the Gateway: ${from} may import only types from ${to}; get the value from the Gateway` });
     }
+  }
+  return violations;
+}
+
+/** The top-level area of a repo-relative path (`components/`), or undefined for a file at the root. */
+function areaOf(path: string): string | undefined {
+  const slash = path.indexOf('/');
+  return slash < 0 ? undefined : path.slice(0, slash + 1);
+}
+
+/** Every import from one area into another that `areas` does not allow (imports inside an area are checkImports' business). */
+function checkAreas(edges: readonly ImportEdge[], areas: typeof AREAS): Violation[] {
+  const violations: Violation[] = [];
+  for (const edge of edges) {
+    const from = areaOf(edge.from);
+    const to = areaOf(edge.to);
+    if (from === undefined || from === to) continue;
+    const rules = areas[from];
+    if (!rules) continue;
+    if (to !== undefined && rules.values.includes(to)) continue;
+    if (to !== undefined && edge.typeOnly && rules.types.includes(to)) continue;
+    const allowed = [...rules.values.map((a) => `anything from ${a}`), ...rules.types.map((a) => `types from ${a}`)];
+    const hint = rules.types.includes(to ?? '') ? 'import it as a type, or move the value into shared/' : 'move the code, or change AREAS in server/architecture.test.ts';
+    violations.push({ ...edge, rule: `${from} (${rules.why}) may import ${allowed.length > 0 ? allowed.join(' and ') : 'nothing outside itself'}: ${hint}` });
   }
   return violations;
 }
@@ -294,6 +354,49 @@ describe('architecture of server/', () => {
     const placed = LAYERS.flatMap((l) => l.units);
     expect([...units].filter((u) => !placed.includes(u)).sort(), 'units without a layer').toEqual([]);
     expect(placed.filter((u) => !units.has(u)), 'layer units that do not exist').toEqual([]);
+  });
+});
+
+describe('areas: the page, the bench, the server and shared/', () => {
+  const files = Object.keys(AREAS).flatMap((area) => sourceFiles(area.slice(0, -1)));
+  const edges = files.flatMap((file) => parseImports(file, readFileSync(join(REPO_ROOT, file), 'utf8')));
+
+  it('finds the imports it checks in every area', () => {
+    expect(edges).toContainEqual({ from: 'components/editor/languageService.ts', to: 'shared/cell-types.mjs', typeOnly: false });
+    expect(edges).toContainEqual({ from: 'components/api.ts', to: 'server/trpc/routers/_app.ts', typeOnly: true });
+    expect(edges.some((e) => e.from.startsWith('bench/') && e.to.startsWith('server/'))).toBe(true);
+  });
+
+  it('on every import between areas: AREAS allows it (the page takes only types from server/, shared/ imports no other area)', () => {
+    expect(checkAreas(edges, AREAS).map(describeViolation)).toEqual([]);
+  });
+});
+
+describe('type-checking of JavaScript', () => {
+  const config = ts.getParsedCommandLineOfConfigFile(join(REPO_ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const checked = new Set((config?.fileNames ?? []).map((f) => posix.relative(REPO_ROOT.split(sep).join('/'), f.split(sep).join('/'))));
+  const scripts = CHECKED_JS_FOLDERS.flatMap((dir) =>
+    readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .map((p) => posix.join(dir, p.split(sep).join('/')))
+      .filter((p) => /\.(mjs|js)$/.test(p)),
+  );
+
+  it(`tsconfig.json checks JavaScript (checkJs) and names every .mjs and .js file under ${CHECKED_JS_FOLDERS.join('/, ')}/ but the listed ones`, () => {
+    expect(config?.options.checkJs).toBe(true);
+    expect(scripts.length).toBeGreaterThan(20);
+    const unchecked = scripts.filter((f) => !checked.has(f) && !UNCHECKED_JS_FILES.some((u) => f.startsWith(u.prefix)));
+    expect(unchecked, 'add the file to the include globs of tsconfig.json (and type it with JSDoc)').toEqual([]);
+  });
+
+  it('every UNCHECKED_JS_FILES entry still names an unchecked file (delete entries tsc now checks)', () => {
+    const stale = UNCHECKED_JS_FILES.filter((u) => !scripts.some((f) => f.startsWith(u.prefix) && !checked.has(f)));
+    expect(stale.map((u) => u.prefix)).toEqual([]);
+  });
+
+  it('no declaration file is kept by hand beside a source (x.d.mts next to x.mjs): the JSDoc is the declaration', () => {
+    // (tsc itself would read the .d.mts in place of the source, and leave the source unchecked)
+    const beside = scripts.filter((f) => f.endsWith('.mjs') && statSync(join(REPO_ROOT, f.replace(/\.mjs$/, '.d.mts')), { throwIfNoEntry: false }));
+    expect(beside).toEqual([]);
   });
 });
 
@@ -459,6 +562,24 @@ describe('the check itself', () => {
     expect(unitCycles(peers.slice(0, 1))).toEqual([]);
   });
 
+  it('on imports between areas: the page may take types from server/ and anything from shared/; shared/ imports no other area', () => {
+    const found = checkAreas(
+      [
+        edge('components/a.ts', 'server/x.ts', true),
+        edge('components/a.ts', 'shared/c.mjs'),
+        edge('components/a.ts', 'server/y.mjs'),
+        edge('shared/c.mjs', 'server/z.ts', true),
+        edge('server/catalog/v.ts', 'shared/c.mjs'),
+        edge('server/catalog/v.ts', 'bench/h.ts'),
+        edge('bench/h.ts', 'server/gateway.ts'),
+      ],
+      AREAS,
+    );
+    expect(found.map((v) => `${v.from} -> ${v.to}`)).toEqual(['components/a.ts -> server/y.mjs', 'shared/c.mjs -> server/z.ts', 'server/catalog/v.ts -> bench/h.ts']);
+    expect(found[0]!.rule).toMatch(/import it as a type, or move the value into shared\//);
+    expect(checkImports([edge('server/catalog/v.ts', 'shared/c.mjs')], LAYERS)).toEqual([]);
+  });
+
   it('on the API edge importing a value from below the Gateway: reports it; a type, or a value from the Gateway, passes', () => {
     const edgeLayers: Layer[] = [{ units: ['trpc/'], why: 'the edge' }, ...layers];
     const found = checkImports([edge('server/trpc/r.ts', 'server/bottom/m.ts'), edge('server/trpc/r.ts', 'server/bottom/t.ts', true), edge('server/trpc/r.ts', 'server/gateway.ts')], edgeLayers);
@@ -476,6 +597,7 @@ describe('the check itself', () => {
       "import './side.ts';",
       "const m = await import('../executors/x.ts');",
       "import { z } from 'zod';",
+      "/** @import { F } from '../bridge/f.ts' */",
       "const prose = 'say import x from this';",
     ].join('\n');
     expect(parseImports('server/bridge/p.ts', text)).toEqual([
@@ -485,6 +607,7 @@ describe('the check itself', () => {
       { from: 'server/bridge/p.ts', to: 'server/bridge/e.ts', typeOnly: true },
       { from: 'server/bridge/p.ts', to: 'server/bridge/side.ts', typeOnly: false },
       { from: 'server/bridge/p.ts', to: 'server/executors/x.ts', typeOnly: false },
+      { from: 'server/bridge/p.ts', to: 'server/bridge/f.ts', typeOnly: true },
     ]);
   });
 

@@ -1,12 +1,12 @@
 // The editor's cell check: the server typecheck's world (compiler options, wrapper, positions from
-// server/source/cell-types.mjs, served with the declarations) applied to Monaco's TypeScript worker, plus the
+// shared/cell-types.mjs, served with the declarations) applied to Monaco's TypeScript worker, plus the
 // agent's policy: a call to a tool policy denied is flagged with the rule that denied it.
 //
 // The visible model holds the user's cell; a hidden model holds the cell inside the wrapper the server checks,
 // and its diagnostics, moved back onto the user's lines, are the editor's markers. Pure functions here, so the
 // test that holds the editor to the server (cellCheck.test.ts) runs exactly this over Monaco's own worker.
-import { cellDiagnostics, wrapCell } from '../../server/source/cell-types.mjs';
-import type { CellCompilerOptions, CellTypeWorld, RawDiagnostic } from '../../server/source/cell-types.mjs';
+import { cellDiagnostics, wrapCell } from '../../shared/cell-types.mjs';
+import type { CellCompilerOptions, CellTypeWorld, RawDiagnostic } from '../../shared/cell-types.mjs';
 import type { CellLanguage } from './share.ts';
 import type { CellMarker } from './types.ts';
 

@@ -1,6 +1,6 @@
 // Feeds Monaco's TypeScript service: the served cell world (compiler options), and the Gateway's ambient tool declarations.
 import type * as Monaco from 'monaco-editor';
-import { cellTypeWorld } from '../../server/source/cell-types.mjs';
+import { cellTypeWorld } from '../../shared/cell-types.mjs';
 import type { CellTypeWorld } from './cellCheck.ts';
 import type { CellEditorConfig } from './config.ts';
 

@@ -54,7 +54,7 @@ server.registerTool(
     },
   },
   async ({ id }) => {
-    const user = Object.hasOwn(USERS, id) ? USERS[id] : undefined;
+    const user = Object.hasOwn(USERS, id) ? USERS[/** @type {keyof typeof USERS} */ (id)] : undefined;
     if (!user) return { isError: true, content: [{ type: 'text', text: `no user "${id}"; known ids: ${Object.keys(USERS).join(', ')}` }] };
     return { content: [{ type: 'text', text: `${user.name} <${user.email}>` }], structuredContent: user };
   },

@@ -4,6 +4,7 @@
 // Tests import startInventoryServer() and get a fresh store on a free port. Requests that carry
 // `Authorization` must carry the expected one (when the server was given a token), so auth headers are
 // seen end to end. GET /openapi.yaml serves the document itself, for "add by URL".
+/** @import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http' */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,11 @@ export const INVENTORY_DOCUMENT = join(dirname(fileURLToPath(import.meta.url)), 
 const CATEGORIES = new Set(['tools', 'parts', 'supplies']);
 const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * A started server: its address, every request it saw (for tests) and how to stop it.
+ * @typedef {{ url: string, port: number, requests: Array<{ method: string | undefined, path: string, headers: IncomingHttpHeaders }>, close(): Promise<void> }} InventoryServer
+ */
+
 function seed() {
   return new Map([
     ['i1', { id: 'i1', name: 'Hammer', category: 'tools', quantity: 12 }],
@@ -21,6 +27,7 @@ function seed() {
   ]);
 }
 
+/** @param {ServerResponse} res @param {number} status @param {unknown} [body] */
 function send(res, status, body) {
   if (body === undefined) {
     res.writeHead(status).end();
@@ -30,11 +37,13 @@ function send(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json' }).end(text);
 }
 
+/** @param {IncomingMessage} req @returns {Promise<string>} */
 function readBody(req) {
   return new Promise((resolveBody, reject) => {
+    /** @type {Buffer[]} */
     const chunks = [];
     let size = 0;
-    req.on('data', (chunk) => {
+    req.on('data', (/** @type {Buffer} */ chunk) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) reject(new Error('body too large'));
       else chunks.push(chunk);
@@ -44,11 +53,15 @@ function readBody(req) {
   });
 }
 
-/** Starts the server on 127.0.0.1:`port` (0: a free port). Resolves { url, port, close, requests }. */
+/**
+ * Starts the server on 127.0.0.1:`port` (0: a free port). Resolves { url, port, close, requests }.
+ * @param {{ port?: number, token?: string | undefined }} [options]
+ * @returns {Promise<InventoryServer>}
+ */
 export function startInventoryServer({ port = 0, token } = {}) {
   const items = seed();
   let next = items.size + 1;
-  /** Every request seen, for tests: method, path (with query) and headers. */
+  /** Every request seen, for tests: method, path (with query) and headers. @type {InventoryServer['requests']} */
   const requests = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -93,7 +106,7 @@ export function startInventoryServer({ port = 0, token } = {}) {
       }
       const match = /^\/items\/([^/]+)$/.exec(url.pathname);
       if (match) {
-        const id = decodeURIComponent(match[1]);
+        const id = decodeURIComponent(/** @type {string} */ (match[1]));
         const item = items.get(id);
         if (!item) {
           send(res, 404, { error: `no item ${JSON.stringify(id)}` });
@@ -112,7 +125,7 @@ export function startInventoryServer({ port = 0, token } = {}) {
       }
       send(res, 404, { error: `no route ${req.method} ${url.pathname}` });
     } catch (err) {
-      send(res, 500, { error: String(err?.message ?? err) });
+      send(res, 500, { error: String(/** @type {{ message?: unknown } | null | undefined} */ (err)?.message ?? err) });
     }
   });
   return new Promise((resolveStart, reject) => {
@@ -124,7 +137,7 @@ export function startInventoryServer({ port = 0, token } = {}) {
         url: `http://127.0.0.1:${actual}`,
         port: actual,
         requests,
-        close: () => new Promise((done) => server.close(() => done())),
+        close: () => new Promise((/** @type {() => void} */ done) => server.close(() => done())),
       });
     });
   });

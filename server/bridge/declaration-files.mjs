@@ -11,13 +11,29 @@
 // by path (offsets in bytes from the end of the index), then the files' UTF-8 texts. The pack is built by the host
 // from the catalog (trusted) and never written after; the reader still checks every offset against the buffer.
 //
-// Plain JavaScript on purpose: worker entry files import it as it is (types: declaration-files.d.mts).
+// Plain JavaScript on purpose: worker entry files import it as it is (typed through JSDoc).
+
+/**
+ * A catalog's declaration files in shared memory: a leg message carries it without copying the texts.
+ * @typedef {{ readonly buffer: SharedArrayBuffer }} DeclarationFiles
+ */
+/**
+ * What a worker reads a pack through.
+ * @typedef {object} DeclarationFilesReader
+ * @property {(prefix: string) => string[]} list
+ * @property {(path: string) => string | undefined} read
+ */
 
 const HEADER_BYTES = 4;
 
-/** A pack of `files` (path -> text), paths sorted. */
+/**
+ * A pack of `files` (path -> text), paths sorted.
+ * @param {Iterable<readonly [string, string]>} files
+ * @returns {DeclarationFiles}
+ */
 export function packDeclarationFiles(files) {
   const entries = [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  /** @type {Array<string | number>} */
   const index = [];
   let bodyBytes = 0;
   for (const [path, text] of entries) {
@@ -43,10 +59,14 @@ export const NO_DECLARATION_FILES = packDeclarationFiles([]);
  * Reads a pack: `list(prefix)` and `read(path)`. The index is parsed at the first call (a leg that never calls
  * API pays nothing), then kept with the reader; file texts are decoded one at a time, when read. A pack that is not
  * one (a missing or malformed buffer) reads as no files.
+ * @param {DeclarationFiles | undefined} pack
+ * @returns {DeclarationFilesReader}
  */
 export function declarationFilesReader(pack) {
+  /** @type {Map<string, { offset: number, length: number }> | null} */
   let index = null;
   let bodyStart = 0;
+  /** @type {Buffer | null} */
   let bytes = null;
   const load = () => {
     if (index) return index;
@@ -75,6 +95,7 @@ export function declarationFilesReader(pack) {
   return {
     /** Paths starting with `prefix`, sorted. */
     list(prefix) {
+      /** @type {string[]} */
       const out = [];
       for (const path of load().keys()) if (path.startsWith(prefix)) out.push(path);
       return out;
@@ -82,7 +103,7 @@ export function declarationFilesReader(pack) {
     /** The text of `path`, or undefined when the pack has no such file. */
     read(path) {
       const at = load().get(path);
-      if (at === undefined) return undefined;
+      if (at === undefined || bytes === null) return undefined;
       return bytes.toString('utf8', bodyStart + at.offset, bodyStart + at.offset + at.length);
     },
   };

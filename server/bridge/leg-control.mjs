@@ -2,7 +2,7 @@
 // writes and the worker's interrupt check reads (so a guest that never yields can still be stopped), and
 // the message a leg ends with when its abort slot is set.
 //
-// Plain JavaScript on purpose: worker entry files import it as it is (types: leg-control.d.mts).
+// Plain JavaScript on purpose: worker entry files import it as it is (tsc reads the types from the JSDoc).
 
 /** Epoch ms past which the guest is interrupted; Infinity until the VM is ready or while an approval pauses the budget. */
 export const CONTROL_DEADLINE = 0;

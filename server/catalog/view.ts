@@ -1,5 +1,5 @@
 // The catalog as the playground and the CLI show it: every effective and denied tool with its projection, plus MCP server states.
-import { cellTypeWorld, type CellTypeWorld } from '../source/cell-types.mjs';
+import { cellTypeWorld, type CellTypeWorld } from '../../shared/cell-types.mjs';
 import type { ToolDefinition, ToolSource } from '../tools/types.ts';
 import type { McpServerStatus, McpServerView } from '../tools/mcp/types.ts';
 import { hostIdentity, isCatalogControl, isReservedGlobal, isReservedMcpMember, mcpServerIdentity, projectNames } from './names.ts';
@@ -32,7 +32,7 @@ export interface CatalogView {
   declarations: string;
   /** Each OpenAPI source's named types as its own file (the editor adds them one by one and keeps unchanged ones). */
   typeFiles: Array<{ path: string; text: string }>;
-  /** The compiler options and cell wrapper the typecheck uses (source/cell-types.mjs): the editor checks with the same. */
+  /** The compiler options and cell wrapper the typecheck uses (shared/cell-types.mjs): the editor checks with the same. */
   cellTypes: CellTypeWorld;
   /** Plugins that failed to load, by name, with the reason. */
   pluginErrors: Array<{ plugin: string; error: string }>;

@@ -4,15 +4,22 @@
 // payload marks the leg (`fault`), which the leg loop (worker-runtime.mjs) then fails with invalid_input.
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+/** @import { ClockReadings } from '../bridge/protocol.ts' */
+/** @import { WorkerLeg } from './worker-types.ts' */
+import { isRecord } from '../util/is-record.mjs';
 import { MAX_REQUEST_ID_CHARS, checkBridgeRequest, checkClockReadings, checkOutputLine, checkSettledOutcome, parseGuestJson } from '../bridge/protocol-check.mjs';
 
-/** What a cell that broke the bridge protocol is told: the usual cause, and what to do. */
+/** What a cell that broke the bridge protocol is told: the usual cause, and what to do. @param {string} what */
 export function protocolFault(what) {
   return `the cell sent the code mode bridge a malformed message (${what}). This happens when a cell replaces JSON, Object.prototype.toJSON or other builtins the runtime relies on, or calls internal __cm_ functions; leave them intact and run the cell again.`;
 }
 
-// The guest's only way out of its VM. Guest-controlled input: parse and check everything, never
-// throw back into the engine; a bad message marks the leg, which then fails with invalid_input.
+/**
+ * The guest's only way out of its VM. Guest-controlled input: parse and check everything, never
+ * throw back into the engine; a bad message marks the leg, which then fails with invalid_input.
+ * @param {WorkerLeg} leg @param {unknown} rawOp @param {unknown} rawPayload
+ * @returns {string | undefined} the answer the guest gets (API.list / API.read), JSON text
+ */
 export function onSync(leg, rawOp, rawPayload) {
   // only strings are read: converting anything else would run guest code (a toString) in the host
   const op = typeof rawOp === 'string' ? rawOp : '';
@@ -20,16 +27,19 @@ export function onSync(leg, rawOp, rawPayload) {
   try {
     return onSyncChecked(leg, op, payload);
   } catch (err) {
-    leg.fault ??= protocolFault(`the ${op.slice(0, 32)} message could not be read: ${err && typeof err.message === 'string' ? err.message : 'unknown error'}`);
+    const message = typeof err === 'object' && err !== null && 'message' in err && typeof err.message === 'string' ? err.message : 'unknown error';
+    leg.fault ??= protocolFault(`the ${op.slice(0, 32)} message could not be read: ${message}`);
     return undefined;
   }
 }
 
+/** @param {WorkerLeg} leg @param {string} what @returns {undefined} */
 function guestFault(leg, what) {
   leg.fault ??= protocolFault(what);
   return undefined;
 }
 
+/** @param {WorkerLeg} leg @param {string} op @param {string | null} payload @returns {string | undefined} */
 function onSyncChecked(leg, op, payload) {
   if (leg.ended) return undefined;
   switch (op) {
@@ -87,7 +97,7 @@ function onSyncChecked(leg, op, payload) {
       const parsed = parseGuestJson(payload, 'an API request');
       if (!parsed.ok) return guestFault(leg, parsed.error);
       const q = parsed.value;
-      if (typeof q !== 'object' || q === null || (q.op !== 'list' && q.op !== 'read')) {
+      if (!isRecord(q) || (q.op !== 'list' && q.op !== 'read')) {
         return guestFault(leg, 'an API request must be { op: "list" | "read", arg }');
       }
       if (q.op === 'list') {
@@ -109,6 +119,8 @@ function onSyncChecked(leg, op, payload) {
 /**
  * The clock readings the guest recorded since the last take (prelude.js __cm_clock), checked, or undefined.
  * Best effort: a VM the host stopped (timeout, memory) may not answer, and its last readings are then lost.
+ * @param {WorkerLeg} leg
+ * @returns {ClockReadings | undefined}
  */
 export function takeClock(leg) {
   let text;

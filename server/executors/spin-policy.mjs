@@ -58,7 +58,7 @@ export class SpinPolicy {
     return got;
   }
 
-  /** What one poll found: the message within the window (`hit`) or nothing. */
+  /** What one poll found: the message within the window (`hit`) or nothing. @param {boolean} hit */
   record(hit) {
     this.rate += ((hit ? 1 : 0) - this.rate) / 8;
     if (this.rate < MIN_HIT_RATE) {
@@ -71,7 +71,11 @@ export class SpinPolicy {
   }
 }
 
-/** The busy wait itself, a function of its own so a profile tells the wait from handling what it took (bench/breakdown.ts). */
+/**
+ * The busy wait itself, a function of its own so a profile tells the wait from handling what it took (bench/breakdown.ts).
+ * @param {() => { message: unknown } | undefined} receive @param {() => number} now @param {number} until
+ * @returns {{ message: unknown } | undefined}
+ */
 export function waitForMessage(receive, now, until) {
   let got;
   while (!(got = receive()) && now() < until);

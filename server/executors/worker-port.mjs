@@ -5,6 +5,8 @@
 // replies for a moment instead of sleeping (server/executors/reply-spin.ts says why and how long).
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+/** @import { HostToWorker } from '../bridge/protocol.ts' */
+/** @import { ExecutorWorkerData, WorkerEngine } from './worker-types.ts' */
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { MAX_POLLED_FRONTIER, SPIN_ALLOWED, SPIN_POLLERS, SpinPolicy } from './spin-policy.mjs';
 import { legLoop } from './worker-runtime.mjs';
@@ -15,18 +17,21 @@ import { legLoop } from './worker-runtime.mjs';
  */
 export const MAX_POLL_STRETCH_MS = 20;
 
-/** Serves the host's leg messages on this worker's port. @param {import('./worker-runtime.mjs').Engine} engine */
+/** Serves the host's leg messages on this worker's port. @param {WorkerEngine} engine */
 export function runWorker(engine) {
   // leg messages come and go on a port of their own when the host made one (it polls it: host-poll.ts)
-  const port = workerData?.legPort instanceof MessagePort ? workerData.legPort : parentPort;
+  const data = /** @type {ExecutorWorkerData | null | undefined} */ (workerData);
+  const port = data?.legPort instanceof MessagePort ? data.legPort : parentPort;
+  if (!port) throw new Error('an executor worker runs on a worker thread: it has no parent port');
   // requests sent while the current message was handled (a guest that sent none waits on nothing of the host's)
   let sentRequests = 0;
   const handle = legLoop(engine, (msg, transfer) => {
     if (msg.t === 'requests') sentRequests += msg.requests.length;
     port.postMessage(msg, transfer ?? []);
   });
-  const poll = replyPoller(workerData, () => receiveMessageOnPort(port));
+  const poll = replyPoller(data, () => receiveMessageOnPort(port));
   const waitsBriefly = () => sentRequests > 0 && sentRequests <= MAX_POLLED_FRONTIER;
+  /** The host's messages on this port (the host made them: their shapes are the protocol's). @param {HostToWorker} msg */
   const serve = async (msg) => {
     sentRequests = 0;
     await handle(msg);
@@ -35,7 +40,7 @@ export function runWorker(engine) {
     // instead of sleeping (server/executors/reply-spin.ts says why and how long)
     await poll(async (next) => {
       sentRequests = 0;
-      await handle(next);
+      await handle(/** @type {HostToWorker} */ (next));
       return waitsBriefly();
     });
   };
@@ -48,13 +53,14 @@ export function runWorker(engine) {
  * `onMessage` says a guest waits again; or null when polling is off. At most `replySpinMax` workers of the
  * process poll at once (a shared counter); a worker that finds every slot taken sleeps as before, and one
  * already polling does not start a second stretch. Exported for its tests (`now`: the clock).
- * @param {{ replySpinSlots?: unknown, replySpinMax?: number, replySpinMs?: number } | undefined} data
+ * @param {{ replySpinSlots?: unknown, replySpinMax?: number, replySpinMs?: number } | null | undefined} data
  * @param {() => { message: unknown } | undefined} receive
+ * @returns {((onMessage: (message: unknown) => Promise<boolean>) => Promise<void>) | null}
  */
 export function replyPoller(data, receive, now = () => performance.now()) {
   const windowMs = data?.replySpinMs;
   const max = data?.replySpinMax;
-  if (!(data?.replySpinSlots instanceof SharedArrayBuffer) || !(windowMs > 0) || !(max > 0)) return null;
+  if (!(data?.replySpinSlots instanceof SharedArrayBuffer) || windowMs === undefined || !(windowMs > 0) || max === undefined || !(max > 0)) return null;
   const slots = new Int32Array(data.replySpinSlots, 0, 2);
   const policy = new SpinPolicy();
   let polling = false;

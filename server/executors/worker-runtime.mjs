@@ -11,7 +11,14 @@
 // budget starts when its VM is ready and the prelude has booted (`opened`). What the guest sends through the host
 // primitive, and the clock readings it carries out at a leg's end, are read in guest-ops.mjs.
 //
-// Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+// Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next. The leg, the engine
+// and the guest are typed in worker-types.ts.
+/** @import { BridgeRequest, HostToWorker, ParkedInfo, WorkerToHost } from '../bridge/protocol.ts' */
+/** @import { CodeModeErrorCode } from '../errors.ts' */
+/** @import { ExecutorWorkerData, GuestParked, OpenMessage, WorkerEngine, WorkerGuest, WorkerLeg } from './worker-types.ts' */
+/** @typedef {Extract<WorkerToHost, { t: 'settled' | 'parked' | 'pressure-parked' }>} LegEnd a leg's final message */
+/** @template T @template {PropertyKey} K @typedef {T extends unknown ? Omit<T, K> : never} DistributiveOmit */
+/** @import { TransferListItem } from 'node:worker_threads' */
 import { workerData } from 'node:worker_threads';
 import { checkBridgeRequest, parseGuestJson } from '../bridge/protocol-check.mjs';
 import { onSync, protocolFault, takeClock } from './guest-ops.mjs';
@@ -27,6 +34,7 @@ export const MIN_SLICE_MS = 100;
 
 /** A failure that ends a leg with one spec error code. */
 export class LegFailure extends Error {
+  /** @param {CodeModeErrorCode} code @param {string} message @param {string} [stack] the guest's stack, when the guest threw */
   constructor(code, message, stack) {
     super(message);
     this.name = 'LegFailure';
@@ -35,18 +43,22 @@ export class LegFailure extends Error {
   }
 }
 
-/** @typedef {{ name: string, create: Function, resume: Function, release?: Function, classify?: Function }} Engine */
+/** What the leg loop sends: a worker-to-host message, with the buffers it transfers. @typedef {(msg: WorkerToHost, transfer?: TransferListItem[]) => void} Post */
 
 /**
  * The leg loop: `post` sends to the host; returns the handler for the host's messages (warm-up.mjs feeds it too).
- * @param {Engine} engine @param {(msg: object, transfer?: Transferable[]) => void} post
+ * @param {WorkerEngine} engine @param {Post} post
+ * @returns {(msg: HostToWorker) => Promise<void>}
  */
 export function legLoop(engine, post) {
+  /** @type {Map<string, WorkerLeg>} */
   const legs = new Map();
   // since when this thread has been inside guest code (0: waiting); the pool sends new cells elsewhere
   // while a guest computes (server/executors/quickjs/pool.ts), and the Node heap watch reads a worker's heap
   // only then (server/executors/node/heap-watch.ts)
-  const busySince = workerData?.busySince instanceof SharedArrayBuffer ? new Float64Array(workerData.busySince) : null;
+  const data = /** @type {ExecutorWorkerData | null | undefined} */ (workerData);
+  const busySince = data?.busySince instanceof SharedArrayBuffer ? new Float64Array(data.busySince) : null;
+  /** @template T @param {() => T} fn */
   const computing = (fn) => {
     if (busySince) busySince[0] = Date.now();
     try {
@@ -56,8 +68,17 @@ export function legLoop(engine, post) {
     }
   };
 
+  /** @param {OpenMessage} msg @returns {WorkerLeg} */
   function newLeg(msg) {
     const control = new Float64Array(msg.control);
+    const resumed = msg.t === 'start' ? undefined : msg;
+    const outputBytes = msg.t === 'resume' ? msg.outputBytes : undefined;
+    // deliver/park messages can arrive while the VM is still being created or restored
+    /** @type {() => void} */
+    let markOpened = () => undefined;
+    /** @type {Promise<void>} */
+    const opened = new Promise((resolve) => (markOpened = () => resolve()));
+    /** @type {WorkerLeg} */
     const leg = {
       id: msg.legId,
       limits: msg.limits,
@@ -69,11 +90,11 @@ export function legLoop(engine, post) {
       cancels: [],
       output: [],
       // a leg resumed after a pressure checkpoint keeps counting where it stopped (the cap is per leg)
-      outputBytes: Number.isFinite(msg.outputBytes) && msg.outputBytes > 0 ? msg.outputBytes : 0,
+      outputBytes: outputBytes !== undefined && Number.isFinite(outputBytes) && outputBytes > 0 ? outputBytes : 0,
       droppedBytes: 0,
-      inFlight: msg.inFlight ?? 0,
+      inFlight: resumed?.inFlight ?? 0,
       // a cell can settle while un-awaited work is still pending; that outcome survives parking
-      settled: msg.settled ?? null,
+      settled: resumed?.settled ?? null,
       overflow: null,
       // a replay read the clock more often than its recording holds: the leg fails with replay_mismatch
       mismatch: null,
@@ -82,25 +103,28 @@ export function legLoop(engine, post) {
       parkRequested: false,
       ended: false,
       vm: null,
-      opened: null,
+      opened,
+      markOpened,
+      shouldInterrupt: () => control[CONTROL_ABORT] !== 0 || (Date.now() > /** @type {number} */ (control[CONTROL_DEADLINE]) && Date.now() > leg.sliceFloor),
+      onSync: (op, payload) => onSync(leg, op, payload),
     };
-    // deliver/park messages can arrive while the VM is still being created or restored
-    leg.opened = new Promise((resolve) => (leg.markOpened = resolve));
-    leg.shouldInterrupt = () =>
-      control[CONTROL_ABORT] !== 0 || (Date.now() > control[CONTROL_DEADLINE] && Date.now() > leg.sliceFloor);
-    leg.onSync = (op, payload) => onSync(leg, op, payload);
     legs.set(leg.id, leg);
     return leg;
   }
 
+  /** @param {WorkerLeg} leg @param {unknown} err @returns {LegFailure} */
   function classify(leg, err) {
     if (err instanceof LegFailure) return err;
     // before a VM exists (a restore that failed) the engine classifies its own errors
     const failure = leg.vm?.classify?.(err, leg) ?? engine.classify?.(err, leg) ?? null;
     if (failure) return failure;
-    return new LegFailure('internal_error', `executor failure: ${err && err.message ? err.message : String(err)}`);
+    return new LegFailure('internal_error', `executor failure: ${messageOf(err)}`);
   }
 
+  /**
+   * Ends the leg with its one final message (`legId` and `droppedBytes` are the leg's).
+   * @param {WorkerLeg} leg @param {DistributiveOmit<LegEnd, 'legId' | 'droppedBytes'>} msg @param {TransferListItem[]} [transfer]
+   */
   function end(leg, msg, transfer) {
     if (leg.ended) return;
     leg.ended = true;
@@ -108,12 +132,14 @@ export function legLoop(engine, post) {
     post({ ...msg, legId: leg.id, droppedBytes: leg.droppedBytes }, transfer);
   }
 
+  /** @param {WorkerLeg} leg */
   function flushOutput(leg) {
     if (leg.output.length === 0) return;
     post({ t: 'output', legId: leg.id, lines: leg.output, droppedBytes: 0 });
     leg.output = [];
   }
 
+  /** @param {WorkerLeg} leg @param {LegFailure} failure */
   function fail(leg, failure) {
     flushOutput(leg);
     const clock = leg.vm && !leg.ended ? takeClock(leg) : undefined;
@@ -125,12 +151,12 @@ export function legLoop(engine, post) {
     end(leg, { t: 'settled', ok: false, error: failure.message, code: failure.code, stack: failure.guestStack, ...(clock ? { clock } : {}) });
   }
 
-  // After every entry into the VM: settle, fail, dispatch the frontier, or park.
+  /** After every entry into the VM: settle, fail, dispatch the frontier, or park. @param {WorkerLeg} leg */
   function afterEntry(leg) {
     if (leg.ended) return;
     if (leg.fault || leg.overflow) {
       leg.frontier = [];
-      return fail(leg, new LegFailure('invalid_input', leg.fault ?? leg.overflow));
+      return fail(leg, new LegFailure('invalid_input', /** @type {string} */ (leg.fault ?? leg.overflow)));
     }
     if (leg.mismatch) {
       leg.frontier = [];
@@ -148,7 +174,7 @@ export function legLoop(engine, post) {
       const clock = takeClock(leg);
       if (leg.fault) return fail(leg, new LegFailure('invalid_input', leg.fault));
       try {
-        leg.vm.dispose();
+        leg.vm?.dispose();
       } catch {
         // disposal failure cannot change a settled result
       }
@@ -169,12 +195,14 @@ export function legLoop(engine, post) {
     if (leg.parkRequested) return park(leg);
   }
 
+  /** One entry into the VM (`fn` runs guest code), then its jobs. @param {WorkerLeg} leg @param {(vm: WorkerGuest) => void} fn */
   function enter(leg, fn) {
     leg.sliceFloor = Date.now() + MIN_SLICE_MS;
     try {
       computing(() => {
-        fn();
-        leg.vm.drain();
+        const vm = vmOf(leg);
+        fn(vm);
+        vm.drain();
       });
     } catch (err) {
       return fail(leg, classify(leg, err));
@@ -184,6 +212,7 @@ export function legLoop(engine, post) {
 
   // `pressure`: the pool needs this worker (pool.ts). Only a VM just waiting on the host whose snapshot
   // fits maxSnapshotBytes moves; any other stays and runs on (declined): pressure never fails a cell.
+  /** @param {WorkerLeg} leg */
   async function park(leg, pressure = false) {
     if (leg.ended) return;
     if (pressure && (leg.parkRequested || leg.inFlight <= 0 || leg.fault || leg.overflow || !engine.pressureParking)) {
@@ -193,12 +222,13 @@ export function legLoop(engine, post) {
       // an engine may measure asynchronously (Node measures its context's memory); parking runs guest
       // code (the queued inputs' toJSON), so the thread counts as computing until the engine is done
       if (busySince) busySince[0] = Date.now();
+      /** @type {GuestParked} */
       let parked;
       // a pressure checkpoint keeps its readings in the guest heap: the leg goes on, and takes them when it ends
       const clock = pressure ? undefined : takeClock(leg);
       if (leg.fault) throw new LegFailure('invalid_input', leg.fault);
       try {
-        parked = await leg.vm.park(leg, { pressure });
+        parked = await vmOf(leg).park(leg, { pressure });
       } finally {
         if (busySince) busySince[0] = 0;
       }
@@ -206,6 +236,7 @@ export function legLoop(engine, post) {
       const { queuedJson, overLimit: _overLimit, ...info } = parked;
       // the queue is guest memory, serialized by the guest controller: check it like any request
       const parsed = parseGuestJson(queuedJson, 'the queued requests');
+      /** @type {BridgeRequest[]} */
       const queued = [];
       if (!parsed.ok || !Array.isArray(parsed.value)) throw new LegFailure('invalid_input', protocolFault(parsed.ok ? 'the queued requests are not a list' : parsed.error));
       for (const item of parsed.value) {
@@ -213,10 +244,13 @@ export function legLoop(engine, post) {
         if (!req.ok) throw new LegFailure('invalid_input', protocolFault(req.error));
         queued.push(req.value);
       }
-      if (leg.settled) info.settled = leg.settled;
-      if (clock) info.clock = clock;
-      const transfer = info.snapshot ? [info.snapshot.buffer] : [];
-      end(leg, { t: pressure ? 'pressure-parked' : 'parked', ...info, queued }, transfer);
+      /** @type {ParkedInfo} */
+      const parkedInfo = { ...info, queued };
+      if (leg.settled) parkedInfo.settled = leg.settled;
+      if (clock) parkedInfo.clock = clock;
+      // the snapshot's bytes are a buffer of their own (snapshot-codec.mjs makes it): it moves to the host, not copied
+      const transfer = parkedInfo.snapshot ? [/** @type {ArrayBuffer} */ (parkedInfo.snapshot.buffer)] : [];
+      end(leg, { t: pressure ? 'pressure-parked' : 'parked', ...parkedInfo }, transfer);
     } catch (err) {
       fail(leg, classify(leg, err));
     }
@@ -226,9 +260,10 @@ export function legLoop(engine, post) {
   // creation and snapshot restore are the machinery's time). The host sets its own deadline when it
   // reads `opened`; until then the worker bounds the guest by the budget the host granted. The host
   // times start-up itself (from when it asked for the leg, queueing and worker start included).
+  /** @param {WorkerLeg} leg @param {{ restoreMs?: number, rawBytes?: number }} [restore] */
   function opened(leg, restore) {
     const budgetMs = leg.control[CONTROL_BUDGET];
-    if (leg.control[CONTROL_DEADLINE] === Infinity && budgetMs >= 0) leg.control[CONTROL_DEADLINE] = Date.now() + budgetMs;
+    if (leg.control[CONTROL_DEADLINE] === Infinity && budgetMs !== undefined && budgetMs >= 0) leg.control[CONTROL_DEADLINE] = Date.now() + budgetMs;
     post({ t: 'opened', legId: leg.id, ...restore });
   }
 
@@ -238,30 +273,33 @@ export function legLoop(engine, post) {
         case 'start': {
           const leg = newLeg(msg);
           try {
-            leg.vm = await engine.create(leg, msg);
+            const vm = await engine.create(leg, msg);
+            leg.vm = vm;
             // the prelude and boot config run before the budget starts (deadline still Infinity; the
             // host bounds start-up as a whole)
-            computing(() => leg.vm.prepare(msg.boot));
+            computing(() => vm.prepare(msg.boot));
           } catch (err) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
           opened(leg);
-          enter(leg, () => leg.vm.start(msg.body));
+          enter(leg, (vm) => vm.start(msg.body));
           return leg.markOpened();
         }
         case 'resume':
         case 'continue': {
           const leg = newLeg(msg);
           const t0 = performance.now();
+          let vm;
           try {
-            leg.vm = await engine.resume(leg, msg);
+            vm = await engine.resume(leg, msg);
+            leg.vm = vm;
           } catch (err) {
             leg.markOpened();
             return fail(leg, classify(leg, err));
           }
           const restoreMs = performance.now() - t0;
-          opened(leg, { restoreMs, ...(leg.vm.rawBytes !== undefined ? { rawBytes: leg.vm.rawBytes } : {}) });
+          opened(leg, { restoreMs, ...(vm.rawBytes !== undefined ? { rawBytes: vm.rawBytes } : {}) });
           return leg.markOpened();
         }
         case 'deliver': {
@@ -271,7 +309,7 @@ export function legLoop(engine, post) {
           if (leg.ended) return;
           // every reply of the message in one entry into the VM (the guest takes a list)
           leg.inFlight -= msg.replies.length;
-          return enter(leg, () => leg.vm.deliver(JSON.stringify(msg.replies)));
+          return enter(leg, (vm) => vm.deliver(JSON.stringify(msg.replies)));
         }
         case 'park':
         case 'pressure-park': {
@@ -304,7 +342,25 @@ export function legLoop(engine, post) {
       }
     } catch (err) {
       const leg = msg.legId ? legs.get(msg.legId) : undefined;
-      if (leg) fail(leg, new LegFailure('internal_error', `executor failure: ${err?.message ?? err}`));
+      if (leg) fail(leg, new LegFailure('internal_error', `executor failure: ${messageOf(err)}`));
     }
   };
+}
+
+/**
+ * What an error says: its message when it has one (a guest realm's error is no instance of this realm's Error), else
+ * its text.
+ * @param {unknown} err
+ */
+export function messageOf(err) {
+  return typeof err === 'object' && err !== null && 'message' in err && err.message ? String(err.message) : String(err);
+}
+
+/**
+ * The leg's VM. Every entry after the leg opened has one: a leg whose VM could not be made has ended.
+ * @param {WorkerLeg} leg
+ */
+function vmOf(leg) {
+  if (!leg.vm) throw new LegFailure('internal_error', 'executor failure: the leg has no VM');
+  return leg.vm;
 }

@@ -39,16 +39,38 @@
 //
 // Pending requests, the queue beyond maxPendingToolCalls, timers and buffered state all live in this
 // heap, so a QuickJS snapshot carries them and a Node continuation keeps them alive.
-(function (global) {
+//
+// tsc checks this file (checkJs) through the JSDoc below; the types are comments only, so the VM evaluates the same
+// script. What the guest hands over stays `unknown` until it is read with own() or checked by type.
+/** @import { GuestBootConfig } from '../bridge/protocol.ts' */
+/** The host primitive (see above). @typedef {(op: string, payload: string) => string | undefined} HostSync */
+/**
+ * The realm's global as the prelude finds it: the host primitives the executor installed before this script.
+ * @typedef {typeof globalThis & { __cm_sync?: HostSync, __cm_take_reply?: () => string | undefined }} GuestGlobal
+ */
+/** A request not yet sent: its id, its envelope as JSON text, and the timer it starts (0: none). @typedef {{ id: string, json: string, timer: number }} OutgoingRequest */
+/**
+ * A request waiting for its reply: how its promise settles (`map` turns the reply value into what it resolves to), or
+ * the timer it fires (0: none; a timer has no promise).
+ * @typedef {{ resolve: (value: unknown) => void, reject: (reason: unknown) => void, map: ((value: unknown) => unknown) | null, timer: number }} PendingEntry
+ */
+/**
+ * A guest timer: its callback and up to three arguments, its request, whether that was sent, its place in the queue
+ * (-1: sent at once), and when it is due on the logical clock.
+ * @typedef {{ fn: Function, a0: unknown, a1: unknown, a2: unknown, requestId: string | null, sent: boolean, queueSeq: number, dueMs: number }} GuestTimer
+ */
+/** Builds a request's own fields as JSON text; may throw (a guest value that cannot cross). @typedef {() => string} FieldsJson */
+(/** @param {GuestGlobal} global */ function (global) {
   'use strict';
   // ---- primordials: captured before any guest code runs -----------------------------------------
-  var sync = global.__cm_sync; // called only as a plain local call: nothing to look up, `this` undefined
+  var sync = /** @type {HostSync} */ (global.__cm_sync); // called only as a plain local call: nothing to look up, `this` undefined
   // Node executor only: the inbox __cm_deliver() reads a reply from (a vm script cannot pass one an argument)
   var takeReply = typeof global.__cm_take_reply === 'function' ? global.__cm_take_reply : null;
   // the inbox is the Node executor's alone: where the engines differ, this says which one runs the cell
   var onNode = takeReply !== null;
   var FunctionProto = Function.prototype;
   // uncurry(f)(self, a, b) is f.call(self, a, b) without reading `.call` when it runs
+  /** @type {<T, A extends unknown[], R>(method: (this: T, ...args: A) => R) => (self: T, ...args: A) => R} */
   var uncurry = FunctionProto.bind.bind(FunctionProto.call);
   var JSONstringify = JSON.stringify;
   var JSONparse = JSON.parse;
@@ -109,13 +131,16 @@
 
   var nextId = 1;
   var inFlight = 0;
+  /** @type {Record<string, PendingEntry>} */
   var pending = ObjectCreate(null); // id -> entry (see request)
+  /** @type {Record<number, OutgoingRequest>} */
   var queue = ObjectCreate(null); // seq -> { id, json, timer }, or absent once a queued timer is cleared
   var queueHead = 0;
   var queueTail = 0;
   // Queued requests still waiting for a slot: seqs between head and tail minus the holes cleared timers left,
   // so a cleared timer frees its place in the queue at once, wherever it was.
   var queuedLive = 0;
+  /** @type {Record<number, GuestTimer>} */
   var timers = ObjectCreate(null); // timer id -> { fn, a0, a1, a2, requestId, sent, queueSeq, dueMs }
   var failedFrontier = false;
 
@@ -131,20 +156,22 @@
 
   function noop() {}
 
-  /** An own data property of `obj`, or undefined: inherited getters (guest-installed) never run. */
+  /** An own data property of `obj`, or undefined: inherited getters (guest-installed) never run. @param {unknown} obj @param {string} key @returns {unknown} */
   function own(obj, key) {
-    return obj !== null && typeof obj === 'object' && hasOwn(obj, key) ? obj[key] : undefined;
+    return obj !== null && typeof obj === 'object' && hasOwn(obj, key) ? /** @type {Record<string, unknown>} */ (obj)[key] : undefined;
   }
 
-  /** JSON text of a primitive string: JSON.stringify consults no toJSON or replacer for a primitive. */
+  /** JSON text of a primitive string: JSON.stringify consults no toJSON or replacer for a primitive. @param {string} s */
   function quote(s) {
     return JSONstringify(s);
   }
 
+  /** @param {object} obj @param {PropertyKey} key @param {unknown} value @param {boolean} enumerable */
   function dataProperty(obj, key, value, enumerable) {
-    defineProperty(obj, key, { __proto__: null, value: value, writable: true, enumerable: enumerable, configurable: true });
+    defineProperty(obj, key, /** @type {PropertyDescriptor} */ ({ __proto__: null, value: value, writable: true, enumerable: enumerable, configurable: true }));
   }
 
+  /** @param {string} message @param {string} [code] @param {string} [name] */
   function makeError(message, code, name) {
     var err = new ErrorCtor(message);
     if (name) dataProperty(err, 'name', name, true);
@@ -152,7 +179,10 @@
     return err;
   }
 
-  /** The invalid_input error for a string argument past a bridge length limit; `todo` says what to do instead. */
+  /**
+   * The invalid_input error for a string argument past a bridge length limit; `todo` says what to do instead.
+   * @param {string} what @param {string} s @param {number} max @param {string} todo
+   */
   function tooLong(what, s, max, todo) {
     return makeError(what + ' is ' + s.length + ' characters, over the ' + max + '-character limit; ' + todo, 'invalid_input');
   }
@@ -161,14 +191,19 @@
    * A rejected promise for the guest. A cell may never await a call (fire and forget, the loser of a Promise.race):
    * its failure then stays an unhandled rejection, which is harmless: QuickJS ignores those, and the Node executor's
    * worker drops a guest realm's unhandled rejections (node/worker.mjs), so no bridge promise needs a handler of its own.
+   * @param {unknown} reason
+   * @returns {Promise<never>}
    */
   function rejected(reason) {
-    return new PromiseCtor(function (_resolve, reject) {
+    return new PromiseCtor(function (/** @type {unknown} */ _resolve, /** @type {(reason: unknown) => void} */ reject) {
       reject(reason);
     });
   }
 
-  /** Appends to an array the controller made and hands out: defined, so an index setter on Array.prototype never runs. */
+  /**
+   * Appends to an array the controller made and hands out: defined, so an index setter on Array.prototype never runs.
+   * @template T @param {T[]} arr @param {T} value
+   */
   function append(arr, value) {
     dataProperty(arr, arr.length, value, true);
   }
@@ -188,11 +223,16 @@
    * only at the current path (ancestors of the value being visited), so it is linear in the size of the
    * value. Returns a string, or undefined when the value has no JSON form (a function, a symbol). Throws
    * an invalid_input error that names `what`.
+   * @param {unknown} value @param {string} what
+   * @returns {string | undefined}
    */
   function serialize(value, what) {
+    /** @type {Record<number, object>} */
     var path = ObjectCreate(null); // depth (1-based) -> the object on the current path at that depth
     var pathLength = 0;
+    /** @type {Set<object> | null} */
     var deepOnPath = null; // Set of the path entries deeper than PATH_SCAN_LIMIT, made when first needed
+    /** @this {unknown} @param {string} _key @param {unknown} v */
     function replacer(_key, v) {
       if (typeof v === 'bigint') return StringCtor(v);
       if (typeof v !== 'object' || v === null) return v;
@@ -200,13 +240,14 @@
       // JSON.stringify walks depth-first, so everything above the holder is finished. Each entry is
       // pushed and popped once, so the popping is linear overall.
       while (pathLength > 0 && path[pathLength] !== this) {
-        if (pathLength > PATH_SCAN_LIMIT) setDelete(deepOnPath, path[pathLength]);
+        // past PATH_SCAN_LIMIT entries the set exists: it was made when the path first grew that deep
+        if (pathLength > PATH_SCAN_LIMIT) setDelete(/** @type {Set<object>} */ (deepOnPath), path[pathLength]);
         pathLength--;
       }
       var scan = pathLength < PATH_SCAN_LIMIT ? pathLength : PATH_SCAN_LIMIT;
       var cycle = false;
       for (var i = 1; i <= scan; i++) if (path[i] === v) cycle = true;
-      if (cycle || (pathLength > PATH_SCAN_LIMIT && setHas(deepOnPath, v))) {
+      if (cycle || (pathLength > PATH_SCAN_LIMIT && setHas(/** @type {Set<object>} */ (deepOnPath), v))) {
         throw makeError(what + ' contains a circular reference (an object inside itself); pass plain JSON data', 'invalid_input');
       }
       if (pathLength >= MAX_VALUE_DEPTH) {
@@ -239,11 +280,12 @@
    * An engine's string-length error while serializing (a sparse array of 2^32-1 holes is billions of "null"s)
    * becomes an invalid_input that says what to do; every other error (the guest's own, a cycle, depth) is
    * passed on as it is.
+   * @param {unknown} e @param {string} what
    */
   function tooLargeToSerialize(e, what) {
     var message;
     try {
-      message = e !== null && typeof e === 'object' && !hasOwn(e, 'code') ? e.message : undefined;
+      message = e !== null && typeof e === 'object' && !hasOwn(e, 'code') ? /** @type {{ message?: unknown }} */ (e).message : undefined;
     } catch (e2) {
       return e;
     }
@@ -251,7 +293,7 @@
     return makeError(what + ' is too large to serialize (' + message + '); pass a smaller value, or results.save it in parts', 'invalid_input');
   }
 
-  /** serialize() for a value that must have a JSON form: undefined is null, a function or symbol is refused. */
+  /** serialize() for a value that must have a JSON form: undefined is null, a function or symbol is refused. @param {unknown} value @param {string} what */
   function serializeData(value, what) {
     if (value === undefined) return 'null';
     var json = serialize(value, what);
@@ -285,11 +327,13 @@
   // the host keeps the same cap (MAX_CLOCK_RUNS in server/runs/clock.ts; its test holds them equal)
   var MAX_CLOCK_RUNS = 10000;
   var realDateNow = Date.now;
+  /** @type {'real' | 'logical' | 'replay'} */
   var clockMode = 'real';
   var clockMs = CLOCK_BASE_MS; // the logical clock's now
   var clockStartMs = CLOCK_BASE_MS; // the run's start: performance.now's origin
   var prngState = 0;
   // replay: the recorded pairs, the next pair, readings left in the current one, its value, how many were read
+  /** @type {number[] | null} */
   var replayRuns = null;
   var replayPair = 0;
   var replayLeft = 0;
@@ -298,6 +342,7 @@
   var replayRecorded = 0;
   var replayDropped = 0;
   // the recording: pairs not yet taken by the executor, the last value recorded, pairs so far, readings past the cap
+  /** @type {number[]} */
   var recRuns = [];
   var recPrev = 0;
   var recPairs = 0;
@@ -312,6 +357,7 @@
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
+  /** @param {number} v */
   function recordReading(v) {
     if (recDropped > 0) {
       recDropped++;
@@ -320,7 +366,7 @@
     var d = v - recPrev;
     var n = recRuns.length;
     if (d === 0 && n > 0) {
-      recRuns[n - 1] = recRuns[n - 1] + 1;
+      recRuns[n - 1] = /** @type {number} */ (recRuns[n - 1]) + 1;
       return;
     }
     if (recPairs >= MAX_CLOCK_RUNS) {
@@ -333,16 +379,18 @@
     append(recRuns, 1);
   }
 
+  /** @param {number} n */
   function ordinal(n) {
     var tens = n % 100;
     var suffix = tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
     return n + suffix;
   }
 
-  /** The next recorded reading of a replay; one past the recording fails the leg (replay_mismatch) and throws. */
+  /** The next recorded reading of a replay; one past the recording fails the leg (replay_mismatch) and throws. @param {string} what */
   function replayNext(what) {
     if (replayLeft === 0) {
-      if (replayPair + 1 >= replayRuns.length) {
+      // replay mode is set with its pairs (installClock)
+      if (replayPair + 1 >= /** @type {number[]} */ (replayRuns).length) {
         var msg =
           'replay_mismatch: the cell read the clock a ' + ordinal(replayRead + 1) + ' time (' + what + '), but the cassette recorded ' +
           replayRecorded + ' reading' + (replayRecorded === 1 ? '' : 's') +
@@ -351,8 +399,9 @@
         sync('replay', msg);
         throw makeError(msg, 'replay_mismatch', 'ReplayMismatch');
       }
-      replayValue += replayRuns[replayPair];
-      replayLeft = replayRuns[replayPair + 1];
+      // the host checked the pairs (finite differences, positive counts), and the check above keeps both in range
+      replayValue += /** @type {number} */ (/** @type {number[]} */ (replayRuns)[replayPair]);
+      replayLeft = /** @type {number} */ (/** @type {number[]} */ (replayRuns)[replayPair + 1]);
       replayPair += 2;
     }
     replayLeft--;
@@ -360,14 +409,14 @@
     return replayValue;
   }
 
-  /** One clock reading (`what` names the call, for a replay that runs out): recorded, then returned. */
+  /** One clock reading (`what` names the call, for a replay that runs out): recorded, then returned. @param {string} what */
   function readClock(what) {
     var v = clockMode === 'replay' ? replayNext(what) : clockMode === 'logical' ? clockMs : realDateNow();
     recordReading(v);
     return v;
   }
 
-  defineProperty(global, '__cm_clock', {
+  defineProperty(global, '__cm_clock', /** @type {PropertyDescriptor} */ ({
     __proto__: null,
     // the readings recorded since the last take, as JSON ('' when none): the executor calls it at the end of a leg
     value: function () {
@@ -380,13 +429,17 @@
       recDroppedTaken = recDropped;
       return out;
     },
-  });
+  }));
 
-  /** `clock`: the boot config's { mode, startMs, runs?, recorded?, dropped? } (the host checked it); `seed`: the run's. */
+  /**
+   * `clock`: the boot config's { mode, startMs, runs?, recorded?, dropped? } (the host checked it); `seed`: the run's.
+   * Read with own() and checked anyway: the config is JSON the guest realm parsed.
+   * @param {unknown} seed @param {unknown} clock
+   */
   function installClock(seed, clock) {
     var seeded = typeof seed === 'number' && seed >= 0 && seed <= 4294967295 && mathFloor(seed) === seed;
     if (seeded) {
-      prngState = seed | 0;
+      prngState = /** @type {number} */ (seed) | 0;
       // the logical clock's start is the seed's first draw in every mode, so Math.random repeats whichever clock
       // the run reads (and cassettes recorded before the real clock replay as they did)
       clockMs = CLOCK_BASE_MS + mathFloor(nextRandom() * (YEAR_MS / 1000)) * 1000;
@@ -397,20 +450,25 @@
       clockMode = 'logical';
       clockStartMs = clockMs;
     } else if (mode === 'replay' && isArray(own(clock, 'runs')) && numberIsFinite(startMs)) {
+      // Number.isFinite holds for numbers only: each value it passed below is a number
       clockMode = 'replay';
-      clockStartMs = startMs;
-      replayRuns = own(clock, 'runs');
-      replayValue = startMs;
+      clockStartMs = /** @type {number} */ (startMs);
+      replayRuns = /** @type {number[]} */ (own(clock, 'runs'));
+      replayValue = /** @type {number} */ (startMs);
       var recorded = own(clock, 'recorded');
       var droppedBefore = own(clock, 'dropped');
-      replayRecorded = numberIsFinite(recorded) ? recorded : 0;
-      replayDropped = numberIsFinite(droppedBefore) ? droppedBefore : 0;
+      replayRecorded = numberIsFinite(recorded) ? /** @type {number} */ (recorded) : 0;
+      replayDropped = numberIsFinite(droppedBefore) ? /** @type {number} */ (droppedBefore) : 0;
     } else {
       clockMode = 'real';
-      clockStartMs = numberIsFinite(startMs) ? startMs : realDateNow();
+      clockStartMs = numberIsFinite(startMs) ? /** @type {number} */ (startMs) : realDateNow();
     }
     recPrev = clockStartMs;
     var DateProto = RealDate.prototype;
+    /**
+     * The guest's Date: the real one, reading the guest clock when given no time.
+     * @param {unknown} [a0] @param {unknown} [a1] @param {unknown} [a2] @param {unknown} [a3] @param {unknown} [a4] @param {unknown} [a5] @param {unknown} [a6]
+     */
     var GuestDate = function Date(a0, a1, a2, a3, a4, a5, a6) {
       var n = arguments.length;
       // called as a function: the current time as a string, as the real Date does
@@ -425,8 +483,8 @@
       if (n > 6) append(args, a6);
       return ReflectConstruct(RealDate, args, new.target);
     };
-    defineProperty(GuestDate, 'prototype', { __proto__: null, value: DateProto, writable: false, enumerable: false, configurable: false });
-    defineProperty(GuestDate, 'length', { __proto__: null, value: 7, configurable: true });
+    defineProperty(GuestDate, 'prototype', /** @type {PropertyDescriptor} */ ({ __proto__: null, value: DateProto, writable: false, enumerable: false, configurable: false }));
+    defineProperty(GuestDate, 'length', /** @type {PropertyDescriptor} */ ({ __proto__: null, value: 7, configurable: true }));
     dataProperty(GuestDate, 'now', function now() {
       return readClock('Date.now()');
     }, false);
@@ -463,8 +521,10 @@
   }
 
   // ---- requests ---------------------------------------------------------------------------------
+  /** @param {OutgoingRequest} record */
   function send(record) {
-    if (record.timer) timers[record.timer].sent = true;
+    // a timer's record is dropped from the queue when the timer is cleared, so a sent one still has its timer
+    if (record.timer) /** @type {GuestTimer} */ (timers[record.timer]).sent = true;
     inFlight++;
     sync('send', record.json);
   }
@@ -484,14 +544,19 @@
    * Every bridge request goes through here: sent now when a slot is free, queued otherwise. `fieldsJson`
    * is the request's own fields as JSON text (`,"tool":"x","input":{...}`); the envelope around it is
    * built here. `map` turns the reply value into what the promise resolves to; a timer has no promise.
+   * @param {string} op @param {string} fieldsJson @param {((value: unknown) => unknown) | null} [map] @param {number} [timer]
+   * @returns {{ id: string, promise: Promise<unknown> | undefined, seq: number }}
    */
   function request(op, fieldsJson, map, timer) {
     if (failedFrontier) {
       throw makeError('code mode bridge refused this request: an earlier request in this cell overflowed the queue', 'invalid_input');
     }
     var id = 'r' + nextId++;
-    var record = { __proto__: null, id: id, json: '{"id":' + quote(id) + ',"op":' + quote(op) + fieldsJson + '}', timer: timer || 0 };
-    var entry = { __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0 };
+    /** @type {OutgoingRequest} */
+    var record = /** @type {OutgoingRequest} */ ({ __proto__: null, id: id, json: '{"id":' + quote(id) + ',"op":' + quote(op) + fieldsJson + '}', timer: timer || 0 });
+    /** @type {PendingEntry} */
+    var entry = /** @type {PendingEntry} */ ({ __proto__: null, resolve: noop, reject: noop, map: map || null, timer: timer || 0 });
+    /** @type {Promise<unknown> | undefined} */
     var promise;
     var seq = -1; // the request's place in the queue, or -1 when it was sent at once
     if (!timer) {
@@ -517,10 +582,14 @@
       queue[seq] = record;
       queuedLive++;
     }
-    return { __proto__: null, id: id, promise: promise, seq: seq };
+    return /** @type {{ id: string, promise: Promise<unknown> | undefined, seq: number }} */ ({ __proto__: null, id: id, promise: promise, seq: seq });
   }
 
-  /** A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it. */
+  /**
+   * A request whose fields come from guest values: a value that cannot cross (cycle, depth, toJSON throwing) rejects it.
+   * @param {string} op @param {FieldsJson} fields @param {(value: unknown) => unknown} [map]
+   * @returns {Promise<unknown>}
+   */
   function callOp(op, fields, map) {
     var fieldsJson;
     try {
@@ -528,9 +597,11 @@
     } catch (e) {
       return rejected(e);
     }
-    return request(op, fieldsJson, map).promise;
+    // a request without a timer always has its promise
+    return /** @type {Promise<unknown>} */ (request(op, fieldsJson, map).promise);
   }
 
+  /** @param {GuestTimer} t */
   function runTimer(t) {
     // the logical clock: a timer fires at the time it was due, however long the host really took
     if (clockMode === 'logical' && t.dueMs > clockMs) clockMs = t.dueMs;
@@ -542,15 +613,17 @@
     }
   }
 
-  defineProperty(global, '__cm_deliver', {
+  defineProperty(global, '__cm_deliver', /** @type {PropertyDescriptor} */ ({
     __proto__: null,
+    /** @param {unknown} [repliesJson] */
     value: function (repliesJson) {
       // one reply, or a list of them (every reply of one host message: one entry into the VM); on Node the
       // executor calls this without one and the reply waits in the inbox (empty when the guest calls it)
-      if (repliesJson === undefined && onNode) repliesJson = takeReply();
+      if (repliesJson === undefined && onNode) repliesJson = /** @type {() => string | undefined} */ (takeReply)();
+      /** @type {unknown} */
       var parsed;
       try {
-        parsed = JSONparse(repliesJson);
+        parsed = JSONparse(/** @type {string} */ (repliesJson));
       } catch (e) {
         return;
       }
@@ -558,8 +631,9 @@
       // a fresh array from JSON.parse: its length and elements are its own data properties
       for (var i = 0, n = parsed.length; i < n; i++) deliverOne(parsed[i]);
     },
-  });
+  }));
 
+  /** @param {unknown} reply */
   function deliverOne(reply) {
     // Guest code can run in here (a timer callback, a getter or `then` on the resolved value); it may
     // throw only into the guest, never out of this entry point.
@@ -608,7 +682,7 @@
     pump();
   }
 
-  defineProperty(global, '__cm_queued', {
+  defineProperty(global, '__cm_queued', /** @type {PropertyDescriptor} */ ({
     __proto__: null,
     value: function () {
       var out = '[';
@@ -618,16 +692,17 @@
       }
       return out + ']';
     },
-  });
+  }));
 
   // ---- output -----------------------------------------------------------------------------------
+  /** @param {unknown} v @returns {string} */
   function formatValue(v) {
     if (typeof v === 'string') return v;
     if (v === undefined) return 'undefined';
     if (typeof v === 'function') return '[Function ' + (v.name || 'anonymous') + ']';
     if (typeof v === 'bigint') return StringCtor(v) + 'n';
     if (typeof v === 'symbol') return StringCtor(v);
-    if (v !== null && typeof v === 'object' && isPrototypeOf(ErrorProto, v)) return (v.name || 'Error') + ': ' + v.message;
+    if (v !== null && typeof v === 'object' && isPrototypeOf(ErrorProto, v)) return (/** @type {Error} */ (v).name || 'Error') + ': ' + /** @type {Error} */ (v).message;
     try {
       var s = JSONstringify(v);
       return s === undefined ? StringCtor(v) : s;
@@ -635,7 +710,7 @@
       return '[unserializable ' + typeof v + ']';
     }
   }
-  /** formatValue that always returns a string: a guest getter, proxy or toString that throws cannot escape. */
+  /** formatValue that always returns a string: a guest getter, proxy or toString that throws cannot escape. @param {unknown} v */
   function safeFormat(v) {
     try {
       var s = formatValue(v);
@@ -644,24 +719,28 @@
       return '[unprintable ' + typeof v + ']';
     }
   }
+  /** @param {string} kind @param {string} text */
   function emitLine(kind, text) {
     sync('emit', '{"kind":' + quote(kind) + ',"text":' + quote(text) + '}');
   }
+  /** @param {string} kind @param {ArrayLike<unknown>} args */
   function emit(kind, args) {
     var text = '';
     for (var i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + safeFormat(args[i]);
     emitLine(kind, text);
   }
+  /** @type {Record<string, (...args: unknown[]) => void>} */
   var consoleObj = ObjectCreate(null);
   var consoleKinds = ['log', 'info', 'warn', 'error', 'debug'];
   for (var c = 0; c < consoleKinds.length; c++) {
-    (function (kind) {
+    (function (/** @type {string} */ kind) {
       consoleObj[kind] = function () {
         emit(kind, arguments);
       };
-    })(consoleKinds[c]);
+    })(/** @type {string} */ (consoleKinds[c]));
   }
 
+  /** @param {unknown} e */
   function reportUncaught(e) {
     emitLine('error', 'Uncaught ' + safeFormat(e));
   }
@@ -670,6 +749,7 @@
   var started = false;
   var settled = false;
 
+  /** @param {string} outcomeJson */
   function settleWith(outcomeJson) {
     if (settled) return;
     settled = true;
@@ -682,6 +762,7 @@
   var UNREPORTABLE_VALUE = '{"ok":false,"error":"the final value is too large to report; return a smaller value or results.save it in parts","code":"invalid_input"}';
   var UNREPORTABLE_ERROR = '{"ok":false,"error":"Uncaught error (too large to report)"}';
 
+  /** @param {unknown} value */
   function settleValue(value) {
     if (settled) return;
     var outcome;
@@ -698,6 +779,7 @@
     settleWith(outcome);
   }
 
+  /** @param {unknown} err */
   function settleError(err) {
     if (settled) return;
     var message = safeFormat(err);
@@ -706,8 +788,8 @@
     try {
       // guest getters may run here; only strings cross
       if (err !== null && (typeof err === 'object' || typeof err === 'function')) {
-        stack = err.stack;
-        toolCode = err.code;
+        stack = /** @type {{ stack?: unknown }} */ (err).stack;
+        toolCode = /** @type {{ code?: unknown }} */ (err).code;
       }
     } catch (e) {
       // an error whose fields throw still fails the cell with its message
@@ -725,8 +807,9 @@
     settleWith(outcome);
   }
 
-  defineProperty(global, '__cm_run', {
+  defineProperty(global, '__cm_run', /** @type {PropertyDescriptor} */ ({
     __proto__: null,
+    /** @param {() => unknown} fn */
     value: function (fn) {
       // the executor calls this once, before the cell's first line runs; a second call is the guest's
       if (started) throw makeError('__cm_run belongs to the code mode executor and runs once per cell', 'invalid_input');
@@ -741,30 +824,39 @@
       try {
         // An own `constructor` makes `then` skip the species lookup on Promise.prototype.constructor
         // (guest-writable), so the settle callbacks are always registered on the cell's own promise.
-        defineProperty(p, 'constructor', { __proto__: null, value: undefined });
-        promiseThen(p, settleValue, settleError);
+        // (not a promise: defineProperty or then throws, and the catch below settles with the value itself)
+        defineProperty(p, 'constructor', /** @type {PropertyDescriptor} */ ({ __proto__: null, value: undefined }));
+        promiseThen(/** @type {Promise<unknown>} */ (p), settleValue, settleError);
       } catch (e) {
         settleValue(p); // not a promise: the function's value is the cell's value
       }
     },
-  });
+  }));
 
   // ---- boot: globals from the catalog -----------------------------------------------------------
   var booted = false;
-  defineProperty(global, '__cm_boot', {
+  defineProperty(global, '__cm_boot', /** @type {PropertyDescriptor} */ ({
     __proto__: null,
+    /** @param {string} configJson */
     value: function (configJson) {
       if (booted) throw makeError('__cm_boot belongs to the code mode executor and runs once per cell', 'invalid_input');
       booted = true;
+      /** @type {GuestBootConfig} */
       var cfg = JSONparse(configJson);
       if (numberIsFinite(cfg.maxPendingToolCalls) && cfg.maxPendingToolCalls > 0) maxInFlight = cfg.maxPendingToolCalls;
       installClock(cfg.seed, cfg.clock);
 
+      /** @type {Record<string, Function>} */
       var handles = ObjectCreate(null); // callableName -> handle
 
+      /** @param {GuestBootConfig['tools'][number]} meta */
       function makeHandle(meta) {
         var toolField = ',"tool":' + quote(meta.callableName);
         var label = 'the input of ' + meta.callableName + '()';
+        /**
+         * A tool's handle, with its metadata as own properties (frozen below).
+         * @type {((input: unknown) => Promise<unknown>) & { callableName?: string, description?: string, source?: string, describe?: () => Promise<unknown> }}
+         */
         var handle = function (input) {
           // a bigint input would cross as its string (serialize), and the host would name the wrong type
           if (typeof input === 'bigint') {
@@ -775,7 +867,7 @@
           });
         };
         // `name` is the exact tool name (as declared); `callableName` the guest global
-        defineProperty(handle, 'name', { __proto__: null, value: meta.name });
+        defineProperty(handle, 'name', /** @type {PropertyDescriptor} */ ({ __proto__: null, value: meta.name }));
         handle.callableName = meta.callableName;
         handle.description = meta.description;
         handle.source = meta.source;
@@ -789,10 +881,10 @@
 
       var tools = cfg.tools || [];
       for (var i = 0; i < tools.length; i++) {
-        var meta = tools[i];
+        var meta = /** @type {GuestBootConfig['tools'][number]} */ (tools[i]);
         var h = makeHandle(meta);
         handles[meta.callableName] = h;
-        defineProperty(global, meta.callableName, { __proto__: null, value: h, writable: true, configurable: true, enumerable: false });
+        defineProperty(global, meta.callableName, /** @type {PropertyDescriptor} */ ({ __proto__: null, value: h, writable: true, configurable: true, enumerable: false }));
       }
 
       /**
@@ -800,8 +892,10 @@
        * own catalog) -> this cell's handles. A cell boots with globals only for the tools its source names
        * (catalog/boot-tools.ts); a handle for any other tool is made here, from the host's metadata, the first time a
        * search or catalog.all() returns it, and is the same handle every later time.
+       * @param {unknown} list
        */
       function toHandles(list) {
+        /** @type {Function[]} */
         var out = [];
         if (!isArray(list)) return out;
         for (var j = 0; j < list.length; j++) {
@@ -810,21 +904,25 @@
           if (typeof name !== 'string') continue;
           var hh = handles[name];
           if (!hh) {
-            var meta = { callableName: name, name: own(item, 'name'), description: own(item, 'description'), source: own(item, 'source') };
-            if (typeof meta.name !== 'string' || typeof meta.description !== 'string' || typeof meta.source !== 'string') continue;
-            hh = handles[name] = makeHandle(meta);
+            var metaName = own(item, 'name');
+            var metaDescription = own(item, 'description');
+            var metaSource = own(item, 'source');
+            if (typeof metaName !== 'string' || typeof metaDescription !== 'string' || typeof metaSource !== 'string') continue;
+            hh = handles[name] = makeHandle({ callableName: name, name: metaName, description: metaDescription, source: metaSource });
           }
           append(out, hh);
         }
         return out;
       }
 
+      /** @type {Record<string, Function>} */
       var catalog = ObjectCreate(null);
+      /** @param {unknown} query @param {unknown} opts */
       catalog.search = function (query, opts) {
         return callOp(
           'search',
           function () {
-            var limit = opts !== null && typeof opts === 'object' ? opts.limit : undefined;
+            var limit = opts !== null && typeof opts === 'object' ? /** @type {{ limit?: unknown }} */ (opts).limit : undefined;
             // the host reads only a number; anything else means the default limit
             var limitField = typeof limit === 'number' && numberIsFinite(limit) ? ',"limit":' + JSONstringify(limit) : '';
             var queryText = query === undefined ? '' : StringCtor(query);
@@ -844,13 +942,18 @@
         );
       };
 
+      /** @param {string} op @param {string} arg @returns {unknown} */
       function apiCall(op, arg) {
-        return JSONparse(sync('api', '{"op":' + quote(op) + ',"arg":' + quote(arg) + '}'));
+        // the host answers API requests at once (an undefined answer fails the parse: a SyntaxError for the cell)
+        return JSONparse(/** @type {string} */ (sync('api', '{"op":' + quote(op) + ',"arg":' + quote(arg) + '}')));
       }
+      /** @type {Record<string, Function>} */
       var API = ObjectCreate(null);
+      /** @param {unknown} [prefix] */
       API.list = function (prefix) {
         return apiCall('list', prefix === undefined ? '' : StringCtor(prefix));
       };
+      /** @param {unknown} path */
       API.read = function (path) {
         var r = apiCall('read', StringCtor(path));
         var error = own(r, 'error');
@@ -858,30 +961,32 @@
         return own(r, 'text');
       };
 
+      /** @type {Record<string, unknown>} */
       var MCP = ObjectCreate(null);
       var servers = cfg.mcp || [];
       for (var s = 0; s < servers.length; s++) {
-        (function (server) {
+        (function (/** @type {GuestBootConfig['mcp'][number]} */ server) {
           if (server.unavailable) {
             // a configured server that is down: every member rejects with why, instead of a TypeError
             var down = function () {
               return rejected(makeError('MCP server "' + server.name + '" is unavailable (' + server.unavailable + '); try again later or use other tools', 'mcp_unavailable'));
             };
-            MCP[server.name] = new ProxyCtor(ObjectCreate(null), {
+            MCP[server.name] = new ProxyCtor(ObjectCreate(null), /** @type {ProxyHandler<object>} */ ({
               __proto__: null,
-              get: function (_t, key) {
+              get: function (/** @type {object} */ _t, /** @type {PropertyKey} */ key) {
                 return typeof key === 'string' && key !== 'then' ? down : undefined;
               },
-            });
+            }));
             return;
           }
+          /** @type {Record<string, Function>} */
           var ns = ObjectCreate(null);
           var serverJson = quote(server.name);
           for (var k = 0; k < server.tools.length; k++) {
-            (function (toolName) {
+            (function (/** @type {string} */ toolName) {
               var path = 'MCP.' + server.name + '.' + toolName;
               var mcpField = ',"mcp":[' + serverJson + ',' + quote(toolName) + ']';
-              ns[toolName] = function (input) {
+              ns[toolName] = function (/** @type {unknown} */ input) {
                 if (input !== undefined && (typeof input !== 'object' || input === null || isArray(input))) {
                   return rejected(makeError(path + ' takes one object input: ' + path + '({ ...input })', 'invalid_input'));
                 }
@@ -889,7 +994,7 @@
                   return mcpField + ',"input":' + (input === undefined ? '{}' : serializeData(input, 'the input of ' + path + '()'));
                 });
               };
-            })(server.tools[k]);
+            })(/** @type {string} */ (server.tools[k]));
           }
           ns.$api = function () {
             return callOp('describe', function () {
@@ -897,16 +1002,18 @@
             });
           };
           MCP[server.name] = freeze(ns);
-        })(servers[s]);
+        })(/** @type {GuestBootConfig['mcp'][number]} */ (servers[s]));
       }
 
+      /** @type {Record<string, Function>} */
       var results = ObjectCreate(null);
+      /** @param {unknown} value */
       results.save = function (value) {
         return callOp('results', function () {
           return ',"action":"save","json":' + quote(serializeData(value, 'the value passed to results.save'));
         });
       };
-      /** A ref as the request carries it; one past the limit is no ref results.save made. */
+      /** A ref as the request carries it; one past the limit is no ref results.save made. @param {string} action @param {unknown} ref */
       function refField(action, ref) {
         var refText = StringCtor(ref);
         if (refText.length > MAX_NAME_CHARS) {
@@ -914,41 +1021,45 @@
         }
         return ',"action":' + quote(action) + ',"ref":' + quote(refText);
       }
-      results.load = function (ref) {
+      results.load = function (/** @type {unknown} */ ref) {
         return callOp('results', function () {
           return refField('load', ref);
         });
       };
-      results.delete = function (ref) {
+      results.delete = function (/** @type {unknown} */ ref) {
         return callOp('results', function () {
           return refField('delete', ref);
         });
       };
 
-      /** Why `key` cannot be a store key, or undefined when it can. */
+      /** Why `key` cannot be a store key, or undefined when it can. @param {string} call @param {unknown} key */
       function keyProblem(call, key) {
         if (typeof key !== 'string' || key === '') return makeError(call + ': key must be a non-empty string', 'invalid_input');
         if (key.length > MAX_NAME_CHARS) return tooLong(call + ': key', key, MAX_NAME_CHARS, 'use a shorter key (a short name, or a hash of the long one)');
         return undefined;
       }
 
+      /** @param {unknown} key @param {unknown} value */
       function store(key, value) {
         var keyError = keyProblem('store(key, value)', key);
         if (keyError) return rejected(keyError);
         return callOp('store', function () {
           // undefined deletes the key; anything else must be JSON data
           var json = value === undefined ? '' : ',"json":' + quote(serializeData(value, 'the value passed to store("' + key + '")'));
-          return ',"action":"set","key":' + quote(key) + json;
+          // keyProblem passed: the key is a string
+          return ',"action":"set","key":' + quote(/** @type {string} */ (key)) + json;
         });
       }
+      /** @param {unknown} key */
       function load(key) {
         var keyError = keyProblem('load(key)', key);
         if (keyError) return rejected(keyError);
         return callOp('store', function () {
-          return ',"action":"get","key":' + quote(key);
+          return ',"action":"get","key":' + quote(/** @type {string} */ (key));
         });
       }
 
+      /** @param {unknown} [reason] */
       function yield_control(reason) {
         return callOp('yield', function () {
           return ',"reason":' + quote(reason === undefined ? '' : StringCtor(reason));
@@ -956,15 +1067,17 @@
       }
 
       var nextTimer = 1;
+      /** @param {unknown} fn @param {unknown} [ms] @returns {number} */
       function setTimeoutImpl(fn, ms) {
         if (typeof fn !== 'function') throw makeError('setTimeout(fn, ms): fn must be a function', 'invalid_input');
-        var delay = +ms;
+        // unary plus converts whatever the guest passed, as a browser's setTimeout does
+        var delay = +(/** @type {number} */ (ms));
         // NaN, negative and Infinity fire at once, as in a browser; a finite delay past the cap waits the cap
         if (!(delay >= 0) || !numberIsFinite(delay)) delay = 0;
         else if (delay > MAX_TIMER_MS) delay = MAX_TIMER_MS;
         var n = arguments.length;
         var timerId = nextTimer++;
-        timers[timerId] = {
+        timers[timerId] = /** @type {GuestTimer} */ ({
           __proto__: null,
           fn: fn,
           a0: n > 2 ? arguments[2] : undefined,
@@ -974,17 +1087,19 @@
           sent: false,
           queueSeq: -1,
           dueMs: clockMs + delay,
-        };
+        });
         var r = request('timer', ',"ms":' + JSONstringify(delay) + ',"timer":' + JSONstringify(timerId), null, timerId);
-        timers[timerId].requestId = r.id;
-        timers[timerId].queueSeq = r.seq;
+        /** @type {GuestTimer} */ (timers[timerId]).requestId = r.id;
+        /** @type {GuestTimer} */ (timers[timerId]).queueSeq = r.seq;
         return timerId;
       }
+      /** @param {unknown} timerId */
       function clearTimeoutImpl(timerId) {
-        var t = timers[timerId];
+        var t = timers[/** @type {number} */ (timerId)];
         if (!t) return;
-        delete timers[timerId];
-        var reqId = t.requestId;
+        delete timers[/** @type {number} */ (timerId)];
+        // a timer's request id is set as soon as setTimeout made its request
+        var reqId = /** @type {string} */ (t.requestId);
         if (t.sent) {
           // in flight: the host clears its timer and the slot frees when the cancel is acknowledged
           sync('cancel', reqId);
@@ -1000,9 +1115,11 @@
         }
       }
 
+      /** @param {unknown} v */
       function text(v) {
         emitLine('text', safeFormat(v));
       }
+      /** @param {unknown} v */
       function json(v) {
         var s;
         try {
@@ -1014,6 +1131,7 @@
         emitLine('json', s);
       }
 
+      /** @type {Record<string, unknown>} */
       var fixed = {
         catalog: freeze(catalog),
         API: freeze(API),
@@ -1030,8 +1148,9 @@
       };
       var names = ObjectKeys(fixed);
       for (var n = 0; n < names.length; n++) {
-        defineProperty(global, names[n], { __proto__: null, value: fixed[names[n]], writable: false, configurable: false, enumerable: false });
+        // names are the own keys of `fixed`, one per index
+        defineProperty(global, /** @type {string} */ (names[n]), /** @type {PropertyDescriptor} */ ({ __proto__: null, value: fixed[/** @type {string} */ (names[n])], writable: false, configurable: false, enumerable: false }));
       }
     },
-  });
+  }));
 })(globalThis);

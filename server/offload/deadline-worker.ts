@@ -65,7 +65,14 @@ interface Slot {
   running?: Job;
 }
 
-type WorkerReply = { t: 'ready' } | { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+/** What the host sends a deadline worker: one job (its entry file reads it as this). */
+export interface DeadlineJobMessage<Payload> {
+  id: number;
+  job: Payload;
+}
+
+/** What a deadline worker answers: ready once, then each job's value or its failure (its entry file sends these). */
+export type DeadlineWorkerReply<Value = unknown> = { t: 'ready' } | { id: number; ok: true; value: Value } | { id: number; ok: false; error: string };
 
 export class DeadlineWorker<Payload, Value> {
   private slot: Slot | undefined;
@@ -150,7 +157,7 @@ export class DeadlineWorker<Payload, Value> {
     slot.startTimer = setTimeout(() => {
       this.retire(slot, `the ${this.opts.name} worker did not start within ${this.opts.startTimeoutMs} ms; the machine may be overloaded, try again`);
     }, this.opts.startTimeoutMs);
-    worker.on('message', (msg: WorkerReply) => this.onMessage(slot, msg));
+    worker.on('message', (msg: DeadlineWorkerReply) => this.onMessage(slot, msg));
     worker.on('error', (err: Error) => this.retire(slot, `the ${this.opts.name} worker failed (${err.message}); try again`));
     worker.on('exit', (code) => this.retire(slot, `the ${this.opts.name} worker stopped (exit code ${code}); try again`));
     // a warm idle worker must not keep a CLI or a test process alive; pending jobs hold their own timers.
@@ -159,7 +166,7 @@ export class DeadlineWorker<Payload, Value> {
     return slot;
   }
 
-  private onMessage(slot: Slot, msg: WorkerReply): void {
+  private onMessage(slot: Slot, msg: DeadlineWorkerReply): void {
     if (slot !== this.slot) return;
     if ('t' in msg) {
       if (msg.t === 'ready' && !slot.ready) {

@@ -3,28 +3,48 @@
 // when a check outlives its deadline.
 //
 // The program is two virtual files (the ambient declarations and the cell) plus lib.es2022 from the typescript
-// package, under the options, wrapper and positions of cell-types.mjs (the editor checks with the same). Lib SourceFiles are parsed once per thread and reused by every later program (the binder skips files
+// package, under the options, wrapper and positions of shared/cell-types.mjs (the editor checks with the same). Lib SourceFiles are parsed once per thread and reused by every later program (the binder skips files
 // it already bound), which keeps a check in the tens of milliseconds after the first.
+/** @import { CompilerHost, CompilerOptions, Program, SourceFile } from 'typescript' */
+/** @import { DeadlineJobMessage, DeadlineWorkerReply } from '../offload/deadline-worker.ts' */
+/** @import { CellTypesLanguage } from '../../shared/cell-types.mjs' */
+/** @import { CheckJob, CheckResult } from './typecheck.ts' */
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import tsModule from 'typescript';
-import { cellCompilerOptions, cellDiagnostics, flattenMessage, wrapCell } from './cell-types.mjs';
+import { cellCompilerOptions, cellDiagnostics, flattenMessage, wrapCell } from '../../shared/cell-types.mjs';
 
 const ts = tsModule;
+const port = parentPort;
+if (!port) throw new Error('the typecheck thread runs on a worker thread');
 const ROOT = '/codemode';
+/** @type {Record<CellTypesLanguage, string>} */
 const CELL_FILES = { typescript: `${ROOT}/cell.ts`, javascript: `${ROOT}/cell.js` };
 const DECLARATIONS_FILE = `${ROOT}/declarations.d.ts`;
+/** The cell's compiler options as the compiler takes them (shared/cell-types.mjs spells its enums as numbers). @type {Record<CellTypesLanguage, CompilerOptions>} */
 const OPTIONS = { typescript: cellCompilerOptions('typescript'), javascript: cellCompilerOptions('javascript') };
 const libDir = dirname(ts.getDefaultLibFilePath(OPTIONS.typescript));
+/** @type {Map<string, SourceFile>} */
 const libFiles = new Map();
+/** @type {{ text: string, file: SourceFile } | undefined} */
 let declarations;
+/** @type {Program | undefined} */
 let previousProgram;
 
-// As a program's own host parses: moduleDetection decides whether the cell is a module (Force: it is).
-const parseOptions = { languageVersion: ts.ScriptTarget.ES2022, setExternalModuleIndicator: ts.getSetExternalModuleIndicator(OPTIONS.typescript) };
+/**
+ * As a program's own host parses: moduleDetection decides whether the cell is a module (Force: it is). The function
+ * is internal to TypeScript (its typings leave it out); the TypeScript version is pinned in package.json.
+ * @type {(options: CompilerOptions) => (file: SourceFile) => void}
+ */
+const setExternalModuleIndicatorFor = /** @type {{ getSetExternalModuleIndicator: (options: CompilerOptions) => (file: SourceFile) => void }} */ (
+  /** @type {unknown} */ (ts)
+).getSetExternalModuleIndicator;
+const parseOptions = { languageVersion: ts.ScriptTarget.ES2022, setExternalModuleIndicator: setExternalModuleIndicatorFor(OPTIONS.typescript) };
+/** @param {string} fileName @param {string} text */
 const parse = (fileName, text) => ts.createSourceFile(fileName, text, parseOptions, true);
 
+/** @param {string} fileName */
 function libText(fileName) {
   if (!fileName.startsWith(libDir)) return undefined;
   try {
@@ -34,6 +54,7 @@ function libText(fileName) {
   }
 }
 
+/** @param {string} cellName @param {string} cellText @param {string} declarationsText @returns {CompilerHost} */
 function createHost(cellName, cellText, declarationsText) {
   const cellFile = parse(cellName, cellText);
   if (declarations?.text !== declarationsText) declarations = { text: declarationsText, file: parse(DECLARATIONS_FILE, declarationsText) };
@@ -62,7 +83,11 @@ function createHost(cellName, cellText, declarationsText) {
   };
 }
 
-/** { diagnostics } positioned on the user's lines, or { hostFault } when the compiler itself could not run. */
+/**
+ * { diagnostics } positioned on the user's lines, or { hostFault } when the compiler itself could not run.
+ * @param {Omit<CheckJob, 'language'> & { language?: CheckJob['language'] }} job
+ * @returns {CheckResult}
+ */
 function check({ source, declarations: declarationsText, language = 'typescript' }) {
   const cellName = CELL_FILES[language] ?? CELL_FILES.typescript;
   const options = OPTIONS[language] ?? OPTIONS.typescript;
@@ -78,14 +103,17 @@ function check({ source, declarations: declarationsText, language = 'typescript'
   return { diagnostics: cellDiagnostics(found, source) };
 }
 
-parentPort.on('message', ({ id, job }) => {
+/** @param {DeadlineWorkerReply<CheckResult>} reply */
+const reply = (reply) => port.postMessage(reply);
+
+port.on('message', (/** @type {DeadlineJobMessage<CheckJob>} */ { id, job }) => {
   try {
-    parentPort.postMessage({ id, ok: true, value: check(job) });
+    reply({ id, ok: true, value: check(job) });
   } catch (error) {
-    parentPort.postMessage({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
+    reply({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
   }
 });
 
 // warm-up: parse and bind the lib files now, so a cell's deadline measures its own check only
 check({ source: 'return 1;', declarations: '' });
-parentPort.postMessage({ t: 'ready' });
+reply({ t: 'ready' });

@@ -8,9 +8,9 @@
 import { CodeModeError, InvalidInputError } from '../errors.ts';
 import { DeadlineWorker } from '../offload/deadline-worker.ts';
 import type { Owner } from '../access/owners.ts';
-import type { CellTypeDiagnostic, CellTypesLanguage } from './cell-types.mjs';
+import type { CellTypeDiagnostic, CellTypesLanguage } from '../../shared/cell-types.mjs';
 
-/** A diagnostic on the user's lines (1-based line and column, its end, the message and TypeScript's code); see cell-types.mjs. */
+/** A diagnostic on the user's lines (1-based line and column, its end, the message and TypeScript's code); see shared/cell-types.mjs. */
 export type CellDiagnostic = CellTypeDiagnostic;
 
 /**
@@ -24,12 +24,13 @@ export const TYPECHECK_START_TIMEOUT_MS = 60_000;
 /** Checks waiting for the one thread beyond the running one; more is refused rather than queued without end. */
 export const MAX_QUEUED_TYPECHECKS = 16;
 
-interface CheckJob {
+/** One typecheck job, as typecheck-worker.mjs reads it. */
+export interface CheckJob {
   source: string;
   declarations: string;
   language: CellTypesLanguage;
 }
-type CheckResult = { diagnostics: CellDiagnostic[] } | { hostFault: string };
+export type CheckResult = { diagnostics: CellDiagnostic[] } | { hostFault: string };
 
 export interface TypeCheckerOptions {
   deadlineMs?: number;
@@ -44,7 +45,7 @@ export interface CheckOptions {
   owner?: Owner;
   /**
    * The cell's language (default typescript). exec typechecks TypeScript cells only (the spec's rule); a JavaScript
-   * check is the editor's world (cell-types.mjs, checkJs), used by the test that holds the editor to the server.
+   * check is the editor's world (shared/cell-types.mjs, checkJs), used by the test that holds the editor to the server.
    */
   language?: CellTypesLanguage;
 }

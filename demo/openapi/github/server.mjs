@@ -8,17 +8,30 @@
 //
 // Served: GET/POST /repos/{owner}/{repo}/issues, GET /repos/{owner}/{repo}/issues/{issue_number},
 // GET/POST /repos/{owner}/{repo}/issues/{issue_number}/comments, GET /repos/{owner}/{repo}/labels, GET /zen.
+/** @import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http' */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * A fixture issue (GitHub's example, as JSON): the fields the fixture reads and writes; the rest pass through.
+ * @typedef {{ id: number, number: number, state: string, comments: number, [field: string]: unknown }} Issue
+ */
+/** One repository's issues and, by issue number, their comments. @typedef {{ issues: Issue[], comments: Map<number, unknown[]> }} RepoState */
+/**
+ * A started fixture: its address, every request it saw (for tests) and how to stop it.
+ * @typedef {{ url: string, port: number, requests: Array<{ method: string | undefined, path: string, headers: IncomingHttpHeaders }>, close(): Promise<void> }} GitHubFixture
+ */
+
+/** @type {{ zen: string, issues: Issue[], issue: Issue, comments: unknown[], comment: Record<string, unknown>, labels: Array<Record<string, unknown>> }} */
 const FIXTURES = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures.json'), 'utf8'));
 const MAX_BODY_BYTES = 64 * 1024;
 /** The repository the fixtures are about; other repositories get the same data under their own URLs. */
 const FIXTURE_REPO = 'octocat/Hello-World';
 const NOT_FOUND = { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' };
 
+/** @param {ServerResponse} res @param {number} status @param {unknown} body */
 function send(res, status, body) {
   if (typeof body === 'string') {
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
@@ -27,11 +40,13 @@ function send(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
 
+/** @param {IncomingMessage} req @returns {Promise<string>} */
 function readBody(req) {
   return new Promise((resolveBody, reject) => {
+    /** @type {Buffer[]} */
     const chunks = [];
     let size = 0;
-    req.on('data', (chunk) => {
+    req.on('data', (/** @type {Buffer} */ chunk) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) reject(new Error('body too large'));
       else chunks.push(chunk);
@@ -41,15 +56,23 @@ function readBody(req) {
   });
 }
 
-/** A fixture value moved to another repository: every URL and field naming octocat/Hello-World names `repo`. */
+/**
+ * A fixture value moved to another repository: every URL and field naming octocat/Hello-World names `repo`.
+ * @template T @param {T} value @param {string} repo @returns {T}
+ */
 function inRepo(value, repo) {
   return JSON.parse(JSON.stringify(value).split(FIXTURE_REPO).join(repo));
 }
 
-/** Starts the fixture on 127.0.0.1:`port` (0: a free port). Resolves { url, port, close, requests }. */
+/**
+ * Starts the fixture on 127.0.0.1:`port` (0: a free port). Resolves { url, port, close, requests }.
+ * @param {{ port?: number }} [options]
+ * @returns {Promise<GitHubFixture>}
+ */
 export function startGitHubFixture({ port = 0 } = {}) {
-  /** "owner/repo" -> { issues, comments: Map<number, comment[]> } */
+  /** "owner/repo" -> { issues, comments: Map<number, comment[]> } @type {Map<string, RepoState>} */
   const repos = new Map();
+  /** @param {string} repo @returns {RepoState} */
   const repoState = (repo) => {
     let state = repos.get(repo);
     if (!state) {
@@ -59,6 +82,7 @@ export function startGitHubFixture({ port = 0 } = {}) {
     }
     return state;
   };
+  /** @type {GitHubFixture['requests']} */
   const requests = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -67,7 +91,8 @@ export function startGitHubFixture({ port = 0 } = {}) {
       if (url.pathname === '/zen' && req.method === 'GET') return send(res, 200, FIXTURES.zen);
       const match = /^\/repos\/([^/]+)\/([^/]+)\/(issues|labels)(?:\/(\d+)(\/comments)?)?$/.exec(url.pathname);
       if (!match) return send(res, 404, NOT_FOUND);
-      const repo = `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}`;
+      // the pattern's first two groups always take part in a match
+      const repo = `${decodeURIComponent(/** @type {string} */ (match[1]))}/${decodeURIComponent(/** @type {string} */ (match[2]))}`;
       const state = repoState(repo);
       const [, , , what, number, comments] = match;
       if (what === 'labels' && !number && req.method === 'GET') return send(res, 200, inRepo(FIXTURES.labels, repo));
@@ -101,7 +126,7 @@ export function startGitHubFixture({ port = 0 } = {}) {
       }
       return send(res, 404, NOT_FOUND);
     } catch (err) {
-      send(res, 500, { message: String(err?.message ?? err) });
+      send(res, 500, { message: String(/** @type {{ message?: unknown } | null | undefined} */ (err)?.message ?? err) });
     }
   });
   return new Promise((resolveStart, reject) => {
@@ -109,13 +134,18 @@ export function startGitHubFixture({ port = 0 } = {}) {
     server.listen(port, '127.0.0.1', () => {
       const address = server.address();
       const actual = typeof address === 'object' && address ? address.port : port;
-      resolveStart({ url: `http://127.0.0.1:${actual}`, port: actual, requests, close: () => new Promise((done) => server.close(() => done())) });
+      resolveStart({ url: `http://127.0.0.1:${actual}`, port: actual, requests, close: () => new Promise((/** @type {() => void} */ done) => server.close(() => done())) });
     });
   });
 }
 
-/** POST /repos/{owner}/{repo}/issues: 201 with the new issue (the fixture issue, renumbered and retitled), or GitHub's 400/422. */
+/**
+ * POST /repos/{owner}/{repo}/issues: 201 with the new issue (the fixture issue, renumbered and retitled), or GitHub's 400/422.
+ * @param {RepoState} state @param {string} repo @param {string} text
+ * @returns {[number, unknown]}
+ */
 function createIssue(state, repo, text) {
+  /** @type {{ title?: unknown, body?: unknown, labels?: unknown } | null | undefined} */
   let body;
   try {
     body = JSON.parse(text);
@@ -126,7 +156,9 @@ function createIssue(state, repo, text) {
   const number = Math.max(0, ...state.issues.map((i) => i.number)) + 1;
   const base = inRepo(FIXTURES.issue, repo);
   const now = new Date().toISOString();
-  const labels = (Array.isArray(body.labels) ? body.labels : []).map((l) => (typeof l === 'string' ? l : l?.name)).filter((l) => typeof l === 'string');
+  const labels = (Array.isArray(body?.labels) ? body.labels : [])
+    .map((/** @type {{ name?: unknown } | string | null | undefined} */ l) => (typeof l === 'string' ? l : l?.name))
+    .filter((l) => typeof l === 'string');
   const issue = {
     ...base,
     id: base.id + number,

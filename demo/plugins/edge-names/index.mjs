@@ -19,13 +19,14 @@ const PRODUCTS = [
 ];
 const CATEGORIES = [...new Set(PRODUCTS.map((p) => p.category))];
 
-/** RFC 6238 time-based code for `secret` (its UTF-8 bytes) at `atMs`. */
+/** RFC 6238 time-based code for `secret` (its UTF-8 bytes) at `atMs`. @param {string} secret @param {number} atMs */
 export function totp(secret, atMs) {
   const counter = Math.floor(atMs / 1000 / TOTP_STEP_SECONDS);
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
   const hmac = createHmac('sha1', Buffer.from(secret, 'utf8')).update(message).digest();
-  const offset = hmac[hmac.length - 1] & 0x0f;
+  // an HMAC-SHA1 digest is 20 bytes: its last byte is there
+  const offset = /** @type {number} */ (hmac[hmac.length - 1]) & 0x0f;
   const binary = (hmac.readUInt32BE(offset) & 0x7fffffff) % 10 ** TOTP_DIGITS;
   return String(binary).padStart(TOTP_DIGITS, '0');
 }
@@ -56,6 +57,7 @@ export default {
           additionalProperties: false,
         },
         executionMode: 'sequential',
+        /** @param {{ key: string }} input */
         async execute(input) {
           const deleted = keys.delete(input.key);
           return { deleted, remaining: [...keys.keys()] };
@@ -86,6 +88,7 @@ export default {
           additionalProperties: false,
         },
         replaySafe: true,
+        /** @param {{ category?: string } | undefined} input */
         async execute(input) {
           const category = input?.category;
           return { products: PRODUCTS.filter((p) => !category || p.category === category).map((p) => ({ ...p })) };
@@ -109,6 +112,7 @@ export default {
           required: ['code', 'validForMs'],
           additionalProperties: false,
         },
+        /** @param {{ secret: string, atMs?: number }} input */
         async execute(input) {
           const atMs = input.atMs ?? Date.now();
           const stepMs = TOTP_STEP_SECONDS * 1000;

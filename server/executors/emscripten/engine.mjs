@@ -1,4 +1,5 @@
 // The quickjs-emscripten engine: one QuickJS runtime + context per cell on a WASM module this worker owns; a parked cell stays live.
+// long: one engine adapter (the module, each cell's runtime and guest, their exact disposal), read top to bottom; its JSDoc types took it past the limit.
 //
 // Limits: memoryLimitBytes is the runtime's memory limit, the stack is its max stack size, and time is
 // the interrupt handler, which reads the leg's shared deadline and abort flag. QuickJS's allocator
@@ -29,10 +30,13 @@
 // next cell: the worker goes on. Nothing else shares a module with a cell (one cell per worker).
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+/** @import { EmscriptenModuleLoaderOptions, QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten' */
+/** @import { EngineLeg, LiveGuest } from '../worker-types.ts' */
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { CONTROL_ABORT, CONTROL_OVER_MEMORY, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs';
 import { LegFailure } from '../worker-runtime.mjs';
 import { liveContinuations } from '../live-continuations.mjs';
+import { isRecord } from '../../util/is-record.mjs';
 import { allocationCountsOf, guardedMemory, GROWTH_SLACK_BYTES, MAX_GROWTH_FACTOR, memoryGuards, moduleMemory, wasmMemoryBytes } from './memory.mjs';
 
 const HOST_SYNC = '__cm_sync';
@@ -41,6 +45,12 @@ export const TIMEOUT_MESSAGE = 'code mode cell exceeded its execution budget (ti
 export const OUT_OF_MEMORY_MESSAGE =
   'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).';
 const memoryLimitFailure = () => new LegFailure('memory_limit_exceeded', OUT_OF_MEMORY_MESSAGE);
+/**
+ * An entry the interrupt handler stopped: aborted when the host set the leg's abort flag, else its budget ran out
+ * (interrupts come only while a leg runs the guest).
+ * @param {EngineLeg | null} leg
+ */
+const interruptedFailure = (leg) => (leg && leg.control[CONTROL_ABORT] !== 0 ? new LegFailure('aborted', RUN_ABORTED_MESSAGE) : new LegFailure('timeout', TIMEOUT_MESSAGE));
 
 /** How Bellard QuickJS reports a refused allocation: a catchable InternalError (quickjs-ng makes it uncatchable), named RangeError by the shim. */
 const OOM_PATTERN = /^(?:InternalError|RangeError): out of memory/;
@@ -68,17 +78,46 @@ const RANGE_ERROR_SHIM = `(function () {
 })();`;
 
 /**
+ * What a live park hands the leg loop: the runtime stays in this worker under `continuationId`.
+ * @typedef {{ continuationId: string, retainedBytesEstimate: number | undefined, queuedJson: string | null }} LiveParked
+ */
+/**
+ * One cell's runtime: a live guest whose park is synchronous and always keeps the runtime (it takes no arguments).
+ * @typedef {Omit<LiveGuest<EngineLeg>, 'park'> & { park(): LiveParked }} EmscriptenGuest
+ */
+
+/**
+ * What the engine hands the leg loop (and what its test drives): a guest per cell, live continuations, and counters of
+ * the runtimes it made and freed.
+ * @typedef {{
+ *   readonly name: 'quickjs-emscripten',
+ *   readonly counters: { modulesLoaded: number, runtimesCreated: number, runtimesDisposed: number, disposeAborts: number, liveRuntimes: number },
+ *   warm(): Promise<QuickJSWASMModule>,
+ *   create(leg: EngineLeg): Promise<EmscriptenGuest>,
+ *   resume: ReturnType<typeof liveContinuations<EngineLeg, EmscriptenGuest>>['resume'],
+ *   release(continuationId: string): void,
+ * }} EmscriptenEngine
+ */
+
+/**
  * @param {{ prelude: string, preludePrefix?: string | null, maxStackSizeBytes: number, wasmModule?: WebAssembly.Module }} opts
+ * @returns {EmscriptenEngine}
  */
 export function createEmscriptenEngine(opts) {
-  // emscripten prints its abort reason to stderr; the engine counts aborts itself (disposeAborts)
-  const quiet = { print: () => undefined, printErr: () => undefined };
-  // every module load gets a memory of its own whose growth the engine rules (a function: called per load)
-  const variant = newVariant(RELEASE_SYNC, { ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}), emscriptenModule: quiet, wasmMemory: guardedMemory });
-  /** The module the next cell runs on; null after an abort (loaded again on demand). */
+  // emscripten prints its abort reason to stderr; the engine counts aborts itself (disposeAborts). print and printErr
+  // are emscripten's own module options, which the variant's loader passes through but does not type.
+  const quiet = /** @type {EmscriptenModuleLoaderOptions & { print(): void, printErr(): void }} */ ({ print: () => undefined, printErr: () => undefined });
+  // every module load gets a memory of its own whose growth the engine rules (a loader: called per load)
+  const variant = newVariant(RELEASE_SYNC, {
+    ...(opts.wasmModule ? { wasmModule: opts.wasmModule } : {}),
+    emscriptenModule: quiet,
+    wasmMemory: async () => guardedMemory(),
+  });
+  /** The module the next cell runs on; null after an abort (loaded again on demand). @type {QuickJSWASMModule | null} */
   let module = null;
+  /** @type {ReturnType<typeof liveContinuations<EngineLeg, EmscriptenGuest>>} */
   const continuations = liveContinuations('e');
-  /** Per loaded module: where its runtimes keep QuickJS's allocation count (allocationCountsOf). */
+  /** Per loaded module: where its runtimes keep QuickJS's allocation count (allocationCountsOf). @type {WeakMap<QuickJSWASMModule, NonNullable<ReturnType<typeof allocationCountsOf>>>} */
   const allocationCounts = new WeakMap();
   const counters = { modulesLoaded: 0, runtimesCreated: 0, runtimesDisposed: 0, disposeAborts: 0, liveRuntimes: 0 };
 
@@ -92,22 +131,22 @@ export function createEmscriptenEngine(opts) {
     return module;
   }
 
+  /** @param {unknown} err @param {EngineLeg | null} leg @returns {LegFailure | null} */
   function classify(err, leg) {
     if (err instanceof LegFailure) return err;
-    const message = err && typeof err.message === 'string' ? err.message : String(err);
-    if (message.includes('interrupted')) {
-      if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', RUN_ABORTED_MESSAGE);
-      return new LegFailure('timeout', TIMEOUT_MESSAGE);
-    }
+    const message = typeof err === 'object' && err !== null && 'message' in err && typeof err.message === 'string' ? err.message : String(err);
+    if (message.includes('interrupted')) return interruptedFailure(leg);
     if (message.includes('out of memory')) return memoryLimitFailure();
     return null;
   }
 
+  /** @param {EngineLeg} leg */
   async function create(leg) {
     const mod = await currentModule();
     const rt = mod.newRuntime();
     counters.runtimesCreated++;
     counters.liveRuntimes++;
+    /** @type {QuickJSContext} */
     let ctx;
     try {
       rt.setMemoryLimit(leg.limits.memoryLimitBytes);
@@ -120,7 +159,10 @@ export function createEmscriptenEngine(opts) {
     return guestOf(mod, rt, ctx, leg);
   }
 
-  /** Context first, then runtime; an abort in the library's own teardown drops the module, never the worker. */
+  /**
+   * Context first, then runtime; an abort in the library's own teardown drops the module, never the worker.
+   * @param {QuickJSRuntime} rt @param {QuickJSContext | null} ctx @param {QuickJSWASMModule} mod
+   */
   function disposeRuntime(rt, ctx, mod) {
     try {
       if (ctx?.alive) ctx.dispose();
@@ -133,9 +175,15 @@ export function createEmscriptenEngine(opts) {
     counters.liveRuntimes--;
   }
 
+  /**
+   * @param {QuickJSWASMModule} mod @param {QuickJSRuntime} rt @param {QuickJSContext} ctx @param {EngineLeg} firstLeg
+   * @returns {EmscriptenGuest}
+   */
   function guestOf(mod, rt, ctx, firstLeg) {
+    /** @type {EngineLeg | null} */
     let leg = firstLeg;
     let disposed = false;
+    /** @type {string | null} */
     let continuationId = null;
     // the cell went over its memory limit: its uncaught out-of-memory settled, or the interrupt handler found it over
     let outOfMemory = false;
@@ -192,7 +240,7 @@ export function createEmscriptenEngine(opts) {
     /** Whether the runtime's live memory, measured now (it walks every object), is over the cell's limit. */
     function measuredOverLimit() {
       const used = liveBytes();
-      return used !== undefined && used > leg.limits.memoryLimitBytes;
+      return used !== undefined && leg !== null && used > leg.limits.memoryLimitBytes;
     }
 
     // Guest-controlled arguments: only strings are read (converting anything else would run guest code
@@ -216,7 +264,7 @@ export function createEmscriptenEngine(opts) {
       host.dispose();
     }
 
-    /** Evaluate, dispose the value; a thrown guest error becomes the leg's failure. */
+    /** Evaluate, dispose the value; a thrown guest error becomes the leg's failure. @param {string} code @param {string} filename */
     const evaluate = (code, filename) => {
       const result = ctx.evalCode(code, filename);
       if (result.error) throw interrupted ? (result.error.dispose(), interruption()) : failureOf(result.error, filename === 'cell.js');
@@ -224,8 +272,9 @@ export function createEmscriptenEngine(opts) {
     };
 
     /** Why the cell ended early: over its memory limit, else its budget or an abort (the interrupt handler). */
-    const interruption = () => (outOfMemory ? memoryLimitFailure() : classify({ message: 'interrupted' }, leg));
+    const interruption = () => (outOfMemory ? memoryLimitFailure() : interruptedFailure(leg));
 
+    /** The leg's failure for a guest error (the handle is disposed here). @param {QuickJSHandle} handle @param {boolean} compile */
     const failureOf = (handle, compile) => {
       let dumped;
       try {
@@ -236,14 +285,16 @@ export function createEmscriptenEngine(opts) {
         handle.dispose();
       }
       if (interrupted) return interruption();
-      const name = dumped && typeof dumped === 'object' && typeof dumped.name === 'string' ? dumped.name : 'Error';
-      const message = dumped && typeof dumped === 'object' && typeof dumped.message === 'string' ? dumped.message : String(dumped);
+      const fields = isRecord(dumped) ? dumped : {};
+      const name = typeof fields.name === 'string' ? fields.name : 'Error';
+      const message = typeof fields.message === 'string' ? fields.message : String(dumped);
       const known = classify({ message }, leg);
       if (known) return known;
       if (compile && name === 'SyntaxError') return new LegFailure('invalid_input', `SyntaxError: ${message}`);
       return new LegFailure('internal_error', `executor failure: ${name}: ${message}`);
     };
 
+    /** Calls the guest's global `name` (with one string argument); the result is the caller's to dispose. @param {string} name @param {string} [arg] */
     const callGlobal = (name, arg) => {
       const fn = ctx.getProp(ctx.global, name);
       const argHandle = arg === undefined ? undefined : ctx.newString(arg);
@@ -257,6 +308,7 @@ export function createEmscriptenEngine(opts) {
       }
     };
 
+    /** @type {EmscriptenGuest} */
     const guest = {
       rawBytes: undefined,
       classify: (err, l) => classify(err, l),
@@ -359,11 +411,13 @@ export function createEmscriptenEngine(opts) {
  * catch it), and only the host may report memory_limit_exceeded: such an outcome ends the leg with the
  * limit's code and message instead, like the other executors report it.
  */
+/** @param {string} payload */
 function isOutOfMemoryOutcome(payload) {
   if (payload.length > 4096 || !payload.includes('out of memory')) return false;
   try {
+    /** @type {unknown} */
     const o = JSON.parse(payload);
-    return Boolean(o && o.ok === false && typeof o.error === 'string' && OOM_PATTERN.test(o.error));
+    return isRecord(o) && o.ok === false && typeof o.error === 'string' && OOM_PATTERN.test(o.error);
   } catch {
     return false;
   }

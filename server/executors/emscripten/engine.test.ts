@@ -1,7 +1,8 @@
 // The quickjs-emscripten engine in process: limits, a live park and resume, and exact disposal (every handle freed, an OOM teardown survived).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createEmscriptenEngine, OUT_OF_MEMORY_MESSAGE, TIMEOUT_MESSAGE, type EngineLeg } from './engine.mjs';
+import { createEmscriptenEngine, OUT_OF_MEMORY_MESSAGE, TIMEOUT_MESSAGE } from './engine.mjs';
+import type { EngineLeg } from '../worker-types.ts';
 
 const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8');
 const BOOT = { maxPendingToolCalls: 4, tools: [], mcp: [] };

@@ -2,6 +2,18 @@
 // growth it rules while a cell runs), the module's size, and where QuickJS keeps its allocation count.
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+/** @import { QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten' */
+
+/**
+ * The parts of quickjs-emscripten its types keep protected: a module's emscripten module (its heap view) and a
+ * runtime's JSRuntime pointer. Pinned by package-lock; the engine test drives both.
+ * @typedef {{ module?: { HEAPU8?: Uint8Array } }} ModuleInternals
+ * @typedef {{ rt: { value: number } }} RuntimeInternals
+ */
+/** @param {QuickJSWASMModule} mod */
+const moduleInternals = (mod) => /** @type {ModuleInternals} */ (/** @type {unknown} */ (mod));
+/** @param {QuickJSRuntime} rt */
+const runtimePointer = (rt) => /** @type {RuntimeInternals} */ (/** @type {unknown} */ (rt)).rt.value;
 
 /**
  * How far a cell's WASM memory may grow, as a multiple of its memoryLimitBytes (plus GROWTH_SLACK_BYTES), before a
@@ -25,20 +37,24 @@ const LIMIT_PROBE = 0x3a5c1f04;
  * malloc_limit); neither is in quickjs-emscripten's API. Found once per module by setting LIMIT_PROBE on a
  * probe runtime and looking for it among the struct's first words; undefined when the layout is not the
  * expected one (then only the measurement holds the limit).
+ * @param {QuickJSWASMModule} mod
+ * @returns {{ used(rt: QuickJSRuntime): number, limit(rt: QuickJSRuntime): number } | undefined}
  */
 export function allocationCountsOf(mod) {
+  /** @type {QuickJSRuntime | undefined} */
   let probe;
   try {
     probe = mod.newRuntime();
     probe.setMemoryLimit(LIMIT_PROBE);
+    /** A little-endian word of the heap (the heap view is read each time: a growth replaces it). @param {number} address */
     const word = (address) => {
-      const heap = mod.module.HEAPU8;
-      return (heap[address] | (heap[address + 1] << 8) | (heap[address + 2] << 16) | (heap[address + 3] << 24)) >>> 0;
+      const heap = /** @type {Uint8Array} */ (moduleInternals(mod).module?.HEAPU8);
+      const byte = (/** @type {number} */ i) => /** @type {number} */ (heap[address + i]);
+      return (byte(0) | (byte(1) << 8) | (byte(2) << 16) | (byte(3) << 24)) >>> 0;
     };
-    const pointer = (rt) => rt.rt.value;
     for (let offset = 4; offset < 64; offset += 4) {
-      if (word(pointer(probe) + offset) !== LIMIT_PROBE) continue;
-      return { used: (rt) => word(pointer(rt) + offset - 4), limit: (rt) => word(pointer(rt) + offset) };
+      if (word(runtimePointer(probe) + offset) !== LIMIT_PROBE) continue;
+      return { used: (rt) => word(runtimePointer(rt) + offset - 4), limit: (rt) => word(runtimePointer(rt) + offset) };
     }
     return undefined;
   } catch {
@@ -48,7 +64,12 @@ export function allocationCountsOf(mod) {
   }
 }
 
-/** Each module memory's growth rule: how large it may grow while its cell runs, and whether a growth was refused. */
+/**
+ * A module memory's growth rule while its cell runs: past `limitBytes` a growth is noted (`onOverLimit`), past
+ * `ceilingBytes` it is refused (and `refused` is set).
+ * @typedef {{ limitBytes: number, ceilingBytes: number, refused: boolean, onOverLimit: () => void }} MemoryGuard
+ */
+/** Each module memory's growth rule: how large it may grow while its cell runs, and whether a growth was refused. @type {WeakMap<WebAssembly.Memory, MemoryGuard>} */
 export const memoryGuards = new WeakMap();
 
 /**
@@ -60,10 +81,11 @@ export const memoryGuards = new WeakMap();
  */
 export function guardedMemory() {
   const memory = new WebAssembly.Memory({ initial: WASM_INITIAL_PAGES, maximum: WASM_MAXIMUM_PAGES });
+  /** @type {MemoryGuard} */
   const guard = { limitBytes: Infinity, ceilingBytes: Infinity, refused: false, onOverLimit: () => undefined };
   const grow = WebAssembly.Memory.prototype.grow;
   Object.defineProperty(memory, 'grow', {
-    value: (pages) => {
+    value: (/** @type {number} */ pages) => {
       const newBytes = memory.buffer.byteLength + pages * WASM_PAGE_BYTES;
       if (newBytes > guard.limitBytes) guard.onOverLimit();
       if (newBytes > guard.ceilingBytes) {
@@ -77,7 +99,7 @@ export function guardedMemory() {
   return memory;
 }
 
-/** The module's WASM memory, or undefined when the variant does not hand it out (then no growth rule applies). */
+/** The module's WASM memory, or undefined when the variant does not hand it out (then no growth rule applies). @param {QuickJSWASMModule} mod */
 export function moduleMemory(mod) {
   try {
     return mod.getWasmMemory();
@@ -86,8 +108,8 @@ export function moduleMemory(mod) {
   }
 }
 
-/** Bytes of the module's WASM memory (it only grows): a growth is when a cell may have gone over its limit. */
+/** Bytes of the module's WASM memory (it only grows): a growth is when a cell may have gone over its limit. @param {QuickJSWASMModule} mod */
 export function wasmMemoryBytes(mod) {
-  // the emscripten module is private in quickjs-emscripten's types; HEAPU8 is the memory's current view
-  return mod.module?.HEAPU8?.byteLength ?? 0;
+  // HEAPU8 is the memory's current view
+  return moduleInternals(mod).module?.HEAPU8?.byteLength ?? 0;
 }

@@ -6,29 +6,33 @@
 // guest controller's globals.
 //
 // Plain JavaScript on purpose: worker entry files load as they are under tsx, Vitest and Next.
+/** @import { EngineLeg, ExecutorWorkerData } from '../worker-types.ts' */
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { CONTROL_SLOTS } from '../../bridge/leg-control.mjs';
 import { runWorker } from '../worker-port.mjs';
 import { createEmscriptenEngine } from './engine.mjs';
 
+const data = /** @type {ExecutorWorkerData | null | undefined} */ (workerData);
 const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8');
-const maxStackSizeBytes = workerData?.maxStackSizeBytes;
-if (!(maxStackSizeBytes > 0)) throw new Error('quickjs-emscripten executor worker: workerData.maxStackSizeBytes must be a positive number of bytes');
+const maxStackSizeBytes = data?.maxStackSizeBytes;
+if (maxStackSizeBytes === undefined || !(maxStackSizeBytes > 0)) throw new Error('quickjs-emscripten executor worker: workerData.maxStackSizeBytes must be a positive number of bytes');
 
 const engine = createEmscriptenEngine({
   prelude,
   // test hook: guest code that runs before the prelude (a cell that holds the raw host primitive)
-  preludePrefix: typeof workerData?.preludePrefix === 'string' ? workerData.preludePrefix : null,
+  preludePrefix: typeof data?.preludePrefix === 'string' ? data.preludePrefix : null,
   maxStackSizeBytes,
   // the executor compiles the module once per process and shares it; the engine compiles it when run alone
-  wasmModule: workerData?.wasmModule instanceof WebAssembly.Module ? workerData.wasmModule : undefined,
+  wasmModule: data?.wasmModule instanceof WebAssembly.Module ? data.wasmModule : undefined,
 });
 
 // Warm this worker: the module instantiates now, and one runtime through the prelude warms the
 // engine's hot paths, so the first cell costs what a warm one does.
 await engine.warm();
 {
-  const leg = { limits: { memoryLimitBytes: 64 * 1024 * 1024 }, shouldInterrupt: () => false, onSync: () => undefined };
+  /** @type {EngineLeg} */
+  const leg = { limits: { memoryLimitBytes: 64 * 1024 * 1024 }, control: new Float64Array(CONTROL_SLOTS), shouldInterrupt: () => false, onSync: () => undefined };
   try {
     const guest = await engine.create(leg);
     try {
@@ -47,4 +51,4 @@ await engine.warm();
   }
 }
 runWorker(engine);
-parentPort.postMessage({ t: 'ready', engine: 'quickjs-emscripten' });
+parentPort?.postMessage({ t: 'ready', engine: 'quickjs-emscripten' });

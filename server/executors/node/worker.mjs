@@ -9,6 +9,7 @@
 // boundary (spec: security boundary); the hardening here only keeps honest mistakes contained.
 //
 // Plain JavaScript on purpose, like the QuickJS worker: worker entry files load as they are.
+/** @import { EngineLeg, ExecutorWorkerData, LiveGuest, WorkerEngine, WorkerLeg } from '../worker-types.ts' */
 import { readFileSync } from 'node:fs';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
@@ -17,14 +18,17 @@ import { CONTROL_ABORT, CONTROL_DEADLINE, RUN_ABORTED_MESSAGE } from '../../brid
 import { LegFailure, MIN_SLICE_MS } from '../worker-runtime.mjs';
 import { runWorker } from '../worker-port.mjs';
 import { liveContinuations } from '../live-continuations.mjs';
+import { isRecord } from '../../util/is-record.mjs';
+
+const data = /** @type {ExecutorWorkerData | null | undefined} */ (workerData);
 
 const prelude = new vm.Script(readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8'), { filename: 'prelude.js' });
 // One entry into a context never runs longer than this, even while an approval pauses the budget
 // (the executor passes the config's timeoutMs ceiling).
-const maxSliceMs = workerData?.maxSliceMs;
+const maxSliceMs = data?.maxSliceMs;
 // test hook: guest code that runs before the prelude (a cell that holds the raw host primitive)
-const preludePrefix = typeof workerData?.preludePrefix === 'string' ? new vm.Script(workerData.preludePrefix, { filename: 'prefix.js' }) : null;
-if (!(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSliceMs must be a positive number of milliseconds');
+const preludePrefix = typeof data?.preludePrefix === 'string' ? new vm.Script(data.preludePrefix, { filename: 'prefix.js' }) : null;
+if (maxSliceMs === undefined || !(maxSliceMs > 0)) throw new Error('node executor worker: workerData.maxSliceMs must be a positive number of milliseconds');
 
 // Runs before the prelude: hands the context a context-realm wrapper around the host primitive (so a
 // host error never reaches the guest as a host-realm object) and an inbox for bridge replies that
@@ -87,26 +91,30 @@ const drainScript = new vm.Script('undefined', { filename: 'drain.js' });
 const queuedScript = new vm.Script('__cm_queued()', { filename: 'queued.js' });
 const clockScript = new vm.Script('__cm_clock()', { filename: 'clock.js' });
 
-/** Live contexts of parked cells, by continuation id; `continue` re-attaches a leg to one. */
+/** Live contexts of parked cells, by continuation id; `continue` re-attaches a leg to one. @type {ReturnType<typeof liveContinuations<WorkerLeg, LiveGuest>>} */
 const continuations = liveContinuations('c');
 
+/** @param {unknown} err @param {EngineLeg} leg */
 function classify(err, leg) {
-  if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+  if (isRecord(err) && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
     if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', RUN_ABORTED_MESSAGE);
     return new LegFailure('timeout', 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait');
   }
   return null;
 }
 
-/** How long the next entry into the guest may run: the leg's remaining budget, at least its slice floor. */
-function sliceMs(leg) {
+/**
+ * How long the next entry into the guest may run: the leg's remaining budget, at least its slice floor.
+ * @param {WorkerLeg} leg @param {number} maxMs
+ */
+function sliceMs(leg, maxMs) {
   if (leg.control[CONTROL_ABORT] !== 0) throw new LegFailure('aborted', RUN_ABORTED_MESSAGE);
   const now = Date.now();
-  const ms = Math.max(leg.control[CONTROL_DEADLINE] - now, leg.sliceFloor - now, 1);
-  return Math.ceil(Number.isFinite(ms) ? Math.min(ms, maxSliceMs) : maxSliceMs);
+  const ms = Math.max(/** @type {number} */ (leg.control[CONTROL_DEADLINE]) - now, leg.sliceFloor - now, 1);
+  return Math.ceil(Number.isFinite(ms) ? Math.min(ms, maxMs) : maxMs);
 }
 
-/** A compile error in the cell: the message and the user's line (the wrapper shares line 1). */
+/** A compile error in the cell: the message and the user's line (the wrapper shares line 1). @param {{ message?: unknown, stack?: unknown }} err */
 function syntaxFailure(err) {
   const where = typeof err.stack === 'string' ? /cell\.js:(\d+)/.exec(err.stack) : null;
   return new LegFailure('invalid_input', `SyntaxError: ${err.message}${where ? ` (line ${where[1]})` : ''}`);
@@ -116,10 +124,12 @@ function syntaxFailure(err) {
  * What a parked cell keeps alive, as V8 estimates it for the cell's own context (this worker holds one
  * cell's context besides its main one) after a GC; falls back to heap growth since the context was
  * made. An estimate either way, never enforced.
+ * @param {number} baselineHeapBytes
  */
 async function retainedEstimate(baselineHeapBytes) {
   try {
-    const m = await vm.measureMemory({ mode: 'detailed', execution: 'eager' });
+    // a detailed measurement lists the other contexts too (@types/node knows only the summary's fields)
+    const m = /** @type {{ other?: Array<{ jsMemoryEstimate: number }> }} */ (await vm.measureMemory({ mode: 'detailed', execution: 'eager' }));
     const others = m.other ?? [];
     if (others.length > 0) return others.reduce((n, o) => n + o.jsMemoryEstimate, 0);
   } catch {
@@ -128,23 +138,32 @@ async function retainedEstimate(baselineHeapBytes) {
   return Math.max(0, getHeapStatistics().used_heap_size - baselineHeapBytes);
 }
 
-function createGuest(firstLeg) {
+/** @param {WorkerLeg} firstLeg @param {number} maxMs the longest one entry may run @returns {LiveGuest} */
+function createGuest(firstLeg, maxMs) {
+  /** @type {WorkerLeg | null} */
   let leg = firstLeg;
   // measured before the context exists: the context's own built-ins are part of what a parked cell retains
   const baselineHeapBytes = getHeapStatistics().used_heap_size;
+  /** @type {vm.Context | null} */
   let ctx = vm.createContext(Object.create(null), {
     name: 'code-mode cell',
     codeGeneration: { strings: false, wasm: false },
     microtaskMode: 'afterEvaluate',
   });
-  const putReply = bootstrap.runInContext(ctx)((op, payload) => (leg ? leg.onSync(op, payload) : undefined));
+  // the host primitive the bootstrap wraps: its arguments are the guest's own values, which the leg loop narrows
+  /** @type {(json: string) => void} */
+  const putReply = bootstrap.runInContext(ctx)((/** @type {unknown} */ op, /** @type {unknown} */ payload) => (leg ? leg.onSync(op, payload) : undefined));
+  /** @type {string | null} */
   let continuationId = null;
 
+  /** @param {vm.Script} script @returns {unknown} what the guest's script evaluated to (guest memory) */
   const run = (script) => {
     if (!ctx) throw new LegFailure('internal_error', 'the cell context was already released');
-    return script.runInContext(ctx, { timeout: sliceMs(leg), displayErrors: false });
+    if (!leg) throw new LegFailure('internal_error', 'the cell context is parked: no leg runs it');
+    return script.runInContext(ctx, { timeout: sliceMs(leg, maxMs), displayErrors: false });
   };
 
+  /** @type {LiveGuest} */
   const guest = {
     rawBytes: undefined,
     classify,
@@ -164,7 +183,7 @@ function createGuest(firstLeg) {
         // the header shares the first line with the cell so guest line numbers match the user's
         cell = new vm.Script(`__cm_run(async function cell() {${body}\n})`, { filename: 'cell.js' });
       } catch (err) {
-        throw err && err.name === 'SyntaxError' ? syntaxFailure(err) : err;
+        throw isRecord(err) && err.name === 'SyntaxError' ? syntaxFailure(err) : err;
       }
       run(cell);
     },
@@ -179,9 +198,9 @@ function createGuest(firstLeg) {
     takeClock() {
       return run(clockScript);
     },
-    async park() {
+    async park(parking) {
       // queued inputs are serialized now and may run guest toJSON code: give it a slice of its own
-      leg.sliceFloor = Date.now() + MIN_SLICE_MS;
+      parking.sliceFloor = Date.now() + MIN_SLICE_MS;
       // checked by the leg loop: the queue is guest memory, and a non-string never reaches JSON.parse here
       const queuedJson = run(queuedScript);
       continuationId = continuations.keep(guest);
@@ -198,10 +217,11 @@ function createGuest(firstLeg) {
   return guest;
 }
 
+/** @type {WorkerEngine} */
 const engine = {
   name: 'node',
   async create(leg) {
-    return createGuest(leg);
+    return createGuest(leg, maxSliceMs);
   },
   resume: continuations.resume,
   release: continuations.release,
@@ -235,4 +255,4 @@ Object.defineProperty(globalThis, '__cm_live_heap_bytes', {
 // Warm this worker: the first context pays V8's context setup, not the first cell.
 prelude.runInContext(vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate' }));
 runWorker(engine);
-parentPort.postMessage({ t: 'ready', engine: 'node' });
+parentPort?.postMessage({ t: 'ready', engine: 'node' });

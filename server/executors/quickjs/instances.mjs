@@ -14,6 +14,16 @@
 // restore then grows it to exactly the snapshot's size, as it would a fresh one. A reused memory is
 // zeroed before it is handed out.
 
+/** @typedef {(...args: unknown[]) => unknown} HostImport one host function a module imports */
+/**
+ * The host functions a module imports, by module and name (quickjs-wasi's WASI and its callbacks).
+ * @typedef {Record<string, Record<string, HostImport>>} HostImports
+ */
+/** Whose imports an instance's trampolines call now: null once its VM was released. @typedef {{ imports: HostImports | null }} ImportTarget */
+
+/** The bytes of an instance's memory (every quickjs-wasi instance exports one). @param {WebAssembly.Instance} instance */
+const memoryBytes = (instance) => /** @type {WebAssembly.Memory} */ (instance.exports.memory).buffer.byteLength;
+
 /** Idle instances kept per worker: enough for a burst of parks and resumes, small in RSS (~1.5 MiB each). */
 export const MAX_IDLE_INSTANCES = 4;
 
@@ -26,9 +36,9 @@ export const MAX_RECYCLED_MEMORY_BYTES = 4 * 1024 * 1024;
  */
 export class InstanceRecycler {
   constructor() {
-    /** @type {{ instance: WebAssembly.Instance, target: { imports: object | null } }[]} */
+    /** @type {{ instance: WebAssembly.Instance, target: ImportTarget }[]} */
     this.idle = [];
-    /** @type {WeakMap<WebAssembly.Instance, { imports: object | null }>} */
+    /** @type {WeakMap<WebAssembly.Instance, ImportTarget>} */
     this.targets = new WeakMap();
     /** bytes the next instantiate may reuse an instance for (set by `restoreOptions`), 0: make a fresh one */
     this.reuseFor = 0;
@@ -40,8 +50,12 @@ export class InstanceRecycler {
   /** Becomes this thread's `WebAssembly.instantiate` for compiled modules; returns the uninstaller. */
   install() {
     const asyncInstantiate = WebAssembly.instantiate;
-    WebAssembly.instantiate = async (mod, imports) =>
-      mod instanceof WebAssembly.Module ? this.instantiate(mod, imports) : asyncInstantiate(mod, imports);
+    /** @param {BufferSource | WebAssembly.Module} mod @param {WebAssembly.Imports} [imports] */
+    const instantiate = async (mod, imports) =>
+      // imports are optional, as for the original (a module that imports nothing)
+      mod instanceof WebAssembly.Module ? this.instantiate(mod, imports ?? {}) : asyncInstantiate(mod, imports);
+    // one function for both of the original's overloads: a compiled module gives an Instance, bytes a source
+    WebAssembly.instantiate = /** @type {typeof WebAssembly.instantiate} */ (instantiate);
     return () => {
       WebAssembly.instantiate = asyncInstantiate;
     };
@@ -59,28 +73,33 @@ export class InstanceRecycler {
     };
   }
 
-  /** @param {WebAssembly.Module} mod @param {Record<string, Record<string, Function>>} imports */
+  /** @param {WebAssembly.Module} mod @param {WebAssembly.Imports} imports */
   instantiate(mod, imports) {
     const reuseFor = this.reuseFor;
     this.reuseFor = 0;
     if (reuseFor > 0) {
-      const i = this.idle.findIndex((e) => e.instance.exports.memory.buffer.byteLength <= reuseFor);
-      if (i >= 0) {
-        const [entry] = this.idle.splice(i, 1);
-        new Uint8Array(entry.instance.exports.memory.buffer).fill(0);
-        entry.target.imports = imports;
+      const i = this.idle.findIndex((e) => memoryBytes(e.instance) <= reuseFor);
+      const entry = i >= 0 ? this.idle.splice(i, 1)[0] : undefined;
+      if (entry) {
+        new Uint8Array(/** @type {WebAssembly.Memory} */ (entry.instance.exports.memory).buffer).fill(0);
+        entry.target.imports = /** @type {HostImports} */ (imports);
         this.stats.reused++;
         return entry.instance;
       }
     }
-    const target = { imports };
+    /** @type {ImportTarget} */
+    const target = { imports: /** @type {HostImports} */ (imports) };
+    /** @type {HostImports} */
     const trampolines = {};
     for (const [moduleName, fns] of Object.entries(imports)) {
-      trampolines[moduleName] = {};
+      /** @type {HostImports[string]} */
+      const moduleTrampolines = {};
       for (const name of Object.keys(fns)) {
-        // fixed arity: no import of this module takes more than five arguments
-        trampolines[moduleName][name] = (a, b, c, d, e) => target.imports[moduleName][name](a, b, c, d, e);
+        // fixed arity: no import of this module takes more than five arguments; once released, the target's imports
+        // are null and the call throws into the WASM caller
+        moduleTrampolines[name] = (a, b, c, d, e) => /** @type {HostImport} */ (/** @type {HostImports} */ (target.imports)[moduleName]?.[name])(a, b, c, d, e);
       }
+      trampolines[moduleName] = moduleTrampolines;
     }
     const instance = new WebAssembly.Instance(mod, trampolines);
     this.targets.set(instance, target);
@@ -97,15 +116,17 @@ export class InstanceRecycler {
     if (!instance || !target) return;
     // the disposed VM's callbacks must never run again, whatever still holds the instance
     target.imports = null;
-    const bytes = instance.exports.memory.buffer.byteLength;
+    const bytes = memoryBytes(instance);
     if (bytes > MAX_RECYCLED_MEMORY_BYTES) return this.drop(instance);
     if (this.idle.length >= MAX_IDLE_INSTANCES) {
       // keep the smallest: an instance serves only snapshots at least its size, and most cells
       // start from (and park at) the base image's size
       let largest = 0;
-      for (let i = 1; i < this.idle.length; i++) if (this.idle[i].instance.exports.memory.buffer.byteLength > this.idle[largest].instance.exports.memory.buffer.byteLength) largest = i;
-      if (this.idle[largest].instance.exports.memory.buffer.byteLength <= bytes) return this.drop(instance);
-      this.drop(this.idle.splice(largest, 1)[0].instance);
+      const sizes = this.idle.map((e) => memoryBytes(e.instance));
+      for (let i = 1; i < sizes.length; i++) if (/** @type {number} */ (sizes[i]) > /** @type {number} */ (sizes[largest])) largest = i;
+      if (/** @type {number} */ (sizes[largest]) <= bytes) return this.drop(instance);
+      const [evicted] = this.idle.splice(largest, 1);
+      if (evicted) this.drop(evicted.instance);
     }
     this.idle.push({ instance, target });
     this.stats.released++;

@@ -142,6 +142,12 @@ describe('recycled WASM instances', () => {
     expect(recycler.stats.dropped).toBe(2);
   });
 
+  it('once installed: a compiled module that imports nothing instantiates without an imports object, as with the original', async () => {
+    // the smallest module: the magic number and version, no sections
+    const empty = new WebAssembly.Module(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+    await expect(WebAssembly.instantiate(empty)).resolves.toBeInstanceOf(WebAssembly.Instance);
+  });
+
   it('on a released instance called again (a stray handle of its old VM): fails, and reaches no VM', () => {
     const calls: string[] = [];
     const instance = recycler.instantiate(wasm, imports(calls));

@@ -7,6 +7,9 @@
 // deflated. The header names the base image by hash: a snapshot whose base this process does not have
 // (another WASM build, another prelude, another process) is refused like a foreign module, and so is a
 // format-1 snapshot (whole pages, no base). Snapshots are host-only data tied to one process.
+//
+// The page loops index typed arrays within bounds they establish themselves, which tsc's noUncheckedIndexedAccess
+// cannot see: those reads are cast to number (no run-time cost), not checked again.
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync, constants } from 'node:zlib';
 
@@ -19,6 +22,7 @@ const HASH_BYTES = 32;
 const HEADER_BYTES = 4 + 4 + HASH_BYTES + 4 * 6;
 
 export class SnapshotFormatError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = 'SnapshotFormatError';
@@ -38,20 +42,29 @@ export function baseImageHash(moduleHash, memory) {
 // keeps a burst of parks from allocating a memory-sized buffer each (deflate copies what it reads).
 let scratch = new Uint8Array(0);
 
-/** The page map's bytes, rounded up to whole words so the pages after it stay 4-byte aligned. */
+/** The page map's bytes, rounded up to whole words so the pages after it stay 4-byte aligned. @param {number} pageCount */
 function bitmapBytes(pageCount) {
   return Math.ceil(pageCount / 32) * 4;
 }
 
-/** A word view of `bytes`, copied when it is not 4-byte aligned (the tail past a whole word is dropped). */
+/** A word view of `bytes`, copied when it is not 4-byte aligned (the tail past a whole word is dropped). @param {Uint8Array} bytes */
 function words(bytes) {
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >> 2);
 }
 
 /**
- * @param {{ memory: Uint8Array, stackPointer: number, runtimePtr: number, contextPtr: number }} snapshot
- * @param {{ memory: Uint8Array, hash: Uint8Array }} base the base image every VM of this process starts from
+ * A VM's memory and the pointers QuickJS.restore needs (what quickjs-wasi's `vm.snapshot()` returns).
+ * @typedef {{ memory: Uint8Array, stackPointer: number, runtimePtr: number, contextPtr: number }} RawSnapshot
+ */
+/**
+ * The image every VM of this process starts from (module + prelude), named by baseImageHash.
+ * @typedef {{ memory: Uint8Array, hash: Uint8Array }} BaseImage
+ */
+
+/**
+ * @param {RawSnapshot} snapshot
+ * @param {BaseImage} base the base image every VM of this process starts from
  * @returns {{ bytes: Uint8Array, rawBytes: number, storedBytes: number }}
  */
 export function encodeSnapshot(snapshot, base) {
@@ -75,13 +88,13 @@ export function encodeSnapshot(snapshot, base) {
     // a page whose bytes are not all whole words (a memory that is not a multiple of 4) is always kept
     const ragged = (p + 1) * PAGE > m32.length * 4 && mem.length % 4 !== 0;
     if (w === end && !ragged) continue;
-    out[p >> 3] |= 1 << (p & 7);
+    out[p >> 3] = /** @type {number} */ (out[p >> 3]) | (1 << (p & 7));
     if (!ragged && end - start === WORDS_PER_PAGE) {
       const o32 = new Uint32Array(out.buffer, out.byteOffset + off, WORDS_PER_PAGE);
-      for (let i = start; i < end; i++) o32[i - start] = m32[i] ^ (i < b32.length ? b32[i] : 0);
+      for (let i = start; i < end; i++) o32[i - start] = /** @type {number} */ (m32[i]) ^ (i < b32.length ? /** @type {number} */ (b32[i]) : 0);
     } else {
       const pageEnd = Math.min((p + 1) * PAGE, mem.length);
-      for (let i = p * PAGE; i < pageEnd; i++) out[off + i - p * PAGE] = mem[i] ^ (i < base.memory.length ? base.memory[i] : 0);
+      for (let i = p * PAGE; i < pageEnd; i++) out[off + i - p * PAGE] = /** @type {number} */ (mem[i]) ^ (i < base.memory.length ? /** @type {number} */ (base.memory[i]) : 0);
       out.fill(0, off + pageEnd - p * PAGE, off + PAGE);
     }
     off += PAGE;
@@ -103,9 +116,10 @@ export function encodeSnapshot(snapshot, base) {
 
 /**
  * @param {Uint8Array} bytes
- * @param {{ memory: Uint8Array, hash: Uint8Array }} base
+ * @param {BaseImage} base
  * @param {(rawBytes: number) => Uint8Array} [memoryFor] where to decode a memory of `rawBytes` (a
  *   reused buffer: fresh memory costs page faults); by default a new one
+ * @returns {RawSnapshot & { extensions: [] }}
  */
 export function decodeSnapshot(bytes, base, memoryFor = (rawBytes) => new Uint8Array(rawBytes)) {
   if (bytes.length < 8) throw new SnapshotFormatError('snapshot is truncated');
@@ -151,16 +165,16 @@ export function decodeSnapshot(bytes, base, memoryFor = (rawBytes) => new Uint8A
   memory.fill(0, fromBase);
   let off = bitmapLength;
   for (let p = 0; p < pageCount; p++) {
-    if (!(pages[p >> 3] & (1 << (p & 7)))) continue;
+    if (!(/** @type {number} */ (pages[p >> 3]) & (1 << (p & 7)))) continue;
     if (off + PAGE > pages.length) throw new SnapshotFormatError('snapshot body is shorter than its page map');
     const from = p * PAGE;
     const to = Math.min(from + PAGE, rawSize);
     if (to - from === PAGE) {
       const w0 = from >> 2;
       const o0 = off >> 2;
-      for (let i = 0; i < WORDS_PER_PAGE; i++) m32[w0 + i] ^= p32[o0 + i];
+      for (let i = 0; i < WORDS_PER_PAGE; i++) m32[w0 + i] = /** @type {number} */ (m32[w0 + i]) ^ /** @type {number} */ (p32[o0 + i]);
     } else {
-      for (let i = from; i < to; i++) memory[i] ^= pages[off + i - from];
+      for (let i = from; i < to; i++) memory[i] = /** @type {number} */ (memory[i]) ^ /** @type {number} */ (pages[off + i - from]);
     }
     off += PAGE;
   }

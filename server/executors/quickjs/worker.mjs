@@ -4,6 +4,9 @@
 // image (module + QuickJS start-up + guest prelude) into a recycled instance (instances.mjs), so
 // neither the prelude nor a fresh memory's page faults are paid per cell; the worker warms its
 // instances before it reports ready. The guest has no ambient file system, network, process or modules.
+/** @import { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi' */
+/** @import { EngineLeg, ExecutorWorkerData, WorkerEngine, WorkerGuest } from '../worker-types.ts' */
+/** @import { BaseImage } from './snapshot-codec.mjs' */
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -15,33 +18,45 @@ import { CONTROL_ABORT, RUN_ABORTED_MESSAGE } from '../../bridge/leg-control.mjs
 import { LegFailure } from '../worker-runtime.mjs';
 import { runWorker } from '../worker-port.mjs';
 import { warmUp } from '../warm-up.mjs';
+import { isRecord } from '../../util/is-record.mjs';
 import { InstanceRecycler, MAX_IDLE_INSTANCES } from './instances.mjs';
 import { baseImageHash, encodeSnapshot, decodeSnapshot, SnapshotFormatError } from './snapshot-codec.mjs';
 
+const data = /** @type {ExecutorWorkerData | null | undefined} */ (workerData);
 // the executor compiles the module once per process and shares it; compile here only when run alone
-const shared = workerData?.wasmModule instanceof WebAssembly.Module ? workerData.wasmModule : null;
-const wasmBytes = shared ? null : readFileSync(createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm'));
-const wasmModule = shared ?? new WebAssembly.Module(wasmBytes);
-const moduleHash = shared ? new Uint8Array(workerData.moduleHash) : new Uint8Array(createHash('sha256').update(wasmBytes).digest());
+const wasm = data?.wasmModule instanceof WebAssembly.Module ? { module: data.wasmModule, hash: new Uint8Array(data.moduleHash ?? []) } : compileModule();
+const wasmModule = wasm.module;
+const moduleHash = wasm.hash;
 const prelude = readFileSync(new URL('../../guest/prelude.js', import.meta.url), 'utf8');
+
+/** The module and its hash, compiled here (a worker run alone). */
+function compileModule() {
+  const bytes = readFileSync(createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm'));
+  return { module: new WebAssembly.Module(bytes), hash: new Uint8Array(createHash('sha256').update(bytes).digest()) };
+}
 // test hook: guest code that runs before the prelude (a cell that holds the raw host primitive)
-const preludePrefix = typeof workerData?.preludePrefix === 'string' ? workerData.preludePrefix : null;
-const maxStackSizeBytes = workerData?.maxStackSizeBytes ?? 256 * 1024;
+const preludePrefix = typeof data?.preludePrefix === 'string' ? data.preludePrefix : null;
+const maxStackSizeBytes = data?.maxStackSizeBytes ?? 256 * 1024;
 
 // The base image every snapshot is stored against (base-image.ts): the executor builds it once per
 // process while this worker starts and sends it on a port of its own; leg messages wait in the
 // worker's queue meanwhile. Run alone, or if the host could not build one, the base is empty: then a
 // snapshot keeps every non-zero page (and resumes only where the base is empty too).
-const init = workerData?.initPort ? await new Promise((resolve) => workerData.initPort.once('message', resolve)) : null;
-workerData?.initPort?.close();
+const initPort = data?.initPort;
+/** @type {unknown} */
+const init = initPort ? await new Promise((resolve) => initPort.once('message', resolve)) : null;
+initPort?.close();
+/** @type {BaseImage} */
 const base =
-  init?.baseMemory instanceof SharedArrayBuffer && init.baseHash instanceof Uint8Array
+  isRecord(init) && init.baseMemory instanceof SharedArrayBuffer && init.baseHash instanceof Uint8Array
     ? { memory: new Uint8Array(init.baseMemory), hash: new Uint8Array(init.baseHash) }
     : { memory: new Uint8Array(0), hash: baseImageHash(moduleHash, new Uint8Array(0)) };
-// the base image as a snapshot a new VM is restored from (none when run alone: then VMs are created)
+// the base image as a snapshot a new VM is restored from (none when run alone: then VMs are created); the pointers
+// come from this process's own base-image.ts
+/** @type {Snapshot | null} */
 const baseSnapshot =
-  base.memory.length > 0 && init?.basePointers
-    ? { memory: base.memory, ...init.basePointers, extensions: [] }
+  base.memory.length > 0 && isRecord(init) && init.basePointers
+    ? { memory: base.memory, .../** @type {{ stackPointer: number, runtimePtr: number, contextPtr: number }} */ (init.basePointers), extensions: [] }
     : null;
 
 const instances = new InstanceRecycler();
@@ -65,6 +80,7 @@ const collect = (() => {
 })();
 /** How long after the last dropped instance the worker collects (ms): one collection per burst. */
 const COLLECT_AFTER_DROP_MS = 50;
+/** @type {NodeJS.Timeout | null} */
 let collectTimer = null;
 instances.onDrop = () => {
   if (!collect) return;
@@ -80,6 +96,7 @@ const HOST_SYNC = '__cm_sync';
 /** Trivial cells each worker runs before it reports ready (the first 10-50 ms, the rest about 2 ms each). */
 const WARM_UP_CELLS = 3;
 
+/** @param {EngineLeg} leg @returns {QuickJSOptions} */
 function vmOptions(leg) {
   return {
     wasm: wasmModule,
@@ -96,7 +113,7 @@ function vmOptions(leg) {
 let decodeBuffer = new ArrayBuffer(0);
 let decodeBufferBusy = false;
 
-/** A VM restored from an encoded snapshot. */
+/** A VM restored from an encoded snapshot. @param {Uint8Array} bytes @param {QuickJSOptions} options */
 async function restoreEncoded(bytes, options) {
   const reuse = !decodeBufferBusy;
   decodeBufferBusy = true;
@@ -108,29 +125,41 @@ async function restoreEncoded(bytes, options) {
   }
 }
 
+/** @param {number} rawBytes */
 function reusedDecodeBuffer(rawBytes) {
   if (decodeBuffer.byteLength < rawBytes) decodeBuffer = new ArrayBuffer(rawBytes);
   return new Uint8Array(decodeBuffer, 0, rawBytes);
 }
 
-/** Disposes `vm` and hands its instance to the recycler (a later restore overwrites its memory). */
+/** Disposes `vm` and hands its instance to the recycler (a later restore overwrites its memory). @param {QuickJS} vm */
 function disposeVm(vm) {
-  const instance = vm.instance;
+  const instance = internals(vm).instance;
   vm.dispose();
   instances.release(instance);
 }
 
-/** A VM restored from `snapshot` into a recycled instance where one fits. */
+/** A VM restored from `snapshot` into a recycled instance where one fits. @param {Snapshot} snapshot @param {QuickJSOptions} options */
 function restoreVm(snapshot, options) {
   return QuickJS.restore(snapshot, { ...options, wasi: instances.restoreOptions(snapshot.memory.byteLength) });
 }
 
 /**
+ * The parts of a quickjs-wasi VM its types keep private: its WASM instance and that instance's exports (pinned by
+ * package-lock, tested in instances.test.ts).
+ * @typedef {{
+ *   instance: WebAssembly.Instance,
+ *   exports: { memory: WebAssembly.Memory, __stack_pointer: WebAssembly.Global, qjs_get_runtime_ptr(): number, qjs_get_context_ptr(): number },
+ * }} VmInternals
+ */
+/** @param {QuickJS} vm */
+const internals = (vm) => /** @type {VmInternals} */ (/** @type {unknown} */ (vm));
+
+/**
  * What `vm.snapshot()` returns, without copying the memory: the encoder reads the live memory.
- * (quickjs-wasi's `exports` is private in its types; pinned by package-lock, tested in instances.test.ts.)
+ * @param {QuickJS} vm
  */
 function liveSnapshot(vm) {
-  const exports = vm.exports;
+  const exports = internals(vm).exports;
   return {
     memory: new Uint8Array(exports.memory.buffer),
     stackPointer: exports.__stack_pointer.value,
@@ -139,20 +168,24 @@ function liveSnapshot(vm) {
   };
 }
 
+/** @param {QuickJS} vm @param {EngineLeg} leg @returns {(opHandle?: JSValueHandle, payloadHandle?: JSValueHandle) => JSValueHandle} */
 function hostSync(vm, leg) {
   // Guest-controlled arguments: only strings are read (converting anything else would run guest code
   // inside this callback); the leg loop checks the rest and never throws back.
   return (opHandle, payloadHandle) => {
-    const isString = (h) => h !== undefined && h.typeof === 'string';
-    const op = isString(opHandle) ? opHandle.toString() : '';
-    const payload = isString(payloadHandle) ? payloadHandle.toString() : payloadHandle === undefined || payloadHandle.isUndefined ? '' : null;
+    /** @param {JSValueHandle | undefined} h */
+    const stringOf = (h) => (h !== undefined && h.typeof === 'string' ? h.toString() : undefined);
+    const op = stringOf(opHandle) ?? '';
+    const payload = stringOf(payloadHandle) ?? (payloadHandle === undefined || payloadHandle.isUndefined ? '' : null);
     const out = leg.onSync(op, payload);
     return out === undefined ? vm.undefined : vm.newString(out);
   };
 }
 
+/** @param {unknown} err @param {EngineLeg} leg @returns {LegFailure | null} */
 function classify(err, leg) {
-  const message = err && typeof err.message === 'string' ? err.message : String(err);
+  const e = isRecord(err) ? err : {};
+  const message = typeof e.message === 'string' ? e.message : String(err);
   if (message.includes('interrupted')) {
     if (leg.control[CONTROL_ABORT] !== 0) return new LegFailure('aborted', RUN_ABORTED_MESSAGE);
     return new LegFailure('timeout', 'code mode cell exceeded its execution budget (timeoutMs); split the work or await slow tools so the run can wait');
@@ -160,21 +193,27 @@ function classify(err, leg) {
   if (message.includes('out of memory')) {
     return new LegFailure('memory_limit_exceeded', 'code mode cell exceeded memoryLimitBytes; the VM was terminated. Keep less data in memory (results.save large values).');
   }
-  if (err && err.name === 'InternalError' && message.includes('string too long')) {
+  if (e.name === 'InternalError' && message.includes('string too long')) {
     // QuickJS's string length limit (2^30 - 1 characters): a concatenation past it throws an error the
     // guest cannot catch, so it ends the cell like the memory limit would
     return new LegFailure('memory_limit_exceeded', "code mode cell built a string longer than QuickJS's maximum string length (2^30 - 1 characters); the VM was terminated. Build smaller strings (results.save large values).");
   }
   if (err instanceof SnapshotFormatError) return new LegFailure('internal_error', `snapshot restore failed: ${message}`);
-  if (err && err.name === 'JSException') {
+  if (e.name === 'JSException') {
     // a guest error thrown synchronously out of evaluation (e.g. a SyntaxError)
-    return new LegFailure('invalid_input', `${err.stack ? String(err.stack).split('\n')[0] : message}`);
+    return new LegFailure('invalid_input', `${e.stack ? String(e.stack).split('\n')[0] : message}`);
   }
   return null;
 }
 
+/**
+ * The leg loop's guest over one VM.
+ * @param {QuickJS} vm @param {EngineLeg} leg @param {{ fromBase?: boolean, rawBytes?: number }} [extra]
+ * @returns {WorkerGuest}
+ */
 function wrap(vm, leg, extra) {
   let disposed = false;
+  /** @type {JSValueHandle | null} */
   let deliverFn = null;
   const releaseDeliverFn = () => {
     deliverFn?.dispose();
@@ -201,8 +240,8 @@ function wrap(vm, leg, extra) {
     },
     deliver(repliesJson) {
       // looked up once per VM (the prelude defines it non-writable); released before a snapshot or disposal
-      deliverFn ??= vm.global.getProp('__cm_deliver');
-      vm.withScope(() => vm.callFunction(deliverFn, vm.undefined, vm.newString(repliesJson)).dispose());
+      const fn = (deliverFn ??= vm.global.getProp('__cm_deliver'));
+      vm.withScope(() => vm.callFunction(fn, vm.undefined, vm.newString(repliesJson)).dispose());
     },
     // the clock readings the guest recorded since the last take (checked by the leg loop: guest memory)
     takeClock() {
@@ -224,12 +263,13 @@ function wrap(vm, leg, extra) {
       const t0 = performance.now();
       const encoded = encodeSnapshot(liveSnapshot(vm), base);
       const takeMs = performance.now() - t0;
-      if (opts?.pressure && encoded.storedBytes > leg.limits.maxSnapshotBytes) return { overLimit: true, storedBytes: encoded.storedBytes };
+      const maxSnapshotBytes = /** @type {number} */ (leg.limits.maxSnapshotBytes);
+      if (opts?.pressure && encoded.storedBytes > maxSnapshotBytes) return { overLimit: true, storedBytes: encoded.storedBytes };
       this.dispose();
-      if (encoded.storedBytes > leg.limits.maxSnapshotBytes) {
+      if (encoded.storedBytes > maxSnapshotBytes) {
         throw new LegFailure(
           'snapshot_limit_exceeded',
-          `the suspended cell's snapshot is ${encoded.storedBytes} bytes stored (${encoded.rawBytes} raw), over maxSnapshotBytes ${leg.limits.maxSnapshotBytes}; keep less live data across awaits or use results.save`,
+          `the suspended cell's snapshot is ${encoded.storedBytes} bytes stored (${encoded.rawBytes} raw), over maxSnapshotBytes ${maxSnapshotBytes}; keep less live data across awaits or use results.save`,
         );
       }
       return {
@@ -249,6 +289,7 @@ function wrap(vm, leg, extra) {
   };
 }
 
+/** @type {WorkerEngine} */
 const engine = {
   name: 'quickjs',
   // a snapshot can resume on any worker, so the pool may move a waiting VM to free this one
@@ -265,6 +306,7 @@ const engine = {
     return wrap(vm, leg);
   },
   async resume(leg, msg) {
+    if (msg.t !== 'resume') throw new LegFailure('internal_error', 'executor failure: a QuickJS leg resumes from a snapshot, not from a live continuation');
     const { vm, rawBytes } = await restoreEncoded(msg.snapshot, vmOptions(leg));
     vm.registerHostCallback(HOST_SYNC, hostSync(vm, leg));
     return wrap(vm, leg, { rawBytes });
@@ -290,4 +332,4 @@ let warmedUp = true;
   for (let i = 0; i < WARM_UP_CELLS; i++) warmedUp = (await warmUp(engine)) && warmedUp;
 }
 runWorker(engine);
-parentPort.postMessage({ t: 'ready', engine: 'quickjs', warmedUp });
+parentPort?.postMessage({ t: 'ready', engine: 'quickjs', warmedUp });

@@ -138,14 +138,15 @@ export function compileGrepPattern(pattern: string): { source: string; mode: 're
   }
 }
 
-interface MatchJob {
+/** One grep match job, as grep-worker.mjs reads it. */
+export interface MatchJob {
   source: string;
   files: Array<{ path: string; text: string }>;
   maxMatches: number;
   maxLineChars: number;
 }
 
-interface MatchResult {
+export interface MatchResult {
   matches: GrepMatch[];
   truncated: boolean;
 }

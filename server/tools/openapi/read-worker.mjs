@@ -6,5 +6,5 @@ register();
 const { readForWorker } = await import('./read.ts');
 const { bytes, name, where, maxBytes } = workerData;
 const reply = readForWorker(bytes, name, where, maxBytes);
-// the read's bytes are moved, not copied: the Gateway's thread only decodes them
-parentPort.postMessage(reply, reply.ok ? reply.parts.map((part) => part.buffer) : []);
+// the read's bytes are moved, not copied: the Gateway's thread only decodes them (each part is its own ArrayBuffer)
+parentPort?.postMessage(reply, reply.ok ? reply.parts.map((part) => /** @type {ArrayBuffer} */ (part.buffer)) : []);
