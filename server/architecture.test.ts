@@ -43,7 +43,7 @@ const LAYERS: readonly Layer[] = [
     units: ['bridge/', 'guest/'],
     why: 'the two sides of one protocol: the host half (messages, their checks, nested-call dispatch) and the guest prelude',
   },
-  { units: ['source/', 'catalog/'], why: 'cell preparation (checks, transform, typecheck) and the catalog (names, declarations, search)' },
+  { units: ['cell/', 'catalog/'], why: 'cell preparation (checks, transform, typecheck) and the catalog (names, declarations, search)' },
   { units: ['tools/'], why: 'tool definitions and sources: core tools, plugins, policy, MCP connections (below catalog)' },
   {
     units: ['sessions/', 'results/', 'access/', 'durable/', 'offload/', 'hostile/'],

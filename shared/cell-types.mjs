@@ -1,6 +1,6 @@
 // The one type world of a cell: the compiler options, the wrapper a cell is checked inside, and how a compiler
 // diagnostic on the wrapped text becomes a diagnostic on the user's lines. The server typecheck
-// (server/source/typecheck-worker.mjs) and the playground editor (components/editor/cellCheck.ts, over Monaco's TypeScript
+// (server/cell/typecheck-worker.mjs) and the playground editor (components/editor/cellCheck.ts, over Monaco's TypeScript
 // worker) both use exactly this, and the Gateway serves it with the declarations (catalog view `cellTypes`), so
 // the editor's squiggles are the server's diagnostics. Plain JavaScript with no imports, so the typecheck thread
 // and the browser load it as it is; tsc reads its types from the JSDoc. It lives in shared/, the one folder both

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../server/gateway.ts';
 import { until } from '../../server/testing.ts';
-import { TypeChecker } from '../../server/source/typecheck.ts';
+import { TypeChecker } from '../../server/cell/typecheck.ts';
 import type { CatalogView } from '../../server/catalog/view.ts';
 import { DEFAULT_CLIENT_TOOLS } from '../playground/clientTools.ts';
 import { EXAMPLES } from '../playground/examples.ts';

@@ -7,7 +7,7 @@ import { mapDocument } from '../tools/openapi/mapping.ts';
 import { OpenApiSchemas } from '../tools/openapi/schemas.ts';
 import { validateToolInput, validateToolOutput } from '../tools/validate.ts';
 import type { ToolDefinition } from '../tools/types.ts';
-import { typecheckCell } from '../source/typecheck.ts';
+import { typecheckCell } from '../cell/typecheck.ts';
 
 /** The tools an OpenAPI document becomes (no HTTP: these tests read declarations and validation only). */
 function toolsOf(doc: Record<string, unknown>, owner = 'pets'): ToolDefinition[] {

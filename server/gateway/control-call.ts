@@ -12,7 +12,7 @@ import type { ExecOptions, TurnInfo, WaitOptions } from '../gateway-types.ts';
 import type { RunManager } from '../runs/runs.ts';
 import type { CodeModeExecInput, CodeModeResult } from '../runs/types.ts';
 import type { ToolCallPayload } from '../sessions/types.ts';
-import { prepareExec } from '../source/index.ts';
+import { prepareExec } from '../cell/index.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import type { ExecutorSet } from './executors.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';

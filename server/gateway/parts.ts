@@ -17,7 +17,7 @@ import { SessionStoreError } from '../sessions/database.ts';
 import { openSessionDatabase } from '../sessions/db.ts';
 import { SessionStore } from '../sessions/store.ts';
 import { entryRunId } from '../sessions/transcript.ts';
-import type { RedactionRegistry } from '../source/redact.ts';
+import type { RedactionRegistry } from '../cell/redact.ts';
 import type { CodeModePlugin } from '../tools/plugins.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { McpManager, type McpToolSource } from '../tools/mcp/manager.ts';

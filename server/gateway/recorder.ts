@@ -8,7 +8,7 @@
 // run's own call record). Starts and partial updates are never written. A transcript write that fails never
 // changes a call's outcome: the caller gets a message to surface as a warning.
 import { randomUUID } from 'node:crypto';
-import { redactSource } from '../source/redact.ts';
+import { redactSource } from '../cell/redact.ts';
 import { resultToModelText } from '../runs/model-text.ts';
 import type { CodeModeResult, ControlCallRecord, NestedCallRecord } from '../runs/types.ts';
 import type { ClockMode } from '../runs/clock.ts';

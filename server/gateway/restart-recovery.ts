@@ -24,7 +24,7 @@ import { MSG_ALREADY_RESUMING, MSG_UNAVAILABLE } from '../runs/messages.ts';
 import { MAX_SEED } from '../runs/seed.ts';
 import type { CodeModeExecInput, CodeModeResult } from '../runs/types.ts';
 import type { TranscriptEntry } from '../sessions/types.ts';
-import { REDACTION_MASK } from '../source/redact.ts';
+import { REDACTION_MASK } from '../cell/redact.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 /** What the transcript says about one run id. */

@@ -7,7 +7,7 @@ import { parseGatewayConfig } from '../config/load.ts';
 import { DEFAULT_OPENAPI_MAX_DOCUMENT_BYTES } from '../config/sources-schema.ts';
 import { expectCompleted, testGateway } from '../testing.ts';
 import { REPO_ROOT, testConfig } from '../tools/testing.ts';
-import { RedactionRegistry, REDACTION_MASK } from '../source/redact.ts';
+import { RedactionRegistry, REDACTION_MASK } from '../cell/redact.ts';
 import { redactionRegistry } from './secrets.ts';
 
 const ENV = 'CODEMODE_TEST_REDACTION_SECRET';

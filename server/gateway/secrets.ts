@@ -7,7 +7,7 @@
 // is a secret (isSecretName: `API_KEY`, `Authorization`), so a server's `PORT=8080` or `REGION=eu-west-1` is not
 // masked in every cell that mentions it.
 import type { GatewayConfig, McpServerConfig, OpenApiSourceConfig } from '../config/types.ts';
-import { isSecretName, RedactionRegistry } from '../source/redact.ts';
+import { isSecretName, RedactionRegistry } from '../cell/redact.ts';
 
 /** The registry for `config`, every secret it holds registered; `env` for the variables it names. */
 export function redactionRegistry(config: GatewayConfig, env: Readonly<Record<string, string | undefined>> = process.env): RedactionRegistry {

@@ -6,7 +6,7 @@
 // confirmation, is refused while the server is exposed beyond loopback unless the config sets
 // sources.allowStdioWhenExposed, and is logged. Turns prepared before a change keep their catalog; the
 // next turn sees the new one.
-import type { RedactionRegistry } from '../source/redact.ts';
+import type { RedactionRegistry } from '../cell/redact.ts';
 import { registerMcpServerSecrets, registerOpenApiSecrets } from './secrets.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

@@ -1,6 +1,6 @@
 // Bounded, redacted previews of a nested call's input, output and error, kept in run history (the span detail
 // and the trajectory export) for the run's lifetime; the session transcript's nested-activity rows never carry them.
-import { redactSource } from '../source/redact.ts';
+import { redactSource } from '../cell/redact.ts';
 import { memoShortText } from '../util/text-memo.ts';
 
 /**

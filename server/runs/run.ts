@@ -41,7 +41,7 @@ import type { Continuation, Executor, Leg, LegOutcome, PressureEvent } from '../
 import type { DeclarationFiles } from '../bridge/declaration-files.mjs';
 import type { ResultsStore } from '../results/store.ts';
 import type { StoredValue } from '../sessions/store.ts';
-import { redactSource } from '../source/redact.ts';
+import { redactSource } from '../cell/redact.ts';
 import { ExecutionBudget } from './budget.ts';
 import { CassetteReplayer } from './cassette.ts';
 import { startRecording, type ClockRecording } from './clock.ts';
