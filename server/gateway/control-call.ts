@@ -16,6 +16,7 @@ import { prepareExec } from '../source/index.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import type { ExecutorSet } from './executors.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
+import type { DurableRuns } from './durable-runs.ts';
 import type { Turn } from './turns.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { resolveSeed } from '../runs/seed.ts';
@@ -48,6 +49,8 @@ export interface ControlCallDeps {
   redact?: (code: string) => string;
   /** True once the Gateway is closing: calls are refused and no longer recorded. */
   closed(): boolean;
+  /** Durable runs (runs.durable): a wait on a run this process does not hold resumes it from the session database. */
+  durable?: Pick<DurableRuns, 'turnFor' | 'beforeWait' | 'settled'>;
 }
 
 export class ControlCalls {
@@ -94,7 +97,7 @@ export class ControlCalls {
           ...(hooked !== rawInput ? { callerInput: rawInput } : {}),
         });
         const executor = await this.deps.executors.get(opts.executor ?? live.scope.options.executor);
-        return this.deps.runs.exec(live.scope, {
+        return this.keptDurable(await this.deps.runs.exec(live.scope, {
           body: prepared.body,
           code: prepared.input.code,
           language: prepared.language,
@@ -104,12 +107,14 @@ export class ControlCalls {
           seed,
           clock,
           ...(cassette ? { replay: new CassetteReplayer(cassette) } : {}),
-        });
+        }));
       },
     });
   }
 
-  wait(turn: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
+  async wait(known: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
+    // durable runs: a turn from before a restart is opened again for the caller holding its token
+    const turn = known ?? (this.deps.closed() ? undefined : await this.deps.durable?.turnFor(agentRunId, opts.turnToken, input?.runId));
     return runControlCall(this.deps.recorder, this.recordsFor(turn), {
       tool: 'wait',
       toolCallId: opts.toolCallId,
@@ -120,9 +125,21 @@ export class ControlCalls {
         if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
           throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
         }
-        return this.deps.runs.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId);
+        const restored = await this.deps.durable?.beforeWait(live.scope, input.runId);
+        if (restored) return restored;
+        return this.keptDurable(await this.deps.runs.wait({ agentRunId, sessionId: live.info.sessionId }, input.runId, toolCallId), input.runId);
       },
     });
+  }
+
+  /**
+   * Durable runs: a result about run `runId` (a waiting result names its own) goes out once the run's row is written
+   * or deleted, so a client never holds a run id the store has not got, nor sees an end the store could undo.
+   */
+  private async keptDurable(result: CodeModeResult, runId?: string): Promise<CodeModeResult> {
+    const id = result.status === 'waiting' ? result.runId : runId;
+    if (this.deps.durable && id !== undefined) await this.deps.durable.settled(id);
+    return result;
   }
 
   /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */

@@ -5,7 +5,7 @@
 // tools never reach the catalog, so no guessed name or id can call them.
 import { randomUUID } from 'node:crypto';
 import type { Ownership } from '../access/ownership.ts';
-import { LOCAL_OWNER } from '../access/owners.ts';
+import { LOCAL_OWNER, type Owner } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
 import { deniedGuestNames } from '../catalog/view.ts';
 import { buildCatalog, guestCatalogView } from '../catalog/build.ts';
@@ -73,6 +73,8 @@ export interface TurnRegistryDeps {
   redact?: (code: string) => string;
   /** A turn ended (its runs aborted, its results cleared): the Gateway runs the plugins' agent_end hooks. */
   onEnded?: (turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown') => void;
+  /** A turn was prepared (durable runs keep its tokens' digests, so its runs can be waited on after a restart). */
+  onPrepared?: (info: TurnInfo, owner: Owner) => void;
 }
 
 export class TurnRegistry {
@@ -133,13 +135,35 @@ export class TurnRegistry {
   }
 
   prepare(req: TurnRequest): TurnInfo {
-    const eff = this.effective(req);
     const agentRunId = `ar_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const info = this.open(req, agentRunId, sessionId, () => this.deps.ownership.issueTurn(agentRunId, sessionId));
+    this.deps.onPrepared?.(info, req.owner ?? LOCAL_OWNER);
+    return info;
+  }
+
+  /**
+   * A turn this process did not prepare, opened again under its own id (durable runs: a client waits on a run parked
+   * before a restart, with the turn token it holds, which the caller checked against the stored digest). It gets its
+   * agent's catalog as configured now; client tools the turn had are not known here.
+   */
+  adopt(grant: { agentRunId: string; sessionId: string; agentId: string; owner: Owner; turnToken: string }): Turn {
+    const existing = this.use(grant.agentRunId);
+    if (existing) return existing;
+    this.open({ agentId: grant.agentId, sessionId: grant.sessionId, owner: grant.owner }, grant.agentRunId, grant.sessionId, () => {
+      this.deps.ownership.adoptTurn(grant.agentRunId, grant.sessionId, grant.turnToken);
+      return { turnToken: grant.turnToken, sessionToken: '' };
+    });
+    return this.turns.get(grant.agentRunId) as Turn;
+  }
+
+  /** Opens turn `agentRunId` of `sessionId` for `req` (its tokens issued by `tokens`) and registers it. */
+  private open(req: TurnRequest, agentRunId: string, sessionId: string, tokens: () => { turnToken: string; sessionToken: string }): TurnInfo {
+    const eff = this.effective(req);
     const options = eff.surface.options;
-    const tokens = this.deps.ownership.issueTurn(agentRunId, sessionId);
+    const { turnToken, sessionToken } = tokens();
     const client = req.client?.trim() ? req.client.trim().slice(0, MAX_CLIENT_LABEL_LENGTH) : undefined;
-    const info: TurnInfo = { agentRunId, sessionId, ...tokens, agentId: eff.agentId, model: eff.model, surface: eff.surface, ...(client ? { client } : {}) };
+    const info: TurnInfo = { agentRunId, sessionId, turnToken, sessionToken, agentId: eff.agentId, model: eff.model, surface: eff.surface, ...(client ? { client } : {}) };
     const plugins = this.deps.plugins;
     const scope: TurnScope = {
       agentRunId,
@@ -213,6 +237,11 @@ export class TurnRegistry {
     const turn = this.turns.get(agentRunId);
     if (turn) turn.lastUsedAt = Date.now();
     return turn;
+  }
+
+  /** Who a live turn was prepared for (its shares). */
+  owner(agentRunId: string): Owner | undefined {
+    return this.turns.get(agentRunId)?.scope.owner;
   }
 
   options(agentRunId: string): Readonly<CodeModeOptions> | undefined {
