@@ -134,12 +134,14 @@ export class ControlCalls {
 
   /**
    * Durable runs: a result about run `runId` (a waiting result names its own) goes out once the run's row is written
-   * or deleted, so a client never holds a run id the store has not got, nor sees an end the store could undo.
+   * or deleted, so a client never holds a run id the store has not got, nor sees an end the store could undo; a run a
+   * cap of the store kept from parking answers as failed.
    */
   private async keptDurable(result: CodeModeResult, runId?: string): Promise<CodeModeResult> {
     const id = result.status === 'waiting' ? result.runId : runId;
-    if (this.deps.durable && id !== undefined) await this.deps.durable.settled(id);
-    return result;
+    const refused = this.deps.durable && id !== undefined ? await this.deps.durable.settled(id) : undefined;
+    // a suspended-run cap counted in the session database (every Gateway, earlier processes) kept the run from waiting
+    return refused !== undefined && result.status === 'waiting' ? { status: 'failed', error: refused, code: 'runtime_unavailable', telemetry: result.telemetry } : result;
   }
 
   /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */

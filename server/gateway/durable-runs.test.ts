@@ -10,6 +10,8 @@ import type { Executor } from '../executors/types.ts';
 import { createExecutor } from '../guest/testing.ts';
 import { bytesColumn } from '../sessions/database.ts';
 import { openSessionDatabase } from '../sessions/db.ts';
+import { DurableRunStore } from '../sessions/durable-runs.ts';
+import { MAX_SUSPENDED_RUNS } from '../runs/runs.ts';
 import { freshSchema } from '../sessions/postgres.testing.ts';
 import { expectCompleted, expectFailed, expectWaiting } from '../testing.ts';
 import { createEdgeState } from '../trpc/context.ts';
@@ -280,6 +282,44 @@ describe('durable runs: rows follow the run, and a row that cannot be used is re
     } finally {
       await gw.close();
       await other.close();
+    }
+  });
+
+  it('maxSnapshotBytes holds across a restart: a Gateway whose limit the stored snapshot is over refuses it naming both sizes', async () => {
+    const key = newSnapshotKey();
+    const parked = await parkedAndClosed(key);
+    const gw = await durableGateway(parked.sessions, key, durableTools('answer'), { executor, codeMode: { maxSnapshotBytes: 1024 } });
+    try {
+      const r = expectFailed(await gw.wait(parked.agentRunId, { runId: parked.runId }, { turnToken: parked.turnToken }), 'snapshot_limit_exceeded');
+      expect(r.error).toMatch(/is \d+ bytes, over this Gateway's maxSnapshotBytes \(1024\)/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it(`the suspended-run cap counts the rows of earlier processes: with ${MAX_SUSPENDED_RUNS} rows parked, a new run fails with the spec message and does not wait`, async () => {
+    const sessions = { path: join(dir, `db-${++n}.db`) };
+    const db = openSessionDatabase(sessions);
+    try {
+      const store = new DurableRunStore(db);
+      for (let i = 0; i < MAX_SUSPENDED_RUNS; i++) {
+        const id = `run_earlier_${i}`;
+        await store.park({ runId: id, sessionId: 's', agentRunId: `ar_earlier_${i}`, ownerId: 'local', baseImageId: 'quickjs-wasi@0+0', sealed: new Uint8Array([1]), snapshotRawBytes: 1, snapshotStoredBytes: 1, expiresAt: Date.now() + 3_600_000, parkedBy: 'gw_earlier' });
+      }
+    } finally {
+      await db.close();
+    }
+    const gw = await durableGateway(sessions, newSnapshotKey(), durableTools('answer'), { executor });
+    try {
+      const turn = gw.prepareTurn({});
+      const r = expectFailed(await gw.exec(turn.agentRunId, { code: 'await yield_control("x"); return 1' }), 'runtime_unavailable');
+      expect(r.error).toContain('too many suspended code mode runs.');
+      expect(r.error).toContain(`the limit of ${MAX_SUSPENDED_RUNS} across every Gateway on it and across restarts`);
+      expect(gw.runs().filter((v) => v.state === 'waiting')).toEqual([]);
+      expect(await gw.diagnostics.durableRuns()).toHaveLength(MAX_SUSPENDED_RUNS);
+      expect(gw.diagnostics.leaks()).toEqual([]);
+    } finally {
+      await gw.close();
     }
   });
 

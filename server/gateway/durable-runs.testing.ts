@@ -1,6 +1,6 @@
 // The durable-run tests' kit: the cell that parks with calls in flight, the tools it calls, and a Gateway over one session database with runs.durable.
 import { randomBytes } from 'node:crypto';
-import type { GatewayConfig, SessionsConfig } from '../config/types.ts';
+import type { CodeModeOptions, GatewayConfig, SessionsConfig } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import { Gateway } from '../gateway.ts';
 import { loadToolSources } from '../tools/registry.ts';
@@ -60,10 +60,10 @@ export async function durableGateway(
   sessions: SessionsConfig,
   key: string,
   tools: ToolDefinition[],
-  opts: { executor?: Executor; log?: (line: string) => void } = {},
+  opts: { executor?: Executor; log?: (line: string) => void; codeMode?: Partial<CodeModeOptions> } = {},
 ): Promise<Gateway> {
   const base = testConfig({ sessions, runs: { durable: true } });
-  const config: GatewayConfig = { ...base, tools: { ...base.tools, codeMode: testCodeModeOptions({ executor: 'quickjs' }) } };
+  const config: GatewayConfig = { ...base, tools: { ...base.tools, codeMode: testCodeModeOptions({ executor: 'quickjs', ...opts.codeMode }) } };
   const sources = await loadToolSources(config);
   sources.tools.push(...tools);
   return new Gateway(config, sources, {

@@ -22,12 +22,13 @@ import { openSealed, seal } from '../durable/seal.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { TurnInfo } from '../gateway-types.ts';
+import { MSG_TOO_MANY } from '../runs/messages.ts';
 import { isTerminal } from '../runs/run.ts';
 import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS, type RunManager, type TurnScope } from '../runs/runs.ts';
 import type { CodeModeResult, RunEvent } from '../runs/types.ts';
 import type { SqlDatabase } from '../sessions/database.ts';
-import { DEFAULT_DURABLE_LEASE_MS, DurableRunStore, type DurableLease, type DurableRunMetaRead } from '../sessions/durable-runs.ts';
+import { DEFAULT_DURABLE_LEASE_MS, DurableRunStore, type DurableCap, type DurableLease, type DurableRunMetaRead } from '../sessions/durable-runs.ts';
 import type { RunEventBus } from './event-bus.ts';
 import type { ExecutorSet } from './executors.ts';
 import { TURN_IDLE_MS, type Turn, type TurnRegistry } from './turns.ts';
@@ -66,6 +67,8 @@ export class DurableRuns {
   private readonly leases = new Map<string, DurableLease>();
   private readonly queues = new Map<string, RunQueue>();
   private readonly tokenWrites = new Set<Promise<void>>();
+  /** Runs a cap kept from parking, with why, until the exec or wait that parked them answers (settled). */
+  private readonly refused = new Map<string, string>();
   private readonly unsubscribe: () => void;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly renewTimer: NodeJS.Timeout;
@@ -205,10 +208,17 @@ export class DurableRuns {
 
   // ---- the row follows the run ---------------------------------------------------------------------
 
-  /** Resolves once every row write queued for `runId` (and every token write) is applied: an answer that names the run may go out. */
-  async settled(runId: string | undefined): Promise<void> {
+  /**
+   * Resolves once every row write queued for `runId` (and every token write) is applied: an answer that names the run
+   * may go out. With why the run was refused when a suspended-run cap kept it from parking (it was aborted): the
+   * caller answers that instead.
+   */
+  async settled(runId: string): Promise<string | undefined> {
     await Promise.all([...this.tokenWrites]);
-    if (runId !== undefined) await this.queues.get(runId)?.done;
+    await this.queues.get(runId)?.done;
+    const refused = this.refused.get(runId);
+    this.refused.delete(runId);
+    return refused;
   }
 
   /** The rows as the store lists them (diagnostics, the board). */
@@ -328,7 +338,10 @@ export class DurableRuns {
         { maxRuns: MAX_SUSPENDED_RUNS, maxPerTurn: MAX_SLOTS_PER_TURN, ...ownerCap(this.deps.turns.owner(agentRunId)) },
       );
       if (parked.kind === 'full') {
-        this.warn(`run ${runId} is not kept in the session database: the ${parked.cap} cap of parked runs is reached (${parked.held} of ${parked.limit}); it waits in this process only`);
+        // the caps count every Gateway on the database and the rows of earlier processes: a run over them does not wait
+        const message = capMessage(parked.cap, parked.held, parked.limit);
+        this.refused.set(runId, message);
+        this.deps.runs.abortRun(runId, message);
         return;
       }
       if (parked.kind === 'parked') return void (await this.extendTokens(agentRunId, sessionId, expiresAt));
@@ -394,6 +407,15 @@ function ownerOf(ownerId: string): Owner {
   if (ownerId === LOCAL_OWNER.id) return LOCAL_OWNER;
   const kind = ownerId === 'operator' ? 'operator' : ownerId === 'anonymous' ? 'anonymous' : 'client';
   return Object.freeze({ id: ownerId, kind, label: `owner ${ownerId} (a turn from before a restart)`, shares: LOCAL_OWNER.shares });
+}
+
+/** Why a run may not wait: the spec's message, then which cap of the session database is full and what to do. */
+function capMessage(cap: DurableCap, held: number, limit: number): string {
+  const whose = cap === 'runs' ? 'parked runs' : cap === 'turn' ? "this turn's parked runs" : "this turn's owner's parked runs";
+  return (
+    `${MSG_TOO_MANY} The session database holds ${held} of ${whose}, the limit of ${limit} across every Gateway on it and across restarts; ` +
+    'wait on or abort one of them, then run this cell again'
+  );
 }
 
 /** The owner's share of suspended runs, counted across Gateways and restarts (an unbounded share is not checked). */
