@@ -12,4 +12,7 @@ export const CODE_MODE_ERROR_CODES = /** @type {const} */ ([
   'internal_error',
   // replay lab: a cell replayed against a cassette made a tool call the cassette does not hold
   'replay_mismatch',
+  // durable runs: a nested call was in flight when its Gateway died, and it is not replay-safe; the cell gets it as a
+  // catchable error (the outcome is unknown, so it is never silently run again)
+  'unknown_outcome',
 ]);

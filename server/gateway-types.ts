@@ -1,4 +1,5 @@
 // The Gateway's public API by face (model, catalog, runs, lab, sources, sessions, access, diagnostics) and the types they speak; types only, gateway.ts implements them.
+import type { DurableRunMetaRead } from './sessions/durable-runs.ts';
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
@@ -118,6 +119,11 @@ export interface ForkRunRequest {
 export interface WaitOptions {
   /** The model's tool-call id of this wait call (the transcript records it; one is made up when absent). */
   toolCallId?: string;
+  /**
+   * The turn token the caller holds (runs.durable): a turn this process does not hold (it was prepared before a
+   * restart) is opened again for a wait on its durable run when the token matches the stored digest.
+   */
+  turnToken?: string;
 }
 
 export interface BranchSessionRequest {
@@ -299,6 +305,8 @@ export interface GatewayDiagnostics {
   sessionDatabase(): SessionDatabaseState;
   /** A run as durable runs will write it out (runs/run-record.ts): its record, and a QuickJS snapshot's bytes beside it; undefined for an unknown run. */
   runRecord(runId: string): { record: RunRecord; snapshot?: Uint8Array } | undefined;
+  /** runs.durable: the parked runs' rows in the session database (no blobs), newest first; [] without durable runs. */
+  durableRuns(): Promise<DurableRunMetaRead[]>;
 }
 
 /** One executor's row of Gateway.compareExecutors (the playground's comparison view, `codemode run --executor all`). */

@@ -25,7 +25,7 @@ export interface TestGatewayOptions {
   /** Plugins added after the configured ones (hooks under test). */
   plugins?: CodeModePlugin[];
   /** Other Gateway options the test is about (`turnIdleMs`, `legStartLimitMs`). */
-  gateway?: Pick<GatewayOptions, 'turnIdleMs' | 'legStartLimitMs' | 'log'>;
+  gateway?: Pick<GatewayOptions, 'turnIdleMs' | 'legStartLimitMs' | 'log' | 'env'>;
 }
 
 /**

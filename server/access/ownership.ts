@@ -54,6 +54,16 @@ export class Ownership {
     return { turnToken, sessionToken };
   }
 
+  /**
+   * Registers a turn an earlier process issued (durable runs), with the token its client presented and the caller
+   * checked against the stored digest: from now on the turn's token opens it here as if issued here.
+   */
+  adoptTurn(agentRunId: string, sessionId: string, turnToken: string): void {
+    if (this.turns.has(agentRunId)) return;
+    this.turns.set(agentRunId, { agentRunId, sessionId, token: turnToken, ended: false });
+    this.byDigest.set(tokenDigest(turnToken).toString('hex'), agentRunId);
+  }
+
   /** The turn's token keeps opening its runs until prune() finds none of them left. */
   endTurn(agentRunId: string): void {
     const turn = this.turns.get(agentRunId);

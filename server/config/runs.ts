@@ -6,14 +6,6 @@ import type { RunsConfig, SessionsConfig } from './types.ts';
 /** Off by default: spec 01 keeps waiting runs in the process, and durable runs need CODEMODE_SNAPSHOT_KEY. */
 export const DEFAULT_DURABLE_RUNS = false;
 
-/**
- * What the warning says while durable runs are accepted in the config but not yet acted on by the runs layer: the
- * row store, sealing, tokens and notices exist (sessions/durable-runs.ts, durable/seal.ts, access/token-store.ts,
- * sessions/notifier.ts), and the start-up checks hold, but parked runs still live in the process.
- */
-export const DURABLE_NOT_WIRED_WARNING =
-  'runs.durable is set: the snapshot key is checked, but this build still keeps parked runs in the process (durable parking is not wired into runs yet), so they do not survive a restart';
-
 export const runsSchema = strictObject(
   {
     durable: z
@@ -26,15 +18,12 @@ export const runsSchema = strictObject(
   'runs: durable',
 );
 
-/** The section as the Gateway reads it, and the warnings it gives (a durable store that is in memory, the wiring not yet there). */
+/** The section as the Gateway reads it, and the warning it gives (a durable store that is in memory cannot outlive the process). */
 export function resolveRuns(runs: z.output<typeof runsSchema> | undefined, sessions: SessionsConfig | undefined): { runs: RunsConfig; warnings: string[] } {
   const durable = runs?.durable ?? DEFAULT_DURABLE_RUNS;
   const warnings: string[] = [];
-  if (durable) {
-    warnings.push(DURABLE_NOT_WIRED_WARNING);
-    if (sessions === undefined || sessions.path === ':memory:') {
-      warnings.push('runs.durable keeps parked runs in the session database, which is in memory (sessions.path ":memory:"): they cannot outlive the process; set sessions.path to a file or sessions.url');
-    }
+  if (durable && (sessions === undefined || sessions.path === ':memory:')) {
+    warnings.push('runs.durable keeps parked runs in the session database, which is in memory (sessions.path ":memory:"): they cannot outlive the process; set sessions.path to a file or sessions.url');
   }
   return { runs: { durable }, warnings };
 }

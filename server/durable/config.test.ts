@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { configError } from '../config/testing.ts';
 import { parseGatewayConfig } from '../config/load.ts';
-import { DURABLE_NOT_WIRED_WARNING } from '../config/runs.ts';
 import { createGateway, Gateway } from '../gateway.ts';
 import { testConfig } from '../tools/testing.ts';
 import { isGatewayInstanceId, newGatewayInstanceId } from './instance-id.ts';
@@ -22,13 +21,14 @@ describe('runs.durable', () => {
     expect(config.warnings ?? []).toEqual([]);
   });
 
-  it('true: on, with a warning that parked runs still live in the process; with an in-memory session database, another warning', () => {
+  it('true: on, with no warning on a session database file or PostgreSQL; with an in-memory session database, a warning that runs cannot outlive the process', () => {
     const onFile = parseGatewayConfig({ runs: { durable: true } }, base);
     expect(onFile.runs).toEqual({ durable: true });
-    expect(onFile.warnings).toEqual([DURABLE_NOT_WIRED_WARNING]);
+    expect(onFile.warnings ?? []).toEqual([]);
     const inMemory = parseGatewayConfig({ runs: { durable: true }, sessions: { path: ':memory:' } }, base);
-    expect(inMemory.warnings?.[1]).toContain('which is in memory (sessions.path ":memory:"): they cannot outlive the process');
-    expect(parseGatewayConfig({ runs: { durable: true }, sessions: { url: 'postgres://db/app' } }, base).warnings).toEqual([DURABLE_NOT_WIRED_WARNING]);
+    expect(inMemory.warnings).toHaveLength(1);
+    expect(inMemory.warnings?.[0]).toContain('which is in memory (sessions.path ":memory:"): they cannot outlive the process');
+    expect(parseGatewayConfig({ runs: { durable: true }, sessions: { url: 'postgres://db/app' } }, base).warnings ?? []).toEqual([]);
   });
 
   it('a value that is not true or false, or an unknown key: refused naming the field and what it does', () => {

@@ -16,6 +16,7 @@ import { prepareExec } from '../cell/index.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import type { ExecutorSet } from './executors.ts';
 import { execCallPayload, newToolCallId, toolResultPayload, waitCallPayload, type TranscriptRecorder } from './recorder.ts';
+import type { DurableRuns } from './durable-runs.ts';
 import type { Turn } from './turns.ts';
 import { isRecord } from '../util/is-record.mjs';
 import { resolveSeed } from '../runs/seed.ts';
@@ -52,6 +53,8 @@ export interface ControlCallDeps {
   redact?: (code: string) => string;
   /** True once the Gateway is closing: calls are refused and no longer recorded. */
   closed(): boolean;
+  /** Durable runs (runs.durable): a wait on a run this process does not hold resumes it from the session database. */
+  durable?: Pick<DurableRuns, 'turnFor' | 'beforeWait' | 'settled'>;
 }
 
 export class ControlCalls {
@@ -87,7 +90,7 @@ export class ControlCalls {
       run: async (toolCallId) => {
         if (oversize) throw new InvalidInputError(oversize.message);
         if (seed === undefined) throw replayError;
-        return this.startCell(this.liveTurn(turn, agentRunId), input, { ...opts, toolCallId, seed, clock, ...(cassette ? { cassette } : {}) });
+        return this.keptDurable(await this.startCell(this.liveTurn(turn, agentRunId), input, { ...opts, toolCallId, seed, clock, ...(cassette ? { cassette } : {}) }));
       },
     });
   }
@@ -132,7 +135,9 @@ export class ControlCalls {
     });
   }
 
-  wait(turn: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
+  async wait(known: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
+    // durable runs: a turn from before a restart is opened again for the caller holding its token
+    const turn = known ?? (this.deps.closed() ? undefined : await this.deps.durable?.turnFor(agentRunId, opts.turnToken, input?.runId));
     return runControlCall(this.deps.recorder, this.recordsFor(turn), {
       tool: 'wait',
       toolCallId: opts.toolCallId,
@@ -143,6 +148,9 @@ export class ControlCalls {
         if (typeof input?.runId !== 'string' || input.runId.trim() === '') {
           throw new InvalidInputError('wait: runId must be the non-empty runId of a waiting exec result');
         }
+        // durable runs: a run this process does not hold is restored from its row in the session database
+        const restored = await this.deps.durable?.beforeWait(live.scope, input.runId);
+        if (restored) return restored;
         // a run an earlier process parked is answered from the session's transcript (restart-recovery.ts)
         const scope = { agentRunId, sessionId: live.info.sessionId };
         const rebuilt = await this.recovery.wait(live.info.sessionId, input.runId, {
@@ -154,9 +162,21 @@ export class ControlCalls {
           },
           resume: (runId) => this.deps.runs.wait(scope, runId, toolCallId),
         });
-        return rebuilt ?? this.deps.runs.wait(scope, input.runId, toolCallId);
+        return this.keptDurable(rebuilt ?? (await this.deps.runs.wait(scope, input.runId, toolCallId)), input.runId);
       },
     });
+  }
+
+  /**
+   * Durable runs: a result about run `runId` (a waiting result names its own) goes out once the run's row is written
+   * or deleted, so a client never holds a run id the store has not got, nor sees an end the store could undo; a run a
+   * cap of the store kept from parking answers as failed.
+   */
+  private async keptDurable(result: CodeModeResult, runId?: string): Promise<CodeModeResult> {
+    const id = result.status === 'waiting' ? result.runId : runId;
+    const refused = this.deps.durable && id !== undefined ? await this.deps.durable.settled(id) : undefined;
+    // a suspended-run cap counted in the session database (every Gateway, earlier processes) kept the run from waiting
+    return refused !== undefined && result.status === 'waiting' ? { status: 'failed', error: refused, code: 'runtime_unavailable', telemetry: result.telemetry } : result;
   }
 
   /** The session a call of `turn` is recorded in: none for an unknown turn or once the Gateway is closing. */

@@ -6,6 +6,7 @@
 // every subscriber relies on (a run's owner, its nested activity in the transcript) before anyone else hears
 // an event. Nothing here is reachable from outside the Gateway: its faces (gateway-types.ts) are.
 import type { ExecutorKind, GatewayConfig } from '../config/types.ts';
+import type { SnapshotKey } from '../durable/snapshot-key.ts';
 import { ConfigError } from '../errors.ts';
 import type { Executor } from '../executors/types.ts';
 import { Ownership } from '../access/ownership.ts';
@@ -25,6 +26,7 @@ import { OpenApiSources } from '../tools/openapi/manager.ts';
 import { mcpServerViews } from '../catalog/view.ts';
 import { AgentEndHooks } from './agent-end.ts';
 import { ControlCalls } from './control-call.ts';
+import { DurableRuns } from './durable-runs.ts';
 import { RunEventBus } from './event-bus.ts';
 import { ExecutorSet } from './executors.ts';
 import type { OtlpLiveExport } from './otlp-live.ts';
@@ -84,10 +86,18 @@ export interface GatewayParts {
   readonly sources: SourceRegistry;
   /** Live trace export, when the config names an OTLP endpoint (telemetry.otlp.url); loaded on demand, like the OTLP encoder. */
   readonly otlp: Promise<OtlpLiveExport> | undefined;
+  /** Durable runs (runs.durable): parked runs' sealed rows and the turn tokens that open them after a restart. */
+  readonly durable: DurableRuns | undefined;
+}
+
+/** What durable runs need of the Gateway besides the config: its snapshot key and this start's instance id. */
+export interface DurableIdentity {
+  key: SnapshotKey;
+  instanceId: string;
 }
 
 /** Builds the parts; `closed` tells the exec/wait path the Gateway is shutting down (calls are refused, no longer recorded). */
-export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: GatewayOptions, closed: () => boolean): GatewayParts {
+export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: GatewayOptions, closed: () => boolean, identity?: DurableIdentity): GatewayParts {
   const log = opts.log ?? console.warn;
   const events = new RunEventBus();
   const redaction = redactionRegistry(config);
@@ -119,16 +129,25 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
     runs,
     ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
     redact,
-    onEnded: (turn, reason) => agentEnd.turnEnded(turn, reason),
+    onEnded: (turn, reason) => {
+      agentEnd.turnEnded(turn, reason);
+      durable?.turnEnded(turn.agentRunId, reason);
+    },
+    onPrepared: (info, owner) => durable?.turnPrepared(info, owner),
   });
+  const durable = identity
+    ? new DurableRuns({ db: sessions.transcript.db, ready: sessions.transcript.ready(), ...identity, config, runs, turns, executors, events, log })
+    : undefined;
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
   const sources = new SourceRegistry({ config, mcp: mcp instanceof McpManager ? mcp : undefined, openapi, ...(opts.log ? { log: opts.log } : {}), redaction });
-  const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed });
-  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp };
+  const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed, ...(durable ? { durable } : {}) });
+  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable };
 }
 
 /** Closes the parts in reverse: runs first (their continuations released), the session database last (after every write). */
 export async function closeParts(parts: GatewayParts): Promise<void> {
+  // first: the runs closing aborts keep their durable rows (only a run that ends deletes its row)
+  await parts.durable?.close();
   await parts.runs.close();
   await (await parts.otlp)?.close();
   parts.turns.close();

@@ -5,13 +5,12 @@
 // tools never reach the catalog, so no guessed name or id can call them.
 import { randomUUID } from 'node:crypto';
 import type { Ownership } from '../access/ownership.ts';
-import { LOCAL_OWNER } from '../access/owners.ts';
+import { LOCAL_OWNER, type Owner } from '../access/owners.ts';
 import { CallScheduler } from '../bridge/scheduler.ts';
 import { deniedGuestNames } from '../catalog/view.ts';
 import { guestMcpNamespaces } from '../catalog/build.ts';
 import { CatalogCache } from '../catalog/cache.ts';
-import { packDeclarationFiles, type DeclarationFiles } from '../bridge/declaration-files.mjs';
-import { renderQuickIndex } from '../catalog/quick-index.ts';
+import { declarationFilesOf, definitionTokensOf, quickIndexOf } from './catalog-derived.ts';
 import type { Catalog } from '../catalog/types.ts';
 import { inferredOverlay, type InferredOverlay } from '../catalog/inferred-overlay.ts';
 import { findAgent, resolveActivation } from '../config/activation.ts';
@@ -20,9 +19,7 @@ import { InvalidInputError } from '../errors.ts';
 import type { ClientToolSpec, SurfaceView, TurnInfo, TurnRequest } from '../gateway-types.ts';
 import { ResultsStore } from '../results/store.ts';
 import type { RunManager, TurnScope } from '../runs/runs.ts';
-import { textTokens } from '../runs/tokens.ts';
-import { memoShortText } from '../util/text-memo.ts';
-import { buildModelSurface, directSurfaceTools } from '../surface/surface.ts';
+import { buildModelSurface } from '../surface/surface.ts';
 import type { McpServerView } from '../tools/mcp/types.ts';
 import { runBeforeToolCallHooks, type CodeModePlugin } from '../tools/plugins.ts';
 import { applyToolPolicy, hasEmptyAllowlist } from '../tools/policy.ts';
@@ -77,6 +74,8 @@ export interface TurnRegistryDeps {
   redact?: (code: string) => string;
   /** A turn ended (its runs aborted, its results cleared): the Gateway runs the plugins' agent_end hooks. */
   onEnded?: (turn: { agentRunId: string; agentId: string; sessionId: string }, reason: 'ended' | 'idle' | 'shutdown') => void;
+  /** A turn was prepared (durable runs keep its tokens' digests, so its runs can be waited on after a restart). */
+  onPrepared?: (info: TurnInfo, owner: Owner) => void;
 }
 
 export class TurnRegistry {
@@ -155,13 +154,35 @@ export class TurnRegistry {
   }
 
   prepare(req: TurnRequest): TurnInfo {
-    const eff = this.effective(req);
     const agentRunId = `ar_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     const sessionId = req.sessionId && req.sessionId.trim() ? req.sessionId : `sess_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const info = this.open(req, agentRunId, sessionId, () => this.deps.ownership.issueTurn(agentRunId, sessionId));
+    this.deps.onPrepared?.(info, req.owner ?? LOCAL_OWNER);
+    return info;
+  }
+
+  /**
+   * A turn this process did not prepare, opened again under its own id (durable runs: a client waits on a run parked
+   * before a restart, with the turn token it holds, which the caller checked against the stored digest). It gets its
+   * agent's catalog as configured now; client tools the turn had are not known here.
+   */
+  adopt(grant: { agentRunId: string; sessionId: string; agentId: string; owner: Owner; turnToken: string }): Turn {
+    const existing = this.use(grant.agentRunId);
+    if (existing) return existing;
+    this.open({ agentId: grant.agentId, sessionId: grant.sessionId, owner: grant.owner }, grant.agentRunId, grant.sessionId, () => {
+      this.deps.ownership.adoptTurn(grant.agentRunId, grant.sessionId, grant.turnToken);
+      return { turnToken: grant.turnToken, sessionToken: '' };
+    });
+    return this.turns.get(grant.agentRunId) as Turn;
+  }
+
+  /** Opens turn `agentRunId` of `sessionId` for `req` (its tokens issued by `tokens`) and registers it. */
+  private open(req: TurnRequest, agentRunId: string, sessionId: string, tokens: () => { turnToken: string; sessionToken: string }): TurnInfo {
+    const eff = this.effective(req);
     const options = eff.surface.options;
-    const tokens = this.deps.ownership.issueTurn(agentRunId, sessionId);
+    const { turnToken, sessionToken } = tokens();
     const client = req.client?.trim() ? req.client.trim().slice(0, MAX_CLIENT_LABEL_LENGTH) : undefined;
-    const info: TurnInfo = { agentRunId, sessionId, ...tokens, agentId: eff.agentId, model: eff.model, surface: eff.surface, ...(client ? { client } : {}) };
+    const info: TurnInfo = { agentRunId, sessionId, turnToken, sessionToken, agentId: eff.agentId, model: eff.model, surface: eff.surface, ...(client ? { client } : {}) };
     const plugins = this.deps.plugins;
     const scope: TurnScope = {
       agentRunId,
@@ -237,6 +258,11 @@ export class TurnRegistry {
     return turn;
   }
 
+  /** Who a live turn was prepared for (its shares). */
+  owner(agentRunId: string): Owner | undefined {
+    return this.turns.get(agentRunId)?.scope.owner;
+  }
+
   options(agentRunId: string): Readonly<CodeModeOptions> | undefined {
     return this.turns.get(agentRunId)?.scope.options;
   }
@@ -301,60 +327,6 @@ export class TurnRegistry {
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id, 'idle');
     void this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
   }
-}
-
-/** The token meter's definition counts for a turn's surface, counted at first use and kept (a turn's tools are fixed until updateClientTools). */
-function definitionTokensOf(eff: Pick<Effective, 'surface' | 'tools' | 'catalog'>): () => { codeMode: number; direct: number } {
-  let counted: { codeMode: number; direct: number } | undefined;
-  return () => (counted ??= { codeMode: definitionTokens(eff.surface.tools), direct: directDefinitionTokens(eff) });
-}
-
-/**
- * Tokens of the direct surface (every effective tool with its schemas), per catalog: turns over the same tools share
- * the catalog (catalog/cache.ts), and over a big source the text is megabytes (GitHub's REST API: 1.8 MB, half a second
- * to serialize and count), so it is counted once per tool set, not once per turn.
- */
-function directDefinitionTokens(eff: Pick<Effective, 'tools' | 'catalog'>): number {
-  let n = directTokens.get(eff.catalog);
-  if (n === undefined) {
-    n = definitionTokens(directSurfaceTools(eff.tools));
-    directTokens.set(eff.catalog, n);
-  }
-  return n;
-}
-const directTokens = new WeakMap<Catalog, number>();
-
-/** The quick index of a catalog, rendered once per catalog (turns over the same tools share it). */
-function quickIndexOf(catalog: Catalog): string {
-  let text = quickIndexes.get(catalog);
-  if (text === undefined) {
-    text = renderQuickIndex(catalog);
-    quickIndexes.set(catalog, text);
-  }
-  return text;
-}
-const quickIndexes = new WeakMap<Catalog, string>();
-
-/** A catalog's declaration files packed for the guest (bridge/declaration-files.mjs), once per catalog. */
-function declarationFilesOf(catalog: Catalog): DeclarationFiles {
-  let pack = declarationPacks.get(catalog);
-  if (!pack) {
-    pack = packDeclarationFiles(catalog.files);
-    declarationPacks.set(catalog, pack);
-  }
-  return pack;
-}
-const declarationPacks = new WeakMap<Catalog, DeclarationFiles>();
-
-/** Definition texts counted so far: most turns share an agent's tools, so a new turn's count is a lookup. */
-/** Distinct definition texts kept (one per agent, model and client tool set in use; a few KiB each). */
-const MAX_DEFINITION_COUNTS = 64;
-/** Every definition text is remembered, whatever its length: a turn's are counted once per distinct text. */
-const definitionTextTokens = memoShortText(textTokens, Infinity, MAX_DEFINITION_COUNTS);
-
-/** Tokens of tool definitions as the model reads them (compact JSON), counted once per distinct text. */
-function definitionTokens(definitions: unknown): number {
-  return definitionTextTokens(JSON.stringify(definitions) ?? 'null');
 }
 
 /** A turn's result store's allowance: spec 02 "min(memoryLimitBytes, maxSnapshotBytes) encoded JSON bytes". */

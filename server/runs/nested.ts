@@ -169,6 +169,42 @@ function onReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: st
   if (outbox.length === 1) queueMicrotask(() => flushReplies(run, live));
 }
 
+/** The message a call lost with the process that dispatched it settles with (code unknown_outcome): the cell decides. */
+export const UNKNOWN_OUTCOME_MESSAGE =
+  'the Gateway restarted while this call was in flight, so its outcome is unknown (it may or may not have taken effect); it was not run again: check its effect, or call it again if that is safe';
+
+/**
+ * Whether a request whose outcome went with a restarted process may simply be sent again: catalog reads, timers and
+ * session-store reads and buffered writes (nothing left the run), and tool calls whose tool says it is replay-safe
+ * (audited read-only core tools, plugin tools that declare `replaySafe`). Everything else may have had an effect.
+ */
+export function replaySafeRequest(run: Run, req: BridgeRequest): boolean {
+  if (req.op === 'search' || req.op === 'all' || req.op === 'describe' || req.op === 'timer' || req.op === 'store') return true;
+  if (req.op !== 'call') return false;
+  return resolveCallTarget(run.catalog, req)?.tool.replaySafe === true;
+}
+
+/**
+ * A restored run's requests that were in flight when its record was written (their outcome went with that process):
+ * replay-safe ones are dispatched again under their invocation ids; every other one settles in the cell as a catchable
+ * error with code unknown_outcome, never silently run again. Returns how many of each.
+ */
+export function recoverInFlight(run: Run): { redispatched: number; unknown: number } {
+  let redispatched = 0;
+  let unknown = 0;
+  for (const host of [...run.requests.values()]) {
+    if (host.settled || host.delivered) continue;
+    if (replaySafeRequest(run, host.req)) {
+      redispatched++;
+      redispatch(run, host);
+    } else {
+      unknown++;
+      onReply(run, host, { id: host.req.id, ok: false, error: UNKNOWN_OUTCOME_MESSAGE, code: 'unknown_outcome' }, undefined);
+    }
+  }
+  return { redispatched, unknown };
+}
+
 /** The reply's record ends and the board hears of it. */
 function finishReply(run: Run, host: HostRequest, reply: BridgeReply, outputJson: string | undefined): void {
   recordReply(run, host, reply, outputJson);

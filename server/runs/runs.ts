@@ -24,7 +24,7 @@ import { RUN_ABORTED_MESSAGE } from '../bridge/leg-control.mjs';
 import { ExecutionBudget } from './budget.ts';
 import { legNotStartedMessage, hostFaultMessage, MSG_ALREADY_RESUMING, MSG_UNAVAILABLE, MSG_WRONG_RUN, MSG_WRONG_SESSION } from './messages.ts';
 import { SlotLedger } from './slots.ts';
-import { onRequests, redispatch } from './nested.ts';
+import { onRequests, recoverInFlight, redispatch } from './nested.ts';
 import { forkRun } from './fork.ts';
 import { bootTools } from '../catalog/boot-tools.ts';
 import { LEG_START_LIMIT_MS, MAX_FINISHED_RUNS_KEPT } from './limits.ts';
@@ -36,7 +36,7 @@ import type { RunRecord } from './run-record.ts';
 import type { ApprovalRequester, RunHost, StartCell, TurnScope } from './scope.ts';
 import { settleFailed, settleLeg } from './settle.ts';
 import { trajectory, view } from './trajectory.ts';
-import type { Leg, LegHandlers, PressureEvent } from '../executors/types.ts';
+import type { Executor, Leg, LegHandlers, PressureEvent } from '../executors/types.ts';
 import type { CodeModeResult, ControlCallRecord, RunEvent, RunView, TrajectoryExport } from './types.ts';
 
 export type { ApprovalRequester, StartCell, TurnScope } from './scope.ts';
@@ -221,6 +221,22 @@ export class RunManager {
     if (!run) return undefined;
     const cont = run.continuation;
     return { record: run.toRecord(), ...(cont?.executor === 'quickjs' ? { snapshot: cont.snapshot } : {}) };
+  }
+
+  /**
+   * A waiting run read back from its record into this manager (a durable run after a restart, gateway/durable-runs.ts):
+   * restored for `turn` on `executor` (Run.restore: its slot claimed again, its TTL to the recorded deadline), announced,
+   * and its requests that were in flight when the record was written recovered (nested.ts recoverInFlight: replay-safe
+   * ones sent again, the others settled as unknown_outcome). Throws RunRecordError when the record does not fit, and
+   * CodeModeError runtime_unavailable when the suspended-run cap is full.
+   */
+  restore(record: RunRecord, snapshot: Uint8Array, turn: TurnScope, executor: Executor): { redispatched: number; unknown: number } {
+    if (this.closed) throw new CodeModeError('runtime_unavailable', 'the gateway is shutting down');
+    if (this.runs.has(record.runId)) throw new InvalidInputError(`run ${record.runId} is already held by this Gateway`);
+    const run = Run.restore(record, { host: this.host, turn, executor, snapshot });
+    this.runs.set(run.runId, run);
+    this.emit({ type: 'run.started', runId: run.runId, at: Date.now(), view: view(run) });
+    return recoverInFlight(run);
   }
 
   async close(): Promise<void> {

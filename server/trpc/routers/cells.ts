@@ -37,7 +37,9 @@ export const compareProcedure = publicProcedure.input(compareRequestSchema).muta
 
 export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation(({ ctx, input }) => {
   requireTurn(ctx, input.agentRunId, input.turnToken, 'wait');
-  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }).then((result) => withModelText(ctx, result));
+  // the token goes along: a turn from before a restart is opened again for its durable runs by the token its client holds
+  const turnToken = input.turnToken ?? ctx.presented.turnTokens[0];
+  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }, turnToken !== undefined ? { turnToken } : {}).then((result) => withModelText(ctx, result));
 });
 
 export const abortProcedure = publicProcedure.input(runIdSchema).mutation(({ ctx, input }) => {

@@ -1,0 +1,438 @@
+// Durable runs (runs.durable): parked QuickJS runs written to the session database, sealed, and resumed by `wait` after a restart.
+//
+// While a run waits, its record and snapshot (runs/run-record.ts) are sealed together (durable/seal.ts: AES-256-GCM
+// under CODEMODE_SNAPSHOT_KEY, bound to the run and session) into its durable row (sessions/durable-runs.ts). The row
+// follows the run: written when it parks and again when a reply lands while it waits, claimed (lease and fence) when a
+// `wait` resumes it, parked again under the lease, deleted when it ends (completed, failed, expired, aborted). Writes
+// of one run are applied in order, one at a time, coalesced to the latest; an exec or wait that answers `waiting`
+// returns only once its row is written (ControlCalls awaits `settled`), so a client never holds a run id the store
+// has not got. Turn and session tokens are kept as digests (access/token-store.ts).
+//
+// After a restart, `wait` on a run this process does not hold looks for its row: the turn is opened again for a
+// caller presenting the turn token the stored digest names (`turnFor`), the row is claimed, opened (a row sealed
+// with another key, on another base image, moved or tampered with is a failed result naming why, never a throw), and
+// the run restored (RunManager.restore: slot claimed again, TTL to its deadline, in-flight calls recovered). A
+// Gateway closing keeps its rows: only a run that ends deletes its row.
+// long: one concept, the life of a parked run's durable row (write, claim, restore, end, sweep) and the turn tokens its waiting client needs.
+import type { Owner } from '../access/owners.ts';
+import { LOCAL_OWNER } from '../access/owners.ts';
+import { TokenStore } from '../access/token-store.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { openSealed, seal } from '../durable/seal.ts';
+import type { SnapshotKey } from '../durable/snapshot-key.ts';
+import type { CodeModeErrorCode } from '../errors.ts';
+import type { TurnInfo } from '../gateway-types.ts';
+import { MSG_TOO_MANY } from '../runs/messages.ts';
+import { isTerminal } from '../runs/run.ts';
+import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
+import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS, type RunManager, type TurnScope } from '../runs/runs.ts';
+import type { CodeModeResult, RunEvent } from '../runs/types.ts';
+import type { SqlDatabase } from '../sessions/database.ts';
+import { DEFAULT_DURABLE_LEASE_MS, DurableRunStore, type DurableCap, type DurableLease, type DurableRunMetaRead } from '../sessions/durable-runs.ts';
+import type { RunEventBus } from './event-bus.ts';
+import type { ExecutorSet } from './executors.ts';
+import { TURN_IDLE_MS, type Turn, type TurnRegistry } from './turns.ts';
+
+/** How often expired rows and tokens are swept: a parked run's TTL is at least a minute, so a minute late is soon enough. */
+export const DURABLE_SWEEP_MS = 60 * 1000;
+/** Bytes of the length prefix of the sealed plaintext (the record's JSON length, then the JSON, then the snapshot). */
+const FRAME_PREFIX_BYTES = 4;
+
+export interface DurableRunsDeps {
+  db: SqlDatabase;
+  /** Resolves once the session database's schema is current (the Transcript migrates it). */
+  ready: Promise<void>;
+  key: SnapshotKey;
+  instanceId: string;
+  config: GatewayConfig;
+  runs: RunManager;
+  turns: TurnRegistry;
+  executors: ExecutorSet;
+  events: RunEventBus;
+  log: (line: string) => void;
+}
+
+type Op = 'write' | 'claim' | 'end';
+
+/** One run's queue of row writes: applied one at a time, the latest wanted one next (an end is never replaced). */
+interface RunQueue {
+  next?: Op;
+  done: Promise<void>;
+}
+
+export class DurableRuns {
+  readonly store: DurableRunStore;
+  readonly tokens: TokenStore;
+  /** Leases this Gateway holds on runs it is resuming (the fence every write of the row names). */
+  private readonly leases = new Map<string, DurableLease>();
+  private readonly queues = new Map<string, RunQueue>();
+  private readonly tokenWrites = new Set<Promise<void>>();
+  /** Runs a cap kept from parking, with why, until the exec or wait that parked them answers (settled). */
+  private readonly refused = new Map<string, string>();
+  private readonly unsubscribe: () => void;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private readonly renewTimer: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(private readonly deps: DurableRunsDeps) {
+    this.store = new DurableRunStore(deps.db, { ready: deps.ready });
+    this.tokens = new TokenStore(deps.db, { ready: deps.ready });
+    this.unsubscribe = deps.events.subscribe((event) => this.onEvent(event));
+    this.sweepTimer = setInterval(() => void this.sweep(), DURABLE_SWEEP_MS);
+    this.sweepTimer.unref();
+    // a leg may run longer than a lease (timeoutMs up to a minute): every held lease is renewed well before it lapses
+    this.renewTimer = setInterval(() => void this.renewLeases(), DEFAULT_DURABLE_LEASE_MS / 3);
+    this.renewTimer.unref();
+  }
+
+  // ---- tokens ----------------------------------------------------------------------------------------
+
+  /** A turn was prepared: its turn token's and its session token's digests are kept, so they open its runs after a restart. */
+  turnPrepared(info: TurnInfo, owner: Owner): void {
+    const expiresAt = Date.now() + TURN_IDLE_MS;
+    const write = (async () => {
+      await this.tokens.save(info.turnToken, { kind: 'turn', agentRunId: info.agentRunId, sessionId: info.sessionId, ownerId: owner.id, agentId: info.agentId, expiresAt });
+      if (info.sessionToken !== '') await this.tokens.save(info.sessionToken, { kind: 'session', sessionId: info.sessionId, ownerId: owner.id, expiresAt });
+    })().catch((err: unknown) => this.warn(`the tokens of turn ${info.agentRunId} were not kept (its runs cannot be waited on after a restart): ${messageOf(err)}`));
+    this.tokenWrites.add(write);
+    void write.finally(() => this.tokenWrites.delete(write));
+  }
+
+  /** A turn ended (not by the Gateway closing): its token opens nothing any more. */
+  turnEnded(agentRunId: string, reason: 'ended' | 'idle' | 'shutdown'): void {
+    if (reason === 'shutdown' || this.closing) return;
+    void this.tokens.forget('turn', agentRunId).catch((err: unknown) => this.warn(`the token of ended turn ${agentRunId} was not forgotten: ${messageOf(err)}`));
+  }
+
+  /**
+   * The turn `agentRunId`, opened again from its stored token for a caller that presents it, when this process does
+   * not hold it and `runId` is a durable run of it (expired too: the wait then says so). Undefined otherwise (the
+   * caller answers "unknown agent run" as usual).
+   */
+  async turnFor(agentRunId: string, turnToken: string | undefined, runId: unknown): Promise<Turn | undefined> {
+    if (this.closing || turnToken === undefined || turnToken === '' || typeof runId !== 'string' || runId === '') return undefined;
+    try {
+      const grant = await this.tokens.open(turnToken);
+      if (grant?.kind !== 'turn' || grant.agentRunId !== agentRunId) return undefined;
+      const row = await this.store.get(runId);
+      if (!row?.ok || row.run.agentRunId !== agentRunId) return undefined;
+      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), turnToken });
+    } catch (err) {
+      this.warn(`turn ${agentRunId} could not be opened again from the session database: ${messageOf(err)}`);
+      return undefined;
+    }
+  }
+
+  // ---- resuming a run this process does not hold -------------------------------------------------------
+
+  /**
+   * Before `wait(runId)` in `scope`: a run this process does not hold is looked for in the store, claimed, opened and
+   * restored, and the usual wait goes on with it (undefined). A failed result when the row cannot be used (expired,
+   * held by another Gateway, sealed with another key or on another base image, tampered with); undefined too when
+   * there is no row (the wait gives its usual answer).
+   */
+  async beforeWait(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
+    if (this.closing || typeof runId !== 'string' || runId === '' || this.deps.runs.get(runId)) return undefined;
+    await this.queues.get(runId)?.done;
+    try {
+      return await this.resumeFromStore(scope, runId);
+    } catch (err) {
+      return failed(scope, 'internal_error', `run ${runId} could not be read from the session database: ${messageOf(err)}`);
+    }
+  }
+
+  private async resumeFromStore(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
+    const claim = await this.store.claim(runId, this.deps.instanceId);
+    switch (claim.kind) {
+      case 'missing':
+        return undefined;
+      case 'expired':
+        return failed(scope, 'timeout', `run ${runId} expired: it waited past its snapshot TTL (snapshotTtlSeconds) and its durable row was deleted; run the cell again`);
+      case 'busy':
+      case 'leased':
+        return failed(
+          scope,
+          'runtime_unavailable',
+          claim.kind === 'leased'
+            ? `run ${runId} is being resumed by Gateway ${claim.holder} (its lease runs until ${new Date(claim.leaseExpiresAt).toISOString()}); wait on it again later`
+            : `run ${runId} is being claimed by another Gateway right now; wait on it again in a moment`,
+        );
+      case 'damaged':
+        await this.store.discard(runId);
+        return failed(scope, 'internal_error', `${claim.reason}; the row was removed`);
+      case 'claimed':
+        break;
+    }
+    const { run: row, lease } = claim;
+    if (row.agentRunId !== scope.agentRunId || row.sessionId !== scope.sessionId) {
+      await this.store.release(lease);
+      return failed(scope, 'invalid_input', `run ${runId} belongs to another agent run; wait on it from the turn that started it`);
+    }
+    const opened = openSealed(this.deps.key, { runId, sessionId: row.sessionId }, await this.baseImageId(), row.sealed);
+    if (!opened.ok) {
+      // another key or base image: another Gateway (or this one, restarted right) can still resume it; anything else never can
+      if (opened.failure === 'key' || opened.failure === 'base_image' || opened.failure === 'format') await this.store.release(lease);
+      else await this.store.settle(lease);
+      return failed(scope, 'runtime_unavailable', `${opened.message}${opened.failure === 'key' || opened.failure === 'base_image' || opened.failure === 'format' ? '' : '; its row was removed'}`);
+    }
+    let record: RunRecord;
+    let snapshot: Uint8Array;
+    try {
+      ({ record, snapshot } = unframe(opened.plaintext));
+      if (record.runId !== runId || record.state !== 'waiting') throw new RunRecordError(`run record: it is run ${record.runId} in state ${record.state}, not waiting run ${runId}`);
+    } catch (err) {
+      await this.store.settle(lease);
+      return failed(scope, 'internal_error', `the stored record of run ${runId} cannot be read (${messageOf(err)}); its row was removed`);
+    }
+    if (snapshot.byteLength > scope.options.maxSnapshotBytes) {
+      await this.store.settle(lease);
+      return failed(
+        scope,
+        'snapshot_limit_exceeded',
+        `the stored snapshot of run ${runId} is ${snapshot.byteLength} bytes, over this Gateway's maxSnapshotBytes (${scope.options.maxSnapshotBytes}); its row was removed`,
+      );
+    }
+    try {
+      this.leases.set(runId, lease);
+      const recovered = this.deps.runs.restore(record, snapshot, scope, await this.deps.executors.get(record.cell.executor));
+      this.deps.log(`[durable] run ${runId} restored from the session database by Gateway ${this.deps.instanceId} (${recovered.redispatched} call(s) sent again, ${recovered.unknown} settled as unknown_outcome)`);
+      return undefined;
+    } catch (err) {
+      this.leases.delete(runId);
+      const full = err instanceof Error && 'code' in err && err.code === 'runtime_unavailable';
+      if (full) await this.store.release(lease);
+      else await this.store.settle(lease);
+      return failed(scope, full ? 'runtime_unavailable' : 'internal_error', `run ${runId} could not be restored: ${messageOf(err)}${full ? '' : '; its row was removed'}`);
+    }
+  }
+
+  // ---- the row follows the run ---------------------------------------------------------------------
+
+  /**
+   * Resolves once every row write queued for `runId` (and every token write) is applied: an answer that names the run
+   * may go out. With why the run was refused when a suspended-run cap kept it from parking (it was aborted): the
+   * caller answers that instead.
+   */
+  async settled(runId: string): Promise<string | undefined> {
+    await Promise.all([...this.tokenWrites]);
+    await this.queues.get(runId)?.done;
+    const refused = this.refused.get(runId);
+    this.refused.delete(runId);
+    return refused;
+  }
+
+  /** The rows as the store lists them (diagnostics, the board). */
+  list(): Promise<DurableRunMetaRead[]> {
+    return this.store.list();
+  }
+
+  /** Expired rows and tokens removed; what went is logged. Never rejects. */
+  async sweep(): Promise<number> {
+    try {
+      const expired = await this.store.deleteExpired();
+      await this.tokens.deleteExpired();
+      for (const run of expired) this.deps.log(`[durable] run ${run.runId} expired while parked; its row was deleted`);
+      return expired.length;
+    } catch (err) {
+      this.warn(`the sweep of expired durable runs failed: ${messageOf(err)}`);
+      return 0;
+    }
+  }
+
+  /** Renews every lease this Gateway holds (a run it is resuming); a lease taken over is dropped (its writes would be refused). */
+  private async renewLeases(): Promise<void> {
+    for (const [runId, lease] of [...this.leases]) {
+      try {
+        const renewed = await this.store.renew(lease);
+        if (renewed.kind === 'stale' && this.leases.get(runId) === lease) {
+          this.leases.delete(runId);
+          this.warn(renewed.reason);
+        }
+      } catch (err) {
+        this.warn(`the lease of run ${runId} was not renewed: ${messageOf(err)}`);
+      }
+    }
+  }
+
+  /** The Gateway is closing: no more writes are queued (the runs it aborts keep their rows), and the queued ones finish. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweepTimer);
+    clearInterval(this.renewTimer);
+    this.unsubscribe();
+    await Promise.all([...this.queues.values()].map((q) => q.done));
+    await Promise.all([...this.tokenWrites]);
+  }
+
+  private onEvent(event: RunEvent): void {
+    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated')) return;
+    const view = event.view;
+    if (view.executor !== 'quickjs') return;
+    if (view.state === 'waiting') this.queue(event.runId, 'write');
+    else if (view.state === 'running') this.queue(event.runId, 'claim');
+    else if (isTerminal(view.state)) this.queue(event.runId, 'end');
+  }
+
+  private queue(runId: string, op: Op): void {
+    const existing = this.queues.get(runId);
+    if (existing) {
+      if (existing.next !== 'end') existing.next = op;
+      return;
+    }
+    const q: RunQueue = { next: op, done: Promise.resolve() };
+    this.queues.set(runId, q);
+    q.done = (async () => {
+      // a microtask first: the changes of one synchronous step come as one write
+      await Promise.resolve();
+      while (q.next) {
+        const next = q.next;
+        q.next = undefined;
+        try {
+          await this.apply(runId, next);
+        } catch (err) {
+          this.warn(`the durable row of run ${runId} was not updated (${next}): ${messageOf(err)}`);
+        }
+        if (next === 'end') break;
+      }
+      this.queues.delete(runId);
+    })();
+  }
+
+  private async apply(runId: string, op: Op): Promise<void> {
+    if (op === 'end') {
+      const lease = this.leases.get(runId);
+      this.leases.delete(runId);
+      if (lease) await this.store.settle(lease);
+      else await this.store.discard(runId);
+      return;
+    }
+    if (op === 'claim') {
+      const held = this.leases.get(runId);
+      if (held) {
+        await this.store.renew(held);
+        return;
+      }
+      const claim = await this.store.claim(runId, this.deps.instanceId);
+      if (claim.kind === 'claimed') this.leases.set(runId, claim.lease);
+      return;
+    }
+    await this.write(runId);
+  }
+
+  /** The run's record and snapshot sealed into its row: parked anew, or parked again under the lease this Gateway holds. */
+  private async write(runId: string): Promise<void> {
+    const written = this.deps.runs.record(runId);
+    const record = written?.record;
+    const snapshot = written?.snapshot;
+    if (!record || record.state !== 'waiting' || !snapshot) return;
+    const baseImageId = await this.baseImageId();
+    const { sessionId, agentRunId, ownerId } = record.scope;
+    const sealed = seal(this.deps.key, { runId, sessionId }, baseImageId, frame(record, snapshot));
+    const expiresAt = Math.max(0, Math.floor(record.expiresAt ?? Date.now()));
+    const c = record.continuation;
+    const sizes = { snapshotRawBytes: c?.executor === 'quickjs' ? (c.rawBytes ?? snapshot.byteLength) : snapshot.byteLength, snapshotStoredBytes: snapshot.byteLength };
+    let lease = this.leases.get(runId);
+    if (!lease) {
+      const parked = await this.store.park(
+        { runId, sessionId, agentRunId, ownerId, baseImageId, sealed, ...sizes, expiresAt, parkedBy: this.deps.instanceId },
+        { maxRuns: MAX_SUSPENDED_RUNS, maxPerTurn: MAX_SLOTS_PER_TURN, ...ownerCap(this.deps.turns.owner(agentRunId)) },
+      );
+      if (parked.kind === 'full') {
+        // the caps count every Gateway on the database and the rows of earlier processes: a run over them does not wait
+        const message = capMessage(parked.cap, parked.held, parked.limit);
+        this.refused.set(runId, message);
+        this.deps.runs.abortRun(runId, message);
+        return;
+      }
+      if (parked.kind === 'parked') return void (await this.extendTokens(agentRunId, sessionId, expiresAt));
+      // a row from an earlier write of this run: claimed to be written again
+      const claim = await this.store.claim(runId, this.deps.instanceId);
+      if (claim.kind !== 'claimed') {
+        this.warn(`run ${runId}'s durable row could not be rewritten (${claim.kind})`);
+        return;
+      }
+      lease = claim.lease;
+    }
+    this.leases.delete(runId);
+    const result = await this.store.repark(lease, { sealed, ...sizes, expiresAt, baseImageId });
+    if (result.kind === 'stale') this.warn(result.reason);
+    else await this.extendTokens(agentRunId, sessionId, expiresAt);
+  }
+
+  /** The turn's and session's tokens open the run as long as it may be waited on. */
+  private async extendTokens(agentRunId: string, sessionId: string, expiresAt: number): Promise<void> {
+    await this.tokens.extend('turn', agentRunId, expiresAt);
+    await this.tokens.extend('session', sessionId, expiresAt);
+  }
+
+  private async baseImageId(): Promise<string> {
+    const executor = (await this.deps.executors.get('quickjs')) as { baseImageId?: unknown };
+    if (typeof executor.baseImageId !== 'string') throw new Error('the QuickJS executor does not name its base image, so its snapshots cannot be kept');
+    return executor.baseImageId;
+  }
+
+  private warn(message: string): void {
+    this.deps.log(`[durable] ${message}`);
+  }
+}
+
+/** The sealed plaintext: the record's JSON length (4 bytes, big-endian), its JSON, then the snapshot bytes it names. */
+function frame(record: RunRecord, snapshot: Uint8Array): Uint8Array {
+  const json = Buffer.from(JSON.stringify(record), 'utf8');
+  const prefix = Buffer.alloc(FRAME_PREFIX_BYTES);
+  prefix.writeUInt32BE(json.length, 0);
+  return Buffer.concat([prefix, json, snapshot]);
+}
+
+/** A sealed plaintext back as a checked record and its snapshot; RunRecordError when it is not one. */
+function unframe(plaintext: Uint8Array): { record: RunRecord; snapshot: Uint8Array } {
+  const bytes = Buffer.from(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength);
+  if (bytes.length < FRAME_PREFIX_BYTES) throw new RunRecordError('run record: the stored plaintext is too short to hold one');
+  const length = bytes.readUInt32BE(0);
+  if (length > bytes.length - FRAME_PREFIX_BYTES) throw new RunRecordError(`run record: its length (${length}) runs past the stored plaintext`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.subarray(FRAME_PREFIX_BYTES, FRAME_PREFIX_BYTES + length).toString('utf8'));
+  } catch {
+    throw new RunRecordError('run record: it is not JSON');
+  }
+  return { record: parseRunRecord(raw), snapshot: new Uint8Array(bytes.subarray(FRAME_PREFIX_BYTES + length)) };
+}
+
+/**
+ * The owner a turn from an earlier process is opened for: the in-process caller as it is, any other by its id with no
+ * share of its own (the shares of an owner come from the API edge's directory, which a restored turn is not asked through).
+ */
+function ownerOf(ownerId: string): Owner {
+  if (ownerId === LOCAL_OWNER.id) return LOCAL_OWNER;
+  const kind = ownerId === 'operator' ? 'operator' : ownerId === 'anonymous' ? 'anonymous' : 'client';
+  return Object.freeze({ id: ownerId, kind, label: `owner ${ownerId} (a turn from before a restart)`, shares: LOCAL_OWNER.shares });
+}
+
+/** Why a run may not wait: the spec's message, then which cap of the session database is full and what to do. */
+function capMessage(cap: DurableCap, held: number, limit: number): string {
+  const whose = cap === 'runs' ? 'parked runs' : cap === 'turn' ? "this turn's parked runs" : "this turn's owner's parked runs";
+  return (
+    `${MSG_TOO_MANY} The session database holds ${held} of ${whose}, the limit of ${limit} across every Gateway on it and across restarts; ` +
+    'wait on or abort one of them, then run this cell again'
+  );
+}
+
+/** The owner's share of suspended runs, counted across Gateways and restarts (an unbounded share is not checked). */
+function ownerCap(owner: Owner | undefined): { maxPerOwner?: number } {
+  const share = owner?.shares.suspendedRuns;
+  return share !== undefined && Number.isFinite(share) ? { maxPerOwner: share } : {};
+}
+
+function failed(scope: TurnScope, code: CodeModeErrorCode, error: string): CodeModeResult {
+  return {
+    status: 'failed',
+    error,
+    code,
+    telemetry: { executor: scope.options.executor, durationMs: 0, budgetUsedMs: 0, counters: { search: 0, describe: 0, call: 0 }, nestedCalls: 0, outputBytes: 0 },
+  };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
