@@ -353,7 +353,7 @@ async function parkAll(gw: Gateway, gc: (() => void) | undefined): Promise<ParkR
   return { slots, storedSum, before, during, after };
 }
 
-function exposeGc(): (() => void) | undefined {
+export function exposeGc(): (() => void) | undefined {
   setFlagsFromString('--expose-gc');
   const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
   return typeof gc === 'function' ? () => (gc as () => void)() : undefined;
@@ -365,7 +365,7 @@ function exposeGc(): (() => void) | undefined {
  */
 const MEMORY_SETTLE_MS = 1000;
 
-async function settledMemory(gc: (() => void) | undefined): Promise<NodeJS.MemoryUsage> {
+export async function settledMemory(gc: (() => void) | undefined): Promise<NodeJS.MemoryUsage> {
   await new Promise((resolve) => setTimeout(resolve, MEMORY_SETTLE_MS));
   gc?.();
   gc?.();

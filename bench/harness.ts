@@ -35,16 +35,34 @@ export interface BenchTools {
   extraTools?: () => ToolDefinition[];
 }
 
+/** (r) `runs.durable` over a SQLite file, sealing with `key` (a CODEMODE_SNAPSHOT_KEY value). */
+export interface BenchDurable {
+  sessionsPath: string;
+  key: string;
+}
+
 /**
  * A Gateway over `executor` (shared, not owned: closing the Gateway leaves it running), with the core
  * tools (sleep, read, ...) and the no-op tool. No plugins, so the catalog stays small and equal for all rows.
  */
-export async function openGateway(kind: ExecutorKind, executor: Executor, limits: BenchLimits = {}, tools: BenchTools = {}): Promise<Gateway> {
+export async function openGateway(kind: ExecutorKind, executor: Executor, limits: BenchLimits = {}, tools: BenchTools = {}, durable?: BenchDurable): Promise<Gateway> {
   const codeMode = resolveCodeModeOptions({ enabled: true, executor: kind, ...limits }, 'bench.tools.codeMode');
-  const config = testConfig({ tools: { codeMode } });
+  const config = testConfig({ tools: { codeMode }, ...(durable ? { sessions: { path: durable.sessionsPath }, runs: { durable: true } } : {}) });
   const sources = await loadToolSources(config);
   sources.tools.push(noopTool());
-  return new Gateway(config, sources, { executors: { [kind]: executor }, ...(tools.extraTools ? { extraTools: tools.extraTools } : {}) });
+  const gw = new Gateway(config, sources, {
+    executors: { [kind]: executor },
+    ...(tools.extraTools ? { extraTools: tools.extraTools } : {}),
+    ...(durable ? { env: { ...process.env, CODEMODE_SNAPSHOT_KEY: durable.key }, log: durableLog } : {}),
+  });
+  // the session database migrated before the first cell, as createGateway does
+  if (durable) await gw.ready();
+  return gw;
+}
+
+/** A durable Gateway's log on stderr, without its line per run restored from the store (it would bury the bench's progress). */
+function durableLog(line: string): void {
+  if (!line.includes(' restored from the session database ')) process.stderr.write(`${line}\n`);
 }
 
 type Status = CodeModeResult['status'];

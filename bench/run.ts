@@ -5,6 +5,7 @@ import { resolveCodeModeOptions } from '../server/config/schema.ts';
 import { QuickJsExecutor } from '../server/executors/quickjs/executor.ts';
 import { EmscriptenExecutor } from '../server/executors/emscripten/executor.ts';
 import { executors, fairness, nestedCalls, snapshots, suspendedRuns, trivialCell, type BenchContext, type Section } from './cases.ts';
+import { durableRuns } from './durable.ts';
 import { probeNodeExecutor } from './node-executor.ts';
 import { openApiAtScale } from './openapi.ts';
 import { probePageTiming } from './page-timing.ts';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     ['(b) nested calls', () => nestedCalls(ctx)],
     ['(c) snapshots', () => snapshots(ctx)],
     ['(d) 64 suspended runs', () => suspendedRuns(ctx)],
+    ['(r) durable runs', () => durableRuns(ctx)],
     ['(f) fairness', () => fairness(ctx)],
     ['(o) OpenAPI at scale', () => openApiAtScale(ctx)],
     [
