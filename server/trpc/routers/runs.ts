@@ -42,7 +42,8 @@ export const runsRouter = router({
     const held = ctx.gateway.runs();
     const heldIds = new Set(held.map((r) => r.runId));
     // a row may be resumed between the two reads: the run this process holds wins
-    const runs = [...held, ...(await ctx.gateway.storedRuns()).filter((r) => !heldIds.has(r.runId))];
+    const stored = (await ctx.gateway.storedRuns()).filter((r) => !heldIds.has(r.runId));
+    const runs = stored.length === 0 ? held : [...held, ...stored].sort((a, b) => b.createdAt - a.createdAt);
     return (visible === 'all' ? runs : runs.filter((r) => visible.has(r.agentRunId))).map(listedRun);
   }),
   get: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
