@@ -304,9 +304,8 @@ function WaitingRunDetail(props: {
       )}
       {sizes ? (
         <div className="space-y-0.5" data-testid="waiting-snapshot">
-          <div className="flex items-center gap-1.5 text-[11px] text-neutral-500">
-            <span>snapshot vs maxSnapshotBytes {formatBytes(run.maxSnapshotBytes)} (checked against stored)</span>
-            <SnapshotHome run={run} />
+          <div className="text-[11px] text-neutral-500">
+            snapshot vs maxSnapshotBytes {formatBytes(run.maxSnapshotBytes)} (checked against stored)
           </div>
           <SizeBar label="raw" bytes={sizes.rawBytes} cap={run.maxSnapshotBytes} color="bg-neutral-500" testId="snapshot-raw" />
           <SizeBar label="stored" bytes={sizes.storedBytes} cap={run.maxSnapshotBytes} color="bg-amber-500" testId="snapshot-stored" />
