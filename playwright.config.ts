@@ -47,8 +47,8 @@ const workerGateways = Array.from({ length: WORKERS }, (_, index) => ({
 
 export default defineConfig({
   testDir: 'e2e',
-  // needs its own server (it writes the config file and restarts): playwright.sources.config.ts runs it
-  testIgnore: ['sources.spec.ts'],
+  // need their own server (they write a config file and restart it): playwright.sources.config.ts runs them
+  testIgnore: ['sources.spec.ts', 'durable.spec.ts'],
   outputDir: 'e2e-artifacts/test-results',
   // Each worker has its own Gateway (its waiting board and runs): the tests of a file run in order on one worker.
   fullyParallel: false,

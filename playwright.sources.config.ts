@@ -1,11 +1,12 @@
-// Playwright for e2e/sources.spec.ts: the spec starts, saves the config of, and restarts its own playground
-// (ports E2E_PORT_BASE+2 and +3), so it has no webServer here and runs apart from playwright.config.ts.
+// Playwright for the specs that start and restart their own playground (ports E2E_PORT_BASE+2 and +3, one spec after
+// the other): e2e/sources.spec.ts (saves its config) and e2e/durable.spec.ts (durable runs across a restart). No
+// webServer here; they run apart from playwright.config.ts.
 import { defineConfig } from '@playwright/test';
 import base from './playwright.config.ts';
 
 export default defineConfig({
   ...base,
-  testMatch: 'sources.spec.ts',
+  testMatch: ['sources.spec.ts', 'durable.spec.ts'],
   testIgnore: [],
   webServer: undefined,
   outputDir: 'e2e-artifacts/sources-results',

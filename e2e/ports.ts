@@ -4,7 +4,7 @@ if (!Number.isInteger(base) || base < 1024 || base > 65534) throw new Error(`E2E
 /** The Gateway of Playwright's first worker (parallelIndex 0); see e2eGatewayPort for the others. */
 export const E2E_PORT = base;
 export const E2E_DISABLED_PORT = base + 1;
-/** e2e/sources.spec.ts starts (and restarts) its own playground here: it writes its config file. */
+/** e2e/sources.spec.ts and e2e/durable.spec.ts start (and restart) their own playground here, one after the other (playwright.sources.config.ts). */
 export const E2E_SOURCES_PORT = base + 2;
 /** The demo inventory API (demo/openapi/server.mjs) that spec calls through the OpenAPI source. */
 export const E2E_INVENTORY_PORT = base + 3;

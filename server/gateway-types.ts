@@ -124,6 +124,11 @@ export interface WaitOptions {
    * restart) is opened again for a wait on its durable run when the token matches the stored digest.
    */
   turnToken?: string;
+  /**
+   * The caller is the operator (the playground page, trusted): such a turn is opened again for a wait on its durable
+   * run without a turn token. The API edge sets it only for an operator request; any other caller still needs the token.
+   */
+  operator?: boolean;
 }
 
 export interface BranchSessionRequest {
@@ -190,6 +195,8 @@ export interface CatalogFace {
 /** The runs the boards show and act on: list, one run, its trajectory, abort, client-call answers, approvals, live events. */
 export interface RunsFace {
   runs(): RunView[];
+  /** Durable runs (runs.durable) this process does not hold, as the board shows them (durableRow set, from their rows' metadata); [] without durable runs. */
+  storedRuns(): Promise<RunView[]>;
   run(runId: string): RunView | undefined;
   trajectory(runId: string): TrajectoryExport | undefined;
   /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */

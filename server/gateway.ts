@@ -161,6 +161,9 @@ export class Gateway implements GatewayApi {
   runs(): RunView[] {
     return this.faces.runs.runs();
   }
+  storedRuns(): Promise<RunView[]> {
+    return this.faces.runs.storedRuns();
+  }
   run(runId: string): RunView | undefined {
     return this.faces.runs.run(runId);
   }

@@ -101,6 +101,11 @@ describe('runsInScope', () => {
   it('shows nothing as its own before the turn is prepared', () => {
     expect(runsInScope(runs, { kind: 'turn', agentRunId: undefined })).toEqual([]);
   });
+  it('shows a durable run not resumed here in every scope (its turn is from before a restart: no page holds it)', () => {
+    const row = view('stored', { agentRunId: 'ar_gone', durableRow: { parkedAt: 1, parkedBy: 'gw-1', state: 'parked', snapshotRawBytes: 10, snapshotStoredBytes: 5 } });
+    expect(runsInScope([...runs, row], { kind: 'turn', agentRunId: 'ar_page' }).map((r) => r.runId)).toEqual(['mine', 'stored']);
+    expect(runsInScope([...runs, row], { kind: 'turn', agentRunId: undefined }).map((r) => r.runId)).toEqual(['stored']);
+  });
 });
 
 describe('approvalsInScope', () => {

@@ -90,7 +90,8 @@ export type RunScope = { kind: 'turn'; agentRunId: string | undefined } | { kind
  */
 export function runsInScope(runs: RunView[], scope: RunScope): RunView[] {
   if (scope.kind === 'all') return runs;
-  return runs.filter((r) => r.agentRunId === scope.agentRunId);
+  // a durable run parked before a restart belongs to a turn no page holds now: the operator sees it in every scope
+  return runs.filter((r) => r.agentRunId === scope.agentRunId || r.durableRow !== undefined);
 }
 
 /**

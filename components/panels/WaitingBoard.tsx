@@ -1,5 +1,5 @@
 'use client';
-// Waiting runs board: suspended runs (and running ones asking the user) as one-line cards that expand to pending calls, snapshot size, client answers; Wait/Abort, abort all.
+// Waiting runs board: suspended runs (and running ones asking the user, and durable runs not resumed here) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
 import { Fragment, memo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
@@ -28,6 +28,33 @@ function SizeBar(props: { label: string; bytes: number; cap: number; color: stri
       <span className="font-mono text-neutral-300">{formatBytes(props.bytes)}</span>
     </div>
   );
+}
+
+/** What each home of a waiting run's continuation means (the chip's tooltip); the chip shows the key. */
+export const SNAPSHOT_HOME_TITLES: Record<NonNullable<Run['snapshotIn']>, string> = {
+  memory: 'snapshot held in this Gateway process: a restart loses the run',
+  store: 'snapshot sealed in the session database (runs.durable): it survives a restart, and Wait resumes it',
+  live: 'live worker continuation: the VM keeps running in a worker, nothing is snapshotted; a restart loses the run',
+};
+
+function SnapshotHome(props: { run: Run }) {
+  const home = props.run.snapshotIn;
+  if (!home) return null;
+  return (
+    <span
+      data-testid="waiting-snapshot-in"
+      data-snapshot-in={home}
+      title={SNAPSHOT_HOME_TITLES[home]}
+      className={`rounded px-1 font-mono ${home === 'store' ? 'bg-emerald-950/60 text-emerald-300' : 'bg-neutral-800 text-neutral-300'}`}
+    >
+      {home}
+    </span>
+  );
+}
+
+/** The snapshot's size on the card: this suspension's stored bytes, or a row's (a durable run not resumed here). */
+function snapshotBytes(run: Run): number | undefined {
+  return run.snapshots[run.snapshots.length - 1]?.storedBytes ?? run.durableRow?.snapshotStoredBytes;
 }
 
 function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onAnswer: (a: ClientAnswer) => Promise<void>; onWait: () => void }) {
@@ -149,23 +176,44 @@ function WaitingRun(props: {
           <Button
             testId="fork-button"
             disabled={!forkable(run)}
-            title={forkable(run) ? 'fork: restore this snapshot into a new run, with edited replies' : `fork needs a snapshot; a ${run.executor} run keeps a live context`}
+            title={
+              forkable(run)
+                ? 'fork: restore this snapshot into a new run, with edited replies'
+                : run.durableRow
+                  ? 'fork needs the run held here: Wait resumes it from the session database first'
+                  : `fork needs a snapshot; a ${run.executor} run keeps a live context`
+            }
             onClick={() => setForking(!forking)}
           >
             Fork
           </Button>
         ) : null}
-        <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
-          Abort
-        </Button>
+        {/* a row not resumed here is not this process's to abort: its TTL ends it, or Wait resumes it */}
+        {run.durableRow ? null : (
+          <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
+            Abort
+          </Button>
+        )}
       </div>
       <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5 pl-4 text-[11px]">
         <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-neutral-300">
-          {run.state === 'running' ? 'asks the user' : (run.reason ?? '?')}
+          {run.state === 'running' ? 'asks the user' : run.durableRow ? 'parked' : (run.reason ?? '?')}
         </span>
-        <span data-testid="waiting-summary" className="text-neutral-400">
-          {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
-        </span>
+        {run.durableRow ? (
+          <span data-testid="waiting-summary" className="text-neutral-400" title="the pending calls are sealed with the snapshot: Wait resumes the run and dispatches them">
+            restored from store · not yet resumed
+          </span>
+        ) : (
+          <span data-testid="waiting-summary" className="text-neutral-400">
+            {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
+          </span>
+        )}
+        <SnapshotHome run={run} />
+        {snapshotBytes(run) !== undefined ? (
+          <span data-testid="waiting-snapshot-bytes" className="font-mono text-neutral-400" title="snapshot bytes stored (what maxSnapshotBytes is checked against)">
+            {formatBytes(snapshotBytes(run) ?? 0)}
+          </span>
+        ) : null}
         {run.state === 'waiting' ? (
           <span className="text-neutral-400" title="snapshot TTL: the run expires unless waited on">
             expires in{' '}
@@ -199,11 +247,22 @@ function WaitingRunDetail(props: {
   onAnswer: (a: ClientAnswer) => Promise<void>;
 }): ReactNode {
   const { run, now, snapshot } = props;
+  const row = run.durableRow;
+  const sizes = snapshot ?? (row ? { rawBytes: row.snapshotRawBytes, storedBytes: row.snapshotStoredBytes } : undefined);
   return (
     <div className="space-y-1.5 pb-1" data-testid="waiting-run-detail">
       <div className="text-[11px] text-neutral-500">
         {run.client !== undefined ? `${run.client} · ` : ''}{run.agentId} · {run.executor} · turn {run.agentRunId}
       </div>
+      {run.durableRow ? (
+        <p data-testid="waiting-durable-row" className="text-[11px] text-emerald-300">
+          parked {formatDuration(Math.max(0, now - run.durableRow.parkedAt))} ago by Gateway <span className="font-mono">{run.durableRow.parkedBy}</span>, before
+          this process held it: its source, calls and pending calls are sealed in the session database.{' '}
+          {run.durableRow.state === 'resuming' && run.durableRow.lease
+            ? `Gateway ${run.durableRow.lease.holder} is resuming it right now.`
+            : 'Wait restores it here and resumes the cell.'}
+        </p>
+      ) : null}
       {run.pendingToolCalls.length > 0 ? (
         <table className="w-full table-fixed font-mono text-[11px]">
           <thead className="text-left text-neutral-500">
@@ -240,16 +299,16 @@ function WaitingRunDetail(props: {
             })}
           </tbody>
         </table>
-      ) : (
+      ) : run.durableRow ? null : (
         <p className="text-[11px] text-neutral-500">{run.reason === 'yield' ? 'yielded: no pending calls, Wait continues the cell' : 'no pending calls reported'}</p>
       )}
-      {snapshot ? (
+      {sizes ? (
         <div className="space-y-0.5" data-testid="waiting-snapshot">
           <div className="text-[11px] text-neutral-500">
             snapshot vs maxSnapshotBytes {formatBytes(run.maxSnapshotBytes)} (checked against stored)
           </div>
-          <SizeBar label="raw" bytes={snapshot.rawBytes} cap={run.maxSnapshotBytes} color="bg-neutral-500" testId="snapshot-raw" />
-          <SizeBar label="stored" bytes={snapshot.storedBytes} cap={run.maxSnapshotBytes} color="bg-amber-500" testId="snapshot-stored" />
+          <SizeBar label="raw" bytes={sizes.rawBytes} cap={run.maxSnapshotBytes} color="bg-neutral-500" testId="snapshot-raw" />
+          <SizeBar label="stored" bytes={sizes.storedBytes} cap={run.maxSnapshotBytes} color="bg-amber-500" testId="snapshot-stored" />
         </div>
       ) : run.retainedBytesEstimate !== undefined ? (
         <div data-testid="waiting-retained" className="text-[11px] text-neutral-400">

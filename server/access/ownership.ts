@@ -11,6 +11,7 @@
  * of a run after ending its turn; prune() drops them with the runs, and the token of a session left with
  * no turn and no history.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { tokenDigest, tokensEqual, newToken } from './tokens.ts';
 
 /** How a presented token relates to the thing it should open. */
@@ -22,7 +23,8 @@ export type SessionJoin = 'new' | 'held' | 'missing' | 'wrong' | 'orphaned';
 interface TurnRecord {
   agentRunId: string;
   sessionId: string;
-  token: string;
+  /** SHA-256 of the turn token (hex): a turn adopted after a restart may be known by its stored digest only. */
+  digest: string;
   ended: boolean;
 }
 
@@ -44,8 +46,9 @@ export class Ownership {
   /** Registers a new turn; returns its token and its session's token (minted when the session has none yet). */
   issueTurn(agentRunId: string, sessionId: string): { turnToken: string; sessionToken: string } {
     const turnToken = newToken('tt');
-    this.turns.set(agentRunId, { agentRunId, sessionId, token: turnToken, ended: false });
-    this.byDigest.set(tokenDigest(turnToken).toString('hex'), agentRunId);
+    const digest = tokenDigest(turnToken).toString('hex');
+    this.turns.set(agentRunId, { agentRunId, sessionId, digest, ended: false });
+    this.byDigest.set(digest, agentRunId);
     let sessionToken = this.sessionTokens.get(sessionId);
     if (sessionToken === undefined) {
       sessionToken = newToken('st');
@@ -56,12 +59,14 @@ export class Ownership {
 
   /**
    * Registers a turn an earlier process issued (durable runs), with the token its client presented and the caller
-   * checked against the stored digest: from now on the turn's token opens it here as if issued here.
+   * checked against the stored digest, or (the operator resuming it from the page, holding no token) with that stored
+   * digest itself: from now on the turn's token opens it here as if issued here.
    */
-  adoptTurn(agentRunId: string, sessionId: string, turnToken: string): void {
+  adoptTurn(agentRunId: string, sessionId: string, key: { turnToken: string } | { digest: string }): void {
     if (this.turns.has(agentRunId)) return;
-    this.turns.set(agentRunId, { agentRunId, sessionId, token: turnToken, ended: false });
-    this.byDigest.set(tokenDigest(turnToken).toString('hex'), agentRunId);
+    const digest = 'digest' in key ? key.digest : tokenDigest(key.turnToken).toString('hex');
+    this.turns.set(agentRunId, { agentRunId, sessionId, digest, ended: false });
+    this.byDigest.set(digest, agentRunId);
   }
 
   /** The turn's token keeps opening its runs until prune() finds none of them left. */
@@ -86,7 +91,7 @@ export class Ownership {
     for (const [agentRunId, turn] of this.turns) {
       if (turn.ended && !withRuns.has(agentRunId)) {
         this.turns.delete(agentRunId);
-        this.byDigest.delete(tokenDigest(turn.token).toString('hex'));
+        this.byDigest.delete(turn.digest);
       }
     }
     const withTurns = new Set([...this.turns.values()].map((turn) => turn.sessionId));
@@ -106,7 +111,7 @@ export class Ownership {
     const turn = this.turns.get(agentRunId);
     if (!turn) return 'unknown';
     if (turnToken === undefined || turnToken === '') return 'missing';
-    return tokensEqual(turnToken, turn.token) ? 'held' : 'wrong';
+    return digestEquals(turnToken, turn.digest) ? 'held' : 'wrong';
   }
 
   /** The agent runs (live or ended) the presented turn tokens open; tokens that open nothing are ignored. */
@@ -141,4 +146,10 @@ export class Ownership {
     if (sessionToken === undefined || sessionToken === '') return 'missing';
     return tokensEqual(sessionToken, expected) ? 'held' : 'wrong';
   }
+}
+
+/** True when `presented` hashes to the hex `digest`, compared in constant time (a damaged digest opens nothing). */
+function digestEquals(presented: string, digest: string): boolean {
+  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+  return timingSafeEqual(tokenDigest(presented), Buffer.from(digest, 'hex'));
 }

@@ -101,6 +101,20 @@ export class TokenStore {
     return grant && grant.expiresAt > this.now() ? grant : undefined;
   }
 
+  /**
+   * The unexpired grant of turn `agentRunId` with its token's digest (hex), without a token presented: for a trusted
+   * caller only (the operator resuming a durable run from the page), which opens the turn by the digest itself.
+   */
+  async turnGrant(agentRunId: string): Promise<{ grant: TurnTokenGrant; digest: string } | undefined> {
+    checkId(agentRunId, 'agentRunId');
+    await this.ready;
+    const [row] = await this.db.all(`SELECT ${COLUMNS} FROM access_tokens WHERE kind = 'turn' AND agent_run_id = ?`, [agentRunId]);
+    const digest = row ? textColumn(row.digest) : undefined;
+    const grant = row ? readGrant(row) : undefined;
+    if (grant?.kind !== 'turn' || digest === undefined || !/^[0-9a-f]{64}$/.test(digest) || grant.expiresAt <= this.now()) return undefined;
+    return { grant, digest };
+  }
+
   /** How `presented` relates to the turn's token: held, wrong, missing, or unknown (no unexpired token for the turn). */
   checkTurn(agentRunId: string, presented: string | undefined): Promise<TokenCheck> {
     checkId(agentRunId, 'agentRunId');

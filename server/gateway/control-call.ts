@@ -137,7 +137,7 @@ export class ControlCalls {
 
   async wait(known: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
     // durable runs: a turn from before a restart is opened again for the caller holding its token
-    const turn = known ?? (this.deps.closed() ? undefined : await this.deps.durable?.turnFor(agentRunId, opts.turnToken, input?.runId));
+    const turn = known ?? (this.deps.closed() ? undefined : await this.deps.durable?.turnFor(agentRunId, opts.turnToken, input?.runId, { operator: opts.operator === true }));
     return runControlCall(this.deps.recorder, this.recordsFor(turn), {
       tool: 'wait',
       toolCallId: opts.toolCallId,

@@ -28,6 +28,9 @@ function expectResumedValue(value: unknown): void {
 }
 
 /** Parks PARKING_CELL in a child Gateway on `sessions`, kills it with SIGKILL once the run is parked, and gives its ids. */
+/** A child Gateway starts (tsx, the executor, the database), parks and is killed: a limit for a hung child on a loaded machine, not a timing. */
+const CHILD_GATEWAY_TEST_MS = 180_000;
+
 async function parkInChildAndKill(sessions: SessionsConfig, key: string): Promise<{ agentRunId: string; turnToken: string; runId: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(sessions)], {
     cwd: REPO_ROOT,
@@ -92,7 +95,7 @@ describe('durable runs: a parked run survives a Gateway killed with SIGKILL', ()
     } finally {
       await gw.close();
     }
-  });
+  }, CHILD_GATEWAY_TEST_MS);
 
   it('PostgreSQL: the same, on the suite cluster', async () => {
     const schema = await freshSchema();
@@ -111,7 +114,7 @@ describe('durable runs: a parked run survives a Gateway killed with SIGKILL', ()
     } finally {
       await schema.drop();
     }
-  });
+  }, CHILD_GATEWAY_TEST_MS);
 });
 
 describe('durable runs: rows follow the run, and a row that cannot be used is refused clearly', () => {

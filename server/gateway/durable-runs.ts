@@ -16,7 +16,7 @@
 // long: one concept, the life of a parked run's durable row (write, claim, restore, end, sweep) and the turn tokens its waiting client needs.
 import type { Owner } from '../access/owners.ts';
 import { LOCAL_OWNER } from '../access/owners.ts';
-import { TokenStore } from '../access/token-store.ts';
+import { TokenStore, type TurnTokenGrant } from '../access/token-store.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { openSealed, seal } from '../durable/seal.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
@@ -26,9 +26,9 @@ import { MSG_TOO_MANY } from '../runs/messages.ts';
 import { isTerminal } from '../runs/run.ts';
 import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS, type RunManager, type TurnScope } from '../runs/runs.ts';
-import type { CodeModeResult, RunEvent } from '../runs/types.ts';
+import type { CodeModeResult, RunEvent, RunView } from '../runs/types.ts';
 import type { SqlDatabase } from '../sessions/database.ts';
-import { DEFAULT_DURABLE_LEASE_MS, DurableRunStore, type DurableCap, type DurableLease, type DurableRunMetaRead } from '../sessions/durable-runs.ts';
+import { DEFAULT_DURABLE_LEASE_MS, DurableRunStore, type DurableCap, type DurableLease, type DurableRunMeta, type DurableRunMetaRead } from '../sessions/durable-runs.ts';
 import type { RunEventBus } from './event-bus.ts';
 import type { ExecutorSet } from './executors.ts';
 import { TURN_IDLE_MS, type Turn, type TurnRegistry } from './turns.ts';
@@ -106,17 +106,29 @@ export class DurableRuns {
 
   /**
    * The turn `agentRunId`, opened again from its stored token for a caller that presents it, when this process does
-   * not hold it and `runId` is a durable run of it (expired too: the wait then says so). Undefined otherwise (the
-   * caller answers "unknown agent run" as usual).
+   * not hold it and `runId` is a durable run of it (expired too: the wait then says so). The operator (the page) is
+   * trusted and holds no turn token: for it the turn is opened from the stored grant by its digest, so the client
+   * that holds the token still opens it afterwards. Undefined otherwise (the caller answers "unknown agent run").
    */
-  async turnFor(agentRunId: string, turnToken: string | undefined, runId: unknown): Promise<Turn | undefined> {
-    if (this.closing || turnToken === undefined || turnToken === '' || typeof runId !== 'string' || runId === '') return undefined;
+  async turnFor(agentRunId: string, turnToken: string | undefined, runId: unknown, caller: { operator?: boolean } = {}): Promise<Turn | undefined> {
+    if (this.closing || typeof runId !== 'string' || runId === '') return undefined;
+    const presented = turnToken !== undefined && turnToken !== '';
+    if (!presented && caller.operator !== true) return undefined;
     try {
-      const grant = await this.tokens.open(turnToken);
-      if (grant?.kind !== 'turn' || grant.agentRunId !== agentRunId) return undefined;
+      let opened: { grant: TurnTokenGrant; key: { turnToken: string } | { digest: string } } | undefined;
+      if (presented) {
+        const grant = await this.tokens.open(turnToken);
+        if (grant?.kind === 'turn' && grant.agentRunId === agentRunId) opened = { grant, key: { turnToken } };
+      }
+      if (!opened && caller.operator === true) {
+        const stored = await this.tokens.turnGrant(agentRunId);
+        if (stored) opened = { grant: stored.grant, key: { digest: stored.digest } };
+      }
+      if (!opened) return undefined;
       const row = await this.store.get(runId);
       if (!row?.ok || row.run.agentRunId !== agentRunId) return undefined;
-      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), turnToken });
+      const { grant, key } = opened;
+      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), key });
     } catch (err) {
       this.warn(`turn ${agentRunId} could not be opened again from the session database: ${messageOf(err)}`);
       return undefined;
@@ -224,6 +236,25 @@ export class DurableRuns {
   /** The rows as the store lists them (diagnostics, the board). */
   list(): Promise<DurableRunMetaRead[]> {
     return this.store.list();
+  }
+
+  /**
+   * The board's views of the durable runs this process does not hold (parked before a restart, or by another Gateway),
+   * from their rows' metadata and their turns' token grants only: a list never opens a sealed row, so a view has no
+   * source, calls or pending calls. Expired and damaged rows are left out (the sweep removes them). Never rejects.
+   */
+  async storedRuns(): Promise<RunView[]> {
+    if (this.closing) return [];
+    try {
+      const now = Date.now();
+      const rows = (await this.store.list()).flatMap((read) => (read.ok && read.run.expiresAt > now && !this.deps.runs.get(read.run.runId) ? [read.run] : []));
+      const agents = new Map<string, string | undefined>();
+      for (const row of rows) if (!agents.has(row.agentRunId)) agents.set(row.agentRunId, (await this.tokens.turnGrant(row.agentRunId))?.grant.agentId);
+      return rows.map((row) => storedRunView(row, agents.get(row.agentRunId), this.deps.config.tools.codeMode.maxSnapshotBytes));
+    } catch (err) {
+      this.warn(`the durable runs could not be listed: ${messageOf(err)}`);
+      return [];
+    }
   }
 
   /** Expired rows and tokens removed; what went is logged. Never rejects. */
@@ -374,6 +405,41 @@ export class DurableRuns {
   private warn(message: string): void {
     this.deps.log(`[durable] ${message}`);
   }
+}
+
+/** A row's metadata as a waiting run on the board (durableRow set; what is sealed stays empty: no source, no calls). */
+export function storedRunView(row: DurableRunMeta, agentId: string | undefined, maxSnapshotBytes: number): RunView {
+  return {
+    runId: row.runId,
+    agentRunId: row.agentRunId,
+    sessionId: row.sessionId,
+    agentId: agentId ?? '(agent not known: its turn token expired)',
+    executor: 'quickjs',
+    state: 'waiting',
+    // sealed with the snapshot: not read for a list (the fields are required of a view; the board shows none of them for a row)
+    language: 'javascript',
+    code: '',
+    seed: 0,
+    clock: 'real',
+    createdAt: row.parkedAt,
+    updatedAt: row.parkedAt,
+    expiresAt: row.expiresAt,
+    maxSnapshotBytes,
+    pendingToolCalls: [],
+    clientCalls: [],
+    snapshots: [],
+    snapshotIn: 'store',
+    durableRow: {
+      parkedAt: row.parkedAt,
+      parkedBy: row.parkedBy,
+      state: row.state,
+      snapshotRawBytes: row.snapshotRawBytes,
+      snapshotStoredBytes: row.snapshotStoredBytes,
+      ...(row.lease ? { lease: { ...row.lease } } : {}),
+    },
+    calls: [],
+    nested: [],
+  };
 }
 
 /** The sealed plaintext: the record's JSON length (4 bytes, big-endian), its JSON, then the snapshot bytes it names. */

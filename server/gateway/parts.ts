@@ -113,7 +113,7 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
   const approvals = approvalBroker(events);
   const runs = new RunManager(
     { sessions, approvals: { request: (view, signal) => approvals.request(view, signal) }, emit: (e) => events.emit(e) },
-    { ...(opts.legStartLimitMs !== undefined ? { legStartLimitMs: opts.legStartLimitMs } : {}) },
+    { ...(opts.legStartLimitMs !== undefined ? { legStartLimitMs: opts.legStartLimitMs } : {}), durable: identity !== undefined },
   );
   keepRunRecords(events, { ownership, recorder, runs, otlp });
   const executors = new ExecutorSet(opts.executors);

@@ -335,5 +335,5 @@ describe('restart recovery after kill -9', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -2,10 +2,11 @@
 import type { RunsFace } from '../gateway-types.ts';
 import type { GatewayParts } from './parts.ts';
 
-export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events'>): RunsFace {
-  const { runs, approvals, events } = parts;
+export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable'>): RunsFace {
+  const { runs, approvals, events, durable } = parts;
   return {
     runs: () => runs.list(),
+    storedRuns: async () => (durable ? durable.storedRuns() : []),
     run: (runId) => runs.get(runId),
     trajectory: (runId) => runs.trajectory(runId),
     trajectoryOtlp: async (runId) => {

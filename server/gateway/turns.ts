@@ -166,12 +166,13 @@ export class TurnRegistry {
    * before a restart, with the turn token it holds, which the caller checked against the stored digest). It gets its
    * agent's catalog as configured now; client tools the turn had are not known here.
    */
-  adopt(grant: { agentRunId: string; sessionId: string; agentId: string; owner: Owner; turnToken: string }): Turn {
+  adopt(grant: { agentRunId: string; sessionId: string; agentId: string; owner: Owner; key: { turnToken: string } | { digest: string } }): Turn {
     const existing = this.use(grant.agentRunId);
     if (existing) return existing;
     this.open({ agentId: grant.agentId, sessionId: grant.sessionId, owner: grant.owner }, grant.agentRunId, grant.sessionId, () => {
-      this.deps.ownership.adoptTurn(grant.agentRunId, grant.sessionId, grant.turnToken);
-      return { turnToken: grant.turnToken, sessionToken: '' };
+      this.deps.ownership.adoptTurn(grant.agentRunId, grant.sessionId, grant.key);
+      // opened by the operator from the stored digest: this process never learns the token (its client still holds it)
+      return { turnToken: 'turnToken' in grant.key ? grant.key.turnToken : '', sessionToken: '' };
     });
     return this.turns.get(grant.agentRunId) as Turn;
   }

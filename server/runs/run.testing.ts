@@ -57,6 +57,7 @@ export function testHost(): TestHost {
     }),
     approvals: { request: () => Promise.reject(new Error('this test host has no approvals')) },
     slots: new SlotLedger(),
+    snapshotStore: 'memory',
     events: [],
     endedRuns: [],
     changes: 0,

@@ -52,6 +52,8 @@ export interface RunManagerDeps {
 export interface RunManagerOptions {
   /** How long a leg's VM may take to get ready before the run fails with runtime_unavailable; default LEG_START_LIMIT_MS. */
   legStartLimitMs?: number;
+  /** runs.durable: a parked QuickJS run's snapshot is also sealed into the session database (gateway/durable-runs.ts); its view says so. */
+  durable?: boolean;
 }
 
 export class RunManager {
@@ -73,6 +75,7 @@ export class RunManager {
       sessions: deps.sessions,
       approvals: deps.approvals,
       slots: this.slots,
+      snapshotStore: opts.durable === true ? 'store' : 'memory',
       emit: (event) => this.emit(event),
       changed: (run) => this.changed(run),
       ended: (run) => this.ended(run),

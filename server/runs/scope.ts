@@ -96,6 +96,8 @@ export interface RunHost {
   readonly approvals: ApprovalRequester;
   /** The process's suspended-run cap (slots.ts): a run's first host request claims a slot, its end gives it back. */
   readonly slots: SlotLedger;
+  /** Where a parked QuickJS run's snapshot is kept: in this process (spec 01), or sealed in the session database (runs.durable). */
+  readonly snapshotStore: 'memory' | 'store';
   /** A nested-call event for the board. */
   emit(event: RunEvent): void;
   /** The run changed as the board shows it (its updatedAt was just set). */

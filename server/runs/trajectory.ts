@@ -66,6 +66,7 @@ export function view(run: Run): RunView {
     ...(run.continuation && run.continuation.executor !== 'quickjs' && run.continuation.retainedBytesEstimate !== undefined
       ? { retainedBytesEstimate: run.continuation.retainedBytesEstimate }
       : {}),
+    ...(run.state === 'waiting' && run.continuation ? { snapshotIn: run.continuation.executor === 'quickjs' ? run.host.snapshotStore : 'live' } : {}),
     calls: run.calls.map((c) => ({ ...c })),
     ...nestedInView(run),
     ...(run.lastResult ? { lastResult: run.lastResult } : {}),

@@ -228,6 +228,29 @@ export interface TrajectoryExport {
   meter?: TokenMeter;
 }
 
+/**
+ * Where a waiting run's continuation lives: `memory` (a QuickJS snapshot held by this process), `store` (a QuickJS
+ * snapshot also sealed into a row of the session database, runs.durable: it survives a restart), `live` (a Node or
+ * quickjs-emscripten worker keeps the VM running; nothing is snapshotted, a restart loses it).
+ */
+export type SnapshotHome = 'memory' | 'store' | 'live';
+
+/**
+ * A durable row this process has not resumed (metadata only: the sealed record and snapshot are never opened for a
+ * list, so a row's view has no source, calls or pending calls). A `wait` resumes it (the operator needs no token).
+ */
+export interface DurableRowView {
+  parkedAt: number;
+  /** The Gateway instance that parked it (durable/instance-id.ts). */
+  parkedBy: string;
+  /** `resuming`: a Gateway holds its lease right now (lease.holder until lease.expiresAt). */
+  state: 'parked' | 'resuming';
+  lease?: { holder: string; expiresAt: number };
+  /** The snapshot's raw heap size and its encoded size, as the row records them (the row's `snapshots` is empty). */
+  snapshotRawBytes: number;
+  snapshotStoredBytes: number;
+}
+
 export interface RunView {
   runId: string;
   agentRunId: string;
@@ -260,6 +283,10 @@ export interface RunView {
   clientCalls: Array<{ callId: string; tool: string; input: unknown }>;
   snapshots: SnapshotRecord[];
   retainedBytesEstimate?: number;
+  /** Where a waiting run's continuation lives (waiting only): see SnapshotHome. */
+  snapshotIn?: SnapshotHome;
+  /** Set on a durable run this process lists from its row but does not hold (parked before a restart, or by another Gateway): see DurableRowView. */
+  durableRow?: DurableRowView;
   calls: ControlCallRecord[];
   /** The run's nested calls: every unfinished one, then the latest finished, at most MAX_NESTED_IN_VIEW (runs.trajectory has all). */
   nested: NestedCallRecord[];

@@ -39,7 +39,9 @@ export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation((
   requireTurn(ctx, input.agentRunId, input.turnToken, 'wait');
   // the token goes along: a turn from before a restart is opened again for its durable runs by the token its client holds
   const turnToken = input.turnToken ?? ctx.presented.turnTokens[0];
-  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }, turnToken !== undefined ? { turnToken } : {}).then((result) => withModelText(ctx, result));
+  // the operator (the page) holds no turn token: it may open such a turn without one
+  const opts = { ...(turnToken !== undefined ? { turnToken } : {}), ...(ctx.access.operator ? { operator: true } : {}) };
+  return ctx.gateway.wait(input.agentRunId, { runId: input.runId }, opts).then((result) => withModelText(ctx, result));
 });
 
 export const abortProcedure = publicProcedure.input(runIdSchema).mutation(({ ctx, input }) => {

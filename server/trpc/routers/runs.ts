@@ -32,10 +32,18 @@ function unknownRun(runId: string): TRPCError {
 }
 
 export const runsRouter = router({
-  /** The operator sees every run; a client the runs of the turns whose tokens it passes. */
-  list: publicProcedure.input(turnTokensSchema).query(({ ctx, input }): ListedRun[] => {
+  /**
+   * The operator sees every run; a client the runs of the turns whose tokens it passes. With durable runs, the runs
+   * parked in the session database that this process does not hold (before a restart, or on another Gateway) follow,
+   * from their rows' metadata (durableRow set): a wait resumes one.
+   */
+  list: publicProcedure.input(turnTokensSchema).query(async ({ ctx, input }): Promise<ListedRun[]> => {
     const visible = visibleTurns(ctx, input?.turnTokens);
-    const runs = ctx.gateway.runs();
+    const held = ctx.gateway.runs();
+    const heldIds = new Set(held.map((r) => r.runId));
+    // a row may be resumed between the two reads: the run this process holds wins
+    const stored = (await ctx.gateway.storedRuns()).filter((r) => !heldIds.has(r.runId));
+    const runs = stored.length === 0 ? held : [...held, ...stored].sort((a, b) => b.createdAt - a.createdAt);
     return (visible === 'all' ? runs : runs.filter((r) => visible.has(r.agentRunId))).map(listedRun);
   }),
   get: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
