@@ -306,6 +306,17 @@ export class DurableRunStore {
   }
 
   /**
+   * Removes the row only while it is parked at `fence`, as the caller last left it: a Gateway whose local copy of a run
+   * ended (its TTL, an abort) never deletes a row another Gateway has resumed since (the fence went up). True when it went.
+   */
+  async discardParked(runId: string, fence: number): Promise<boolean> {
+    checkId(runId, 'runId');
+    checkCount(fence, 'fence');
+    await this.ready;
+    return (await this.db.run("DELETE FROM durable_runs WHERE run_id = ? AND state = 'parked' AND fence = ?", [runId, fence])) > 0;
+  }
+
+  /**
    * Deletes up to `limit` runs whose TTL passed while parked (or whose resumer's lease lapsed too) and returns them.
    * A run another transaction holds is left for the next sweep.
    */
