@@ -50,6 +50,8 @@ import { TURN_IDLE_MS, type Turn, type TurnRegistry } from './turns.ts';
 
 /** How often expired rows and tokens are swept: a parked run's TTL is at least a minute, so a minute late is soon enough. */
 export const DURABLE_SWEEP_MS = 60 * 1000;
+/** Runs whose copy this Gateway dropped (handOff) remembered at most, so a later wait here on one that ended elsewhere says so. */
+export const MAX_DROPPED_RUNS_KEPT = 1000;
 /** Bytes of the length prefix of the sealed plaintext (the record's JSON length, then the JSON, then the snapshot). */
 const FRAME_PREFIX_BYTES = 4;
 
@@ -84,6 +86,10 @@ export class DurableRuns {
   private readonly fences = new Map<string, number>();
   /** Runs whose copy here is being dropped (handOff): their last events must not touch the row. */
   private readonly handedOff = new Set<string>();
+  /** Runs this Gateway is claiming for a wait here (resumeHeld): a notice's check must not take the raised fence for another Gateway's. */
+  private readonly claiming = new Set<string>();
+  /** Runs whose copy was dropped here (oldest first, bounded): a wait here on one whose row is gone says it ended elsewhere. */
+  private readonly dropped = new Set<string>();
   private readonly queues = new Map<string, RunQueue>();
   private readonly tokenWrites = new Set<Promise<void>>();
   /** Runs a cap kept from parking, with why, until the exec or wait that parked them answers (settled). */
@@ -153,7 +159,9 @@ export class DurableRuns {
    */
   async beforeWait(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
     if (this.closing || typeof runId !== 'string' || runId === '') return undefined;
-    const held = this.deps.runs.get(runId);
+    const view = this.deps.runs.get(runId);
+    // a run that ended here (or whose copy was dropped) is looked for in the store like one never held
+    const held = view && !isTerminal(view.state) ? view : undefined;
     // a run held here that is not waiting (the run manager refuses the wait), or that never got a row (its park write
     // failed: it is this process's alone), is the run manager's business
     if (held && (held.state !== 'waiting' || !this.fences.has(runId))) return undefined;
@@ -167,7 +175,8 @@ export class DurableRuns {
 
   private async resumeFromStore(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
     const claim = await this.store.claim(runId, this.deps.instanceId);
-    if (claim.kind !== 'claimed') return claim.kind === 'missing' ? undefined : await this.unclaimed(scope, runId, claim);
+    if (claim.kind === 'missing') return this.dropped.has(runId) ? endedElsewhere(scope, runId) : undefined;
+    if (claim.kind !== 'claimed') return this.unclaimed(scope, runId, claim);
     return this.restoreClaimed(scope, runId, claim);
   }
 
@@ -180,14 +189,20 @@ export class DurableRuns {
   private async resumeHeld(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
     const expected = this.fences.get(runId);
     if (expected === undefined || this.deps.runs.get(runId)?.state !== 'waiting') return undefined;
-    const claim = await this.store.claim(runId, this.deps.instanceId);
+    this.claiming.add(runId);
+    let claim: ClaimResult;
+    try {
+      claim = await this.store.claim(runId, this.deps.instanceId);
+      if (claim.kind === 'claimed' && claim.lease.fence === expected + 1) {
+        this.leases.set(runId, claim.lease);
+        this.fences.set(runId, claim.lease.fence);
+        return undefined;
+      }
+    } finally {
+      this.claiming.delete(runId);
+    }
     switch (claim.kind) {
       case 'claimed':
-        if (claim.lease.fence === expected + 1) {
-          this.leases.set(runId, claim.lease);
-          this.fences.set(runId, claim.lease.fence);
-          return undefined;
-        }
         this.handOff(runId, `another Gateway resumed it since this one parked it (the row's fence is ${claim.lease.fence - 1}, this copy's ${expected})`);
         return this.restoreClaimed(scope, runId, claim);
       case 'leased':
@@ -197,11 +212,7 @@ export class DurableRuns {
         return this.unclaimed(scope, runId, claim);
       case 'missing':
         this.handOff(runId, 'its row is gone: it ended or expired on another Gateway');
-        return failed(
-          scope,
-          'invalid_input',
-          `${MSG_UNAVAILABLE} Run ${runId} was resumed on another Gateway and has ended there (its durable row is gone); its result went to the wait that ended it.`,
-        );
+        return endedElsewhere(scope, runId);
       case 'expired':
       case 'damaged':
         this.handOff(runId, claim.kind === 'expired' ? 'its row expired' : 'its row is damaged');
@@ -231,10 +242,39 @@ export class DurableRuns {
     }
   }
 
+  /**
+   * Another Gateway changed run `runId` (a run notice, gateway/run-notices.ts): a waiting copy held here is checked
+   * against its row, and dropped now when the row moved on without it (resumed, or ended, elsewhere), rather than at
+   * the next wait here. A copy this Gateway is writing or claiming is left alone. Never rejects.
+   */
+  async verifyHeld(runId: string): Promise<void> {
+    const untouched = (expected: number) =>
+      !this.closing &&
+      this.fences.get(runId) === expected &&
+      !this.leases.has(runId) &&
+      !this.queues.has(runId) &&
+      !this.claiming.has(runId) &&
+      this.deps.runs.get(runId)?.state === 'waiting';
+    const expected = this.fences.get(runId);
+    if (expected === undefined || !untouched(expected)) return;
+    try {
+      const row = await this.store.get(runId);
+      // what this Gateway did to the run meanwhile is newer than what was read
+      if (!untouched(expected) || row?.ok === false) return;
+      if (!row) this.handOff(runId, 'its row is gone: it ended or expired on another Gateway');
+      else if (row.run.lease && row.run.lease.holder !== this.deps.instanceId) this.handOff(runId, `Gateway ${row.run.lease.holder} is resuming it`);
+      else if (row.run.fence !== expected) this.handOff(runId, `another Gateway resumed it since this one parked it (fence ${row.run.fence}, this copy's ${expected})`);
+    } catch (err) {
+      this.warn(`run ${runId}'s copy here was not checked against its row: ${messageOf(err)}`);
+    }
+  }
+
   /** Drops this Gateway's copy of a run whose row moved on without it: aborted here, its events kept off the row. */
   private handOff(runId: string, why: string): void {
     this.fences.delete(runId);
     this.leases.delete(runId);
+    this.dropped.add(runId);
+    if (this.dropped.size > MAX_DROPPED_RUNS_KEPT) this.dropped.delete(this.dropped.values().next().value as string);
     this.handedOff.add(runId);
     try {
       this.deps.runs.abortRun(runId, `this Gateway's copy was dropped: ${why}`);
@@ -278,6 +318,7 @@ export class DurableRuns {
     try {
       this.leases.set(runId, lease);
       this.fences.set(runId, lease.fence);
+      this.dropped.delete(runId);
       const recovered = this.deps.runs.restore(record, snapshot, scope, await this.deps.executors.get(record.cell.executor));
       this.deps.log(`[durable] run ${runId} restored from the session database by Gateway ${this.deps.instanceId} (${recovered.redispatched} call(s) sent again, ${recovered.unknown} settled as unknown_outcome)`);
       return undefined;
@@ -528,6 +569,15 @@ function capMessage(cap: DurableCap, held: number, limit: number): string {
 function ownerCap(owner: Owner | undefined): { maxPerOwner?: number } {
   const share = owner?.shares.suspendedRuns;
   return share !== undefined && Number.isFinite(share) ? { maxPerOwner: share } : {};
+}
+
+/** A wait here on a run whose copy this Gateway dropped, and whose row is gone: it ended on the Gateway that resumed it. */
+function endedElsewhere(scope: TurnScope, runId: string): CodeModeResult {
+  return failed(
+    scope,
+    'invalid_input',
+    `${MSG_UNAVAILABLE} Run ${runId} was resumed on another Gateway and has ended there (its durable row is gone); its result went to the wait that ended it.`,
+  );
 }
 
 function failed(scope: TurnScope, code: CodeModeErrorCode, error: string): CodeModeResult {

@@ -6,6 +6,8 @@ import type { SessionsConfig } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
 import { createExecutor } from '../guest/testing.ts';
+import { openSessionDatabase } from '../sessions/db.ts';
+import { DurableRunStore } from '../sessions/durable-runs.ts';
 import { freshSchema, type TestSchema } from '../sessions/postgres.testing.ts';
 import { expectCompleted, expectFailed, expectWaiting, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
@@ -108,11 +110,16 @@ describe('two Gateways on one PostgreSQL database (runs.durable)', () => {
     const turn = a.prepareTurn({ sessionId: 'multi-2' });
     const w = expectWaiting(await a.exec(turn.agentRunId, { code: 'await yield_control("x"); return await gate({})' }));
     const onB = b.wait(turn.agentRunId, { runId: w.runId }, { turnToken: turn.turnToken });
-    await until(() => calls.gateEntered === 1, { what: 'B to resume the run and enter the gate' });
-    const refused = expectFailed(await a.wait(turn.agentRunId, { runId: w.runId }), 'runtime_unavailable');
-    expect(refused.error).toContain(`being resumed by Gateway ${b.instanceId}`);
-    expect(a.run(w.runId)?.state).toBe('aborted');
-    calls.openGate?.();
+    try {
+      await until(() => calls.gateEntered === 1, { what: 'B to resume the run and enter the gate' });
+      const refused = expectFailed(await a.wait(turn.agentRunId, { runId: w.runId }), 'runtime_unavailable');
+      expect(refused.error).toContain(`being resumed by Gateway ${b.instanceId}`);
+      expect(a.run(w.runId)?.state).toBe('aborted');
+    } finally {
+      // B's run is never left holding its leg, whatever failed above
+      await until(() => calls.openGate !== undefined, { what: 'the gate to be entered' });
+      calls.openGate?.();
+    }
     expect(expectCompleted(await onB).value).toEqual({ opened: true });
     expect(calls.gateEntered).toBe(1);
     expect(await b.diagnostics.durableRuns()).toEqual([]);
@@ -130,7 +137,7 @@ describe('two Gateways on one PostgreSQL database (runs.durable)', () => {
     expect(a.diagnostics.leaks()).toEqual([]);
   });
 
-  it("a copy that ends on A (its TTL, an abort) does not delete the row B parked again: A deletes only a row still at the fence it left", async () => {
+  it("a copy that ends on A does not delete the row B parked again (whether A's copy ended by an abort or was dropped on B's notice)", async () => {
     reset();
     // its own A, closed in the test: closing waits for the row writes A queued, so the row is read after A's end is applied
     const a2 = await durableGateway({ url: schema.url }, key, sharedTools('A', calls), { executor: execA });
@@ -140,12 +147,77 @@ describe('two Gateways on one PostgreSQL database (runs.durable)', () => {
       turn = a2.prepareTurn({ sessionId: 'multi-4' });
       runId = expectWaiting(await a2.exec(turn.agentRunId, { code: TWO_YIELDS })).runId;
       expectWaiting(await b.wait(turn.agentRunId, { runId }, { turnToken: turn.turnToken }));
-      expect(a2.abortRun(runId)).toBe(true);
+      a2.abortRun(runId);
     } finally {
       await a2.close();
     }
     expect(await b.diagnostics.durableRuns()).toMatchObject([{ ok: true, run: { runId, state: 'parked' } }]);
     expect(expectCompleted(await b.wait(turn.agentRunId, { runId })).value).toEqual(['B', 'B']);
+  });
+
+  it('the store: a parked copy\'s end deletes the row only at the fence it left (discardParked), so a row resumed elsewhere stays', async () => {
+    const db = openSessionDatabase({ url: schema.url });
+    try {
+      const store = new DurableRunStore(db);
+      const run = { runId: 'run_discard_fence', sessionId: 's', agentRunId: 'ar', ownerId: 'local', baseImageId: 'base', sealed: new Uint8Array([1, 2, 3]), snapshotRawBytes: 3, snapshotStoredBytes: 3, expiresAt: Date.now() + 60_000, parkedBy: a.instanceId };
+      expect(await store.park(run)).toEqual({ kind: 'parked', fence: 0 });
+      const claim = await store.claim(run.runId, b.instanceId);
+      if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+      expect(await store.repark(claim.lease, { sealed: new Uint8Array([4, 5]), snapshotRawBytes: 2, snapshotStoredBytes: 2, expiresAt: run.expiresAt, baseImageId: 'base' })).toEqual({ kind: 'ok' });
+      expect(await store.discardParked(run.runId, 0)).toBe(false);
+      expect((await store.get(run.runId))?.ok).toBe(true);
+      expect(await store.discardParked(run.runId, 1)).toBe(true);
+      expect(await store.get(run.runId)).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("a lost notice changes nothing: A's wait still claims first, and the fence tells it another Gateway resumed the run (it restores from the row)", async () => {
+    reset();
+    const log: string[] = [];
+    const a3 = await durableGateway({ url: schema.url }, key, sharedTools('A', calls), { executor: execA, log: (line) => log.push(line) });
+    try {
+      const turn = a3.prepareTurn({ sessionId: 'multi-6' });
+      const w = expectWaiting(await a3.exec(turn.agentRunId, { code: 'await yield_control("x"); return (await step({ n: 1 })).by' }));
+      // another Gateway claims the row and gives it back, sending no notice (the store alone): the fence moves on
+      const db = openSessionDatabase({ url: schema.url });
+      try {
+        const claim = await new DurableRunStore(db).claim(w.runId, 'gw_ZZZZZZZZZZZZZZZZ');
+        if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+        expect(await new DurableRunStore(db).release(claim.lease)).toEqual({ kind: 'ok' });
+      } finally {
+        await db.close();
+      }
+      expect(a3.run(w.runId)?.state).toBe('waiting');
+      expect(expectCompleted(await a3.wait(turn.agentRunId, { runId: w.runId })).value).toBe('A');
+      expect(log.some((line) => line.includes(`run ${w.runId}: Gateway ${a3.instanceId} dropped its copy (another Gateway resumed it since`))).toBe(true);
+      expect(calls.steps).toEqual([{ n: 1, by: 'A' }]);
+      expect(a3.diagnostics.leaks()).toEqual([]);
+    } finally {
+      await a3.close();
+    }
+  });
+
+  it("run notices: B hears of the run A parked (ids only); when B resumes it, A drops its stale copy without a wait on A (its slot back at once)", async () => {
+    reset();
+    const turn = a.prepareTurn({ sessionId: 'multi-5' });
+    const slotsBefore = a.diagnostics.suspendedSlots();
+    const w = expectWaiting(await a.exec(turn.agentRunId, { code: TWO_YIELDS }));
+    expect(a.diagnostics.suspendedSlots()).toBe(slotsBefore + 1);
+    await until(() => b.diagnostics.remoteRuns().some((r) => r.runId === w.runId && r.kind === 'parked' && r.from === a.instanceId), {
+      what: "B to hear of the run parked on A",
+    });
+    expect(b.diagnostics.remoteRuns().find((r) => r.runId === w.runId)).toEqual({ runId: w.runId, sessionId: 'multi-5', kind: 'parked', from: a.instanceId, at: expect.any(Number) });
+    expectWaiting(await b.wait(turn.agentRunId, { runId: w.runId }, { turnToken: turn.turnToken }));
+    // B's notices about the run tell A its copy is stale: A drops it against the row, no wait on A needed
+    await until(() => a.run(w.runId)?.state === 'aborted', { what: "A to drop its copy of the run B resumed" });
+    expect(a.diagnostics.suspendedSlots()).toBe(slotsBefore);
+    expect(a.diagnostics.remoteRuns().find((r) => r.runId === w.runId)).toMatchObject({ from: b.instanceId, kind: 'parked' });
+    // the row is B's, untouched by A's dropping its copy; the run completes on A from it
+    expect(expectCompleted(await a.wait(turn.agentRunId, { runId: w.runId })).value).toEqual(['B', 'A']);
+    await until(() => !b.diagnostics.remoteRuns().some((r) => r.runId === w.runId), { what: 'B to hear the run settled' });
+    expect(a.diagnostics.leaks()).toEqual([]);
   });
 });
 

@@ -28,6 +28,8 @@ import { AgentEndHooks } from './agent-end.ts';
 import { ControlCalls } from './control-call.ts';
 import { DurableRuns } from './durable-runs.ts';
 import { GatewayPresence } from './presence.ts';
+import { RunNotices } from './run-notices.ts';
+import { openRunNotifier } from '../sessions/notifier.ts';
 import { RunEventBus } from './event-bus.ts';
 import { ExecutorSet } from './executors.ts';
 import type { OtlpLiveExport } from './otlp-live.ts';
@@ -91,6 +93,8 @@ export interface GatewayParts {
   readonly durable: DurableRuns | undefined;
   /** This Gateway's heartbeat on the session database: another Gateway of the group tells by it whether a run's holder is up. */
   readonly presence: GatewayPresence;
+  /** Run notices with the other Gateways of the session database (ids only): what this one hears of runs it does not hold. */
+  readonly notices: RunNotices;
 }
 
 /** Who this Gateway is on the session database: this start's instance id, and (runs.durable only) the key its runs are sealed with. */
@@ -144,9 +148,15 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
     : undefined;
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
   const sources = new SourceRegistry({ config, mcp: mcp instanceof McpManager ? mcp : undefined, openapi, ...(opts.log ? { log: opts.log } : {}), redaction });
+  const notices = new RunNotices({
+    notifier: openRunNotifier(sessions.transcript.db, { gatewayId: instanceId, log }),
+    events,
+    log,
+    onRemoteChange: (runId) => void durable?.verifyHeld(runId),
+  });
   const presence = new GatewayPresence({ db: sessions.transcript.db, ready: sessions.transcript.ready(), instanceId, durable: durable !== undefined, log });
   const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed, presence: { instanceId, live: (id) => presence.live(id) }, ...(durable ? { durable } : {}) });
-  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable, presence };
+  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable, presence, notices };
 }
 
 /** Closes the parts in reverse: runs first (their continuations released), the session database last (after every write). */
@@ -155,6 +165,7 @@ export async function closeParts(parts: GatewayParts): Promise<void> {
   await parts.durable?.close();
   // its row goes before its runs do: the others answer waits on them as a gone Gateway's from now on
   await parts.presence.close();
+  await parts.notices.close();
   await parts.runs.close();
   await (await parts.otlp)?.close();
   parts.turns.close();
