@@ -1,5 +1,6 @@
 // The Gateway's public API by face (model, catalog, runs, lab, sources, sessions, access, diagnostics) and the types they speak; types only, gateway.ts implements them.
 import type { DurableRunMetaRead } from './sessions/durable-runs.ts';
+import type { RunNoticeKind } from './sessions/notifier.ts';
 import type { CodeModeOptions, ExecutorKind } from './config/types.ts';
 import type { JsonSchema } from './tools/types.ts';
 import type { Cassette } from './runs/cassette.ts';
@@ -314,6 +315,19 @@ export interface GatewayDiagnostics {
   runRecord(runId: string): { record: RunRecord; snapshot?: Uint8Array } | undefined;
   /** runs.durable: the parked runs' rows in the session database (no blobs), newest first; [] without durable runs. */
   durableRuns(): Promise<DurableRunMetaRead[]>;
+  /** What this Gateway heard (run notices, ids only) of runs the other Gateways on its session database hold, newest first. */
+  remoteRuns(): RemoteRunNotice[];
+}
+
+/** What a Gateway last heard (a run notice) of a run another Gateway on its session database holds. */
+export interface RemoteRunNotice {
+  runId: string;
+  sessionId: string;
+  kind: RunNoticeKind;
+  /** The Gateway that published it. */
+  from: string;
+  /** When it was heard (ms since the epoch). */
+  at: number;
 }
 
 /** One executor's row of Gateway.compareExecutors (the playground's comparison view, `codemode run --executor all`). */

@@ -88,7 +88,7 @@ export class Gateway implements GatewayApi {
     private readonly opts: GatewayOptions = {},
   ) {
     if (config.runs?.durable) this.snapshotKey = durableRunsKey(opts.env ?? process.env);
-    const parts = buildParts(config, loaded, opts, () => this.closed, this.snapshotKey ? { key: this.snapshotKey, instanceId: this.instanceId } : undefined);
+    const parts = buildParts(config, loaded, opts, () => this.closed, { instanceId: this.instanceId, ...(this.snapshotKey ? { key: this.snapshotKey } : {}) });
     const assertOpen = () => this.assertOpen();
     const model = modelFace(parts, assertOpen);
     const runs = runsFace(parts);

@@ -55,6 +55,8 @@ export interface ControlCallDeps {
   closed(): boolean;
   /** Durable runs (runs.durable): a wait on a run this process does not hold resumes it from the session database. */
   durable?: Pick<DurableRuns, 'turnFor' | 'beforeWait' | 'settled'>;
+  /** This Gateway's instance id (kept on its waiting results) and whether another is up: a wait for a run a live Gateway holds names it (presence.ts). */
+  presence?: { instanceId: string; live(instanceId: string): Promise<unknown> };
 }
 
 export class ControlCalls {
@@ -62,7 +64,13 @@ export class ControlCalls {
 
   constructor(private readonly deps: ControlCallDeps) {
     const startedAt = Date.now();
-    this.recovery = new RestartRecovery({ branch: (sessionId) => deps.transcript.branch(sessionId), knows: (runId) => deps.runs.get(runId) !== undefined, startedAt });
+    const presence = deps.presence;
+    this.recovery = new RestartRecovery({
+      branch: (sessionId) => deps.transcript.branch(sessionId),
+      knows: (runId) => deps.runs.get(runId) !== undefined,
+      startedAt,
+      ...(presence ? { instanceId: presence.instanceId, holderUp: async (id: string) => (await presence.live(id)) !== undefined } : {}),
+    });
   }
 
   /** `turn`: the live turn of `agentRunId`, if any (the Gateway looks it up and marks it used). */
@@ -82,7 +90,7 @@ export class ControlCalls {
     const oversize = turn ? oversizeSource(input, turn.scope.options.maxSourceBytes) : undefined;
     // an oversize source is refused before the transcript keeps it: only a note of its size is recorded
     const recorded = oversize ? { ...(input as object), [oversize.field]: `(${oversize.bytes} bytes, not kept: over maxSourceBytes)` } : input;
-    return runControlCall(this.deps.recorder, this.recordsFor(turn), {
+    return runControlCall(this.deps.recorder, this.recordsFor(turn), this.deps.presence?.instanceId, {
       tool: 'exec',
       toolCallId: opts.toolCallId,
       executor: opts.executor ?? turn?.scope.options.executor ?? 'quickjs',
@@ -138,7 +146,7 @@ export class ControlCalls {
   async wait(known: Turn | undefined, agentRunId: string, input: { runId: string }, opts: WaitOptions): Promise<CodeModeResult> {
     // durable runs: a turn from before a restart is opened again for the caller holding its token
     const turn = known ?? (this.deps.closed() ? undefined : await this.deps.durable?.turnFor(agentRunId, opts.turnToken, input?.runId, { operator: opts.operator === true }));
-    return runControlCall(this.deps.recorder, this.recordsFor(turn), {
+    return runControlCall(this.deps.recorder, this.recordsFor(turn), this.deps.presence?.instanceId, {
       tool: 'wait',
       toolCallId: opts.toolCallId,
       executor: turn?.scope.options.executor ?? 'quickjs',
@@ -207,9 +215,10 @@ export interface ControlCall {
 
 /**
  * The one path of an exec or wait: the tool-call entry, the call, the tool-result entry. `sessionId` undefined:
- * nothing is recorded (unknown turn, closing Gateway). Transcript write failures never change the outcome.
+ * nothing is recorded (unknown turn, closing Gateway). `gateway`: this Gateway's instance id, kept on a waiting result.
+ * Transcript write failures never change the outcome.
  */
-async function runControlCall(recorder: TranscriptRecorder, sessionId: string | undefined, call: ControlCall): Promise<CodeModeResult> {
+async function runControlCall(recorder: TranscriptRecorder, sessionId: string | undefined, gateway: string | undefined, call: ControlCall): Promise<CodeModeResult> {
   const toolCallId = typeof call.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newToolCallId();
   const notes: string[] = [];
   const note = (warning: string | undefined) => void (warning && notes.push(warning));
@@ -220,7 +229,7 @@ async function runControlCall(recorder: TranscriptRecorder, sessionId: string | 
   } catch (err) {
     result = failedBeforeRun(err, call.executor);
   }
-  if (sessionId) note(await recorder.append(sessionId, 'tool-result', toolResultPayload(call.tool, toolCallId, result)));
+  if (sessionId) note(await recorder.append(sessionId, 'tool-result', toolResultPayload(call.tool, toolCallId, result, gateway)));
   return withTranscriptNotes(result, notes);
 }
 

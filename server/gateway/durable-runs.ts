@@ -8,6 +8,14 @@
 // returns only once its row is written (ControlCalls awaits `settled`), so a client never holds a run id the store
 // has not got. Turn and session tokens are kept as digests (access/token-store.ts).
 //
+// Several Gateways on one database: the row, not a process's memory, is the run. A Gateway that parked a run keeps
+// its copy, but a `wait` on it first claims the row, and the claim's fence tells whether anyone resumed the run since
+// this Gateway last wrote it (the fence it left is kept per run): if so, or if the row is gone or leased to another
+// Gateway, the copy here is dropped without touching the row (handOff) and the wait restores from the row, or is
+// refused naming the holder. So a run parked on A completes through `wait` on B, and a later wait on A never resumes
+// A's stale copy: no run is resumed twice. A copy that ends here (its TTL, an abort) deletes the row only while it is
+// still parked at the fence this Gateway left.
+//
 // After a restart, `wait` on a run this process does not hold looks for its row: the turn is opened again for a
 // caller presenting the turn token the stored digest names (`turnFor`), the row is claimed, opened (a row sealed
 // with another key, on another base image, moved or tampered with is a failed result naming why, never a throw), and
@@ -22,19 +30,29 @@ import { openSealed, seal } from '../durable/seal.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
 import type { TurnInfo } from '../gateway-types.ts';
-import { MSG_TOO_MANY } from '../runs/messages.ts';
+import { MSG_TOO_MANY, MSG_UNAVAILABLE } from '../runs/messages.ts';
 import { isTerminal } from '../runs/run.ts';
 import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS, type RunManager, type TurnScope } from '../runs/runs.ts';
 import type { CodeModeResult, RunEvent, RunView } from '../runs/types.ts';
 import type { SqlDatabase } from '../sessions/database.ts';
-import { DEFAULT_DURABLE_LEASE_MS, DurableRunStore, type DurableCap, type DurableLease, type DurableRunMeta, type DurableRunMetaRead } from '../sessions/durable-runs.ts';
+import {
+  DEFAULT_DURABLE_LEASE_MS,
+  DurableRunStore,
+  type ClaimResult,
+  type DurableCap,
+  type DurableLease,
+  type DurableRunMeta,
+  type DurableRunMetaRead,
+} from '../sessions/durable-runs.ts';
 import type { RunEventBus } from './event-bus.ts';
 import type { ExecutorSet } from './executors.ts';
 import { TURN_IDLE_MS, type Turn, type TurnRegistry } from './turns.ts';
 
 /** How often expired rows and tokens are swept: a parked run's TTL is at least a minute, so a minute late is soon enough. */
 export const DURABLE_SWEEP_MS = 60 * 1000;
+/** Runs whose copy this Gateway dropped (handOff) remembered at most, so a later wait here on one that ended elsewhere says so. */
+export const MAX_DROPPED_RUNS_KEPT = 1000;
 /** Bytes of the length prefix of the sealed plaintext (the record's JSON length, then the JSON, then the snapshot). */
 const FRAME_PREFIX_BYTES = 4;
 
@@ -65,6 +83,14 @@ export class DurableRuns {
   readonly tokens: TokenStore;
   /** Leases this Gateway holds on runs it is resuming (the fence every write of the row names). */
   private readonly leases = new Map<string, DurableLease>();
+  /** The fence each run's row had when this Gateway last wrote it: a claim that gets any other than the next one means another Gateway resumed the run since. */
+  private readonly fences = new Map<string, number>();
+  /** Runs whose copy here is being dropped (handOff): their last events must not touch the row. */
+  private readonly handedOff = new Set<string>();
+  /** Runs this Gateway is claiming for a wait here (resumeHeld): a notice's check must not take the raised fence for another Gateway's. */
+  private readonly claiming = new Set<string>();
+  /** Runs whose copy was dropped here (oldest first, bounded): a wait here on one whose row is gone says it ended elsewhere. */
+  private readonly dropped = new Set<string>();
   private readonly queues = new Map<string, RunQueue>();
   private readonly tokenWrites = new Set<Promise<void>>();
   /** Runs a cap kept from parking, with why, until the exec or wait that parked them answers (settled). */
@@ -141,13 +167,20 @@ export class DurableRuns {
    * Before `wait(runId)` in `scope`: a run this process does not hold is looked for in the store, claimed, opened and
    * restored, and the usual wait goes on with it (undefined). A failed result when the row cannot be used (expired,
    * held by another Gateway, sealed with another key or on another base image, tampered with); undefined too when
-   * there is no row (the wait gives its usual answer).
+   * there is no row (the wait gives its usual answer). A waiting run this process holds and wrote a row for is claimed
+   * first (resumeHeld): the copy here goes on only while no other Gateway has resumed the run since.
    */
   async beforeWait(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
-    if (this.closing || typeof runId !== 'string' || runId === '' || this.deps.runs.get(runId)) return undefined;
+    if (this.closing || typeof runId !== 'string' || runId === '') return undefined;
+    const view = this.deps.runs.get(runId);
+    // a run that ended here (or whose copy was dropped) is looked for in the store like one never held
+    const held = view && !isTerminal(view.state) ? view : undefined;
+    // a run held here that is not waiting (the run manager refuses the wait), or that never got a row (its park write
+    // failed: it is this process's alone), is the run manager's business
+    if (held && (held.state !== 'waiting' || !this.fences.has(runId))) return undefined;
     await this.queues.get(runId)?.done;
     try {
-      return await this.resumeFromStore(scope, runId);
+      return held ? await this.resumeHeld(scope, runId) : await this.resumeFromStore(scope, runId);
     } catch (err) {
       return failed(scope, 'internal_error', `run ${runId} could not be read from the session database: ${messageOf(err)}`);
     }
@@ -155,9 +188,56 @@ export class DurableRuns {
 
   private async resumeFromStore(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
     const claim = await this.store.claim(runId, this.deps.instanceId);
-    switch (claim.kind) {
-      case 'missing':
+    if (claim.kind === 'missing') return this.dropped.has(runId) ? endedElsewhere(scope, runId) : undefined;
+    if (claim.kind !== 'claimed') return this.unclaimed(scope, runId, claim);
+    return this.restoreClaimed(scope, runId, claim);
+  }
+
+  /**
+   * A waiting run this process holds, before its wait: the row is claimed first. The claim raises the fence by one
+   * from the one this Gateway left: then the copy here is the run, and the wait goes on with it under the lease. Any
+   * other fence (another Gateway resumed it since), a row leased to another Gateway, or no row (it ended elsewhere):
+   * the copy here is stale and is dropped, and the wait restores from the row or is refused naming why.
+   */
+  private async resumeHeld(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
+    const expected = this.fences.get(runId);
+    if (expected === undefined || this.deps.runs.get(runId)?.state !== 'waiting') return undefined;
+    this.claiming.add(runId);
+    let claim: ClaimResult;
+    try {
+      claim = await this.store.claim(runId, this.deps.instanceId);
+      if (claim.kind === 'claimed' && claim.lease.fence === expected + 1) {
+        this.leases.set(runId, claim.lease);
+        this.fences.set(runId, claim.lease.fence);
         return undefined;
+      }
+    } finally {
+      this.claiming.delete(runId);
+    }
+    switch (claim.kind) {
+      case 'claimed':
+        this.handOff(runId, `another Gateway resumed it since this one parked it (the row's fence is ${claim.lease.fence - 1}, this copy's ${expected})`);
+        return this.restoreClaimed(scope, runId, claim);
+      case 'leased':
+        // a second wait here on the run this Gateway is resuming: the run manager refuses it as already resuming
+        if (claim.holder === this.deps.instanceId) return undefined;
+        this.handOff(runId, `Gateway ${claim.holder} is resuming it`);
+        return this.unclaimed(scope, runId, claim);
+      case 'missing':
+        this.handOff(runId, 'its row is gone: it ended or expired on another Gateway');
+        return endedElsewhere(scope, runId);
+      case 'expired':
+      case 'damaged':
+        this.handOff(runId, claim.kind === 'expired' ? 'its row expired' : 'its row is damaged');
+        return this.unclaimed(scope, runId, claim);
+      case 'busy':
+        return this.unclaimed(scope, runId, claim);
+    }
+  }
+
+  /** The answer to a wait whose claim did not get the row (missing aside: the caller decides what no row means). */
+  private async unclaimed(scope: TurnScope, runId: string, claim: Exclude<ClaimResult, { kind: 'claimed' | 'missing' }>): Promise<CodeModeResult> {
+    switch (claim.kind) {
       case 'expired':
         return failed(scope, 'timeout', `run ${runId} expired: it waited past its snapshot TTL (snapshotTtlSeconds) and its durable row was deleted; run the cell again`);
       case 'busy':
@@ -172,9 +252,53 @@ export class DurableRuns {
       case 'damaged':
         await this.store.discard(runId);
         return failed(scope, 'internal_error', `${claim.reason}; the row was removed`);
-      case 'claimed':
-        break;
     }
+  }
+
+  /**
+   * Another Gateway changed run `runId` (a run notice, gateway/run-notices.ts): a waiting copy held here is checked
+   * against its row, and dropped now when the row moved on without it (resumed, or ended, elsewhere), rather than at
+   * the next wait here. A copy this Gateway is writing or claiming is left alone. Never rejects.
+   */
+  async verifyHeld(runId: string): Promise<void> {
+    const untouched = (expected: number) =>
+      !this.closing &&
+      this.fences.get(runId) === expected &&
+      !this.leases.has(runId) &&
+      !this.queues.has(runId) &&
+      !this.claiming.has(runId) &&
+      this.deps.runs.get(runId)?.state === 'waiting';
+    const expected = this.fences.get(runId);
+    if (expected === undefined || !untouched(expected)) return;
+    try {
+      const row = await this.store.get(runId);
+      // what this Gateway did to the run meanwhile is newer than what was read
+      if (!untouched(expected) || row?.ok === false) return;
+      if (!row) this.handOff(runId, 'its row is gone: it ended or expired on another Gateway');
+      else if (row.run.lease && row.run.lease.holder !== this.deps.instanceId) this.handOff(runId, `Gateway ${row.run.lease.holder} is resuming it`);
+      else if (row.run.fence !== expected) this.handOff(runId, `another Gateway resumed it since this one parked it (fence ${row.run.fence}, this copy's ${expected})`);
+    } catch (err) {
+      this.warn(`run ${runId}'s copy here was not checked against its row: ${messageOf(err)}`);
+    }
+  }
+
+  /** Drops this Gateway's copy of a run whose row moved on without it: aborted here, its events kept off the row. */
+  private handOff(runId: string, why: string): void {
+    this.fences.delete(runId);
+    this.leases.delete(runId);
+    this.dropped.add(runId);
+    if (this.dropped.size > MAX_DROPPED_RUNS_KEPT) this.dropped.delete(this.dropped.values().next().value as string);
+    this.handedOff.add(runId);
+    try {
+      this.deps.runs.abortRun(runId, `this Gateway's copy was dropped: ${why}`);
+    } finally {
+      this.handedOff.delete(runId);
+    }
+    this.deps.log(`[durable] run ${runId}: Gateway ${this.deps.instanceId} dropped its copy (${why})`);
+  }
+
+  /** A claimed row opened and its run restored here; the usual wait goes on with it (undefined), or why it cannot. */
+  private async restoreClaimed(scope: TurnScope, runId: string, claim: Extract<ClaimResult, { kind: 'claimed' }>): Promise<CodeModeResult | undefined> {
     const { run: row, lease } = claim;
     if (row.agentRunId !== scope.agentRunId || row.sessionId !== scope.sessionId) {
       await this.store.release(lease);
@@ -206,11 +330,14 @@ export class DurableRuns {
     }
     try {
       this.leases.set(runId, lease);
+      this.fences.set(runId, lease.fence);
+      this.dropped.delete(runId);
       const recovered = this.deps.runs.restore(record, snapshot, scope, await this.deps.executors.get(record.cell.executor));
       this.deps.log(`[durable] run ${runId} restored from the session database by Gateway ${this.deps.instanceId} (${recovered.redispatched} call(s) sent again, ${recovered.unknown} settled as unknown_outcome)`);
       return undefined;
     } catch (err) {
       this.leases.delete(runId);
+      this.fences.delete(runId);
       const full = err instanceof Error && 'code' in err && err.code === 'runtime_unavailable';
       if (full) await this.store.release(lease);
       else await this.store.settle(lease);
@@ -296,7 +423,7 @@ export class DurableRuns {
   }
 
   private onEvent(event: RunEvent): void {
-    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated')) return;
+    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated') || this.handedOff.has(event.runId)) return;
     const view = event.view;
     if (view.executor !== 'quickjs') return;
     if (view.state === 'waiting') this.queue(event.runId, 'write');
@@ -332,8 +459,12 @@ export class DurableRuns {
   private async apply(runId: string, op: Op): Promise<void> {
     if (op === 'end') {
       const lease = this.leases.get(runId);
+      const fence = this.fences.get(runId);
       this.leases.delete(runId);
+      this.fences.delete(runId);
       if (lease) await this.store.settle(lease);
+      // the copy here ended unresumed: its row goes only if no other Gateway resumed the run since
+      else if (fence !== undefined) await this.store.discardParked(runId, fence);
       else await this.store.discard(runId);
       return;
     }
@@ -344,7 +475,11 @@ export class DurableRuns {
         return;
       }
       const claim = await this.store.claim(runId, this.deps.instanceId);
-      if (claim.kind === 'claimed') this.leases.set(runId, claim.lease);
+      if (claim.kind !== 'claimed') return;
+      const expected = this.fences.get(runId);
+      if (expected !== undefined && claim.lease.fence !== expected + 1) this.warn(`run ${runId} was resumed here from a copy another Gateway had resumed since (fence ${claim.lease.fence})`);
+      this.leases.set(runId, claim.lease);
+      this.fences.set(runId, claim.lease.fence);
       return;
     }
     await this.write(runId);
@@ -375,11 +510,21 @@ export class DurableRuns {
         this.deps.runs.abortRun(runId, message);
         return;
       }
-      if (parked.kind === 'parked') return void (await this.extendTokens(agentRunId, sessionId, expiresAt));
+      if (parked.kind === 'parked') {
+        this.fences.set(runId, parked.fence);
+        return void (await this.extendTokens(agentRunId, sessionId, expiresAt));
+      }
       // a row from an earlier write of this run: claimed to be written again
       const claim = await this.store.claim(runId, this.deps.instanceId);
       if (claim.kind !== 'claimed') {
         this.warn(`run ${runId}'s durable row could not be rewritten (${claim.kind})`);
+        return;
+      }
+      const expected = this.fences.get(runId);
+      if (expected !== undefined && claim.lease.fence !== expected + 1) {
+        // another Gateway resumed the run since this one wrote it: the row is newer than the copy here
+        await this.store.release(claim.lease);
+        this.handOff(runId, `another Gateway resumed it since this one parked it (fence ${claim.lease.fence - 1}, this copy's ${expected})`);
         return;
       }
       lease = claim.lease;
@@ -387,7 +532,10 @@ export class DurableRuns {
     this.leases.delete(runId);
     const result = await this.store.repark(lease, { sealed, ...sizes, expiresAt, baseImageId });
     if (result.kind === 'stale') this.warn(result.reason);
-    else await this.extendTokens(agentRunId, sessionId, expiresAt);
+    else {
+      this.fences.set(runId, lease.fence);
+      await this.extendTokens(agentRunId, sessionId, expiresAt);
+    }
   }
 
   /** The turn's and session's tokens open the run as long as it may be waited on. */
@@ -488,6 +636,15 @@ function capMessage(cap: DurableCap, held: number, limit: number): string {
 function ownerCap(owner: Owner | undefined): { maxPerOwner?: number } {
   const share = owner?.shares.suspendedRuns;
   return share !== undefined && Number.isFinite(share) ? { maxPerOwner: share } : {};
+}
+
+/** A wait here on a run whose copy this Gateway dropped, and whose row is gone: it ended on the Gateway that resumed it. */
+function endedElsewhere(scope: TurnScope, runId: string): CodeModeResult {
+  return failed(
+    scope,
+    'invalid_input',
+    `${MSG_UNAVAILABLE} Run ${runId} was resumed on another Gateway and has ended there (its durable row is gone); its result went to the wait that ended it.`,
+  );
 }
 
 function failed(scope: TurnScope, code: CodeModeErrorCode, error: string): CodeModeResult {

@@ -27,6 +27,9 @@ import { mcpServerViews } from '../catalog/view.ts';
 import { AgentEndHooks } from './agent-end.ts';
 import { ControlCalls } from './control-call.ts';
 import { DurableRuns } from './durable-runs.ts';
+import { GatewayPresence } from './presence.ts';
+import { RunNotices } from './run-notices.ts';
+import { openRunNotifier } from '../sessions/notifier.ts';
 import { RunEventBus } from './event-bus.ts';
 import { ExecutorSet } from './executors.ts';
 import type { OtlpLiveExport } from './otlp-live.ts';
@@ -88,16 +91,21 @@ export interface GatewayParts {
   readonly otlp: Promise<OtlpLiveExport> | undefined;
   /** Durable runs (runs.durable): parked runs' sealed rows and the turn tokens that open them after a restart. */
   readonly durable: DurableRuns | undefined;
+  /** This Gateway's heartbeat on the session database: another Gateway of the group tells by it whether a run's holder is up. */
+  readonly presence: GatewayPresence;
+  /** Run notices with the other Gateways of the session database (ids only): what this one hears of runs it does not hold. */
+  readonly notices: RunNotices;
 }
 
-/** What durable runs need of the Gateway besides the config: its snapshot key and this start's instance id. */
-export interface DurableIdentity {
-  key: SnapshotKey;
+/** Who this Gateway is on the session database: this start's instance id, and (runs.durable only) the key its runs are sealed with. */
+export interface GatewayIdentity {
   instanceId: string;
+  key?: SnapshotKey;
 }
 
 /** Builds the parts; `closed` tells the exec/wait path the Gateway is shutting down (calls are refused, no longer recorded). */
-export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: GatewayOptions, closed: () => boolean, identity?: DurableIdentity): GatewayParts {
+export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: GatewayOptions, closed: () => boolean, identity: GatewayIdentity): GatewayParts {
+  const { instanceId, key } = identity;
   const log = opts.log ?? console.warn;
   const events = new RunEventBus();
   const redaction = redactionRegistry(config);
@@ -113,7 +121,7 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
   const approvals = approvalBroker(events);
   const runs = new RunManager(
     { sessions, approvals: { request: (view, signal) => approvals.request(view, signal) }, emit: (e) => events.emit(e) },
-    { ...(opts.legStartLimitMs !== undefined ? { legStartLimitMs: opts.legStartLimitMs } : {}), durable: identity !== undefined },
+    { ...(opts.legStartLimitMs !== undefined ? { legStartLimitMs: opts.legStartLimitMs } : {}), durable: key !== undefined },
   );
   keepRunRecords(events, { ownership, recorder, runs, otlp });
   const executors = new ExecutorSet(opts.executors);
@@ -135,19 +143,29 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
     },
     onPrepared: (info, owner) => durable?.turnPrepared(info, owner),
   });
-  const durable = identity
-    ? new DurableRuns({ db: sessions.transcript.db, ready: sessions.transcript.ready(), ...identity, config, runs, turns, executors, events, log })
+  const durable = key
+    ? new DurableRuns({ db: sessions.transcript.db, ready: sessions.transcript.ready(), key, instanceId, config, runs, turns, executors, events, log })
     : undefined;
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
   const sources = new SourceRegistry({ config, mcp: mcp instanceof McpManager ? mcp : undefined, openapi, ...(opts.log ? { log: opts.log } : {}), redaction });
-  const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed, ...(durable ? { durable } : {}) });
-  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable };
+  const notices = new RunNotices({
+    notifier: openRunNotifier(sessions.transcript.db, { gatewayId: instanceId, log }),
+    events,
+    log,
+    onRemoteChange: (runId) => void durable?.verifyHeld(runId),
+  });
+  const presence = new GatewayPresence({ db: sessions.transcript.db, ready: sessions.transcript.ready(), instanceId, durable: durable !== undefined, log });
+  const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed, presence: { instanceId, live: (id) => presence.live(id) }, ...(durable ? { durable } : {}) });
+  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable, presence, notices };
 }
 
 /** Closes the parts in reverse: runs first (their continuations released), the session database last (after every write). */
 export async function closeParts(parts: GatewayParts): Promise<void> {
   // first: the runs closing aborts keep their durable rows (only a run that ends deletes its row)
   await parts.durable?.close();
+  // its row goes before its runs do: the others answer waits on them as a gone Gateway's from now on
+  await parts.presence.close();
+  await parts.notices.close();
   await parts.runs.close();
   await (await parts.otlp)?.close();
   parts.turns.close();

@@ -80,7 +80,8 @@ export function waitCallPayload(toolCallId: string, agentRunId: string, input: u
   return { tool: 'wait', toolCallId, agentRunId, ...(runId !== undefined ? { runId: bounded(runId) } : {}) };
 }
 
-export function toolResultPayload(tool: 'exec' | 'wait', toolCallId: string, result: CodeModeResult): ToolResultPayload {
+/** `gateway`: the instance id of the Gateway recording it, kept on a waiting result (the Gateway that holds the run). */
+export function toolResultPayload(tool: 'exec' | 'wait', toolCallId: string, result: CodeModeResult, gateway?: string): ToolResultPayload {
   const runId = result.status === 'waiting' ? result.runId : result.telemetry.runId;
   return {
     tool,
@@ -88,7 +89,7 @@ export function toolResultPayload(tool: 'exec' | 'wait', toolCallId: string, res
     status: result.status,
     ...(runId ? { runId } : {}),
     ...(result.status === 'failed' && result.code ? { errorCode: result.code } : {}),
-    ...(result.status === 'waiting' ? { reason: result.reason } : {}),
+    ...(result.status === 'waiting' ? { reason: result.reason, ...(gateway !== undefined ? { gateway } : {}) } : {}),
     text: resultToModelText(result),
   };
 }

@@ -25,6 +25,8 @@ import { MAX_SEED } from '../runs/seed.ts';
 import type { CodeModeExecInput, CodeModeResult } from '../runs/types.ts';
 import type { TranscriptEntry } from '../sessions/types.ts';
 import { REDACTION_MASK } from '../cell/redact.ts';
+import { isGatewayInstanceId } from '../durable/instance-id.ts';
+import { heldElsewhereMessage } from './presence.ts';
 import { isRecord } from '../util/is-record.mjs';
 
 /** What the transcript says about one run id. */
@@ -36,7 +38,8 @@ export type RecordedRun =
   /** Its last recorded result was final. */
   | { kind: 'finished'; status: 'completed' | 'failed'; errorCode?: string }
   /** Its last recorded result was `waiting`: the exec that started it, as recorded. */
-  | { kind: 'waiting'; exec: RecordedExec };
+  /** Its last recorded result was `waiting`: the exec that started it, as recorded, and the Gateway that recorded it (when kept). */
+  | { kind: 'waiting'; exec: RecordedExec; gateway?: string };
 
 /** The exec call that started a run, as the transcript keeps it (source redacted). */
 export interface RecordedExec {
@@ -52,8 +55,12 @@ export interface RecordedExec {
   yieldsPassed: number;
 }
 
-/** The run's rows on `branch` (root first). `startedAt`: when this Gateway started; rows written after it are its own. */
-export function findRecordedRun(branch: readonly TranscriptEntry[], runId: string, startedAt: number): RecordedRun {
+/**
+ * The run's rows on `branch` (root first). `self`: this Gateway's instance id; a last result that names its Gateway is
+ * this process's when it names this one. `startedAt`: when this Gateway started; a row that names no Gateway (an
+ * earlier build's) is this process's when written after it.
+ */
+export function findRecordedRun(branch: readonly TranscriptEntry[], runId: string, startedAt: number, self?: string): RecordedRun {
   let execResult: Extract<TranscriptEntry, { type: 'tool-result' }> | undefined;
   let execIndex = -1;
   let last: Extract<TranscriptEntry, { type: 'tool-result' }> | undefined;
@@ -69,8 +76,10 @@ export function findRecordedRun(branch: readonly TranscriptEntry[], runId: strin
   }
   if (!last) return { kind: 'absent' };
   // written by this process: the run manager knew the run, and has let it go (expired, dropped from its history)
-  // (the same millisecond counts as earlier: a process writes nothing before it has started)
-  if (typeof last.createdAt !== 'number' || !(last.createdAt <= startedAt)) return { kind: 'absent' };
+  // (the same millisecond counts as earlier: a process writes nothing before it has started). A row naming its
+  // Gateway says whose it is, however new: another live Gateway of the group writes rows after this one started.
+  const gateway = isGatewayInstanceId(last.payload.gateway) ? last.payload.gateway : undefined;
+  if (gateway !== undefined ? gateway === self : typeof last.createdAt !== 'number' || !(last.createdAt <= startedAt)) return { kind: 'absent' };
   const status: unknown = last.payload.status;
   if (status === 'completed' || status === 'failed') {
     const errorCode = typeof last.payload.errorCode === 'string' ? last.payload.errorCode.slice(0, 40) : undefined;
@@ -85,7 +94,8 @@ export function findRecordedRun(branch: readonly TranscriptEntry[], runId: strin
   if (typeof toolCallId !== 'string' || !call || call.type !== 'tool-call') {
     return { kind: 'damaged', reason: 'the transcript holds no exec call for the result that started it' };
   }
-  return recordedExec(toolCallId, call.payload, yieldsPassed);
+  const recorded = recordedExec(toolCallId, call.payload, yieldsPassed);
+  return recorded.kind === 'waiting' && gateway !== undefined ? { ...recorded, gateway } : recorded;
 }
 
 /** Why a recorded waiting result parked: its `reason`, or for rows written before results kept it, the model text's. */
@@ -171,6 +181,10 @@ export interface RestartRecoveryDeps {
   knows(runId: string): boolean;
   /** When this Gateway started (epoch ms): transcript rows from before it are an earlier process's. */
   startedAt: number;
+  /** This Gateway's instance id: a recorded result naming it is this process's. */
+  instanceId?: string;
+  /** Whether the Gateway `instanceId` is up (presence.ts): a run it holds is refused naming it, not rebuilt. Never rejects. */
+  holderUp?(instanceId: string): Promise<boolean>;
 }
 
 /** `wait` for runs an earlier process parked; one per Gateway. */
@@ -197,6 +211,10 @@ export class RestartRecovery {
       if (recorded.kind === 'finished') {
         const how = recorded.status === 'failed' && recorded.errorCode ? `failed (${recorded.errorCode})` : recorded.status;
         throw new InvalidInputError(`${MSG_UNAVAILABLE} Run ${runId} had already ${how} before the Gateway restarted; its result is in the transcript.`);
+      }
+      // a live Gateway of the group holds the run in its memory: rebuilding it here would run the cell twice
+      if (recorded.gateway !== undefined && (await this.deps.holderUp?.(recorded.gateway))) {
+        throw new CodeModeError('runtime_unavailable', heldElsewhereMessage(runId, recorded.gateway));
       }
       const { exec } = recorded;
       if (!exec.restartSafe) throw new CodeModeError('runtime_unavailable', notKeptMessage(runId));
@@ -227,7 +245,7 @@ export class RestartRecovery {
       );
     }
     try {
-      return findRecordedRun(branch, runId, this.deps.startedAt);
+      return findRecordedRun(branch, runId, this.deps.startedAt, this.deps.instanceId);
     } catch (err) {
       return { kind: 'damaged', reason: err instanceof Error ? err.message : String(err) };
     }

@@ -231,9 +231,14 @@ export class DurableRunStore {
       const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
       const [row] = await tx.all(`SELECT ${ALL_COLUMNS} FROM durable_runs WHERE run_id = ?${lock}`, [runId]);
       if (!row) {
-        // no row, or one another transaction has locked (PostgreSQL skipped it): a plain read tells which
-        const seen = this.db.dialect === 'postgres' ? await tx.all('SELECT 1 AS one FROM durable_runs WHERE run_id = ?', [runId]) : [];
-        return seen.length > 0 ? { kind: 'busy' } : { kind: 'missing' };
+        // no row, or one another transaction has locked (PostgreSQL skipped it): a plain read tells which, and a row a
+        // lease holder is writing (a renewal, a repark) is that holder's, not a claim in flight
+        const [seen] = this.db.dialect === 'postgres' ? await tx.all('SELECT state, lease_holder, lease_expires_at FROM durable_runs WHERE run_id = ?', [runId]) : [];
+        if (!seen) return { kind: 'missing' };
+        const holder = textColumn(seen.lease_holder);
+        const leaseExpiresAt = integerColumn(seen.lease_expires_at);
+        if (textColumn(seen.state) === 'resuming' && holder && leaseExpiresAt !== undefined && leaseExpiresAt > now) return { kind: 'leased', holder, leaseExpiresAt };
+        return { kind: 'busy' };
       }
       const read = readRun(row, runId);
       if (!read.ok) return { kind: 'damaged', reason: read.reason };
@@ -303,6 +308,17 @@ export class DurableRunStore {
     checkId(runId, 'runId');
     await this.ready;
     return (await this.db.run('DELETE FROM durable_runs WHERE run_id = ?', [runId])) > 0;
+  }
+
+  /**
+   * Removes the row only while it is parked at `fence`, as the caller last left it: a Gateway whose local copy of a run
+   * ended (its TTL, an abort) never deletes a row another Gateway has resumed since (the fence went up). True when it went.
+   */
+  async discardParked(runId: string, fence: number): Promise<boolean> {
+    checkId(runId, 'runId');
+    checkCount(fence, 'fence');
+    await this.ready;
+    return (await this.db.run("DELETE FROM durable_runs WHERE run_id = ? AND state = 'parked' AND fence = ?", [runId, fence])) > 0;
   }
 
   /**

@@ -10,7 +10,7 @@
 // cache"): the session store is not a table of its own but is replayed from `code-mode-store` entries, and
 // `sessions` holds only each session's current leaf. The later tables hold what outlives a process beside it
 // (runs.durable, a departure from spec 01's in-process map): parked runs, sealed (durable-runs.ts), and the
-// digests of turn and session tokens (access/token-store.ts).
+// digests of turn and session tokens (access/token-store.ts); and which Gateways are up (gateway-presence.ts).
 import { SessionStoreError, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
 
 export interface Migration {
@@ -151,6 +151,32 @@ export const SESSION_MIGRATIONS: readonly Migration[] = Object.freeze([
         CREATE UNIQUE INDEX access_tokens_one_per_session ON access_tokens(session_id) WHERE kind = 'session';
         CREATE UNIQUE INDEX access_tokens_one_per_turn ON access_tokens(agent_run_id) WHERE kind = 'turn';
         CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);`,
+    },
+  },
+  {
+    version: 4,
+    // gateway-presence.ts: which Gateways on this database are up (a heartbeat each), so a `wait` that reaches the
+    // wrong Gateway can say which one holds the run while it lives, and recover the run only once it is gone
+    name: 'gateway presence',
+    sql: {
+      sqlite: `
+        CREATE TABLE gateways (
+          instance_id TEXT PRIMARY KEY,
+          started_at INTEGER NOT NULL,
+          seen_at INTEGER NOT NULL,
+          durable INTEGER NOT NULL,
+          host TEXT NOT NULL,
+          pid INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE gateways (
+          instance_id TEXT PRIMARY KEY,
+          started_at BIGINT NOT NULL,
+          seen_at BIGINT NOT NULL,
+          durable INTEGER NOT NULL,
+          host TEXT NOT NULL,
+          pid INTEGER NOT NULL
+        );`,
     },
   },
 ]);

@@ -44,6 +44,8 @@ export interface ToolResultPayload {
   errorCode?: string;
   /** waiting results: why the cell parked (restart recovery passes again the yields a rebuilt cell had passed). */
   reason?: 'pending_tools' | 'yield';
+  /** waiting results: the instance id of the Gateway that holds the run (a wait on another Gateway names it; gateway/presence.ts). */
+  gateway?: string;
   /** The result text exactly as the model received it (compact JSON, untrusted-wrapped when flagged). */
   text: string;
 }
