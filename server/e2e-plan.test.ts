@@ -183,7 +183,7 @@ describe('spec E2E plan on the demo config (the shared steps of server/testplan/
     expect(JSON.parse(JSON.stringify(traj))).toEqual(traj);
   });
 
-  it('the plan leaves no run of its turn parked', () => {
+  it('the summary counts 16 passes, and the plan leaves no run parked', () => {
     expect(report.summary).toEqual({ pass: 16, fail: 0, notApplicable: 0 });
     expect(gw.diagnostics.suspendedSlots()).toBe(0);
   });
