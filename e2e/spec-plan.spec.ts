@@ -1,14 +1,17 @@
-// E2E: the spec's E2E test plan (maintainer notes), the steps a user can observe in the playground.
+// E2E: the spec's 16-step E2E plan (maintainer notes) through the page: the Test plan tab runs the shared steps of
+// server/testplan/ (the ones `codemode test-plan` and server/e2e-plan.test.ts run), and the panels that show what
+// the steps check (the surface, the catalog's names and denials, the waiting board, the trajectory download).
 import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
 import { E2E_DISABLED_PORT } from './ports.ts';
+import { PLAN_STEPS } from '../server/testplan/types.ts';
 import { openPlayground, panelShot, pickAgent, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
 
 async function surfaceToolNames(page: import('@playwright/test').Page): Promise<string[]> {
   return page.getByTestId('surface-tool').evaluateAll((els) => els.map((el) => el.getAttribute('data-name') ?? ''));
 }
 
-test('steps 1-3: with code mode disabled, the model-visible tools are exactly the direct tool set, unchanged', async ({ page }, testInfo) => {
+test('the surface panel with code mode off lists every effective tool in catalog order, the page\'s client tool last, and no wait', async ({ page }, testInfo) => {
   await openPlayground(page, `http://127.0.0.1:${E2E_DISABLED_PORT}/`);
   await expect(page.getByTestId('surface-codemode')).toHaveAttribute('data-codemode', 'off');
   // every effective tool in catalog order under its exact name (the page's client tool last): nothing hidden, no wait
@@ -21,7 +24,7 @@ test('steps 1-3: with code mode disabled, the model-visible tools are exactly th
   await panelShot(page, 'surface-panel', 'surface-disabled', testInfo);
 });
 
-test('steps 4-6: with code mode enabled, the model sees exec, wait and only the direct-only tool', async ({ page }) => {
+test('the surface panel with code mode on lists exec, wait and the direct-only tool; the catalog panel groups every kind of source', async ({ page }) => {
   await openPlayground(page);
   await expect(page.getByTestId('surface-codemode')).toHaveAttribute('data-codemode', 'on');
   expect((await surfaceToolNames(page)).sort()).toEqual(['exec', 'image_generate', 'wait']);
@@ -32,7 +35,7 @@ test('steps 4-6: with code mode enabled, the model sees exec, wait and only the 
   await expect(page.getByTestId('catalog-direct-only')).toContainText('image_generate');
 });
 
-test('step 7: normalized, reserved and colliding names are bare globals matching the quick index', async ({ page }) => {
+test('the catalog panel shows each renamed tool under its projected name, and the quick index lists them', async ({ page }) => {
   await openPlayground(page);
   const callableOf = async (name: string) =>
     (await page.locator(`[data-testid=catalog-tool][data-name="${name}"]`).first().getAttribute('data-callable')) ?? '';
@@ -43,28 +46,20 @@ test('step 7: normalized, reserved and colliding names are bare globals matching
     catalog: await callableOf('catalog'),
     '2fa': await callableOf('2fa'),
   };
-  expect(projected['llm-task']).toBe('llm_task');
-  expect(projected['weather.lookup']).toBe('weather_lookup');
-  // A reserved word, a specialized global and an invalid first character never keep their raw spelling.
-  expect(projected.delete).not.toBe('delete');
-  expect(projected.catalog).not.toBe('catalog');
-  expect(projected['2fa']).toMatch(/^tool_2fa|^[A-Za-z_$]/);
-  for (const callable of Object.values(projected)) expect(callable).toMatch(/^[A-Za-z_$][\w$]*$/);
-
+  expect(projected).toEqual({
+    'llm-task': 'llm_task',
+    'weather.lookup': 'weather_lookup',
+    // a reserved word and a specialized global never keep their raw spelling; nor does an invalid first character
+    delete: expect.stringMatching(/^delete_[0-9a-z]{6}$/),
+    catalog: expect.stringMatching(/^catalog_[0-9a-z]{6}$/),
+    '2fa': 'tool_2fa',
+  });
   await page.getByTestId('surface-exec-description-toggle').click();
   const quickIndex = await page.getByTestId('surface-exec-description').innerText();
   for (const callable of Object.values(projected)) expect(quickIndex).toContain(callable);
-
-  const checks = Object.values(projected).map((c) => `${JSON.stringify(c)}: typeof ${c}`);
-  const status = await runCell(page, `const weather = await weather_lookup({ city: 'Oslo' });\nreturn { types: { ${checks.join(', ')} }, catalogIsSearch: typeof catalog.search, weather: typeof weather };\n`);
-  expect(status).toBe('completed');
-  const value = (await resultValue(page)) as { types: Record<string, string>; catalogIsSearch: string; weather: string };
-  expect(Object.values(value.types).every((t) => t === 'function')).toBe(true);
-  expect(value.catalogIsSearch).toBe('function');
-  expect(value.weather).toBe('object');
 });
 
-test('step 7: the reserved-name tools answer through their projected names; a real normalized collision keeps both tools apart', async ({ page }) => {
+test("the client tools editor: a client tool spelled like weather.lookup's projection claims the bare global; the plugin and reserved-name tools answer under their projected names", async ({ page }) => {
   await openPlayground(page);
   // a client tool spelled exactly like weather.lookup's normalized name: the exact safe name claims the bare global
   await page.getByTestId('client-tools-toggle').click();
@@ -101,108 +96,16 @@ return {
   expect(value.code).toMatch(/^\d{6}$/);
 });
 
-test('step 8: catalog search, handle metadata and describe() work for core, plugin and client tools without ids', async ({ page }) => {
-  await openPlayground(page);
-  const status = await runCell(
-    page,
-    `const hits = await catalog.search('weather');
-const handle = hits.find((h) => h.callableName === 'weather_lookup');
-const described = await handle.describe();
-const viaHandle = await handle({ city: 'Lisbon' });
-const all = await catalog.all();
-const client = all.find((h) => h.source === 'client');
-const clientDescribed = await client.describe();
-const readHandle = (await catalog.search('read a text file from the workspace')).find((h) => h.source === 'core' && h.name === 'read');
-const readViaHandle = await readHandle({ path: 'README.md' });
-return {
-  names: hits.map((h) => h.callableName),
-  meta: { callableName: handle.callableName, name: handle.name, source: handle.source },
-  describedKeys: Object.keys(described).sort(),
-  handleKeys: Object.keys(handle).sort(),
-  client: clientDescribed.callableName,
-  clientDescribed: { source: clientDescribed.source, declaration: clientDescribed.declaration, inputSchema: clientDescribed.inputSchema },
-  core: { callableName: readHandle.callableName, path: readViaHandle.path },
-  viaHandle: typeof viaHandle,
-  sources: [...new Set(all.map((h) => h.source))],
-};
-`,
-  );
-  expect(status).toBe('completed');
-  const value = (await resultValue(page)) as {
-    names: string[];
-    meta: Record<string, string>;
-    describedKeys: string[];
-    handleKeys: string[];
-    client: string;
-    clientDescribed: { source: string; declaration: string; inputSchema: { properties?: Record<string, unknown> } };
-    core: { callableName: string; path: string };
-    viaHandle: string;
-    sources: string[];
-  };
-  expect(value.names).toContain('weather_lookup');
-  expect(value.meta).toEqual({ callableName: 'weather_lookup', name: 'weather.lookup', source: 'bundled_plugin' });
-  expect(value.describedKeys).toEqual(expect.arrayContaining(['callableName', 'declaration', 'description', 'name', 'source']));
-  expect(value.describedKeys).not.toContain('id');
-  expect(value.handleKeys).not.toContain('id');
-  expect(value.client).toBe('ask_user');
-  expect(value.clientDescribed.source).toBe('client');
-  expect(value.clientDescribed.declaration).toContain('declare function ask_user(');
-  expect(value.clientDescribed.inputSchema.properties).toHaveProperty('question');
-  expect(value.core).toEqual({ callableName: 'read', path: 'README.md' });
-  expect(value.viaHandle).toBe('object');
-  expect(value.sources).not.toContain('mcp');
-});
-
-test('steps 9-10: MCP declarations without a tool call, MCP namespace calls, MCP absent from catalog discovery', async ({ page }) => {
-  await openPlayground(page);
-  await expect(page.locator('[data-testid=mcp-server]').first()).toHaveAttribute('data-state', 'connected');
-  const status = await runCell(
-    page,
-    `const files = API.list('mcp');
-const dts = API.read('mcp/demo.d.ts');
-const sum = await MCP.demo.add({ a: 2, b: 3 });
-const echo = await MCP.demo.echo({ text: 'hi' });
-const all = await catalog.all();
-const search = await catalog.search('echo text back');
-return {
-  files,
-  declaresEcho: dts.includes('echo'),
-  sum: sum.structuredContent,
-  echo: echo.content,
-  mcpInAll: all.filter((h) => h.source === 'mcp').length,
-  mcpInSearch: search.filter((h) => h.source === 'mcp').length,
-};
-`,
-  );
-  expect(status).toBe('completed');
-  const value = (await resultValue(page)) as Record<string, unknown>;
-  expect(value.files).toEqual(expect.arrayContaining(['mcp/demo.d.ts']));
-  expect(value.declaresEcho).toBe(true);
-  expect(value.sum).toEqual({ sum: 5 });
-  expect(value.echo).toEqual([{ type: 'text', text: 'hi' }]);
-  expect(value.mcpInAll).toBe(0);
-  expect(value.mcpInSearch).toBe(0);
-});
-
-test('step 11: a denied tool is greyed out with its rule and cannot be called', async ({ page }, testInfo) => {
+test('the catalog panel greys a denied tool out with the rule that denies it', async ({ page }, testInfo) => {
   await openPlayground(page);
   await pickAgent(page, 'research');
   const denied = page.locator('[data-testid=catalog-tool][data-name=exec]');
   await expect(denied).toHaveAttribute('data-denied', 'true');
   await expect(denied).toContainText('denied by');
   await panelShot(page, 'catalog-panel', 'catalog-denied', testInfo);
-  const status = await runCell(
-    page,
-    `const all = await catalog.all();
-const found = await catalog.search('run a shell command exec');
-return { global: typeof exec, inAll: all.some((h) => h.name === 'exec'), inSearch: found.some((h) => h.name === 'exec') };
-`,
-  );
-  expect(status).toBe('completed');
-  expect(await resultValue(page)).toEqual({ global: 'undefined', inAll: false, inSearch: false });
 });
 
-test('steps 12-14 and 16: a nested call resolves after exec waits; wait delivers it; the exported trajectory nests it under exec', async ({ page }) => {
+test("the waiting board's Wait delivers a slow MCP call to the parked cell, and the trajectory download nests it under exec", async ({ page }) => {
   await openPlayground(page);
   const status = await runCell(page, `const r = await MCP.demo.slow({ ms: 3500 });\nconsole.log('restored with', r.content[0].text);\nreturn r.content[0].text;\n`);
   expect(status).toBe('waiting');
@@ -223,7 +126,7 @@ test('steps 12-14 and 16: a nested call resolves after exec waits; wait delivers
   expect(trajectory.calls[0]?.nested).toEqual([expect.objectContaining({ tool: 'MCP.demo.slow', kind: 'mcp', status: 'ok' })]);
 });
 
-test('step 15: timeout, abort and snapshot expiry clean up runtime state (the board keeps none of them)', async ({ page }) => {
+test('the waiting board keeps no timed-out, aborted or expired run, and the runs list shows how each ended', async ({ page }) => {
   await openPlayground(page);
   // timeout: an infinite loop fails with timeout and never reaches the waiting board
   expect(await runCell(page, 'for (;;) {}\n')).toBe('failed');
@@ -250,24 +153,38 @@ test('step 15: timeout, abort and snapshot expiry clean up runtime state (the bo
   await expect(page.getByTestId('result-wait')).toHaveCount(0);
 });
 
-test("the Test plan tab's trajectory link selects a run the runs list holds: the plan's own turn, named, beside this turn's runs", async ({ page }) => {
+test("the Test plan tab runs the spec's 16 steps for the picked agent: every row passes, and each row's trajectory link opens its run beside this turn's runs", async ({ page }) => {
   test.slow();
   await openPlayground(page);
+  // research: the playground's agent with a denied tool, so step 11 has something to check
+  await pickAgent(page, 'research');
   expect(await runCell(page, 'return 1;\n')).toBe('completed');
   const own = await resultRunId(page);
   await page.getByRole('tab', { name: 'Test plan' }).click();
   await page.getByRole('button', { name: 'run the spec plan' }).click();
   await expect(page.getByTestId('plan-step')).toHaveCount(16, { timeout: 240_000 });
-  const step = page.locator('[data-testid="plan-step"][data-step="16"]');
-  await step.getByRole('button', { name: 'trajectory', exact: true }).click();
-  await expect(page.getByRole('tab', { name: 'Trajectory' })).toHaveAttribute('aria-selected', 'true');
-  const shown = (await page.getByTestId('trajectory-panel').locator('h2 .font-mono').innerText()).trim();
-  expect(shown).toMatch(/^run_/);
-  // the list holds the shown run, selected and named as the plan's, from another turn; the page's own run stays listed
-  const row = page.locator(`[data-testid=run-row][data-run-id="${shown}"]`);
-  await expect(row).toHaveAttribute('aria-current', 'true');
-  await expect(row.getByTestId('run-other-turn')).toHaveText('other turn');
-  await expect(row.getByTestId('run-client')).toHaveText('test plan');
+  await expect(page.getByTestId('testplan-summary')).toHaveText('16 passed, 0 failed, 0 not applicable (agent "research")');
+  for (const [i, title] of PLAN_STEPS.entries()) {
+    const row = page.locator(`[data-testid="plan-step"][data-step="${i + 1}"]`);
+    await expect(row, `step ${i + 1}`).toHaveAttribute('data-verdict', 'pass');
+    await expect(row).toContainText(`${i + 1}. ${title}`);
+  }
+  // the steps that ran a cell on this Gateway link their run (steps 1-6 read the surface; 15 runs on a sibling Gateway)
+  const linked = await page.getByTestId('plan-step-run').evaluateAll((els) => els.map((el) => [el.closest('[data-step]')?.getAttribute('data-step'), el.getAttribute('data-run-id')]));
+  expect(linked.map(([step]) => Number(step))).toEqual([7, 8, 9, 10, 11, 12, 13, 14, 16]);
+  for (const [step, runId] of linked) {
+    await page.getByRole('tab', { name: 'Test plan' }).click();
+    await page.locator(`[data-testid="plan-step"][data-step="${step}"]`).getByRole('button', { name: 'trajectory', exact: true }).click();
+    await expect(page.getByRole('tab', { name: 'Trajectory' })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByTestId('trajectory-panel').locator('h2 .font-mono'), `step ${step}`).toHaveText(runId ?? '');
+    await expect(page.getByTestId('trajectory-control').first()).toHaveAttribute('data-tool', 'exec');
+    // the list holds the shown run, selected and named as the plan's, from another turn
+    const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+    await expect(row).toHaveAttribute('aria-current', 'true');
+    await expect(row.getByTestId('run-other-turn')).toHaveText('other turn');
+    await expect(row.getByTestId('run-client')).toHaveText('test plan');
+  }
+  // the page's own run stays listed, and following the links never switched the scope
   await expect(page.locator(`[data-testid=run-row][data-run-id="${own}"]`)).toBeVisible();
   await expect(page.getByTestId('scope-all-turns')).not.toBeChecked();
 });

@@ -1,97 +1,213 @@
-// The spec's 16-step E2E test plan (maintainer notes), run against real Gateways: OpenClaw-style
-// core tools, bundled and external plugins, the demo MCP server over stdio, and client tools.
-// The Playwright suite (e2e/) walks the UI-observable steps through the playground.
+// The spec's 16-step E2E test plan (maintainer notes) on the demo config: the shared steps of server/testplan/
+// (the ones `codemode test-plan` and the Test plan tab run), one test per step, each asserting its verdict and
+// what the demo's catalog makes exact (OpenClaw-style core tools, bundled and external plugins, the demo MCP
+// server over stdio, the plan's client tool). e2e/spec-plan.spec.ts runs the same steps through the page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createGateway, type Gateway } from './gateway.ts';
 import { loadConfigFile } from './config/load.ts';
 import { REPO_ROOT } from './tools/testing.ts';
 import type { CodeModeResult } from './runs/types.ts';
-import { expectCompleted, expectFailed, expectWaiting, runReaches } from './testing.ts';
+import { expectCompleted, expectWaiting } from './testing.ts';
 import type { ClientToolSpec } from './gateway-types.ts';
 import { catalogId, hostIdentity } from './catalog/names.ts';
 import { QuickJsExecutor } from './executors/quickjs/executor.ts';
+import { runTestPlan } from './testplan/run.ts';
+import { PLAN_STEPS, type StepReport, type TestPlanReport } from './testplan/types.ts';
 
-const clientTools: ClientToolSpec[] = [
-  { name: 'confirm_with_user', description: 'Ask the user a yes/no question.', inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } },
-];
+/** The agent the plan runs as: the shipped config's main agent with the shell exec tool denied, so step 11 has a denied tool. */
+const PLAN_AGENT = 'plan';
 
-describe('spec E2E plan', () => {
+/** What a completed cell's report carries (steps report `shown(result)`). */
+interface ShownCompleted {
+  status: 'completed';
+  value: unknown;
+  output?: Array<{ text: string }>;
+}
+
+function completedValue<T>(step: StepReport): T {
+  const result = step.result as ShownCompleted;
+  expect(result.status, step.detail).toBe('completed');
+  return result.value as T;
+}
+
+describe('spec E2E plan on the demo config (the shared steps of server/testplan/)', () => {
   let gw: Gateway;
-  let agentRunId: string;
-  /** A turn of the agent "deadline" (1.5 s budget), for the steps about the deadline itself. */
-  let deadlineRunId: string;
-
-  it('steps 1-3: with code mode disabled, the model-visible tools are exactly the direct tool set, unchanged', async () => {
-    const off = await createGateway({ config: loadConfigFile(join(REPO_ROOT, 'demo/configs/disabled.json')) });
-    try {
-      await off.mcpReady(); // the demo server's tools are part of the direct set once it has connected
-      const turn = off.prepareTurn({ clientTools });
-      expect(turn.surface.codeMode).toBe(false);
-      // every effective tool, in catalog order, under its exact name: nothing hidden, nothing added (no wait)
-      expect(turn.surface.tools.map((t) => t.name)).toEqual([
-        ...['read', 'grep', 'web_search', 'web_fetch', 'sleep', 'image_generate', 'exec', 'tool_search', 'tool_describe'],
-        ...['llm-task', 'weather.lookup', 'notes_append', 'delete', 'catalog', '2fa'],
-        ...['echo', 'add', 'lookup-user', 'slow', 'crash'],
-        'confirm_with_user',
-      ]);
-      // and each one as its source declares it
-      const declared = new Map(off.catalog({ clientTools }).tools.map((t) => [t.name, t.description]));
-      for (const t of turn.surface.tools) expect(t.description, t.name).toBe(declared.get(t.name));
-    } finally {
-      await off.close();
-    }
-  });
+  let report: TestPlanReport;
+  const step = (n: number): StepReport => report.steps[n - 1]!;
 
   beforeAll(async () => {
-    // step 4: a gateway with code mode enabled (shipped config, its default budget, so no cell depends on
-    // how fast a loaded machine runs it), plus an agent with a short budget so a slow call parks
+    const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
+    config.agents.list.push({ id: PLAN_AGENT, name: 'Test plan', tools: { deny: ['exec'] } });
+    gw = await createGateway({ config });
+    report = await runTestPlan(gw, { agentId: PLAN_AGENT });
+    expect(report.steps.map((s) => s.step)).toEqual(PLAN_STEPS.map((_, i) => i + 1));
+  }, 180_000);
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  const title = (n: number, what: string) => `step ${n}: ${PLAN_STEPS[n - 1]} (${what})`;
+  const passes = (n: number) => expect(step(n), step(n).detail).toMatchObject({ step: n, title: PLAN_STEPS[n - 1], verdict: 'pass' });
+
+  it(title(1, 'a sibling Gateway over the same sources with code mode off'), () => {
+    passes(1);
+    expect(step(1).detail).toMatch(/^a Gateway over the same sources with code mode off: /);
+  });
+
+  it(title(2, 'the demo catalog: every effective tool as a direct tool, and the plan\'s client tool'), () => {
+    passes(2);
+    // every effective tool, in catalog order, under its exact name (the shell exec tool denied): nothing hidden, no wait
+    expect(step(2).result).toEqual([
+      ...['read', 'grep', 'web_search', 'web_fetch', 'sleep', 'image_generate', 'tool_search', 'tool_describe'],
+      ...['llm-task', 'weather.lookup', 'notes_append', 'delete', 'catalog', '2fa'],
+      ...['echo', 'add', 'lookup-user', 'slow', 'crash'],
+      'test_plan_echo',
+    ]);
+  });
+
+  it(title(3, 'the same names in catalog order, each described as its source declares it'), () => {
+    passes(3);
+    expect(step(3).detail).toBe('the model sees exactly the 20 effective tools, in catalog order, each as its source declares it');
+  });
+
+  it(title(4, 'the demo config turns code mode on'), () => {
+    passes(4);
+  });
+
+  it(title(5, 'core, both plugin kinds, the demo MCP server and the client tool'), () => {
+    passes(5);
+    expect(step(5).result).toMatchObject({ sources: ['bundled_plugin', 'client', 'core', 'external_plugin', 'mcp'], mcpServers: ['demo'] });
+  });
+
+  it(title(6, 'exec, wait and the direct-only image_generate'), () => {
+    passes(6);
+    expect(step(6).result).toEqual(['exec', 'wait', 'image_generate']);
+  });
+
+  it(title(7, 'the demo\'s normalized and reserved names, all in the quick index'), () => {
+    passes(7);
+    const { projected } = step(7).result as { projected: Array<{ name: string; source: string; callableName: string; inQuickIndex: boolean }> };
+    const byName = Object.fromEntries(projected.map((p) => [p.name, p.callableName]));
+    expect(byName).toEqual({
+      'llm-task': 'llm_task',
+      'weather.lookup': 'weather_lookup',
+      delete: expect.stringMatching(/^delete_[0-9a-z]{6}$/),
+      catalog: expect.stringMatching(/^catalog_[0-9a-z]{6}$/),
+      '2fa': 'tool_2fa',
+    });
+    expect(projected.filter((p) => !p.inQuickIndex)).toEqual([]);
+  });
+
+  it(title(8, 'a core, a bundled and an external plugin handle described, the core sleep called by handle, the client handle called'), () => {
+    passes(8);
+    const value = completedValue<{ handles: Array<{ name: string; source: string; callableName: string; keys: string[] }>; core: { called: string; output: unknown }; inputSchema: unknown; echoed: string }>(step(8));
+    expect(value.handles.map((h) => [h.source, h.name, h.callableName])).toEqual([
+      ['core', 'read', 'read'],
+      ['bundled_plugin', 'llm-task', 'llm_task'],
+      ['external_plugin', 'delete', expect.stringMatching(/^delete_[0-9a-z]{6}$/)],
+    ]);
+    expect(value.handles[0]!.keys).toEqual(expect.arrayContaining(['callableName', 'declaration', 'description', 'name', 'source']));
+    expect(value.core).toEqual({ called: 'sleep', output: { sleptMs: expect.any(Number) } });
+    expect(value.inputSchema).toEqual({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } satisfies ClientToolSpec['inputSchema']);
+    expect(value.echoed).toBe('ping');
+  });
+
+  it(title(9, 'mcp/index.d.ts and mcp/demo.d.ts, read without a tool call'), () => {
+    passes(9);
+    expect(step(9).detail).toMatch(/^mcp\/demo\.d\.ts declares all 5 tools, read without a tool call$/);
+    const value = completedValue<{ list: string[]; decl: string }>(step(9));
+    expect(value.list).toEqual(expect.arrayContaining(['mcp/index.d.ts', 'mcp/demo.d.ts']));
+    expect(value.decl).toMatch(/echo\(/);
+  });
+
+  it(title(10, 'MCP.demo.echo answers; $api() lists the demo tools; no MCP entry in catalog discovery'), () => {
+    passes(10);
+    const value = completedValue<{ called: string; r: { content: Array<{ type: string; text: string }> }; tools: string[]; all: number; found: number }>(step(10));
+    expect(value.called).toBe('MCP.demo.echo');
+    expect(value.r.content[0]).toEqual({ type: 'text', text: 'test' });
+    expect(value.tools).toEqual(expect.arrayContaining(['echo', 'add', 'lookup-user']));
+    expect(value).toMatchObject({ all: 0, found: 0 });
+  });
+
+  it(title(11, 'the denied shell exec tool: no global, handle, search hit or declaration file, by name or guessed id'), () => {
+    passes(11);
+    expect(step(11).detail).toMatch(/^1 denied tools \(exec: /);
+    const guessedId = catalogId(hostIdentity(gw.catalog({ agentId: PLAN_AGENT }).tools.find((t) => t.name === 'exec')!));
+    expect(step(11).cell).toContain(guessedId);
+    expect(completedValue(step(11))).toEqual({ globals: [], listed: [], found: [], files: [], read: [] });
+  });
+
+  it(title(12, 'the client call is pending when exec returns waiting'), () => {
+    passes(12);
+    const parked = step(12).result as { status: string; pendingToolCalls: unknown[]; output: Array<{ text: string }> };
+    expect(parked.status).toBe('waiting');
+    expect(parked.output.map((o) => o.text)).toEqual(['before wait']);
+    expect(parked.pendingToolCalls).toEqual([expect.objectContaining({ tool: 'test_plan_echo', state: 'awaiting_client' })]);
+    expect(step(12).runId).toBe(step(8).runId);
+  });
+
+  it(title(13, 'the restored VM returns the client\'s answer'), () => {
+    passes(13);
+    expect(completedValue(step(13))).toMatchObject({ echoed: 'ping', described: 'test_plan_echo' });
+  });
+
+  it(title(14, "the wait's answer carries the line printed after the restore"), () => {
+    passes(14);
+    expect(step(14).result).toEqual(['after restore: ping']);
+  });
+
+  it(title(15, 'timeout, abort and expiry each fail as the spec says and free their slot'), () => {
+    passes(15);
+    const r = step(15).result as { timeout: { code: string }; abortedState: string; afterAbort: { code: string; error: string }; afterExpiry: { code: string; error: string }; suspendedSlots: number };
+    expect(r.timeout.code).toBe('timeout');
+    expect(r.abortedState).toBe('aborted');
+    for (const gone of [r.afterAbort, r.afterExpiry]) expect(gone).toMatchObject({ code: 'invalid_input', error: expect.stringContaining('code mode run is unavailable or expired.') });
+    expect(r.suspendedSlots).toBe(0);
+  });
+
+  it(title(16, 'exec then wait, the client call nested under exec; the exported trajectory is plain JSON'), () => {
+    passes(16);
+    expect(step(16).result).toEqual([
+      {
+        tool: 'exec',
+        nested: [
+          ...['catalog.all', 'read.describe', 'llm_task.describe', expect.stringMatching(/^delete_[0-9a-z]{6}\.describe$/), 'sleep'],
+          ...['catalog.search', 'test_plan_echo.describe', 'test_plan_echo', 'yield_control'],
+        ].map((tool: unknown) => ({ tool, status: 'ok' })),
+      },
+      { tool: 'wait', nested: [] },
+    ]);
+    const traj = gw.trajectory(step(16).runId!)!;
+    expect(JSON.parse(JSON.stringify(traj))).toEqual(traj);
+  });
+
+  it('the summary counts 16 passes, and the plan leaves no run parked', () => {
+    expect(report.summary).toEqual({ pass: 16, fail: 0, notApplicable: 0 });
+    expect(gw.diagnostics.suspendedSlots()).toBe(0);
+  });
+});
+
+// Beyond the plan's steps: what the demo's names and budgets add, and a guest that subverts its prelude.
+describe('the demo catalog beyond the plan', () => {
+  let gw: Gateway;
+
+  beforeAll(async () => {
     const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
     config.agents.list.push({ id: 'deadline', tools: { codeMode: { timeoutMs: 1500 } } });
-    // step 15's expiry: the shortest snapshot TTL the config allows
-    config.agents.list.push({ id: 'ephemeral', tools: { codeMode: { snapshotTtlSeconds: 1 } } });
     gw = await createGateway({ config });
-    // MCP connects in the background; the plan needs the demo server listed
     await gw.mcpReady();
-    agentRunId = gw.prepareTurn({ clientTools }).agentRunId;
-    deadlineRunId = gw.prepareTurn({ agentId: 'deadline' }).agentRunId;
   });
 
   afterAll(async () => {
     await gw?.close();
   });
 
-  it('steps 5-6: a turn with core, plugin, MCP and client tools sees exec, wait and only direct-only tools', () => {
-    const turn = gw.prepareTurn({ clientTools });
-    expect(turn.surface.tools.map((t) => t.name)).toEqual(['exec', 'wait', 'image_generate']);
-    expect(gw.mcpServers()).toEqual([expect.objectContaining({ name: 'demo', state: 'connected' })]);
-    const sources = new Set(gw.catalog({ clientTools }).tools.map((t) => t.source));
-    expect([...sources].sort()).toEqual(['bundled_plugin', 'client', 'core', 'external_plugin', 'mcp']);
-  });
-
-  it('step 7: bare globals with normalized, reserved and colliding names match the quick index', async () => {
-    const turn = gw.prepareTurn({ clientTools });
-    const quickIndex = turn.surface.tools[0]!.description;
-    const r = expectCompleted(
-      await gw.exec(agentRunId, {
-        code: 'const names = (await catalog.all()).map((h) => [h.name, h.callableName]);\nconst w = await weather_lookup({ city: "Paris" });\nconst code = await tool_2fa({ secret: "JBSWY3DPEHPK3PXP", atMs: 0 });\nreturn { names, city: w.city, digits: code.code.length }',
-      }),
-    );
-    const v = r.value as { names: Array<[string, string]>; city: string; digits: number };
-    const byName = new Map(v.names);
-    expect(byName.get('llm-task')).toBe('llm_task');
-    expect(byName.get('weather.lookup')).toBe('weather_lookup');
-    expect(byName.get('2fa')).toBe('tool_2fa');
-    expect(byName.get('delete')).toMatch(/^delete_[0-9a-z]{6}$/);
-    expect(byName.get('catalog')).toMatch(/^catalog_[0-9a-z]{6}$/);
-    for (const callable of byName.values()) expect(quickIndex).toContain(`${callable}(`);
-    expect(v).toMatchObject({ city: 'Paris', digits: 6 });
-  });
-
-  it('step 7: the reserved-name tools answer through their projected names, and a real normalized collision keeps both tools callable apart', async () => {
+  it('projected names: the reserved-name tools answer through them, and a real normalized collision keeps both tools callable apart', async () => {
     // a client tool spelled exactly like weather.lookup's normalized name: the exact safe name claims it
     const colliding: ClientToolSpec = { name: 'weather_lookup', description: 'The page asks the user for the weather.', inputSchema: { type: 'object', properties: {} } };
-    const turn = gw.prepareTurn({ clientTools: [...clientTools, colliding] });
+    const turn = gw.prepareTurn({ clientTools: [colliding] });
     const code = `
       const byName = Object.fromEntries((await catalog.all()).map((h) => [h.name + "/" + h.source, h.callableName]));
       const del = globalThis[byName["delete/external_plugin"]];
@@ -127,68 +243,20 @@ describe('spec E2E plan', () => {
     for (const callable of Object.values(v.byName)) expect(quickIndex).toContain(`${callable}(`);
   });
 
-  it('step 8: search, describe and call core, plugin and client handles without exact ids (a core tool through its handle, describe() on a client tool)', async () => {
+  it("a slow MCP call still running when the turn's budget ends: exec returns waiting with it pending, and wait delivers it with the output after restore", async () => {
+    const deadline = gw.prepareTurn({ agentId: 'deadline' }).agentRunId;
     const first = expectWaiting(
-      await gw.exec(agentRunId, {
-        code: 'const [w] = await catalog.search("weather forecast city");\nconst d = await w.describe();\nconst rh = (await catalog.search("read a text file from the workspace")).find((h) => h.source === "core" && h.name === "read");\nconst r = await rh({ path: "README.md" });\nconst c = (await catalog.search("confirm yes no user"))[0];\nconst cd = await c.describe();\nconst asked = c({ question: "go?" });\nawait yield_control("ask the user");\nconst answer = await asked;\nreturn { d, read: r.path, client: c.callableName, cd, answer }',
-      }),
+      await gw.exec(deadline, { code: 'console.log("before");\nconst s = await MCP.demo.slow({ ms: 2500 });\nconsole.log("after restore");\nreturn { slow: s.content[0].text }' }),
     );
-    expect(first.pendingToolCalls).toEqual([expect.objectContaining({ tool: 'confirm_with_user', state: 'awaiting_client' })]);
-    const view = gw.run(first.runId)!;
-    gw.answerClientCall({ runId: first.runId, callId: view.clientCalls[0]!.callId, result: { yes: true } });
-    const done = expectCompleted(await gw.wait(agentRunId, { runId: first.runId }));
-    expect(done.value).toMatchObject({
-      d: { callableName: 'weather_lookup', source: 'bundled_plugin' },
-      read: 'README.md',
-      client: 'confirm_with_user',
-      cd: { callableName: 'confirm_with_user', source: 'client', inputSchema: clientTools[0]!.inputSchema, declaration: expect.stringContaining('declare function confirm_with_user(') },
-      answer: { yes: true },
-    });
-    expect(JSON.stringify(done)).not.toMatch(/\bt_[0-9a-f]{16}\b/);
+    expect(first.pendingToolCalls?.[0]?.tool).toBe('MCP.demo.slow');
+    let r: CodeModeResult = first;
+    while (r.status === 'waiting') r = await gw.wait(deadline, { runId: first.runId });
+    const done = expectCompleted(r);
+    expect(done.output?.map((o) => o.text)).toContain('after restore');
+    expect((done.value as { slow: string }).slow).toBeTruthy();
   });
 
-  it('step 9: API.list("mcp") and API.read("mcp/<server>.d.ts") describe visible MCP tools without a bridge call', async () => {
-    const r = expectCompleted(await gw.exec(agentRunId, { code: 'return { list: API.list("mcp"), decl: API.read("mcp/demo.d.ts") }' }));
-    const v = r.value as { list: string[]; decl: string };
-    expect(v.list).toEqual(expect.arrayContaining(['mcp/index.d.ts', 'mcp/demo.d.ts']));
-    expect(v.decl).toMatch(/echo\(/);
-    expect(r.telemetry.nestedCalls).toBe(0);
-  });
-
-  it('step 10: MCP namespace calls work and MCP entries are absent from catalog.search and catalog.all', async () => {
-    const r = expectCompleted(
-      await gw.exec(agentRunId, {
-        code: 'const e = await MCP.demo.echo({ text: "hi" });\nconst api = await MCP.demo.$api();\nconst all = (await catalog.all()).map((h) => h.callableName);\nconst found = (await catalog.search("echo text back")).map((h) => h.callableName);\nreturn { e, tools: api.tools.map((t) => t.name), all, found }',
-      }),
-    );
-    const v = r.value as { e: { content: Array<{ type: string; text: string }> }; tools: string[]; all: string[]; found: string[] };
-    expect(v.e.content[0]).toMatchObject({ type: 'text' });
-    expect(v.e.content[0]!.text).toContain('hi');
-    expect(v.tools).toEqual(expect.arrayContaining(['echo', 'add', 'lookup-user']));
-    expect(v.all.some((n) => n.includes('echo'))).toBe(false);
-    expect(v.found.some((n) => n.includes('echo'))).toBe(false);
-  });
-
-  it('step 11: denied tools are absent and cannot be called by a guessed name or id', async () => {
-    const research = gw.prepareTurn({ agentId: 'research' });
-    const view = gw.catalog({ agentId: 'research' });
-    const deniedExec = view.tools.find((t) => t.name === 'exec')!;
-    expect(deniedExec.deniedBy).toBeTruthy();
-    // the catalog id the shell exec tool would have had: what a cell that knows how the host makes ids would guess
-    const guessedId = catalogId(hostIdentity(deniedExec));
-    const r = expectCompleted(
-      await gw.exec(research.agentRunId, {
-        code:
-          `const id = ${JSON.stringify(guessedId)};\n` +
-          'const guesses = [typeof exec, typeof globalThis["exec"], typeof weather_lookup, typeof globalThis[id]];\n' +
-          'const all = (await catalog.all()).map((h) => h.name);\nconst found = (await catalog.search(id)).map((h) => h.name);\n' +
-          'let file; try { file = API.read("tools/" + id + ".d.ts") } catch (e) { file = e.code }\nreturn { guesses, all, found, file }',
-      }),
-    );
-    expect(r.value).toEqual({ guesses: ['undefined', 'undefined', 'undefined', 'undefined'], all: expect.not.arrayContaining(['exec', 'weather.lookup']), found: [], file: 'invalid_input' });
-  });
-
-  it('step 11: a cell holding the raw bridge primitive sends calls by the denied tool\'s guessed id, as a tool and as an MCP member: not_found, and the tool never runs', async () => {
+  it("a cell holding the raw bridge primitive sends calls by a denied tool's guessed id, as a tool and as an MCP member: not_found, and the tool never runs", async () => {
     // a fully subverted prelude: the cell keeps the host primitive and writes bridge requests itself
     const raw = new QuickJsExecutor({ workers: 1, preludePrefix: 'globalThis.__cm_raw = globalThis.__cm_sync;' });
     const config = loadConfigFile(join(REPO_ROOT, 'codemode.config.json'));
@@ -218,49 +286,5 @@ describe('spec E2E plan', () => {
       await rg.close();
       await raw.close();
     }
-  });
-
-  it('steps 12-14: a nested call resolving after exec returns waiting; wait restores the VM, delivers it, and output after restore reaches the answer', async () => {
-    const first = expectWaiting(
-      await gw.exec(deadlineRunId, { code: 'console.log("before");\nconst s = await MCP.demo.slow({ ms: 2500 });\nconsole.log("after restore");\nreturn { slow: s.content[0].text }' }),
-    );
-    expect(first.pendingToolCalls?.[0]?.tool).toBe('MCP.demo.slow');
-    let r: CodeModeResult = first;
-    while (r.status === 'waiting') r = await gw.wait(deadlineRunId, { runId: first.runId });
-    const done = expectCompleted(r);
-    expect(done.output?.map((o) => o.text)).toContain('after restore');
-    expect((done.value as { slow: string }).slow).toBeTruthy();
-  });
-
-  it('step 15: timeout, abort and snapshot expiry clean up runtime state', async () => {
-    expect(expectFailed(await gw.exec(deadlineRunId, { code: 'while (true) {}' })).code).toBe('timeout');
-    const w = expectWaiting(await gw.exec(agentRunId, { code: 'await yield_control("park")' }));
-    gw.abortRun(w.runId);
-    expect(gw.run(w.runId)?.state).toBe('aborted');
-    expect(expectFailed(await gw.wait(agentRunId, { runId: w.runId })).code).toBe('invalid_input');
-    expect(gw.diagnostics.suspendedSlots()).toBe(0);
-  });
-
-  it('step 15: snapshot expiry itself: a parked run past its TTL expires, frees its slot, and a wait on it fails with the spec sentence', async () => {
-    const ephemeral = gw.prepareTurn({ agentId: 'ephemeral' }).agentRunId;
-    const parked = expectWaiting(await gw.exec(ephemeral, { code: 'await yield_control("park");\nreturn "never"' }));
-    expect(gw.run(parked.runId)?.state).toBe('waiting');
-    await runReaches(gw, parked.runId, 'expired');
-    expect(gw.diagnostics.suspendedSlots()).toBe(0);
-    const late = expectFailed(await gw.wait(ephemeral, { runId: parked.runId }), 'invalid_input');
-    expect(late.error).toContain('code mode run is unavailable or expired.');
-  });
-
-  it('step 16: the exported trajectory shows nested calls under the parent code-mode call', async () => {
-    const first = expectWaiting(await gw.exec(agentRunId, { code: 'const a = await weather_lookup({ city: "Kyiv" });\nconst slept = sleep({ ms: 20 });\nawait yield_control("park");\nawait slept;\nreturn a.city' }));
-    expectCompleted(await gw.wait(agentRunId, { runId: first.runId }));
-    const traj = gw.trajectory(first.runId)!;
-    expect(traj.calls.map((c) => c.tool)).toEqual(['exec', 'wait']);
-    expect(traj.calls[0]!.nested.map((n) => [n.tool, n.status])).toEqual([
-      ['weather_lookup', 'ok'],
-      ['sleep', 'ok'],
-      ['yield_control', 'ok'],
-    ]);
-    expect(JSON.parse(JSON.stringify(traj))).toEqual(traj);
   });
 });

@@ -26,7 +26,7 @@ function StepRow(props: { step: TestPlanStep; onOpenRun: (runId: string) => void
           {step.step}. {step.title}
         </button>
         {step.runId ? (
-          <button type="button" data-testid="plan-step-run" className="shrink-0 font-mono text-[10px] text-sky-400 hover:underline" onClick={() => props.onOpenRun(step.runId!)}>
+          <button type="button" data-testid="plan-step-run" data-run-id={step.runId} className="shrink-0 font-mono text-[10px] text-sky-400 hover:underline" onClick={() => props.onOpenRun(step.runId!)}>
             trajectory
           </button>
         ) : null}

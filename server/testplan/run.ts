@@ -83,16 +83,16 @@ export async function runTestPlan(gateway: Gateway, opts: RunTestPlanOptions = {
   const request: TurnRequest = { agentId, clientTools: [PLAN_CLIENT_TOOL], client: TEST_PLAN_CLIENT };
 
   // steps 1-3: a sibling Gateway with code mode off, over the same tool sources
-  let offSurface: { codeMode: boolean; names: string[]; expected: string[]; reason: string } | undefined;
+  let offSurface: { codeMode: boolean; names: string[]; expected: string[]; redescribed: string[]; reason: string } | undefined;
   await attempt(1, async () => {
     const off = await siblingGateway(gateway, codeModeOffConfig(gateway.config));
     try {
       const turn = off.prepareTurn(request);
-      const expected = off
-        .catalog(request)
-        .tools.filter((t) => !t.deniedBy)
-        .map((t) => t.name);
-      offSurface = { codeMode: turn.surface.codeMode, names: turn.surface.tools.map((t) => t.name), expected, reason: turn.surface.reason };
+      const effective = off.catalog(request).tools.filter((t) => !t.deniedBy);
+      const expected = effective.map((t) => t.name);
+      // unchanged means as each source declares it too: a visible tool whose description none of its name's tools has
+      const redescribed = turn.surface.tools.filter((v) => !effective.some((t) => t.name === v.name && t.description === v.description)).map((v) => v.name);
+      offSurface = { codeMode: turn.surface.codeMode, names: turn.surface.tools.map((t) => t.name), expected, redescribed, reason: turn.surface.reason };
       off.endTurn(turn.agentRunId);
     } finally {
       await off.close();
@@ -106,9 +106,10 @@ export async function runTestPlan(gateway: Gateway, opts: RunTestPlanOptions = {
   );
   await attempt(3, () => {
     if (!offSurface) return { verdict: 'fail', detail: 'step 1 failed' };
-    const difference = toolListDifference(offSurface.names, offSurface.expected);
-    return difference === undefined
-      ? { verdict: 'pass', detail: `the model sees exactly the ${offSurface.expected.length} effective tools, in catalog order` }
+    const listed = toolListDifference(offSurface.names, offSurface.expected);
+    const difference = [listed, offSurface.redescribed.length ? `described otherwise than their source declares: ${named([...new Set(offSurface.redescribed)])}` : undefined].filter(Boolean).join('; ');
+    return difference === ''
+      ? { verdict: 'pass', detail: `the model sees exactly the ${offSurface.expected.length} effective tools, in catalog order, each as its source declares it` }
       : { verdict: 'fail', detail: `the model-visible tools differ from the effective tools: ${difference}`, result: { visible: offSurface.names, effective: offSurface.expected } };
   });
 

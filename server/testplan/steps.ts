@@ -4,6 +4,7 @@ import type { TurnInfo, TurnRequest } from '../gateway-types.ts';
 import type { CodeModeResult } from '../runs/types.ts';
 import type { StepReport } from './types.ts';
 import { catalogId, hostIdentity } from '../catalog/names.ts';
+import { MSG_UNAVAILABLE } from '../runs/messages.ts';
 
 export type StepOutcome = Omit<StepReport, 'step' | 'title' | 'durationMs'>;
 
@@ -27,10 +28,18 @@ export function shown(result: CodeModeResult): unknown {
   return JSON.parse(JSON.stringify(rest)) as unknown;
 }
 
+/** How a run ended, in a step's words: its status, and for a failure its code. */
+function describeEnd(result: CodeModeResult): string {
+  return result.status === 'failed' ? `failed: ${result.code}` : result.status;
+}
+
 function completedValue(result: CodeModeResult, what: string): unknown {
   if (result.status !== 'completed') throw new Error(`${what}: the cell ended ${result.status}${result.status === 'failed' ? ` (${result.code}: ${result.error})` : ''}`);
   return result.value;
 }
+
+/** The kinds of source step 8 describes a handle of (one each, when the catalog has one), beside the plan's client tool. */
+const HANDLE_SOURCES = ['core', 'bundled_plugin', 'external_plugin', 'openapi'] as const;
 
 /** Words of an MCP tool that suggest it changes or breaks something: the plan never calls those. */
 const UNSAFE_TOOL = /crash|kill|delete|remove|drop|destroy|write|update|create|slow|sleep|exit|shutdown|reset/i;
@@ -57,8 +66,10 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
       client: count((t) => t.source === 'client'),
     };
     const missing = [counts.plugin === 0 ? 'a plugin (plugins.bundled) or an OpenAPI source' : '', counts.mcp === 0 ? 'an MCP server (mcp.servers or the Sources panel)' : ''].filter(Boolean);
-    if (missing.length > 0) return { ...notApplicable(`add ${missing.join(' and ')}`), result: counts };
-    return { verdict: 'pass', detail: `the turn's catalog holds core ${counts.core}, plugin ${counts.plugin}, MCP ${counts.mcp} and client ${counts.client} tools`, result: counts };
+    // the kinds of source and the MCP servers behind them, as the result shows them (a test asserts a config's exact set)
+    const result = { counts, sources: [...new Set(effective.map((t) => t.source))].sort(), mcpServers: view.mcpServers.filter((s) => s.state === 'connected').map((s) => s.name) };
+    if (missing.length > 0) return { ...notApplicable(`add ${missing.join(' and ')}`), result };
+    return { verdict: 'pass', detail: `the turn's catalog holds core ${counts.core}, plugin ${counts.plugin}, MCP ${counts.mcp} and client ${counts.client} tools`, result };
   });
 
   await attempt(6, () => {
@@ -81,7 +92,10 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     const wrong = completedValue(result, 'step 7') as string[];
     const renamed = globals.filter((t) => t.callableName !== t.name);
     const quick = turn.surface.execDescription ?? '';
-    const notIndexed = renamed.filter((t) => !quick.includes(t.callableName)).map((t) => t.callableName);
+    // the quick index lists a tool as a call signature; a large catalog's index is bounded, so a tool beyond it is reported, not failed
+    const indexed = (t: (typeof globals)[number]) => quick.includes(`${t.callableName}(`);
+    const notIndexed = renamed.filter((t) => !indexed(t)).map((t) => t.callableName);
+    const projected = renamed.map((t) => ({ name: t.name, source: t.source, callableName: t.callableName, inQuickIndex: indexed(t) }));
     const ok = wrong.length === 0;
     return {
       verdict: ok ? 'pass' : 'fail',
@@ -89,16 +103,26 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
         ? `${globals.length} bare globals callable under their projected names; ${renamed.length} normalized, reserved or colliding (${renamed.map((t) => `${t.name} -> ${t.callableName}`).join(', ') || 'none'})${notIndexed.length ? `; beyond the quick index: ${notIndexed.join(', ')}` : ''}`
         : `globals missing or naming another tool: ${wrong.join(', ')}`,
       cell,
-      result: shown(result),
+      result: { projected, run: shown(result) },
       runId: result.telemetry.runId,
     };
   });
 
-  // steps 8, 12, 13, 14 and 16 share one run: a client handle found by search, answered after exec returned waiting
+  // steps 8, 12, 13, 14 and 16 share one run: a client handle found by search, answered after exec returned waiting;
+  // before it, one handle of every other kind of source is described and the core sleep tool is called through its handle
   let parked: { result: CodeModeResult; runId: string; cell: string } | undefined;
   let final: CodeModeResult | undefined;
+  const handleKinds = HANDLE_SOURCES.flatMap((source) => {
+    const t = effective.find((x) => x.source === source && !x.mcpPath && !x.directOnly && !x.control);
+    return t ? [[t.source, t.name]] : [];
+  });
   const handleCell =
-    'const [h] = (await catalog.search("test plan echo client tool")).filter((x) => x.source === "client");\nconst d = await h.describe();\nconsole.log("before wait");\nconst answer = h({ text: "ping" });\nawait yield_control("test plan: the client answers while the cell is parked");\nconst r = await answer;\nconsole.log("after restore: " + r.echo);\nreturn { callableName: h.callableName, described: d.name, source: d.source, echoed: r.echo }';
+    `const kinds = ${JSON.stringify(handleKinds)};\nconst all = await catalog.all();\nconst declares = (h, d) => d.declaration.includes("declare function " + h.callableName + "(");\n` +
+    'const handles = [];\nfor (const [source, name] of kinds) {\n  const h = all.find((x) => x.source === source && x.name === name);\n  const d = await h.describe();\n' +
+    '  handles.push({ name: d.name, source: d.source, callableName: h.callableName, same: d.callableName === h.callableName, declares: declares(h, d), keys: [...new Set(Object.keys(h).concat(Object.keys(d)))].sort() });\n}\n' +
+    'const s = all.find((x) => x.source === "core" && x.name === "sleep");\nconst core = s ? { called: s.callableName, output: await s({ ms: 0 }) } : null;\n' +
+    'const [h] = (await catalog.search("test plan echo client tool")).filter((x) => x.source === "client");\nconst d = await h.describe();\nconsole.log("before wait");\nconst answer = h({ text: "ping" });\nawait yield_control("test plan: the client answers while the cell is parked");\nconst r = await answer;\nconsole.log("after restore: " + r.echo);\n' +
+    'return { callableName: h.callableName, described: d.name, source: d.source, declared: declares(h, d), inputSchema: d.inputSchema, echoed: r.echo, handles, core }';
   await attempt(8, async () => {
     const first = await exec(handleCell);
     if (first.status !== 'waiting') throw new Error(`the cell ended ${first.status} instead of parking: ${JSON.stringify(shown(first))}`);
@@ -109,9 +133,28 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     let r: CodeModeResult = first;
     while (r.status === 'waiting') r = await gateway.wait(id, { runId: first.runId });
     final = r;
-    const value = completedValue(r, 'step 8') as { callableName: string; described: string; source: string; echoed: string };
-    const ok = value.source === 'client' && value.described === 'test_plan_echo' && value.echoed === 'ping' && !/\bt_[0-9a-f]{16}\b/.test(JSON.stringify(r));
-    return { verdict: ok ? 'pass' : 'fail', detail: `found by catalog.search, described (${value.described}, ${value.source}) and called as ${value.callableName}; no catalog id seen`, cell: handleCell, result: shown(r), runId: first.runId };
+    const value = completedValue(r, 'step 8') as {
+      callableName: string;
+      described: string;
+      source: string;
+      declared: boolean;
+      echoed: string;
+      handles: Array<{ name: string; source: string; callableName: string; same: boolean; declares: boolean; keys: string[] }>;
+      core: { called: string } | null;
+    };
+    const badHandles = value.handles.filter((x) => !x.same || !x.declares || x.keys.includes('id')).map((x) => x.name);
+    const idSeen = /\bt_[0-9a-f]{16}\b/.test(JSON.stringify(r));
+    const ok = value.source === 'client' && value.described === 'test_plan_echo' && value.declared && value.echoed === 'ping' && badHandles.length === 0 && !idSeen;
+    const also = `${value.handles.map((x) => `${x.name} (${x.source})`).join(', ') || 'no other handle'} described${value.core ? `; the core handle ${value.core.called} called` : ''}`;
+    return {
+      verdict: ok ? 'pass' : 'fail',
+      detail: ok
+        ? `found by catalog.search, described (${value.described}, ${value.source}) and called as ${value.callableName}; ${also}; no catalog id seen`
+        : `handles wrong: ${[...badHandles, idSeen ? 'a catalog id seen' : '', value.declared ? '' : `${value.callableName} undeclared`].filter(Boolean).join(', ') || JSON.stringify(value)}`,
+      cell: handleCell,
+      result: shown(r),
+      runId: first.runId,
+    };
   });
 
   const servers = view.mcpServers.filter((s) => s.state === 'connected' && s.toolCount > 0);
@@ -124,8 +167,18 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     const value = completedValue(result, 'step 9') as { list: string[]; decl: string };
     const own = mcpTools.filter((t) => t.owner === server.name);
     const undescribed = own.filter((t) => !value.decl.includes(t.callableName)).map((t) => t.callableName);
-    const ok = value.list.includes(`mcp/${server.callableName}.d.ts`) && undescribed.length === 0;
-    return { verdict: ok ? 'pass' : 'fail', detail: ok ? `mcp/${server.callableName}.d.ts declares all ${own.length} tools` : `not declared: ${undescribed.join(', ')}`, cell, result: shown(result), runId: result.telemetry.runId };
+    // the declarations are the guest's own files: reading them makes no tool call
+    const calls = result.telemetry.nestedCalls;
+    const ok = value.list.includes(`mcp/${server.callableName}.d.ts`) && undescribed.length === 0 && calls === 0;
+    return {
+      verdict: ok ? 'pass' : 'fail',
+      detail: ok
+        ? `mcp/${server.callableName}.d.ts declares all ${own.length} tools, read without a tool call`
+        : [undescribed.length ? `not declared: ${undescribed.join(', ')}` : '', calls ? `reading the declarations made ${calls} tool calls` : ''].filter(Boolean).join('; ') || `mcp/${server.callableName}.d.ts not listed`,
+      cell,
+      result: shown(result),
+      runId: result.telemetry.runId,
+    };
   });
 
   await attempt(10, async () => {
@@ -134,7 +187,7 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     if (!tool?.mcpPath) return notApplicable('add an MCP tool the plan may call safely (every listed tool looks destructive or slow)');
     const path = tool.mcpPath;
     const server = path.slice(0, path.lastIndexOf('.'));
-    const cell = `const api = await ${server}.$api();\nconst schema = api.tools.find((t) => t.name === ${JSON.stringify(tool.name)}).inputSchema ?? {};\n${SAMPLE_INPUT_JS}\nconst r = await ${path}(input);\nconst all = (await catalog.all()).filter((h) => h.source === "mcp").length;\nconst found = (await catalog.search(${JSON.stringify(tool.name)})).filter((h) => h.source === "mcp").length;\nreturn { called: ${JSON.stringify(path)}, input, r, all, found };`;
+    const cell = `const api = await ${server}.$api();\nconst schema = api.tools.find((t) => t.name === ${JSON.stringify(tool.name)}).inputSchema ?? {};\n${SAMPLE_INPUT_JS}\nconst r = await ${path}(input);\nconst all = (await catalog.all()).filter((h) => h.source === "mcp").length;\nconst found = (await catalog.search(${JSON.stringify(tool.name)})).filter((h) => h.source === "mcp").length;\nreturn { called: ${JSON.stringify(path)}, input, r, tools: api.tools.map((t) => t.name), all, found };`;
     const result = await exec(cell);
     const value = completedValue(result, 'step 10') as { all: number; found: number };
     const ok = value.all === 0 && value.found === 0;
@@ -154,10 +207,11 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
       'const listed = (await catalog.all()).filter((h) => guesses.includes(h.name) || guesses.includes(h.callableName)).map((h) => h.name);\n' +
       'const found = [];\nfor (const n of guesses) for (const h of await catalog.search(n)) if (guesses.includes(h.name) || guesses.includes(h.callableName)) found.push(h.name);\n' +
       'const files = API.list("").filter((p) => guesses.some((g) => p === "tools/" + g + ".d.ts"));\n' +
-      'return { globals, listed, found, files };';
+      'const read = guesses.filter((g) => { try { API.read("tools/" + g + ".d.ts"); return true; } catch { return false; } });\n' +
+      'return { globals, listed, found, files, read };';
     const result = await exec(cell);
-    const value = completedValue(result, 'step 11') as { globals: string[]; listed: string[]; found: string[]; files: string[] };
-    const ok = value.globals.length === 0 && value.listed.length === 0 && value.found.length === 0 && value.files.length === 0;
+    const value = completedValue(result, 'step 11') as { globals: string[]; listed: string[]; found: string[]; files: string[]; read: string[] };
+    const ok = Object.values(value).every((reached) => reached.length === 0);
     return {
       verdict: ok ? 'pass' : 'fail',
       detail: ok
@@ -196,6 +250,7 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
       const parkedRun = await gw.exec(t.agentRunId, { code: 'await yield_control("park")' });
       if (parkedRun.status !== 'waiting') throw new Error('the abort probe did not park');
       gw.abortRun(parkedRun.runId);
+      const abortedState = gw.run(parkedRun.runId)?.state;
       const afterAbort = await gw.wait(t.agentRunId, { runId: parkedRun.runId });
       const expiring = await gw.exec(t.agentRunId, { code: 'await yield_control("park");\nreturn "never"' });
       if (expiring.status !== 'waiting') throw new Error('the expiry probe did not park');
@@ -206,11 +261,14 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
       });
       const late = await gw.wait(t.agentRunId, { runId: expiring.runId });
       const slots = gw.diagnostics.suspendedSlots();
-      const ok = timeout.status === 'failed' && timeout.code === 'timeout' && afterAbort.status === 'failed' && late.status === 'failed' && slots === 0;
+      // a wait on a run that is gone fails as the spec words it, whether it was aborted or expired
+      const GONE = `failed: invalid_input (${MSG_UNAVAILABLE})`;
+      const gone = (r: CodeModeResult) => (r.status === 'failed' && r.code === 'invalid_input' && r.error.includes(MSG_UNAVAILABLE) ? GONE : describeEnd(r));
+      const ok = timeout.status === 'failed' && timeout.code === 'timeout' && abortedState === 'aborted' && [afterAbort, late].every((r) => gone(r) === GONE) && slots === 0;
       return {
         verdict: ok ? 'pass' : 'fail',
-        detail: `timeout: ${timeout.status === 'failed' ? timeout.code : timeout.status}; wait after abort: ${afterAbort.status}; wait after expiry: ${late.status}; parked slots left: ${slots} (a 1.5 s budget and 1 s TTL on a sibling Gateway)`,
-        result: { timeout: shown(timeout), afterAbort: shown(afterAbort), afterExpiry: shown(late) },
+        detail: `timeout: ${describeEnd(timeout)}; abort: ${abortedState ?? 'run gone'}, then wait ${gone(afterAbort)}; expiry, then wait ${gone(late)}; parked slots left: ${slots} (a 1.5 s budget and 1 s TTL on a sibling Gateway)`,
+        result: { timeout: shown(timeout), abortedState, afterAbort: shown(afterAbort), afterExpiry: shown(late), suspendedSlots: slots },
       };
     } finally {
       await gw.close();
@@ -221,8 +279,13 @@ export async function codeModeSteps(ctx: PlanContext): Promise<void> {
     if (!parked) return { verdict: 'fail', detail: 'step 8 did not park' };
     const traj = gateway.trajectory(parked.runId);
     if (!traj) return { verdict: 'fail', detail: 'no trajectory for the run' };
-    const calls = traj.calls.map((c) => ({ tool: c.tool, nested: c.nested.map((n) => n.tool) }));
-    const ok = traj.calls[0]?.tool === 'exec' && traj.calls.some((c) => c.nested.some((n) => n.tool === 'test_plan_echo'));
-    return { verdict: ok ? 'pass' : 'fail', detail: ok ? `the trajectory nests ${calls.map((c) => `${c.tool} [${c.nested.join(', ')}]`).join(', ')}` : 'the nested call is not under the code-mode call', result: calls, runId: parked.runId };
+    const calls = traj.calls.map((c) => ({ tool: c.tool, nested: c.nested.map((n) => ({ tool: n.tool, status: n.status })) }));
+    const ok = traj.calls[0]?.tool === 'exec' && traj.calls.some((c) => c.nested.some((n) => n.tool === 'test_plan_echo' && n.status === 'ok'));
+    return {
+      verdict: ok ? 'pass' : 'fail',
+      detail: ok ? `the trajectory nests ${calls.map((c) => `${c.tool} [${c.nested.map((n) => n.tool).join(', ')}]`).join(', ')}` : 'the nested call is not under the code-mode call',
+      result: calls,
+      runId: parked.runId,
+    };
   });
 }
