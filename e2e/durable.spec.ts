@@ -2,7 +2,6 @@
 // restart of the playground on the board (restored from store, not yet resumed), and the page's Wait resumes it to its
 // value without a turn token (the page is the operator). The spec starts and restarts its own playground: run it with
 // `playwright test -c playwright.sources.config.ts e2e/durable.spec.ts`.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { openPlayground, panelShot, resultRunId, resultValue, runCell, settle, waitingRun } from './helpers.ts';
+import { OwnPlayground } from './own-playground.ts';
 import { E2E_SOURCES_PORT } from './ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -19,40 +19,8 @@ const SNAPSHOT_KEY = randomBytes(32).toString('base64');
 
 let dir: string;
 let configFile: string;
-let server: ChildProcess | undefined;
 
-async function startPlayground(): Promise<void> {
-  const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--config', configFile], {
-    cwd: ROOT,
-    // the first start builds the UI when the build is stale (like npm start); the restart reuses it
-    env: { ...process.env, PORT: String(E2E_SOURCES_PORT), HOST: '127.0.0.1', CODEMODE_SNAPSHOT_KEY: SNAPSHOT_KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  const log: string[] = [];
-  child.stdout?.on('data', (c: Buffer) => log.push(c.toString()));
-  child.stderr?.on('data', (c: Buffer) => log.push(c.toString()));
-  // ready when the API answers (polled; the server prints nothing we could wait on more precisely)
-  await expect
-    .poll(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the playground exited (${child.exitCode}): ${log.join('')}`);
-        return fetch(`${ORIGIN}/api/trpc/config.agents`).then((r) => r.status, () => 0);
-      },
-      { timeout: 300_000 },
-    )
-    .toBe(200);
-}
-
-/** A graceful stop (SIGTERM): the Gateway closing keeps its durable rows, as a deploy's restart would. */
-async function stopPlayground(): Promise<void> {
-  const child = server;
-  server = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  await exited;
-}
+const playground = new OwnPlayground(() => configFile, { env: { CODEMODE_SNAPSHOT_KEY: SNAPSHOT_KEY }, readyTimeoutMs: 300_000 });
 
 test.beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'codemode-e2e-durable-'));
@@ -70,11 +38,11 @@ test.beforeAll(async () => {
       2,
     ),
   );
-  await startPlayground();
+  await playground.start();
 });
 
 test.afterAll(async () => {
-  await stopPlayground();
+  await playground.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -86,8 +54,8 @@ test('a durable run parked before a restart is on the board as "store", and Wait
   await expect(card.getByTestId('waiting-snapshot-in')).toHaveText('store');
   await expect(card.getByTestId('waiting-snapshot-in')).toHaveAttribute('title', /session database/);
 
-  await stopPlayground();
-  await startPlayground();
+  await playground.stop();
+  await playground.start();
   await openPlayground(page, ORIGIN);
 
   // the page's new turn is not the run's: the row is listed anyway, from its metadata only

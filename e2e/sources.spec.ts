@@ -2,7 +2,6 @@
 // each in a cell, save both to the config file, restart the playground, see them loaded from the config, and
 // run the Test plan tab to 16 verdicts. The spec starts its own playground (it rewrites its config file and
 // restarts it): run it with `playwright test -c playwright.sources.config.ts`.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startInventoryServer, type InventoryServer } from '../demo/openapi/server.mjs';
 import { startGitHubFixture } from '../demo/openapi/github/server.mjs';
 import { openPlayground, runCell } from './helpers.ts';
+import { OwnPlayground } from './own-playground.ts';
 import { E2E_INVENTORY_PORT, E2E_SOURCES_PORT } from './ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -21,39 +21,9 @@ const GITHUB_DOCUMENT = join(ROOT, 'node_modules/@octokit/openapi/generated/api.
 
 let dir: string;
 let configFile: string;
-let server: ChildProcess | undefined;
 let inventory: InventoryServer;
 
-async function startPlayground(): Promise<void> {
-  const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--config', configFile], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(E2E_SOURCES_PORT), HOST: '127.0.0.1', CODEMODE_SKIP_BUILD: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  const log: string[] = [];
-  child.stdout?.on('data', (c: Buffer) => log.push(c.toString()));
-  child.stderr?.on('data', (c: Buffer) => log.push(c.toString()));
-  // ready when the API answers (polled; the server prints nothing we could wait on more precisely)
-  await expect
-    .poll(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the playground exited (${child.exitCode}): ${log.join('')}`);
-        return fetch(`${ORIGIN}/api/trpc/config.agents`).then((r) => r.status, () => 0);
-      },
-      { timeout: 120_000 },
-    )
-    .toBe(200);
-}
-
-async function stopPlayground(): Promise<void> {
-  const child = server;
-  server = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  await exited;
-}
+const playground = new OwnPlayground(() => configFile, { env: { CODEMODE_SKIP_BUILD: '1' }, readyTimeoutMs: 120_000 });
 
 async function openSources(page: Page): Promise<void> {
   await page.getByTestId('tab-sources').click();
@@ -72,11 +42,11 @@ test.beforeAll(async () => {
     JSON.stringify({ tools: { codeMode: { enabled: true, executor: 'quickjs' } }, workspace: join(ROOT, 'demo/workspace'), sessions: { path: ':memory:' } }, null, 2),
   );
   inventory = await startInventoryServer({ port: E2E_INVENTORY_PORT });
-  await startPlayground();
+  await playground.start();
 });
 
 test.afterAll(async () => {
-  await stopPlayground();
+  await playground.stop();
   await inventory?.close();
 });
 
@@ -128,8 +98,8 @@ test('add an MCP server and an OpenAPI document from the page, call both, save, 
   expect(JSON.parse(readFileSync(`${configFile}.bak`, 'utf8'))).not.toHaveProperty('sources');
 
   // restart: both come back from the config file
-  await stopPlayground();
-  await startPlayground();
+  await playground.stop();
+  await playground.start();
   await openPlayground(page, ORIGIN);
   await openSources(page);
   await expect(row(page, 'demo')).toHaveAttribute('data-state', 'connected');
