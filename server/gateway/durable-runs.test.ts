@@ -1,5 +1,4 @@
 // Durable runs end to end: a Gateway parks a run (and dies: closed, or killed with SIGKILL in a child process), a new Gateway on the same database completes it through `wait` with the pre-crash turn token.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +16,8 @@ import { expectCompleted, expectFailed, expectWaiting } from '../testing.ts';
 import { createEdgeState } from '../trpc/context.ts';
 import { callerFor, clientAccess, clientOwner } from '../trpc/testing.ts';
 import { durableGateway, durableTools, HELD_SECRET, newSnapshotKey, PARKING_CELL } from './durable-runs.testing.ts';
+import { firstLineThenKill } from './child-gateway.testing.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./fixtures/durable-park-child.ts', import.meta.url));
 
 /** What the completed cell returns after a restart: the secret it held, the lookup sent again, the transfer settled as unknown_outcome. */
@@ -27,30 +26,12 @@ function expectResumedValue(value: unknown): void {
   expect((value as { risky: { message: string } }).risky.message).toContain('outcome is unknown');
 }
 
-/** Parks PARKING_CELL in a child Gateway on `sessions`, kills it with SIGKILL once the run is parked, and gives its ids. */
 /** A child Gateway starts (tsx, the executor, the database), parks and is killed: a limit for a hung child on a loaded machine, not a timing. */
 const CHILD_GATEWAY_TEST_MS = 180_000;
 
+/** Parks PARKING_CELL in a child Gateway on `sessions`, kills it with SIGKILL once the run is parked, and gives its ids. */
 async function parkInChildAndKill(sessions: SessionsConfig, key: string): Promise<{ agentRunId: string; turnToken: string; runId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(sessions)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, CODEMODE_SNAPSHOT_KEY: key },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const line = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const end = stdout.indexOf('\n');
-      if (end >= 0) resolve(stdout.slice(0, end));
-    });
-    child.once('exit', (code) => reject(new Error(`the child Gateway exited (${code}) before parking: ${stdout}${stderr}`)));
-  });
-  child.kill('SIGKILL');
-  await exited;
+  const line = await firstLineThenKill(CHILD, [JSON.stringify(sessions)], { CODEMODE_SNAPSHOT_KEY: key });
   const parked = JSON.parse(line) as { agentRunId?: string; turnToken?: string; runId?: string; error?: unknown };
   if (!parked.runId || !parked.agentRunId || !parked.turnToken) throw new Error(`the child did not park: ${line}`);
   return { agentRunId: parked.agentRunId, turnToken: parked.turnToken, runId: parked.runId };

@@ -1,5 +1,4 @@
 // Several Gateways on one PostgreSQL database with runs.durable: a run parked on one completes through `wait` on another, a stale copy is never resumed, a lease holder is named, and a Gateway killed with SIGKILL loses none of its parked runs.
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionsConfig } from '../config/types.ts';
@@ -12,8 +11,8 @@ import { freshSchema, type TestSchema } from '../sessions/postgres.testing.ts';
 import { expectCompleted, expectFailed, expectWaiting, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { durableGateway, durableTools, HELD_SECRET, newSnapshotKey } from './durable-runs.testing.ts';
+import { firstLineThenKill } from './child-gateway.testing.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./fixtures/multi-park-child.ts', import.meta.url));
 
 /** What the tools saw, across both Gateways: which Gateway ran each step, and how often the gate was entered. */
@@ -227,25 +226,7 @@ async function parkInChildAndKill(
   key: string,
   count: number,
 ): Promise<{ instanceId: string; runs: Array<{ sessionId: string; agentRunId: string; turnToken: string; runId: string }> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(sessions), String(count)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, CODEMODE_SNAPSHOT_KEY: key },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const line = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const end = stdout.indexOf('\n');
-      if (end >= 0) resolve(stdout.slice(0, end));
-    });
-    child.once('exit', (code) => reject(new Error(`the child Gateway exited (${code}) before parking: ${stdout}${stderr}`)));
-  });
-  child.kill('SIGKILL');
-  await exited;
+  const line = await firstLineThenKill(CHILD, [JSON.stringify(sessions), String(count)], { CODEMODE_SNAPSHOT_KEY: key });
   const parked = JSON.parse(line) as { instanceId?: string; runs?: Array<{ sessionId: string; agentRunId: string; turnToken: string; runId: string }>; error?: unknown };
   if (!parked.instanceId || parked.runs?.length !== count) throw new Error(`the child did not park: ${line}`);
   return { instanceId: parked.instanceId, runs: parked.runs };

@@ -1,9 +1,7 @@
 // Restart recovery: a wait on a run an earlier Gateway process parked, answered from the session transcript (after a close, and after kill -9).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuickJsExecutor } from '../executors/quickjs/executor.ts';
 import type { Gateway } from '../gateway.ts';
@@ -15,6 +13,7 @@ import { expectCompleted, expectFailed, expectWaiting, testGateway, until } from
 import { REPO_ROOT } from '../tools/testing.ts';
 import { findRecordedRun, rebuiltWarning, type RecordedRun } from './restart-recovery.ts';
 import { heldRead, ORDINARY_CELL, RESTART_SAFE_CELL, type HeldRead } from './restart-recovery.testing.ts';
+import { firstLineThenKill } from './child-gateway.testing.ts';
 
 let executor: QuickJsExecutor;
 let dir: string;
@@ -307,33 +306,16 @@ describe('findRecordedRun: the transcript rows of one run', () => {
 describe('restart recovery after kill -9', () => {
   it('on a child Gateway killed with SIGKILL while both cells wait: a new Gateway on its file completes the restartSafe one and fails the other clearly', async () => {
     const path = freshFile();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'server/gateway/restart-recovery-child.testing.ts'), path], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
-    try {
-      const line = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', () => reject(new Error(`the child Gateway exited before parking its cells: ${stderr}`)));
-      });
-      const { safe, ordinary } = JSON.parse(line) as { safe: CodeModeResult; ordinary: CodeModeResult };
-      const safeId = expectWaiting(safe).runId;
-      const ordinaryId = expectWaiting(ordinary).runId;
-      child.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
+    const line = await firstLineThenKill(join(REPO_ROOT, 'server/gateway/restart-recovery-child.testing.ts'), [path]);
+    const { safe, ordinary } = JSON.parse(line) as { safe: CodeModeResult; ordinary: CodeModeResult };
+    const safeId = expectWaiting(safe).runId;
+    const ordinaryId = expectWaiting(ordinary).runId;
 
-      const read = heldRead('after the crash');
-      read.release();
-      const second = await gateway(path, read);
-      const t = second.prepareTurn({ sessionId: 'crash' });
-      expect(expectCompleted(await waitOut(second, t.agentRunId, safeId)).value).toEqual({ read: 'after the crash', calls: 1 });
-      expect(expectFailed(await second.wait(t.agentRunId, { runId: ordinaryId }), 'runtime_unavailable').error).toContain('the Gateway restarted while it was waiting, and it was not restartSafe');
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    }
+    const read = heldRead('after the crash');
+    read.release();
+    const second = await gateway(path, read);
+    const t = second.prepareTurn({ sessionId: 'crash' });
+    expect(expectCompleted(await waitOut(second, t.agentRunId, safeId)).value).toEqual({ read: 'after the crash', calls: 1 });
+    expect(expectFailed(await second.wait(t.agentRunId, { runId: ordinaryId }), 'runtime_unavailable').error).toContain('the Gateway restarted while it was waiting, and it was not restartSafe');
   }, 180_000);
 });
