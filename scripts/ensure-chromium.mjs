@@ -5,9 +5,9 @@
 // missing this runs `apt-get update` and `apt-get install -y chromium`, through sudo when not root, the
 // same steps as .ci/run. When that cannot work (no apt-get, no sudo, no network) it exits 1 with what to
 // do instead. CODEMODE_APT_GET names another apt-get program (tests use a fake one).
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { aptInstallCommands, runCommand } from './apt.mjs';
 
 /** Where Debian's chromium package puts the browser, and where playwright.config.ts looks by default. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -23,24 +23,11 @@ export function isExecutable(path) {
 }
 
 /**
- * The commands that install Debian's Chromium, each an argv array; sudo first when not root.
+ * The commands that install Debian's chromium package, each an argv array; sudo first when not root.
  * @param {{ isRoot: boolean, aptGet?: string | undefined }} options
  */
-export function installCommands({ isRoot, aptGet = 'apt-get' }) {
-  const sudo = isRoot ? [] : ['sudo'];
-  return [
-    [...sudo, aptGet, 'update'],
-    [...sudo, aptGet, 'install', '-y', 'chromium'],
-  ];
-}
-
-/** Runs one command with inherited output; returns null on success, else why it failed. @param {string[]} argv @returns {string | null} */
-function runCommand(argv) {
-  const [program = '', ...args] = argv;
-  const result = spawnSync(program, args, { stdio: 'inherit' });
-  if (result.error) return `${argv.join(' ')} could not start: ${result.error.message}`;
-  if (result.status !== 0) return `${argv.join(' ')} exited with ${result.status ?? result.signal}`;
-  return null;
+export function installCommands(options) {
+  return aptInstallCommands('chromium', options);
 }
 
 /**

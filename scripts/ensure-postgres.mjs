@@ -8,10 +8,10 @@
 // with what to do instead. With CODEMODE_TEST_POSTGRES_URL set the suite uses that server and nothing is
 // needed here. CODEMODE_APT_GET names another apt-get program and CODEMODE_PG_ROOT another root than
 // /usr/lib/postgresql (tests use a fake apt-get and an empty root).
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { aptInstallCommands, runCommand } from './apt.mjs';
 
 /** Where Debian's postgresql packages put each major version's programs (<root>/<major>/bin). */
 export const DEFAULT_POSTGRES_ROOT = '/usr/lib/postgresql';
@@ -56,24 +56,11 @@ export function findPostgresBin({ binDir, root = DEFAULT_POSTGRES_ROOT } = {}) {
 }
 
 /**
- * The commands that install Debian's PostgreSQL, each an argv array; sudo first when not root.
+ * The commands that install Debian's postgresql package, each an argv array; sudo first when not root.
  * @param {{ isRoot: boolean, aptGet?: string | undefined }} options
  */
-export function installCommands({ isRoot, aptGet = 'apt-get' }) {
-  const sudo = isRoot ? [] : ['sudo'];
-  return [
-    [...sudo, aptGet, 'update'],
-    [...sudo, aptGet, 'install', '-y', 'postgresql'],
-  ];
-}
-
-/** Runs one command with inherited output; returns null on success, else why it failed. @param {string[]} argv @returns {string | null} */
-function runCommand(argv) {
-  const [program = '', ...args] = argv;
-  const result = spawnSync(program, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (result.error) return `${argv.join(' ')} could not start: ${result.error.message}`;
-  if (result.status !== 0) return `${argv.join(' ')} exited with ${result.status ?? result.signal}`;
-  return null;
+export function installCommands(options) {
+  return aptInstallCommands('postgresql', options);
 }
 
 /**
