@@ -1,7 +1,8 @@
 // Refreshes the docs' screenshots from a running playground with the shipped config: the README's hero
 // (public/playground.png), and docs/sources.md's Sources tab confirming a stdio command and Test plan tab (docs/screenshots/).
 // Usage: `npm start` (or PORT=... npm start), then `node scripts/screenshots.mjs [http://127.0.0.1:3000]`.
-// The other images in docs/screenshots come from the E2E suite (e2e-artifacts/panels, see docs/test-plan.md).
+// The other images in docs/screenshots come from the E2E suite (e2e-artifacts/panels, see docs/test-plan.md);
+// sources-github.png is rewritten by `UPDATE_SCREENSHOTS=1 npx playwright test -c playwright.sources.config.ts e2e/sources.spec.ts`.
 import { chromium } from '@playwright/test';
 
 const base = process.argv[2] ?? 'http://127.0.0.1:3000';
