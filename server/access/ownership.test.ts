@@ -87,6 +87,36 @@ describe('Ownership', () => {
     expect(o.sessionJoin('s_new', 'st_other', false)).toBe('wrong');
   });
 
+  it('with a token store (runs.durable): a stored token joins a session this process holds no token for and becomes its token; a wrong or missing one is refused; the store is asked only when needed', async () => {
+    const stored = newToken('st');
+    const asked: Array<string | undefined> = [];
+    const store = async (sessionId: string, presented: string | undefined) => {
+      asked.push(presented);
+      if (sessionId !== 's_stored') return 'unknown' as const;
+      if (presented === undefined) return 'missing' as const;
+      return presented === stored ? ('held' as const) : ('wrong' as const);
+    };
+    const o = new Ownership((id) => id === 's_stored', store);
+    expect(o.sessionJoin('s_stored', undefined, await o.lookupSession('s_stored', undefined))).toBe('missing');
+    expect(o.sessionJoin('s_stored', 'st_other', await o.lookupSession('s_stored', 'st_other'))).toBe('wrong');
+    // nothing stored: as without a store (orphaned with history, new without)
+    expect(o.sessionJoin('s_free', undefined, await o.lookupSession('s_free', undefined))).toBe('new');
+    expect(o.sessionJoin('s_stored', stored, await o.lookupSession('s_stored', stored))).toBe('held');
+    // the session's token here now: the next turn hands it back, and it opens the session without the store
+    expect(o.issueTurn('ar_back', 's_stored').sessionToken).toBe(stored);
+    asked.length = 0;
+    expect(o.sessionJoin('s_stored', stored, await o.lookupSession('s_stored', stored))).toBe('held');
+    expect(o.sessionJoin('s_stored', undefined, await o.lookupSession('s_stored', undefined))).toBe('missing');
+    expect(asked).toEqual([]);
+
+    // a token minted here meanwhile (the operator joined first) gives way to the stored one the client presents
+    const later = new Ownership(() => true, store);
+    const minted = later.issueTurn('ar_operator', 's_stored').sessionToken;
+    expect(later.sessionJoin('s_stored', stored, await later.lookupSession('s_stored', stored))).toBe('held');
+    expect(later.issueTurn('ar_client', 's_stored').sessionToken).toBe(stored);
+    expect(later.sessionJoin('s_stored', minted, await later.lookupSession('s_stored', minted))).toBe('wrong');
+  });
+
   it('prune: a session whose history cannot be looked up keeps its token; one whose turn came back while it was looked up keeps it too', async () => {
     let lookups = 0;
     const o = new Ownership(async () => {

@@ -113,12 +113,18 @@ export class DurableRuns {
 
   // ---- tokens ----------------------------------------------------------------------------------------
 
-  /** A turn was prepared: its turn token's and its session token's digests are kept, so they open its runs after a restart. */
+  /**
+   * A turn was prepared: its turn token's and its session token's digests are kept, so they open its runs and its
+   * session after a restart. A session that already has a stored token (an earlier turn, a join with it after a
+   * restart) keeps it, open for as long again: a session in use does not lose its token to the first turn's expiry.
+   */
   turnPrepared(info: TurnInfo, owner: Owner): void {
     const expiresAt = Date.now() + TURN_IDLE_MS;
     const write = (async () => {
       await this.tokens.save(info.turnToken, { kind: 'turn', agentRunId: info.agentRunId, sessionId: info.sessionId, ownerId: owner.id, agentId: info.agentId, expiresAt });
-      if (info.sessionToken !== '') await this.tokens.save(info.sessionToken, { kind: 'session', sessionId: info.sessionId, ownerId: owner.id, expiresAt });
+      if (info.sessionToken === '') return;
+      const saved = await this.tokens.save(info.sessionToken, { kind: 'session', sessionId: info.sessionId, ownerId: owner.id, expiresAt });
+      if (saved === 'taken') await this.tokens.extend('session', info.sessionId, expiresAt);
     })().catch((err: unknown) => this.warn(`the tokens of turn ${info.agentRunId} were not kept (its runs cannot be waited on after a restart): ${messageOf(err)}`));
     this.tokenWrites.add(write);
     void write.finally(() => this.tokenWrites.delete(write));
