@@ -29,7 +29,7 @@ import type { GatewayConfig } from '../config/types.ts';
 import { openSealed, seal } from '../durable/seal.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { TurnInfo } from '../gateway-types.ts';
+import type { ClientToolSpec, TurnInfo } from '../gateway-types.ts';
 import { MSG_TOO_MANY, MSG_UNAVAILABLE } from '../runs/messages.ts';
 import { isTerminal } from '../runs/run.ts';
 import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
@@ -160,10 +160,24 @@ export class DurableRuns {
       const row = await this.store.get(runId);
       if (!row?.ok || row.run.agentRunId !== agentRunId) return undefined;
       const { grant, key } = opened;
-      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), key });
+      const clientTools = await this.recordedClientTools(runId, row.run.sessionId, row.run.sealed);
+      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), key, clientTools });
     } catch (err) {
       this.warn(`turn ${agentRunId} could not be opened again from the session database: ${messageOf(err)}`);
       return undefined;
+    }
+  }
+
+  /**
+   * The client tools the run's sealed record names (turnFor: the turn is opened with them). A row that cannot be opened
+   * or read gives none: the wait's restore then refuses it with the reason. Never rejects.
+   */
+  private async recordedClientTools(runId: string, sessionId: string, sealed: Uint8Array): Promise<ClientToolSpec[]> {
+    try {
+      const opened = openSealed(this.deps.key, { runId, sessionId }, await this.baseImageId(), sealed);
+      return opened.ok ? (unframe(opened.plaintext).record.scope.clientTools ?? []) : [];
+    } catch {
+      return [];
     }
   }
 
