@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionsConfig } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
@@ -13,22 +14,15 @@ import { freshSchema } from '../sessions/postgres.testing.ts';
 import { expectCompleted, expectWaiting, until } from '../testing.ts';
 import { createEdgeState } from '../trpc/context.ts';
 import { callerFor, clientAccess, clientOwner, rejection, type RouterCaller } from '../trpc/testing.ts';
+import { ASK, PARK_THEN_ASK, SESSION_ID, type Parked } from './durable-rejoin.testing.ts';
 import { durableGateway, newSnapshotKey } from './durable-runs.testing.ts';
+import { firstLineThenKill } from './child-gateway.testing.ts';
 
-/** The client tool the turn declares: the client answers it. */
-const ASK = { name: 'ask_user', description: 'asks the user a question', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } };
-/** Parks before it calls the client tool: the call is made by the run restored on the next Gateway. */
-const PARK_THEN_ASK = 'await yield_control("park"); const answer = await ask_user({ q: "colour?" }); return { answer };';
-const SESSION_ID = 'sess_rejoin';
 /** An exec or wait answers `waiting` with the client call pending once its budget ends: a short one, so the test does not sit out the default. */
 const FAST = { timeoutMs: 2_000 };
-
-interface Parked {
-  agentRunId: string;
-  turnToken: string;
-  sessionToken: string;
-  runId: string;
-}
+/** A child Gateway starts (tsx, the executor, the database), parks and is killed: a limit for a hung child on a loaded machine, not a timing. */
+const CHILD_GATEWAY_TEST_MS = 180_000;
+const CHILD = fileURLToPath(new URL('./fixtures/rejoin-park-child.ts', import.meta.url));
 
 /** The API as the client with key "rejoin" calls it on `gw`. */
 function clientOf(gw: Gateway): RouterCaller {
@@ -138,6 +132,20 @@ describe('durable runs: the client comes back with the tokens it holds (its sess
     }
     expect(await sessionTokenExpiry(sessions)).toBeGreaterThan(soon);
   });
+
+  it('SQLite, after the Gateway was killed with SIGKILL: the same, with the tokens the client held before the crash', async () => {
+    const key = newSnapshotKey();
+    const sessions = { path: join(dir, `db-${++n}.db`) };
+    const line = await firstLineThenKill(CHILD, [JSON.stringify(sessions)], { CODEMODE_SNAPSHOT_KEY: key });
+    const parked = JSON.parse(line) as Partial<Parked>;
+    if (!parked.agentRunId || !parked.turnToken || !parked.sessionToken || !parked.runId) throw new Error(`the child did not park: ${line}`);
+    const gw = await durableGateway(sessions, key, [], { executor, codeMode: FAST });
+    try {
+      await comeBack(gw, parked as Parked);
+    } finally {
+      await gw.close();
+    }
+  }, CHILD_GATEWAY_TEST_MS);
 
   it('SQLite, after a restart: an expired session token opens nothing (refused as a session with history and no live token)', async () => {
     const key = newSnapshotKey();
