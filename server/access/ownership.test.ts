@@ -1,6 +1,6 @@
 // Plain tests of the ownership records: token checks, what an ended turn keeps until prune, session joins.
 import { describe, expect, it } from 'vitest';
-import { Ownership } from './ownership.ts';
+import { MAX_STORED_TURN_TOKEN_LOOKUPS, Ownership, type StoredTokens } from './ownership.ts';
 import { newToken, tokensEqual } from './tokens.ts';
 
 describe('tokens', () => {
@@ -90,11 +90,14 @@ describe('Ownership', () => {
   it('with a token store (runs.durable): a stored token joins a session this process holds no token for and becomes its token; a wrong or missing one is refused; the store is asked only when needed', async () => {
     const stored = newToken('st');
     const asked: Array<string | undefined> = [];
-    const store = async (sessionId: string, presented: string | undefined) => {
-      asked.push(presented);
-      if (sessionId !== 's_stored') return 'unknown' as const;
-      if (presented === undefined) return 'missing' as const;
-      return presented === stored ? ('held' as const) : ('wrong' as const);
+    const store: StoredTokens = {
+      checkSession: async (sessionId, presented) => {
+        asked.push(presented);
+        if (sessionId !== 's_stored') return 'unknown';
+        if (presented === undefined) return 'missing';
+        return presented === stored ? 'held' : 'wrong';
+      },
+      turnSession: async () => undefined,
     };
     const o = new Ownership((id) => id === 's_stored', store);
     expect(o.sessionJoin('s_stored', undefined, await o.lookupSession('s_stored', undefined))).toBe('missing');
@@ -115,6 +118,31 @@ describe('Ownership', () => {
     expect(later.sessionJoin('s_stored', stored, await later.lookupSession('s_stored', stored))).toBe('held');
     expect(later.issueTurn('ar_client', 's_stored').sessionToken).toBe(stored);
     expect(later.sessionJoin('s_stored', minted, await later.lookupSession('s_stored', minted))).toBe('wrong');
+  });
+
+  it('turnOpensSession: a turn token known here or stored (runs.durable) opens its own session only; unknown tokens are looked up a bounded few at a time', async () => {
+    const storedTurn = newToken('tt');
+    const looked: string[] = [];
+    const store: StoredTokens = {
+      checkSession: async () => 'unknown',
+      turnSession: async (token) => {
+        looked.push(token);
+        return token === storedTurn ? 's_earlier' : undefined;
+      },
+    };
+    const o = new Ownership(() => false, store);
+    const { turnToken } = o.issueTurn('ar_here', 's_here');
+    expect(await o.turnOpensSession('s_here', [turnToken])).toBe(true);
+    expect(looked).toEqual([]);
+    expect(await o.turnOpensSession('s_earlier', [turnToken, storedTurn])).toBe(true);
+    expect(looked).toEqual([storedTurn]);
+    expect(await o.turnOpensSession('s_here', [storedTurn])).toBe(false);
+    looked.length = 0;
+    const strangers = Array.from({ length: MAX_STORED_TURN_TOKEN_LOOKUPS + 3 }, () => newToken('tt'));
+    expect(await o.turnOpensSession('s_earlier', [...strangers, storedTurn])).toBe(false);
+    expect(looked).toHaveLength(MAX_STORED_TURN_TOKEN_LOOKUPS);
+    // without a store, a token this process does not know opens nothing
+    expect(await new Ownership(() => false).turnOpensSession('s_earlier', [storedTurn])).toBe(false);
   });
 
   it('prune: a session whose history cannot be looked up keeps its token; one whose turn came back while it was looked up keeps it too', async () => {

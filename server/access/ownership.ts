@@ -32,8 +32,19 @@ export interface SessionLookup {
   stored: TokenCheck;
 }
 
-/** How a presented session token relates to the session's token in the session database (token-store.ts checkSession). */
-export type StoredSessionCheck = (sessionId: string, presented: string | undefined) => Promise<TokenCheck>;
+/** The token digests kept in the session database (runs.durable: token-store.ts), as the checks here ask them. */
+export interface StoredTokens {
+  /** How a presented session token relates to the session's stored token. */
+  checkSession(sessionId: string, presented: string | undefined): Promise<TokenCheck>;
+  /** The session of the turn an unexpired stored turn token opens; undefined for any other token. */
+  turnSession(turnToken: string): Promise<string | undefined>;
+}
+
+/**
+ * Presented turn tokens this process does not know that are looked up in the session database per session check, at
+ * most: a request may carry 64 (trpc/context.ts), and each is a query; a client's own turns come first in practice.
+ */
+export const MAX_STORED_TURN_TOKEN_LOOKUPS = 4;
 
 interface TurnRecord {
   agentRunId: string;
@@ -52,11 +63,11 @@ export class Ownership {
 
   /**
    * `hasHistory`: whether a session id already has transcript entries (from this or an earlier process, or another
-   * Gateway). `storedSession` (runs.durable): checks a presented session token against the session's stored digest.
+   * Gateway). `stored` (runs.durable): presented tokens this process does not hold are checked against their digests.
    */
   constructor(
     private readonly hasHistory: (sessionId: string) => boolean | Promise<boolean>,
-    private readonly storedSession?: StoredSessionCheck,
+    private readonly stored?: StoredTokens,
   ) {}
 
   /** Whether the session has history (a look in the session database). */
@@ -71,9 +82,23 @@ export class Ownership {
    */
   async lookupSession(sessionId: string, presented: string | undefined): Promise<SessionLookup> {
     const held = this.sessionTokens.get(sessionId);
-    const askStore = this.storedSession !== undefined && (held === undefined || (presented !== undefined && presented !== '' && !tokensEqual(presented, held)));
-    const [hasHistory, stored] = await Promise.all([this.hasHistory(sessionId), askStore ? this.storedSession(sessionId, presented) : Promise.resolve<TokenCheck>('unknown')]);
+    const store = this.stored;
+    const askStore = store !== undefined && (held === undefined || (presented !== undefined && presented !== '' && !tokensEqual(presented, held)));
+    const [hasHistory, stored] = await Promise.all([this.hasHistory(sessionId), askStore ? store.checkSession(sessionId, presented) : Promise.resolve<TokenCheck>('unknown')]);
     return { hasHistory, stored };
+  }
+
+  /**
+   * Whether one of `turnTokens` opens session `sessionId`: the token of a turn prepared in it, known here or (runs.durable)
+   * stored unexpired in the session database (a turn from before a restart, or of another Gateway). Rejects only when
+   * the session database cannot be read.
+   */
+  async turnOpensSession(sessionId: string, turnTokens: readonly string[]): Promise<boolean> {
+    for (const agentRunId of this.turnsOf(turnTokens)) if (this.turnSession(agentRunId) === sessionId) return true;
+    if (!this.stored) return false;
+    const unknown = turnTokens.filter((token) => !this.byDigest.has(tokenDigest(token).toString('hex'))).slice(0, MAX_STORED_TURN_TOKEN_LOOKUPS);
+    for (const token of unknown) if ((await this.stored.turnSession(token)) === sessionId) return true;
+    return false;
   }
 
   /** Registers a new turn; returns its token and its session's token (minted when the session has none yet). */

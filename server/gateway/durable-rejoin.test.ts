@@ -50,6 +50,9 @@ async function clientCallOf(gw: Gateway, runId: string): Promise<{ callId: strin
  */
 async function comeBack(gw: Gateway, parked: Parked): Promise<void> {
   const api = clientOf(gw);
+  // the turn token opens its session's reads, as before: this Gateway finds it among the stored digests
+  expect((await api.sessions.transcript({ sessionId: SESSION_ID, turnToken: parked.turnToken })).total).toBeGreaterThan(0);
+  expect((await rejection(api.sessions.store({ sessionId: SESSION_ID, turnToken: `tt_${'y'.repeat(43)}` }))).code).toBe('UNAUTHORIZED');
   const wrong = await rejection(api.turns.prepare({ sessionId: SESSION_ID, sessionToken: `st_${'x'.repeat(43)}` }));
   expect(wrong.code).toBe('FORBIDDEN');
   expect(wrong.message).toContain(`the sessionToken given does not open session ${SESSION_ID}`);

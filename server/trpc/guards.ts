@@ -112,7 +112,7 @@ export async function requireSession(
 ): Promise<void> {
   if (ctx.access.operator) return;
   const { ownership } = ctx.gateway;
-  for (const agentRunId of ownership.turnsOf(turnTokensOf(ctx, tokens.turnToken))) if (ownership.turnSession(agentRunId) === sessionId) return;
+  if (await ownership.turnOpensSession(sessionId, turnTokensOf(ctx, tokens.turnToken))) return;
   requireSessionToken(ctx, sessionId, tokens.sessionToken, action, await ownership.lookupSession(sessionId, sessionTokenOf(ctx, tokens.sessionToken)));
 }
 
