@@ -145,7 +145,7 @@ export interface CompactSessionRequest {
 }
 
 /** The ownership checks the API edge makes (see server/access/ownership.ts); the Gateway keeps the records. */
-export type OwnershipApi = Pick<Ownership, 'checkTurn' | 'turnsOf' | 'runTurn' | 'turnSession' | 'sessionHistory' | 'sessionJoin'>;
+export type OwnershipApi = Pick<Ownership, 'checkTurn' | 'turnsOf' | 'runTurn' | 'turnSession' | 'sessionHistory' | 'lookupSession' | 'turnOpensSession' | 'sessionJoin'>;
 
 // ---- the faces -----------------------------------------------------------------------------------
 // The Gateway's API, split by who calls it. The Gateway implements every face (gateway.ts wires each to its

@@ -1,6 +1,6 @@
 // Plain tests of the ownership records: token checks, what an ended turn keeps until prune, session joins.
 import { describe, expect, it } from 'vitest';
-import { Ownership } from './ownership.ts';
+import { MAX_STORED_TURN_TOKEN_LOOKUPS, Ownership, type StoredTokens } from './ownership.ts';
 import { newToken, tokensEqual } from './tokens.ts';
 
 describe('tokens', () => {
@@ -85,6 +85,64 @@ describe('Ownership', () => {
     expect(o.sessionJoin('s_new', sessionToken, false)).toBe('held');
     expect(o.sessionJoin('s_new', undefined, false)).toBe('missing');
     expect(o.sessionJoin('s_new', 'st_other', false)).toBe('wrong');
+  });
+
+  it('with a token store (runs.durable): a stored token joins a session this process holds no token for and becomes its token; a wrong or missing one is refused; the store is asked only when needed', async () => {
+    const stored = newToken('st');
+    const asked: Array<string | undefined> = [];
+    const store: StoredTokens = {
+      checkSession: async (sessionId, presented) => {
+        asked.push(presented);
+        if (sessionId !== 's_stored') return 'unknown';
+        if (presented === undefined) return 'missing';
+        return presented === stored ? 'held' : 'wrong';
+      },
+      turnSession: async () => undefined,
+    };
+    const o = new Ownership((id) => id === 's_stored', store);
+    expect(o.sessionJoin('s_stored', undefined, await o.lookupSession('s_stored', undefined))).toBe('missing');
+    expect(o.sessionJoin('s_stored', 'st_other', await o.lookupSession('s_stored', 'st_other'))).toBe('wrong');
+    // nothing stored: as without a store (orphaned with history, new without)
+    expect(o.sessionJoin('s_free', undefined, await o.lookupSession('s_free', undefined))).toBe('new');
+    expect(o.sessionJoin('s_stored', stored, await o.lookupSession('s_stored', stored))).toBe('held');
+    // the session's token here now: the next turn hands it back, and it opens the session without the store
+    expect(o.issueTurn('ar_back', 's_stored').sessionToken).toBe(stored);
+    asked.length = 0;
+    expect(o.sessionJoin('s_stored', stored, await o.lookupSession('s_stored', stored))).toBe('held');
+    expect(o.sessionJoin('s_stored', undefined, await o.lookupSession('s_stored', undefined))).toBe('missing');
+    expect(asked).toEqual([]);
+
+    // a token minted here meanwhile (the operator joined first) gives way to the stored one the client presents
+    const later = new Ownership(() => true, store);
+    const minted = later.issueTurn('ar_operator', 's_stored').sessionToken;
+    expect(later.sessionJoin('s_stored', stored, await later.lookupSession('s_stored', stored))).toBe('held');
+    expect(later.issueTurn('ar_client', 's_stored').sessionToken).toBe(stored);
+    expect(later.sessionJoin('s_stored', minted, await later.lookupSession('s_stored', minted))).toBe('wrong');
+  });
+
+  it('turnOpensSession: a turn token known here or stored (runs.durable) opens its own session only; unknown tokens are looked up a bounded few at a time', async () => {
+    const storedTurn = newToken('tt');
+    const looked: string[] = [];
+    const store: StoredTokens = {
+      checkSession: async () => 'unknown',
+      turnSession: async (token) => {
+        looked.push(token);
+        return token === storedTurn ? 's_earlier' : undefined;
+      },
+    };
+    const o = new Ownership(() => false, store);
+    const { turnToken } = o.issueTurn('ar_here', 's_here');
+    expect(await o.turnOpensSession('s_here', [turnToken])).toBe(true);
+    expect(looked).toEqual([]);
+    expect(await o.turnOpensSession('s_earlier', [turnToken, storedTurn])).toBe(true);
+    expect(looked).toEqual([storedTurn]);
+    expect(await o.turnOpensSession('s_here', [storedTurn])).toBe(false);
+    looked.length = 0;
+    const strangers = Array.from({ length: MAX_STORED_TURN_TOKEN_LOOKUPS + 3 }, () => newToken('tt'));
+    expect(await o.turnOpensSession('s_earlier', [...strangers, storedTurn])).toBe(false);
+    expect(looked).toHaveLength(MAX_STORED_TURN_TOKEN_LOOKUPS);
+    // without a store, a token this process does not know opens nothing
+    expect(await new Ownership(() => false).turnOpensSession('s_earlier', [storedTurn])).toBe(false);
   });
 
   it('prune: a session whose history cannot be looked up keeps its token; one whose turn came back while it was looked up keeps it too', async () => {

@@ -3,9 +3,12 @@
  * turns.prepare mints a turn token for the new agent run and, the first time a session id is used in this
  * process, a session token for the session. Every later API call about the turn, its runs, their client
  * calls and approvals, or its session presents one of them; the tRPC edge checks it here. The Gateway
- * itself stays unrestricted (the CLI is an in-process, trusted caller). Tokens live in memory only: a
- * restart ends every turn anyway, and a session with history from an earlier process has no token here,
- * so only the operator may join it (which mints a fresh one).
+ * itself stays unrestricted (the CLI is an in-process, trusted caller). Tokens live in memory here. With
+ * runs.durable their digests are also in the session database (token-store.ts), and a session token this
+ * process does not hold is checked there (lookupSession): the client that holds it joins its session after a
+ * restart, or on another Gateway, as before, and the token becomes the session's here. Without a stored,
+ * unexpired token a session with history from an earlier process has no token here, so only the operator may
+ * join it (which mints a fresh one).
  *
  * Records of ended turns stay while runs of theirs are still listed, so a client can read the trajectory
  * of a run after ending its turn; prune() drops them with the runs, and the token of a session left with
@@ -19,6 +22,29 @@ export type TokenCheck = 'held' | 'missing' | 'wrong' | 'unknown';
 
 /** Whether a session id may be joined with the token presented (see sessionJoin). */
 export type SessionJoin = 'new' | 'held' | 'missing' | 'wrong' | 'orphaned';
+
+/**
+ * What sessionJoin needs looked up first (lookupSession): whether the session has history, and how the presented
+ * token relates to the session's stored token (runs.durable; `unknown` when nothing is stored, or without a store).
+ */
+export interface SessionLookup {
+  hasHistory: boolean;
+  stored: TokenCheck;
+}
+
+/** The token digests kept in the session database (runs.durable: token-store.ts), as the checks here ask them. */
+export interface StoredTokens {
+  /** How a presented session token relates to the session's stored token. */
+  checkSession(sessionId: string, presented: string | undefined): Promise<TokenCheck>;
+  /** The session of the turn an unexpired stored turn token opens; undefined for any other token. */
+  turnSession(turnToken: string): Promise<string | undefined>;
+}
+
+/**
+ * Presented turn tokens this process does not know that are looked up in the session database per session check, at
+ * most: a request may carry 64 (trpc/context.ts), and each is a query; a client's own turns come first in practice.
+ */
+export const MAX_STORED_TURN_TOKEN_LOOKUPS = 4;
 
 interface TurnRecord {
   agentRunId: string;
@@ -35,12 +61,44 @@ export class Ownership {
   private readonly sessionTokens = new Map<string, string>();
   private readonly runTurns = new Map<string, string>();
 
-  /** `hasHistory`: whether a session id already has transcript entries (from this or an earlier process, or another Gateway). */
-  constructor(private readonly hasHistory: (sessionId: string) => boolean | Promise<boolean>) {}
+  /**
+   * `hasHistory`: whether a session id already has transcript entries (from this or an earlier process, or another
+   * Gateway). `stored` (runs.durable): presented tokens this process does not hold are checked against their digests.
+   */
+  constructor(
+    private readonly hasHistory: (sessionId: string) => boolean | Promise<boolean>,
+    private readonly stored?: StoredTokens,
+  ) {}
 
-  /** Whether the session has history, as sessionJoin needs it (a look in the session database). */
+  /** Whether the session has history (a look in the session database). */
   async sessionHistory(sessionId: string): Promise<boolean> {
     return this.hasHistory(sessionId);
+  }
+
+  /**
+   * What sessionJoin needs, looked up first: the session's history and, when this process holds no token for the
+   * session or another than the one presented, how the presented one relates to the stored token (a session token
+   * minted before a restart, or on another Gateway). Rejects only when the session database cannot be read.
+   */
+  async lookupSession(sessionId: string, presented: string | undefined): Promise<SessionLookup> {
+    const held = this.sessionTokens.get(sessionId);
+    const store = this.stored;
+    const askStore = store !== undefined && (held === undefined || (presented !== undefined && presented !== '' && !tokensEqual(presented, held)));
+    const [hasHistory, stored] = await Promise.all([this.hasHistory(sessionId), askStore ? store.checkSession(sessionId, presented) : Promise.resolve<TokenCheck>('unknown')]);
+    return { hasHistory, stored };
+  }
+
+  /**
+   * Whether one of `turnTokens` opens session `sessionId`: the token of a turn prepared in it, known here or (runs.durable)
+   * stored unexpired in the session database (a turn from before a restart, or of another Gateway). Rejects only when
+   * the session database cannot be read.
+   */
+  async turnOpensSession(sessionId: string, turnTokens: readonly string[]): Promise<boolean> {
+    for (const agentRunId of this.turnsOf(turnTokens)) if (this.turnSession(agentRunId) === sessionId) return true;
+    if (!this.stored) return false;
+    const unknown = turnTokens.filter((token) => !this.byDigest.has(tokenDigest(token).toString('hex'))).slice(0, MAX_STORED_TURN_TOKEN_LOOKUPS);
+    for (const token of unknown) if ((await this.stored.turnSession(token)) === sessionId) return true;
+    return false;
   }
 
   /** Registers a new turn; returns its token and its session's token (minted when the session has none yet). */
@@ -135,15 +193,27 @@ export class Ownership {
   }
 
   /**
-   * new: nobody holds the id yet (no token, no history): the caller becomes its owner. held: the token is the
-   * session's. orphaned: history from an earlier process and no token here: only the operator may join it.
-   * `hasHistory` is sessionHistory()'s answer, looked up first: the check itself does not wait, so a caller can
-   * check and then issue the session's token with nothing in between (two clients claiming one new id).
+   * new: nobody holds the id yet (no token here or stored, no history): the caller becomes its owner. held: the
+   * token is the session's, here or in the session database (runs.durable: then it becomes the session's token here,
+   * so the turn prepared next hands the same one back). orphaned: history from an earlier process and no token here
+   * or stored: only the operator may join it. `lookup` is lookupSession()'s answer (or, with no store, the history
+   * alone), looked up first: the check itself does not wait, so a caller can check and then issue the session's token
+   * with nothing in between (two clients claiming one new id).
    */
-  sessionJoin(sessionId: string, sessionToken: string | undefined, hasHistory: boolean): SessionJoin {
+  sessionJoin(sessionId: string, sessionToken: string | undefined, lookup: SessionLookup | boolean): SessionJoin {
+    const { hasHistory, stored } = typeof lookup === 'boolean' ? { hasHistory: lookup, stored: 'unknown' as const } : lookup;
+    const presented = sessionToken !== undefined && sessionToken !== '';
+    if (stored === 'held' && presented) {
+      // the stored token is the session's: one this process minted meanwhile (an operator's join) gives way to it
+      this.sessionTokens.set(sessionId, sessionToken);
+      return 'held';
+    }
     const expected = this.sessionTokens.get(sessionId);
-    if (expected === undefined) return hasHistory ? 'orphaned' : 'new';
-    if (sessionToken === undefined || sessionToken === '') return 'missing';
+    if (expected === undefined) {
+      if (stored === 'missing' || stored === 'wrong') return stored;
+      return hasHistory ? 'orphaned' : 'new';
+    }
+    if (!presented) return 'missing';
     return tokensEqual(sessionToken, expected) ? 'held' : 'wrong';
   }
 }

@@ -9,6 +9,8 @@ export function ownershipChecks(ownership: Ownership): OwnershipApi {
     runTurn: (runId) => ownership.runTurn(runId),
     turnSession: (agentRunId) => ownership.turnSession(agentRunId),
     sessionHistory: (sessionId) => ownership.sessionHistory(sessionId),
+    lookupSession: (sessionId, presented) => ownership.lookupSession(sessionId, presented),
+    turnOpensSession: (sessionId, turnTokens) => ownership.turnOpensSession(sessionId, turnTokens),
     sessionJoin: (sessionId, sessionToken, hasHistory) => ownership.sessionJoin(sessionId, sessionToken, hasHistory),
   };
 }

@@ -29,7 +29,7 @@ import type { GatewayConfig } from '../config/types.ts';
 import { openSealed, seal } from '../durable/seal.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
 import type { CodeModeErrorCode } from '../errors.ts';
-import type { TurnInfo } from '../gateway-types.ts';
+import type { ClientToolSpec, TurnInfo } from '../gateway-types.ts';
 import { MSG_TOO_MANY, MSG_UNAVAILABLE } from '../runs/messages.ts';
 import { isTerminal } from '../runs/run.ts';
 import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
@@ -113,12 +113,18 @@ export class DurableRuns {
 
   // ---- tokens ----------------------------------------------------------------------------------------
 
-  /** A turn was prepared: its turn token's and its session token's digests are kept, so they open its runs after a restart. */
+  /**
+   * A turn was prepared: its turn token's and its session token's digests are kept, so they open its runs and its
+   * session after a restart. A session that already has a stored token (an earlier turn, a join with it after a
+   * restart) keeps it, open for as long again: a session in use does not lose its token to the first turn's expiry.
+   */
   turnPrepared(info: TurnInfo, owner: Owner): void {
     const expiresAt = Date.now() + TURN_IDLE_MS;
     const write = (async () => {
       await this.tokens.save(info.turnToken, { kind: 'turn', agentRunId: info.agentRunId, sessionId: info.sessionId, ownerId: owner.id, agentId: info.agentId, expiresAt });
-      if (info.sessionToken !== '') await this.tokens.save(info.sessionToken, { kind: 'session', sessionId: info.sessionId, ownerId: owner.id, expiresAt });
+      if (info.sessionToken === '') return;
+      const saved = await this.tokens.save(info.sessionToken, { kind: 'session', sessionId: info.sessionId, ownerId: owner.id, expiresAt });
+      if (saved === 'taken') await this.tokens.extend('session', info.sessionId, expiresAt);
     })().catch((err: unknown) => this.warn(`the tokens of turn ${info.agentRunId} were not kept (its runs cannot be waited on after a restart): ${messageOf(err)}`));
     this.tokenWrites.add(write);
     void write.finally(() => this.tokenWrites.delete(write));
@@ -154,10 +160,24 @@ export class DurableRuns {
       const row = await this.store.get(runId);
       if (!row?.ok || row.run.agentRunId !== agentRunId) return undefined;
       const { grant, key } = opened;
-      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), key });
+      const clientTools = await this.recordedClientTools(runId, row.run.sessionId, row.run.sealed);
+      return this.deps.turns.adopt({ agentRunId, sessionId: grant.sessionId, agentId: grant.agentId, owner: ownerOf(grant.ownerId), key, clientTools });
     } catch (err) {
       this.warn(`turn ${agentRunId} could not be opened again from the session database: ${messageOf(err)}`);
       return undefined;
+    }
+  }
+
+  /**
+   * The client tools the run's sealed record names (turnFor: the turn is opened with them). A row that cannot be opened
+   * or read gives none: the wait's restore then refuses it with the reason. Never rejects.
+   */
+  private async recordedClientTools(runId: string, sessionId: string, sealed: Uint8Array): Promise<ClientToolSpec[]> {
+    try {
+      const opened = openSealed(this.deps.key, { runId, sessionId }, await this.baseImageId(), sealed);
+      return opened.ok ? (unframe(opened.plaintext).record.scope.clientTools ?? []) : [];
+    } catch {
+      return [];
     }
   }
 

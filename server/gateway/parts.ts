@@ -9,7 +9,7 @@ import type { ExecutorKind, GatewayConfig } from '../config/types.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
 import { ConfigError } from '../errors.ts';
 import type { Executor } from '../executors/types.ts';
-import { Ownership } from '../access/ownership.ts';
+import { Ownership, type StoredTokens } from '../access/ownership.ts';
 import { ApprovalBroker } from '../runs/approvals.ts';
 import { isTerminal } from '../runs/run.ts';
 import { RunManager } from '../runs/runs.ts';
@@ -112,8 +112,17 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
   const redact = (code: string) => redaction.redact(code);
   const sessions = openSessionStore(config, log);
   // a session id with entries (from this or an earlier process, on any branch) is not new: joining it needs its
-  // token. Entries are only looked for, never read, so a damaged transcript still counts as someone's.
-  const ownership = new Ownership((sessionId) => sessions.transcript.hasEntries(sessionId));
+  // token. Entries are only looked for, never read, so a damaged transcript still counts as someone's. With
+  // runs.durable a session or turn token this process does not hold is checked against the stored digests (minted
+  // before a restart, or by another Gateway on the database).
+  const storedTokens: StoredTokens = {
+    checkSession: (sessionId, presented) => (durable ? durable.tokens.checkSession(sessionId, presented) : Promise.resolve('unknown')),
+    turnSession: async (turnToken) => {
+      const grant = durable ? await durable.tokens.open(turnToken) : undefined;
+      return grant?.kind === 'turn' ? grant.sessionId : undefined;
+    },
+  };
+  const ownership: Ownership = new Ownership((sessionId) => sessions.transcript.hasEntries(sessionId), key ? storedTokens : undefined);
   // the recorder looks calls up in the run manager, built below: it asks only once a run has dispatched a nested call
   const recorder = new TranscriptRecorder(sessions.transcript, (runId, callId) => runs.controlCall(runId, callId), (message) => console.warn(`[sessions] ${message}`), loaded.plugins);
   announceTranscriptAppends(sessions, events);

@@ -164,12 +164,21 @@ export class TurnRegistry {
   /**
    * A turn this process did not prepare, opened again under its own id (durable runs: a client waits on a run parked
    * before a restart, with the turn token it holds, which the caller checked against the stored digest). It gets its
-   * agent's catalog as configured now; client tools the turn had are not known here.
+   * agent's catalog as configured now, with `clientTools`: those of the run it is opened for (its sealed record
+   * keeps them), so the restored run and the turn's later cells can call them.
    */
-  adopt(grant: { agentRunId: string; sessionId: string; agentId: string; owner: Owner; key: { turnToken: string } | { digest: string } }): Turn {
+  adopt(grant: {
+    agentRunId: string;
+    sessionId: string;
+    agentId: string;
+    owner: Owner;
+    key: { turnToken: string } | { digest: string };
+    clientTools?: ClientToolSpec[];
+  }): Turn {
     const existing = this.use(grant.agentRunId);
     if (existing) return existing;
-    this.open({ agentId: grant.agentId, sessionId: grant.sessionId, owner: grant.owner }, grant.agentRunId, grant.sessionId, () => {
+    const clientTools = grant.clientTools && grant.clientTools.length > 0 ? { clientTools: grant.clientTools } : {};
+    this.open({ agentId: grant.agentId, sessionId: grant.sessionId, owner: grant.owner, ...clientTools }, grant.agentRunId, grant.sessionId, () => {
       this.deps.ownership.adoptTurn(grant.agentRunId, grant.sessionId, grant.key);
       // opened by the operator from the stored digest: this process never learns the token (its client still holds it)
       return { turnToken: 'turnToken' in grant.key ? grant.key.turnToken : '', sessionToken: '' };

@@ -9,8 +9,10 @@ import { CodeModeError } from '../errors.ts';
 import { expectCompleted, expectWaiting, testGateway, until } from '../testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { legLimits, Run } from './run.ts';
-import { parseRunRecord, RunRecordError, snapshotSha256, type RunRecord } from './run-record.ts';
+import { MAX_RECORDED_CLIENT_TOOLS, parseRunRecord, RunRecordError, snapshotSha256, type RunRecord } from './run-record.ts';
 import { legTo, parkedOutcome, runIn, scriptedExecutor, startedRun, testHost, testTurn } from './run.testing.ts';
+import { buildCatalog } from '../catalog/build.ts';
+import { MAX_SCHEMA_DEPTH } from '../util/json-shape.ts';
 import { MAX_SLOTS_PER_TURN } from './slots.ts';
 
 /** A tool that answers when the test says so. */
@@ -24,6 +26,16 @@ function gateTool() {
     execute: (input) => new Promise((resolve) => waiting.set((input as { key: string }).key, () => resolve({ opened: (input as { key: string }).key }))),
   };
   return { tool, waiting, reply: (key: string) => waiting.get(key)?.() };
+}
+
+/** A client tool's declaration as a turn is given it. */
+const ASK = { name: 'ask_user', description: 'asks the user', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } };
+
+/** A JSON Schema nested `depth` objects deep. */
+function deepSchema(depth: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < depth; i++) schema = { type: 'object', properties: { x: schema } };
+  return schema;
 }
 
 const echo: ToolDefinition = {
@@ -211,6 +223,14 @@ describe('parseRunRecord', () => {
       ['a snapshot reference', (r) => ({ ...r, continuation: { ...r.continuation, snapshotSha256: 'abc' } }), /continuation\.snapshotSha256 must be a SHA-256 in hex/],
       ['a missing continuation', (r) => ({ ...r, continuation: undefined }), /continuation is missing: a waiting run holds one/],
       ['a store write', (r) => ({ ...r, storeWrites: [{ key: 'k', json: 5, networkContent: false }] }), /storeWrites\[0\]\.json must be a string/],
+      ['the client tools', (r) => ({ ...r, scope: { ...r.scope, clientTools: { ask: 1 } } }), /scope\.clientTools must be an array/],
+      ['a client tool', (r) => ({ ...r, scope: { ...r.scope, clientTools: ['ask'] } }), /scope\.clientTools\[0\] must be an object/],
+      ['a client tool name', (r) => ({ ...r, scope: { ...r.scope, clientTools: [{ ...ASK, name: 'x'.repeat(201) }] } }), /scope\.clientTools\[0\]\.name must be 1 to 200 characters/],
+      ['a repeated client tool', (r) => ({ ...r, scope: { ...r.scope, clientTools: [ASK, ASK] } }), /scope\.clientTools\[1\]\.name repeats client tool "ask_user"/],
+      ['a client tool description', (r) => ({ ...r, scope: { ...r.scope, clientTools: [{ ...ASK, description: null }] } }), /scope\.clientTools\[0\]\.description must be a string/],
+      ['a client tool schema', (r) => ({ ...r, scope: { ...r.scope, clientTools: [{ ...ASK, inputSchema: 'object' }] } }), /scope\.clientTools\[0\]\.inputSchema must be an object/],
+      ['a client tool schema too deep', (r) => ({ ...r, scope: { ...r.scope, clientTools: [{ ...ASK, outputSchema: deepSchema(MAX_SCHEMA_DEPTH + 2) }] } }), /scope\.clientTools\[0\]\.outputSchema is not a schema this Gateway takes/],
+      ['too many client tools', (r) => ({ ...r, scope: { ...r.scope, clientTools: Array.from({ length: MAX_RECORDED_CLIENT_TOOLS + 1 }, (_, i) => ({ ...ASK, name: `t${i}` })) } }), /scope\.clientTools holds 4097 tools, more than 4096/],
     ];
     for (const [what, edit, message] of cases) {
       const edited = JSON.parse(JSON.stringify(edit(record as Record<string, unknown> & RunRecord))) as unknown;
@@ -218,6 +238,17 @@ describe('parseRunRecord', () => {
       expect(() => parseRunRecord(edited), what).toThrow(message);
     }
     expect(() => parseRunRecord([])).toThrow(/the record must be an object/);
+  });
+
+  it("on a run whose projection has client tools: the record names them as declared (and no other tool), and parses back equal", async () => {
+    const clientTool: ToolDefinition = { ...ASK, source: 'client', owner: 'client' };
+    const turn = { ...testTurn(), catalog: buildCatalog([echo, clientTool]) };
+    const run = startedRun(testHost(), scriptedExecutor(), turn);
+    await legTo(run, parkedOutcome());
+    run.park(parkedOutcome());
+    const record = run.toRecord();
+    expect(record.scope.clientTools).toEqual([ASK]);
+    expect(parseRunRecord(JSON.parse(JSON.stringify(record)))).toStrictEqual(record);
   });
 });
 

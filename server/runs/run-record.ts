@@ -7,6 +7,7 @@
 // restore refuses bytes that do not match. Everything a guest wrote is in it (the cell's source, tool inputs and
 // replies, buffered store() writes): a record at rest must be encrypted like the snapshot.
 import { createHash } from 'node:crypto';
+import type { Catalog } from '../catalog/types.ts';
 import type { ExecutorKind } from '../config/types.ts';
 import { EXECUTOR_KINDS } from '../config/schema.ts';
 import type { NestedCallKind } from '../bridge/describe.ts';
@@ -14,6 +15,8 @@ import type { BridgeReply, BridgeRequest, SettledOutcome } from '../bridge/proto
 import { checkBridgeRequest, checkSettledOutcome } from '../bridge/protocol-check.mjs';
 import type { Continuation, LiveExecutorKind } from '../executors/types.ts';
 import type { StoredValue } from '../sessions/store.ts';
+import type { JsonSchema } from '../tools/types.ts';
+import { jsonShapeProblem } from '../util/json-shape.ts';
 import { parseCassette, type Cassette } from './cassette.ts';
 import { checkRecordedClock, ClockRecording, type ClockMode, type RecordedClock } from './clock.ts';
 import type { RunCell, TurnScope } from './scope.ts';
@@ -88,6 +91,21 @@ export function newRunData(createdAt: number, clock: ClockRecording): RunData {
 export const RUN_RECORD_FORMAT = 'codemode-run';
 /** Bumped when a field changes meaning; a reader refuses a version it does not know rather than guess. */
 export const RUN_RECORD_VERSION = 1;
+/**
+ * Client tools one record names at most: a turn's client tools come in one request body (server.maxRequestBodyBytes,
+ * a few MiB), so a real turn has far fewer; a record read back with more is refused rather than built into a catalog.
+ */
+export const MAX_RECORDED_CLIENT_TOOLS = 4096;
+/** A client tool's name, as the API edge bounds it (trpc/schemas.ts MAX_NAME_LENGTH). */
+const MAX_CLIENT_TOOL_NAME_CHARS = 200;
+
+/** A client tool of the run's projection (the client answers it): its declaration as the turn was given it. */
+export interface RecordedClientTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+}
 
 /** One request the guest sent: what it asked (with its input), its trajectory record, its reply once settled, and whether the guest has that reply. */
 export interface RequestRecord {
@@ -120,8 +138,12 @@ export interface RunRecord {
   runId: string;
   /** The cell's replay identity: the prefix of its nested invocation ids. */
   cellId: string;
-  /** The turn it belongs to, by id: a restore is given that turn's scope (and checks it is that turn's). */
-  scope: { agentRunId: string; sessionId: string; agentId: string; ownerId: string; client?: string };
+  /**
+   * The turn it belongs to, by id: a restore is given that turn's scope (and checks it is that turn's). `clientTools`:
+   * the client tools of the run's projection, so a turn opened again after a restart offers them (sealed with the
+   * record: a client's declarations may name anything).
+   */
+  scope: { agentRunId: string; sessionId: string; agentId: string; ownerId: string; client?: string; clientTools?: RecordedClientTool[] };
   cell: {
     executor: ExecutorKind;
     language: 'javascript' | 'typescript';
@@ -188,14 +210,22 @@ export interface RunIdentity {
  * The record of a run: its identity, its turn by id, its cell, its data and what its continuation is. A copy, in
  * one JSON pass: detached from the live run, and holding exactly what a reader gets back.
  */
-export function recordOf(id: RunIdentity, turn: TurnScope, cell: RunCell, d: RunData, continuation: Continuation | undefined): RunRecord {
+export function recordOf(id: RunIdentity, turn: TurnScope, cell: RunCell, d: RunData, continuation: Continuation | undefined, projection: Catalog): RunRecord {
   const replay = cell.replay;
+  const clientTools = clientToolsOf(projection);
   const record: RunRecord = {
     format: RUN_RECORD_FORMAT,
     version: RUN_RECORD_VERSION,
     runId: id.runId,
     cellId: id.cellId,
-    scope: { agentRunId: turn.agentRunId, sessionId: turn.sessionId, agentId: turn.agentId, ownerId: turn.owner.id, ...(turn.client !== undefined ? { client: turn.client } : {}) },
+    scope: {
+      agentRunId: turn.agentRunId,
+      sessionId: turn.sessionId,
+      agentId: turn.agentId,
+      ownerId: turn.owner.id,
+      ...(turn.client !== undefined ? { client: turn.client } : {}),
+      ...(clientTools.length > 0 ? { clientTools } : {}),
+    },
     cell: {
       executor: cell.executor.kind,
       language: cell.language,
@@ -229,6 +259,13 @@ export function recordOf(id: RunIdentity, turn: TurnScope, cell: RunCell, d: Run
     ...(continuation ? { continuation: continuationRecord(continuation) } : {}),
   };
   return JSON.parse(JSON.stringify(record)) as RunRecord;
+}
+
+/** The client tools of a projection, as declared (the catalog's entries route to their definitions). */
+function clientToolsOf(projection: Catalog): RecordedClientTool[] {
+  return projection.entries
+    .filter((e) => e.source === 'client')
+    .map(({ tool }) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) }));
 }
 
 function continuationRecord(c: Continuation): ContinuationRecord {
@@ -354,6 +391,28 @@ function optional(o: Fields, keys: readonly string[], check: (o: Fields, k: stri
   for (const k of keys) if (o[k] !== undefined) check(o, k, where);
 }
 
+/** A record's client tools: each a name, a description and JSON Schemas within the Gateway's shape limits; bounded in number. */
+function checkClientTools(v: unknown): void {
+  const tools = list(v, 'scope.clientTools');
+  if (tools.length > MAX_RECORDED_CLIENT_TOOLS) fail('scope.clientTools', `holds ${tools.length} tools, more than ${MAX_RECORDED_CLIENT_TOOLS}`);
+  const names = new Set<string>();
+  tools.forEach((t, i) => {
+    const where = `scope.clientTools[${i}]`;
+    const o = fields(t, where);
+    const name = str(o, 'name', where);
+    if (name === '' || name.length > MAX_CLIENT_TOOL_NAME_CHARS) fail(`${where}.name`, `must be 1 to ${MAX_CLIENT_TOOL_NAME_CHARS} characters`);
+    if (names.has(name)) fail(`${where}.name`, `repeats client tool "${name.slice(0, 40)}"`);
+    names.add(name);
+    str(o, 'description', where);
+    for (const k of ['inputSchema', 'outputSchema']) {
+      if (k === 'outputSchema' && o[k] === undefined) continue;
+      fields(o[k], `${where}.${k}`);
+      const problem = jsonShapeProblem(o[k]);
+      if (problem !== undefined) fail(`${where}.${k}`, `is not a schema this Gateway takes (the schema ${problem})`);
+    }
+  });
+}
+
 function request(v: unknown, where: string): BridgeRequest {
   const checked = checkBridgeRequest(v);
   if (!checked.ok) fail(where, `is not a bridge request (${checked.error})`);
@@ -441,6 +500,7 @@ export function parseRunRecord(raw: unknown): RunRecord {
   const scope = fields(o.scope, 'scope');
   for (const k of ['agentRunId', 'sessionId', 'agentId', 'ownerId']) str(scope, k, 'scope');
   optional(scope, ['client'], str, 'scope');
+  if (scope.clientTools !== undefined) checkClientTools(scope.clientTools);
   const cell = fields(o.cell, 'cell');
   oneOf(cell, 'executor', EXECUTOR_KINDS, 'cell');
   oneOf(cell, 'language', ['javascript', 'typescript'] as const, 'cell');

@@ -835,7 +835,7 @@ export class Run {
    * QuickJS snapshot is named by reference; its bytes are `continuation.snapshot`.
    */
   toRecord(): RunRecord {
-    return recordOf(this, this.turn, this.cell, this.d, this._continuation);
+    return recordOf(this, this.turn, this.cell, this.d, this._continuation, this.catalog);
   }
 }
 

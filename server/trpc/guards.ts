@@ -11,7 +11,7 @@
 import { TRPCError } from '@trpc/server';
 import type { ExecutorKind } from '../config/types.ts';
 import type { RunEvent } from '../runs/types.ts';
-import type { TokenCheck } from '../access/ownership.ts';
+import type { SessionLookup, TokenCheck } from '../access/ownership.ts';
 import { SESSION_TOKEN_HEADER, TURN_TOKEN_HEADER, type InnerContext } from './context.ts';
 
 const OPERATOR_HINT = 'the playground page acts as operator and needs no token';
@@ -112,24 +112,30 @@ export async function requireSession(
 ): Promise<void> {
   if (ctx.access.operator) return;
   const { ownership } = ctx.gateway;
-  for (const agentRunId of ownership.turnsOf(turnTokensOf(ctx, tokens.turnToken))) if (ownership.turnSession(agentRunId) === sessionId) return;
-  requireSessionToken(ctx, sessionId, tokens.sessionToken, action, await ownership.sessionHistory(sessionId));
+  if (await ownership.turnOpensSession(sessionId, turnTokensOf(ctx, tokens.turnToken))) return;
+  requireSessionToken(ctx, sessionId, tokens.sessionToken, action, await ownership.lookupSession(sessionId, sessionTokenOf(ctx, tokens.sessionToken)));
+}
+
+/** The session token a call presents: the input's when it has one, else the request header's. */
+export function sessionTokenOf(ctx: InnerContext, fromInput: string | undefined): string | undefined {
+  return fromInput ?? ctx.presented.sessionToken;
 }
 
 /**
  * Joining (turns.prepare with a sessionId) or reading a session by its own token; a session nobody holds is free.
- * `hasHistory`: ownership.sessionHistory(sessionId), looked up before (this check does not wait).
+ * `lookup`: ownership.lookupSession(sessionId, the token presented), looked up before (this check does not wait): with
+ * runs.durable a token stored before a restart, or by another Gateway, opens its session here as before.
  */
-export function requireSessionToken(ctx: InnerContext, sessionId: string, sessionToken: string | undefined, action: string, hasHistory: boolean): void {
+export function requireSessionToken(ctx: InnerContext, sessionId: string, sessionToken: string | undefined, action: string, lookup: SessionLookup): void {
   if (ctx.access.operator) return;
-  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionToken ?? ctx.presented.sessionToken, hasHistory);
+  const join = ctx.gateway.ownership.sessionJoin(sessionId, sessionTokenOf(ctx, sessionToken), lookup);
   if (join === 'missing') {
     throw missing(`${action} on session ${sessionId} needs its sessionToken (the turns.prepare that created the session returned it); ${SESSION_TOKEN_HINT}`);
   }
   if (join === 'wrong') throw forbidden(`the sessionToken given does not open session ${sessionId}; pass the one returned when it was created`);
   if (join === 'orphaned') {
     throw forbidden(
-      `session ${sessionId} has history from before this server started and no token in this process; only the operator (the playground page) can open it, or start a new session`,
+      `session ${sessionId} has history from before this server started and no live token (session tokens outlive a restart only with runs.durable, until they expire); only the operator (the playground page) can open it, or start a new session`,
     );
   }
 }

@@ -1,7 +1,7 @@
 // Turns router: prepare an agent turn (the scope exec and wait run in, with its tokens), update its client tools, end it.
 import { z } from 'zod';
 import { publicProcedure, router, turnStartProcedure } from '../init.ts';
-import { requireSessionToken, requireTurn } from '../guards.ts';
+import { requireSessionToken, requireTurn, sessionTokenOf } from '../guards.ts';
 import { clientToolSpecSchema, MAX_ID_LENGTH, prepareTurnSchema, turnRefSchema } from '../schemas.ts';
 import type { TurnRequest } from '../../gateway-types.ts';
 
@@ -10,10 +10,13 @@ export const turnsRouter = router({
   prepare: turnStartProcedure.input(prepareTurnSchema).mutation(async ({ ctx, input }) => {
     const { sessionToken, ...request } = input;
     const joining = request.sessionId !== undefined && request.sessionId.trim() !== '' && !ctx.access.operator ? request.sessionId : undefined;
-    // the history is looked up first; the check and the prepare then run with no await between: the session's
-    // token is minted by the same synchronous step (two clients claiming one new session id cannot both pass)
-    const hasHistory = joining !== undefined && (await ctx.gateway.ownership.sessionHistory(joining));
-    if (joining !== undefined) requireSessionToken(ctx, joining, sessionToken, 'turns.prepare', hasHistory);
+    // the history (and, with runs.durable, the stored session token) is looked up first; the check and the prepare then
+    // run with no await between: the session's token is minted by the same synchronous step (two clients claiming one
+    // new session id cannot both pass)
+    if (joining !== undefined) {
+      const lookup = await ctx.gateway.ownership.lookupSession(joining, sessionTokenOf(ctx, sessionToken));
+      requireSessionToken(ctx, joining, sessionToken, 'turns.prepare', lookup);
+    }
     const { owner } = ctx.access;
     ctx.edge.turns.admit(owner, (id) => ctx.gateway.turnOptions(id) !== undefined);
     // the turn carries its owner: its runs' suspended slots and queued jobs count against the same owner's shares
