@@ -315,6 +315,8 @@ export interface GatewayDiagnostics {
   runRecord(runId: string): { record: RunRecord; snapshot?: Uint8Array } | undefined;
   /** runs.durable: the parked runs' rows in the session database (no blobs), newest first; [] without durable runs. */
   durableRuns(): Promise<DurableRunMetaRead[]>;
+  /** runs.durable: parked runs this Gateway evicted to their rows (runs.parkedInMemory): not held, no slot, a wait restores them; 0 without. */
+  evictedRuns(): number;
   /** What this Gateway heard (run notices, ids only) of runs the other Gateways on its session database hold, newest first. */
   remoteRuns(): RemoteRunNotice[];
 }

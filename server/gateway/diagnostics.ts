@@ -11,6 +11,7 @@ export function gatewayDiagnostics(parts: Pick<GatewayParts, 'runs' | 'sessions'
     leaks: () => runs.leaks(),
     runRecord: (runId) => runs.record(runId),
     durableRuns: async () => (durable ? durable.list() : []),
+    evictedRuns: () => durable?.evictedCount ?? 0,
     remoteRuns: () => notices.remote(),
     modelContext: (sessionId) => sessions.transcript.context(sessionId),
     sessionDatabase: () => {
