@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunsConfig } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import type { Gateway } from '../gateway.ts';
+import type { CodeModeResult } from '../runs/types.ts';
 import { createExecutor } from '../guest/testing.ts';
 import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from '../runs/runs.ts';
 import { openSessionDatabase } from '../sessions/db.ts';
@@ -73,7 +74,7 @@ describe('durable runs evicted to their rows (runs.parkedInMemory, runs.maxParke
       expect(gw.diagnostics.suspendedSlots()).toBe(0);
       expect(gw.diagnostics.leaks()).toEqual([]);
       expect(await rowIds(gw)).toEqual([w.runId]);
-      expect(await gw.storedRuns()).toMatchObject([{ runId: w.runId, state: 'waiting', snapshotIn: 'store' }]);
+      expect(await gw.storedRuns()).toMatchObject([{ runId: w.runId, state: 'waiting', snapshotIn: 'store', durableRow: { evictedHere: true } }]);
       const done = expectCompleted(await gw.wait(turn.agentRunId, { runId: w.runId }, { turnToken: turn.turnToken }));
       expect(done.value).toBe(42);
       expect(await rowIds(gw)).toEqual([]);
@@ -130,6 +131,31 @@ describe('durable runs evicted to their rows (runs.parkedInMemory, runs.maxParke
       await until(() => gw.diagnostics.evictedRuns() === 1);
       expect(gw.run(w.runId)).toBeUndefined();
       expect(expectCompleted(await gw.wait(turn.agentRunId, { runId: w.runId })).value).toBe(2);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('a wait that comes as the reply lands (its write under way, the copy evicted when it lands) completes the run either way', async () => {
+    const gated = gatedTool();
+    const gw = await gateway({ parkedInMemory: 0 }, [gated.tool]);
+    try {
+      const turn = gw.prepareTurn({});
+      const w = expectWaiting(await gw.exec(turn.agentRunId, { code: 'const p = gated({});\nawait yield_control("x");\nreturn (await p).ok + 1' }));
+      // the wait starts on the event that announces the reply, when the row's write of it has just been queued
+      let released = false;
+      const waited = new Promise<CodeModeResult>((resolve, reject) => {
+        const off = gw.subscribe((e) => {
+          if (!released || e.type !== 'run.updated' || e.runId !== w.runId || e.view.state !== 'waiting') return;
+          off();
+          gw.wait(turn.agentRunId, { runId: w.runId }).then(resolve, reject);
+        });
+      });
+      released = true;
+      gated.release();
+      expect(expectCompleted(await waited).value).toBe(2);
+      expect(await rowIds(gw)).toEqual([]);
+      expect(gw.diagnostics.leaks()).toEqual([]);
     } finally {
       await gw.close();
     }

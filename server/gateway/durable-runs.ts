@@ -210,7 +210,8 @@ export class DurableRuns {
     if (held && (held.state !== 'waiting' || !this.fences.has(runId))) return undefined;
     await this.queues.get(runId)?.done;
     try {
-      return held ? await this.resumeHeld(scope, runId) : await this.resumeFromStore(scope, runId);
+      // the copy held when the wait came may have been evicted while its last write finished: its row is the run now
+      return held && !this.evicted.has(runId) ? await this.resumeHeld(scope, runId) : await this.resumeFromStore(scope, runId);
     } catch (err) {
       return failed(scope, 'internal_error', `run ${runId} could not be read from the session database: ${messageOf(err)}`);
     }
@@ -460,7 +461,14 @@ export class DurableRuns {
     this.evicted.set(runId, { agentRunId: view.agentRunId, fence, expiresAt: view.expiresAt });
     // a page watching sees it move from memory to the store (as storedRuns() lists it from now on)
     const last = view.snapshots[view.snapshots.length - 1];
-    const durableRow = { parkedAt: last?.at ?? view.updatedAt, parkedBy: this.deps.instanceId, state: 'parked' as const, snapshotRawBytes: last?.rawBytes ?? 0, snapshotStoredBytes: last?.storedBytes ?? 0 };
+    const durableRow = {
+      parkedAt: last?.at ?? view.updatedAt,
+      parkedBy: this.deps.instanceId,
+      state: 'parked' as const,
+      snapshotRawBytes: last?.rawBytes ?? 0,
+      snapshotStoredBytes: last?.storedBytes ?? 0,
+      evictedHere: true as const,
+    };
     this.deps.events.emit({ type: 'run.updated', runId, at: Date.now(), view: { ...view, snapshotIn: 'store', durableRow } });
   }
 
@@ -496,7 +504,10 @@ export class DurableRuns {
       const rows = (await this.store.list()).flatMap((read) => (read.ok && read.run.expiresAt > now && !this.deps.runs.get(read.run.runId) ? [read.run] : []));
       const agents = new Map<string, string | undefined>();
       for (const row of rows) if (!agents.has(row.agentRunId)) agents.set(row.agentRunId, (await this.tokens.turnGrant(row.agentRunId))?.grant.agentId);
-      return rows.map((row) => storedRunView(row, agents.get(row.agentRunId), this.deps.config.tools.codeMode.maxSnapshotBytes));
+      return rows.map((row) => {
+        const view = storedRunView(row, agents.get(row.agentRunId), this.deps.config.tools.codeMode.maxSnapshotBytes);
+        return this.evicted.has(row.runId) && view.durableRow ? { ...view, durableRow: { ...view.durableRow, evictedHere: true as const } } : view;
+      });
     } catch (err) {
       this.warn(`the durable runs could not be listed: ${messageOf(err)}`);
       return [];
