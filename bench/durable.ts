@@ -168,8 +168,8 @@ async function parkedMemory(ctx: BenchContext, durable: BenchDurable): Promise<{
     await release(gw, many, RELEASE_MANY_LIMIT_MS);
     const refusal =
       over.status === 'waiting'
-        ? `a ${TARGET_PARKED_RUNS + 1}th run parked too (runs.maxParked no longer holds it back).`
-        : `a ${TARGET_PARKED_RUNS + 1}th run beside the ${WANTED} is refused (${over.status}${over.status === 'failed' ? `, ${over.code}: ${over.error.includes('runs.maxParked') ? 'the message names runs.maxParked' : 'the message does not name runs.maxParked'}` : ''}).`;
+        ? `one run more than runs.maxParked parked too (the cap no longer holds it back).`
+        : `one run more beside the ${WANTED} (runs.maxParked) is refused (${over.status}${over.status === 'failed' ? `, ${over.code}: ${over.error.includes('runs.maxParked') ? 'the message names runs.maxParked' : 'the message does not name runs.maxParked'}` : ''}).`;
     const verdict = parkedRssVerdict({ idleRss: idle.rss, rss: withMany.rss, parked: manyRows, wanted: TARGET_PARKED_RUNS, maxRatio: MAX_PARKED_RSS_RATIO });
     const keptPerRun = Math.max(0, withMany.heapUsed + withMany.external - idle.heapUsed - idle.external) / Math.max(1, manyRows);
     return {

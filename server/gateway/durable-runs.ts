@@ -417,10 +417,8 @@ export class DurableRuns {
     // a wait on it from now on gets the answer of a run that ended here (unavailable), as a held one would
     this.evicted.delete(runId);
     const discard = (async () => {
-      if (await this.store.discardParked(runId, entry.fence)) {
-        this.deps.log(`[durable] run ${runId} (evicted here) ended: ${why}; its row was deleted`);
-        return;
-      }
+      // deleted as a held run's row is, without a line of its own (a turn's end may take thousands)
+      if (await this.store.discardParked(runId, entry.fence)) return;
       const row = await this.store.get(runId);
       if (row?.ok && row.run.lease) this.warn(`run ${runId} was not ended (${why}): Gateway ${row.run.lease.holder} is resuming it; abort it there`);
       else if (row?.ok) this.warn(`run ${runId} was not ended (${why}): another Gateway resumed it since this one evicted it (fence ${row.run.fence}, left at ${entry.fence})`);
