@@ -12,6 +12,8 @@ import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS } from '../runs/runs.ts';
 import { openSessionDatabase } from '../sessions/db.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { expectCompleted, expectFailed, expectWaiting, until } from '../testing.ts';
+import { createEdgeState } from '../trpc/context.ts';
+import { callerFor, clientAccess, clientOwner } from '../trpc/testing.ts';
 import { durableGateway, durableTools, newSnapshotKey } from './durable-runs.testing.ts';
 
 const YIELD = (n: number) => `await yield_control("x");\nreturn ${n}`;
@@ -204,6 +206,23 @@ describe('durable runs evicted to their rows (runs.parkedInMemory, runs.maxParke
       expect(gw.diagnostics.evictedRuns()).toBe(0);
       expect(gw.abortRun(w.runId)).toBe(false);
       expectFailed(await gw.wait(turn.agentRunId, { runId: w.runId }), 'invalid_input');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('over the API: the client aborts its evicted run with its turn token (the row goes); another client is refused and the row stays', async () => {
+    const gw = await gateway({ parkedInMemory: 0 });
+    try {
+      const api = callerFor(gw, clientAccess(clientOwner('durable')), createEdgeState(gw.config.server));
+      const stranger = callerFor(gw, clientAccess(clientOwner('stranger')), createEdgeState(gw.config.server));
+      const turn = await api.turns.prepare({});
+      const w = expectWaiting(await api.exec({ agentRunId: turn.agentRunId, turnToken: turn.turnToken, input: { code: YIELD(1) } }));
+      await until(() => gw.diagnostics.evictedRuns() === 1);
+      await expect(stranger.abort({ runId: w.runId })).rejects.toThrow(/turnToken/);
+      expect(await rowIds(gw)).toEqual([w.runId]);
+      expect(await api.abort({ runId: w.runId, turnToken: turn.turnToken })).toEqual({ aborted: true });
+      await untilRows(gw, 0);
     } finally {
       await gw.close();
     }
