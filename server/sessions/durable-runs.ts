@@ -153,7 +153,11 @@ export interface DurableRunStoreOptions {
 const META_COLUMNS =
   'run_id, session_id, agent_run_id, owner_id, base_image_id, sealed_bytes, snapshot_raw_bytes, snapshot_stored_bytes, parked_at, parked_by, expires_at, state, lease_holder, lease_expires_at, fence';
 const ALL_COLUMNS = `${META_COLUMNS}, sealed`;
-/** A row counts against the caps unless it expired while parked (or its resumer's lease lapsed too): the sweep's rows. */
+/**
+ * A row counts against the caps unless it expired while parked (or its resumer's lease lapsed too): the sweep's rows.
+ * Only ever beside an indexed condition: SQLite keeps the columns after the sealed blob beyond its overflow pages, so a
+ * scan testing this on every row reads every blob.
+ */
 const LIVE = `(expires_at > ? OR (state = 'resuming' AND lease_expires_at > ?))`;
 
 type Row = Record<string, unknown>;
@@ -332,8 +336,10 @@ export class DurableRunStore {
     const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
     const rows = await this.db.all(
       `DELETE FROM durable_runs WHERE run_id IN (
-         SELECT run_id FROM durable_runs WHERE NOT ${LIVE} ORDER BY expires_at LIMIT ?${lock}
+         SELECT run_id FROM durable_runs WHERE expires_at <= ? AND NOT (state = 'resuming' AND lease_expires_at > ?) ORDER BY expires_at LIMIT ?${lock}
        ) RETURNING run_id, session_id, agent_run_id, owner_id`,
+      // NOT LIVE written out (De Morgan), so the expiry index bounds the scan: read row by row, every live row's state
+      // would be read past its sealed blob
       [now, now, Math.max(1, Math.floor(limit))],
     );
     return rows.flatMap((row): ExpiredRun[] => {
@@ -391,12 +397,11 @@ async function countLive(tx: SqlRunner, now: number, of: { agentRunId?: string; 
   // the group's count reads the expiry index alone (its rows past their TTL are few: only those read whole), and the
   // turn's and owner's counts run only when asked: a scan reading every row's state would walk past each sealed blob
   // (SQLite keeps the columns after it beyond its overflow pages), so a park among 10,000 rows would read ~170 MB
-  const live = `(expires_at > ? OR (state = 'resuming' AND lease_expires_at > ?))`;
   const [row] = await tx.all(
     `SELECT (SELECT COUNT(*) FROM durable_runs WHERE expires_at > ?)
           + (SELECT COUNT(*) FROM durable_runs WHERE expires_at <= ? AND state = 'resuming' AND lease_expires_at > ?) AS runs,
-       ${of.agentRunId !== undefined ? `(SELECT COUNT(*) FROM durable_runs WHERE agent_run_id = ? AND ${live})` : '0'} AS turn,
-       ${of.ownerId !== undefined ? `(SELECT COUNT(*) FROM durable_runs WHERE owner_id = ? AND ${live})` : '0'} AS owner`,
+       ${of.agentRunId !== undefined ? `(SELECT COUNT(*) FROM durable_runs WHERE agent_run_id = ? AND ${LIVE})` : '0'} AS turn,
+       ${of.ownerId !== undefined ? `(SELECT COUNT(*) FROM durable_runs WHERE owner_id = ? AND ${LIVE})` : '0'} AS owner`,
     [now, now, now, ...(of.agentRunId !== undefined ? [of.agentRunId, now, now] : []), ...(of.ownerId !== undefined ? [of.ownerId, now, now] : [])],
   );
   return { runs: integerColumn(row?.runs) ?? 0, turn: integerColumn(row?.turn) ?? 0, owner: integerColumn(row?.owner) ?? 0 };
