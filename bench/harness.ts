@@ -1,5 +1,5 @@
 // Gateways for the benchmark: real config resolution and tool sources, plus a no-op tool, over a shared executor.
-import type { ExecutorKind } from '../server/config/types.ts';
+import type { ExecutorKind, RunsConfig } from '../server/config/types.ts';
 import { resolveCodeModeOptions } from '../server/config/schema.ts';
 import type { Executor } from '../server/executors/types.ts';
 import { Gateway } from '../server/gateway.ts';
@@ -39,6 +39,13 @@ export interface BenchTools {
 export interface BenchDurable {
   sessionsPath: string;
   key: string;
+  /** runs.maxParked and runs.parkedInMemory (absent: the defaults, spec 01's 64 each). */
+  maxParked?: number;
+  parkedInMemory?: number;
+}
+
+function durableRuns(d: BenchDurable): RunsConfig {
+  return { durable: true, ...(d.maxParked !== undefined ? { maxParked: d.maxParked } : {}), ...(d.parkedInMemory !== undefined ? { parkedInMemory: d.parkedInMemory } : {}) };
 }
 
 /**
@@ -47,7 +54,7 @@ export interface BenchDurable {
  */
 export async function openGateway(kind: ExecutorKind, executor: Executor, limits: BenchLimits = {}, tools: BenchTools = {}, durable?: BenchDurable): Promise<Gateway> {
   const codeMode = resolveCodeModeOptions({ enabled: true, executor: kind, ...limits }, 'bench.tools.codeMode');
-  const config = testConfig({ tools: { codeMode }, ...(durable ? { sessions: { path: durable.sessionsPath }, runs: { durable: true } } : {}) });
+  const config = testConfig({ tools: { codeMode }, ...(durable ? { sessions: { path: durable.sessionsPath }, runs: durableRuns(durable) } : {}) });
   const sources = await loadToolSources(config);
   sources.tools.push(noopTool());
   const gw = new Gateway(config, sources, {

@@ -315,6 +315,10 @@ export interface GatewayDiagnostics {
   runRecord(runId: string): { record: RunRecord; snapshot?: Uint8Array } | undefined;
   /** runs.durable: the parked runs' rows in the session database (no blobs), newest first; [] without durable runs. */
   durableRuns(): Promise<DurableRunMetaRead[]>;
+  /** runs.durable: live rows in the session database (every Gateway's, as runs.maxParked counts them; durableRuns lists at most 1,000); 0 without. */
+  durableRunCount(): Promise<number>;
+  /** runs.durable: parked runs this Gateway evicted to their rows (runs.parkedInMemory): not held, no slot, a wait restores them; 0 without. */
+  evictedRuns(): number;
   /** What this Gateway heard (run notices, ids only) of runs the other Gateways on its session database hold, newest first. */
   remoteRuns(): RemoteRunNotice[];
 }

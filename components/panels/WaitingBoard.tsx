@@ -188,8 +188,8 @@ function WaitingRun(props: {
             Fork
           </Button>
         ) : null}
-        {/* a row not resumed here is not this process's to abort: its TTL ends it, or Wait resumes it */}
-        {run.durableRow ? null : (
+        {/* a row not resumed here is not this process's to abort (its TTL ends it, or Wait resumes it); one this Gateway parked and evicted is */}
+        {run.durableRow && run.durableRow.evictedHere !== true ? null : (
           <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
             Abort
           </Button>

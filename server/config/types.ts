@@ -156,6 +156,10 @@ export interface SourcesConfig {
 export interface RunsConfig {
   /** Parked runs kept in the session database, sealed with CODEMODE_SNAPSHOT_KEY (default false: in the process, spec 01). */
   durable: boolean;
+  /** Durable runs parked in the session database at most, across every Gateway on it and across restarts (default 64, spec 01's cap; absent in a config built in code: the default). */
+  maxParked?: number;
+  /** Parked quiescent durable runs that keep their copy in memory, the most recently parked (default 64); the others live only in their rows. */
+  parkedInMemory?: number;
 }
 
 /** The session database: exactly one of a SQLite file (`path`, the embedded default) and a PostgreSQL server (`url`). */

@@ -1,9 +1,11 @@
-// The `runs.durable` config field and what a Gateway does with it today: the snapshot key checked at start, a warning that parking is not durable yet, an instance id per start.
+// The `runs` config fields (durable, maxParked, parkedInMemory) and what a Gateway does with it today: the snapshot key checked at start, a warning that parking is not durable yet, an instance id per start.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { configError } from '../config/testing.ts';
 import { parseGatewayConfig } from '../config/load.ts';
 import { createGateway, Gateway } from '../gateway.ts';
+import { MAX_MAX_PARKED } from '../config/runs.ts';
+import { MAX_SUSPENDED_RUNS } from '../config/shares.ts';
 import { testConfig } from '../tools/testing.ts';
 import { isGatewayInstanceId, newGatewayInstanceId } from './instance-id.ts';
 import { loadSnapshotKey } from './snapshot-key.ts';
@@ -17,13 +19,13 @@ const keyEnv = envOf({ CODEMODE_SNAPSHOT_KEY: randomBytes(32).toString('base64')
 describe('runs.durable', () => {
   it('absent: off, and no warning about it', () => {
     const config = parseGatewayConfig({}, base);
-    expect(config.runs).toEqual({ durable: false });
+    expect(config.runs).toEqual({ durable: false, maxParked: MAX_SUSPENDED_RUNS, parkedInMemory: MAX_SUSPENDED_RUNS });
     expect(config.warnings ?? []).toEqual([]);
   });
 
   it('true: on, with no warning on a session database file or PostgreSQL; with an in-memory session database, a warning that runs cannot outlive the process', () => {
     const onFile = parseGatewayConfig({ runs: { durable: true } }, base);
-    expect(onFile.runs).toEqual({ durable: true });
+    expect(onFile.runs).toEqual({ durable: true, maxParked: MAX_SUSPENDED_RUNS, parkedInMemory: MAX_SUSPENDED_RUNS });
     expect(onFile.warnings ?? []).toEqual([]);
     const inMemory = parseGatewayConfig({ runs: { durable: true }, sessions: { path: ':memory:' } }, base);
     expect(inMemory.warnings).toHaveLength(1);
@@ -38,6 +40,30 @@ describe('runs.durable', () => {
     expect(wrongType.message).toContain('sealed with CODEMODE_SNAPSHOT_KEY');
     expect(configError(() => parseGatewayConfig({ runs: { durabel: true } }, base)).path).toBe('runs.durabel');
     expect(configError(() => parseGatewayConfig({ runs: true }, base)).path).toBe('runs');
+  });
+
+  it('runs.maxParked and runs.parkedInMemory: read as given (defaults spec 01\'s 64, so nothing changes unless raised); without runs.durable a warning says they do nothing', () => {
+    const raised = parseGatewayConfig({ runs: { durable: true, maxParked: 10_000, parkedInMemory: 0 } }, base);
+    expect(raised.runs).toEqual({ durable: true, maxParked: 10_000, parkedInMemory: 0 });
+    expect(raised.warnings ?? []).toEqual([]);
+    const plain = parseGatewayConfig({ runs: { maxParked: 100 } }, base);
+    expect(plain.warnings?.[0]).toContain('runs.maxParked and runs.parkedInMemory apply to durable runs only');
+  });
+
+  it('runs.maxParked or runs.parkedInMemory out of range or not a whole number: refused naming the field, the bound and why', () => {
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ maxParked: 0 }, 'runs.maxParked', 'must be at least 1'],
+      [{ maxParked: MAX_MAX_PARKED + 1 }, 'runs.maxParked', `must be at most ${MAX_MAX_PARKED}`],
+      [{ maxParked: 1.5 }, 'runs.maxParked', 'whole number'],
+      [{ maxParked: 'many' }, 'runs.maxParked', 'how many runs may park in the session database'],
+      [{ parkedInMemory: -1 }, 'runs.parkedInMemory', 'must be at least 0'],
+      [{ parkedInMemory: MAX_SUSPENDED_RUNS + 1 }, 'runs.parkedInMemory', `must be at most ${MAX_SUSPENDED_RUNS}: a process holds no more waiting runs`],
+    ];
+    for (const [runs, path, message] of cases) {
+      const error = configError(() => parseGatewayConfig({ runs: { durable: true, ...runs } }, base));
+      expect(error.path).toBe(path);
+      expect(error.message).toContain(message);
+    }
   });
 
   it('a Gateway with runs.durable and no CODEMODE_SNAPSHOT_KEY (or a malformed one) does not start: a ConfigError naming runs.durable and how to make a key', async () => {

@@ -11,6 +11,8 @@ export function gatewayDiagnostics(parts: Pick<GatewayParts, 'runs' | 'sessions'
     leaks: () => runs.leaks(),
     runRecord: (runId) => runs.record(runId),
     durableRuns: async () => (durable ? durable.list() : []),
+    durableRunCount: async () => (durable ? (await durable.store.counts()).runs : 0),
+    evictedRuns: () => durable?.evictedCount ?? 0,
     remoteRuns: () => notices.remote(),
     modelContext: (sessionId) => sessions.transcript.context(sessionId),
     sessionDatabase: () => {

@@ -1,6 +1,6 @@
 // The durable-run tests' kit: the cell that parks with calls in flight, the tools it calls, and a Gateway over one session database with runs.durable.
 import { randomBytes } from 'node:crypto';
-import type { CodeModeOptions, GatewayConfig, SessionsConfig } from '../config/types.ts';
+import type { CodeModeOptions, GatewayConfig, RunsConfig, SessionsConfig } from '../config/types.ts';
 import type { Executor } from '../executors/types.ts';
 import { Gateway } from '../gateway.ts';
 import { loadToolSources } from '../tools/registry.ts';
@@ -60,9 +60,9 @@ export async function durableGateway(
   sessions: SessionsConfig,
   key: string,
   tools: ToolDefinition[],
-  opts: { executor?: Executor; log?: (line: string) => void; codeMode?: Partial<CodeModeOptions> } = {},
+  opts: { executor?: Executor; log?: (line: string) => void; codeMode?: Partial<CodeModeOptions>; runs?: Omit<RunsConfig, 'durable'>; turnIdleMs?: number } = {},
 ): Promise<Gateway> {
-  const base = testConfig({ sessions, runs: { durable: true } });
+  const base = testConfig({ sessions, runs: { durable: true, ...opts.runs } });
   const config: GatewayConfig = { ...base, tools: { ...base.tools, codeMode: testCodeModeOptions({ executor: 'quickjs', ...opts.codeMode }) } };
   const sources = await loadToolSources(config);
   sources.tools.push(...tools);
@@ -70,5 +70,6 @@ export async function durableGateway(
     env: { ...process.env, CODEMODE_SNAPSHOT_KEY: key },
     ...(opts.executor ? { executors: { quickjs: opts.executor } } : {}),
     ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.turnIdleMs !== undefined ? { turnIdleMs: opts.turnIdleMs } : {}),
   });
 }

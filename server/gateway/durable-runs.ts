@@ -21,10 +21,19 @@
 // with another key, on another base image, moved or tampered with is a failed result naming why, never a throw), and
 // the run restored (RunManager.restore: slot claimed again, TTL to its deadline, in-flight calls recovered). A
 // Gateway closing keeps its rows: only a run that ends deletes its row.
+//
+// Parked runs need no memory here: once a run's row is written and nothing of it lives only in this process (it
+// waits, no wait holds it, every call it made has its reply: a call in flight, a pending approval or client-tool call
+// is answered through this process, so such a run stays), it is a quiescent copy, and past runs.parkedInMemory of them
+// the least recently parked is evicted (RunManager.evict: its Run, snapshot, slot and TTL timer let go, no end, no
+// event of its own). What stays is an index entry (its turn, the fence it was left at, its deadline); a wait on it
+// restores it from the row as after a restart, an abort or the end of its turn deletes the row at that fence, and the
+// sweep deletes it when its TTL passes. runs.maxParked caps the rows (default spec 01's 64).
 // long: one concept, the life of a parked run's durable row (write, claim, restore, end, sweep) and the turn tokens its waiting client needs.
 import type { Owner } from '../access/owners.ts';
 import { LOCAL_OWNER } from '../access/owners.ts';
 import { TokenStore, type TurnTokenGrant } from '../access/token-store.ts';
+import { DEFAULT_MAX_PARKED, DEFAULT_PARKED_IN_MEMORY, MAX_MAX_PARKED } from '../config/runs.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { openSealed, seal } from '../durable/seal.ts';
 import type { SnapshotKey } from '../durable/snapshot-key.ts';
@@ -33,7 +42,7 @@ import type { ClientToolSpec, TurnInfo } from '../gateway-types.ts';
 import { MSG_TOO_MANY, MSG_UNAVAILABLE } from '../runs/messages.ts';
 import { isTerminal } from '../runs/run.ts';
 import { parseRunRecord, RunRecordError, type RunRecord } from '../runs/run-record.ts';
-import { MAX_SLOTS_PER_TURN, MAX_SUSPENDED_RUNS, type RunManager, type TurnScope } from '../runs/runs.ts';
+import { MAX_SLOTS_PER_TURN, type RunManager, type TurnScope } from '../runs/runs.ts';
 import type { CodeModeResult, RunEvent, RunView } from '../runs/types.ts';
 import type { SqlDatabase } from '../sessions/database.ts';
 import {
@@ -72,6 +81,15 @@ export interface DurableRunsDeps {
 
 type Op = 'write' | 'claim' | 'end';
 
+/** What this Gateway keeps of a run it evicted: the row is the run. */
+interface EvictedRun {
+  agentRunId: string;
+  /** The fence the row was left at by this Gateway's last write: an abort or its turn's end deletes the row only at it. */
+  fence: number;
+  /** Its TTL deadline (ms since the epoch), as the row has it: a wait on it once the sweep deleted its row says it expired. */
+  expiresAt: number;
+}
+
 /** One run's queue of row writes: applied one at a time, the latest wanted one next (an end is never replaced). */
 interface RunQueue {
   next?: Op;
@@ -93,6 +111,14 @@ export class DurableRuns {
   private readonly dropped = new Set<string>();
   private readonly queues = new Map<string, RunQueue>();
   private readonly tokenWrites = new Set<Promise<void>>();
+  /** Quiescent parked copies held here whose row is written, least recently parked first: past parkedInMemory the first are evicted. */
+  private readonly resident = new Set<string>();
+  /** Runs evicted here (their row is the run), by run id. */
+  private readonly evicted = new Map<string, EvictedRun>();
+  /** Evicted runs whose row the sweep deleted (oldest first, bounded): a wait here on one says it expired. */
+  private readonly expired = new Set<string>();
+  private readonly maxParked: number;
+  private readonly parkedInMemory: number;
   /** Runs a cap kept from parking, with why, until the exec or wait that parked them answers (settled). */
   private readonly refused = new Map<string, string>();
   private readonly unsubscribe: () => void;
@@ -103,6 +129,8 @@ export class DurableRuns {
   constructor(private readonly deps: DurableRunsDeps) {
     this.store = new DurableRunStore(deps.db, { ready: deps.ready });
     this.tokens = new TokenStore(deps.db, { ready: deps.ready });
+    this.maxParked = deps.config.runs?.maxParked ?? DEFAULT_MAX_PARKED;
+    this.parkedInMemory = deps.config.runs?.parkedInMemory ?? DEFAULT_PARKED_IN_MEMORY;
     this.unsubscribe = deps.events.subscribe((event) => this.onEvent(event));
     this.sweepTimer = setInterval(() => void this.sweep(), DURABLE_SWEEP_MS);
     this.sweepTimer.unref();
@@ -133,6 +161,8 @@ export class DurableRuns {
   /** A turn ended (not by the Gateway closing): its token opens nothing any more. */
   turnEnded(agentRunId: string, reason: 'ended' | 'idle' | 'shutdown'): void {
     if (reason === 'shutdown' || this.closing) return;
+    // its runs held here were aborted (their rows go with them); the ones evicted here end too
+    for (const [runId, entry] of [...this.evicted]) if (entry.agentRunId === agentRunId) this.discardEvicted(runId, 'its turn ended');
     void this.tokens.forget('turn', agentRunId).catch((err: unknown) => this.warn(`the token of ended turn ${agentRunId} was not forgotten: ${messageOf(err)}`));
   }
 
@@ -200,7 +230,8 @@ export class DurableRuns {
     if (held && (held.state !== 'waiting' || !this.fences.has(runId))) return undefined;
     await this.queues.get(runId)?.done;
     try {
-      return held ? await this.resumeHeld(scope, runId) : await this.resumeFromStore(scope, runId);
+      // the copy held when the wait came may have been evicted while its last write finished: its row is the run now
+      return held && !this.evicted.has(runId) ? await this.resumeHeld(scope, runId) : await this.resumeFromStore(scope, runId);
     } catch (err) {
       return failed(scope, 'internal_error', `run ${runId} could not be read from the session database: ${messageOf(err)}`);
     }
@@ -208,7 +239,14 @@ export class DurableRuns {
 
   private async resumeFromStore(scope: TurnScope, runId: string): Promise<CodeModeResult | undefined> {
     const claim = await this.store.claim(runId, this.deps.instanceId);
-    if (claim.kind === 'missing') return this.dropped.has(runId) ? endedElsewhere(scope, runId) : undefined;
+    const evicted = this.evicted.get(runId);
+    if (claim.kind === 'missing') {
+      this.evicted.delete(runId);
+      // an evicted run's row the sweep deleted (or that expired before it did): it expired, as a held one would have
+      if (this.expired.has(runId) || (evicted && evicted.expiresAt <= Date.now())) return expiredRun(scope, runId);
+      return this.dropped.has(runId) || evicted ? endedElsewhere(scope, runId) : undefined;
+    }
+    if (claim.kind === 'expired') this.evicted.delete(runId);
     if (claim.kind !== 'claimed') return this.unclaimed(scope, runId, claim);
     return this.restoreClaimed(scope, runId, claim);
   }
@@ -259,7 +297,7 @@ export class DurableRuns {
   private async unclaimed(scope: TurnScope, runId: string, claim: Exclude<ClaimResult, { kind: 'claimed' | 'missing' }>): Promise<CodeModeResult> {
     switch (claim.kind) {
       case 'expired':
-        return failed(scope, 'timeout', `run ${runId} expired: it waited past its snapshot TTL (snapshotTtlSeconds) and its durable row was deleted; run the cell again`);
+        return expiredRun(scope, runId);
       case 'busy':
       case 'leased':
         return failed(
@@ -320,6 +358,7 @@ export class DurableRuns {
   /** A claimed row opened and its run restored here; the usual wait goes on with it (undefined), or why it cannot. */
   private async restoreClaimed(scope: TurnScope, runId: string, claim: Extract<ClaimResult, { kind: 'claimed' }>): Promise<CodeModeResult | undefined> {
     const { run: row, lease } = claim;
+    const evicted = this.evicted.get(runId);
     if (row.agentRunId !== scope.agentRunId || row.sessionId !== scope.sessionId) {
       await this.store.release(lease);
       return failed(scope, 'invalid_input', `run ${runId} belongs to another agent run; wait on it from the turn that started it`);
@@ -352,6 +391,8 @@ export class DurableRuns {
       this.leases.set(runId, lease);
       this.fences.set(runId, lease.fence);
       this.dropped.delete(runId);
+      // restored here: its events are the row's business again
+      this.evicted.delete(runId);
       const recovered = this.deps.runs.restore(record, snapshot, scope, await this.deps.executors.get(record.cell.executor));
       this.deps.log(`[durable] run ${runId} restored from the session database by Gateway ${this.deps.instanceId} (${recovered.redispatched} call(s) sent again, ${recovered.unknown} settled as unknown_outcome)`);
       return undefined;
@@ -359,10 +400,94 @@ export class DurableRuns {
       this.leases.delete(runId);
       this.fences.delete(runId);
       const full = err instanceof Error && 'code' in err && err.code === 'runtime_unavailable';
+      // still parked in its row (at the fence the claim raised): an abort or its turn's end here deletes it there
+      if (full && evicted) this.evicted.set(runId, { ...evicted, fence: lease.fence });
       if (full) await this.store.release(lease);
       else await this.store.settle(lease);
       return failed(scope, full ? 'runtime_unavailable' : 'internal_error', `run ${runId} could not be restored: ${messageOf(err)}${full ? '' : '; its row was removed'}`);
     }
+  }
+
+  // ---- evicted runs: the row is the run ------------------------------------------------------------
+
+  /** How many runs this Gateway evicted whose rows it still expects to be parked (diagnostics). */
+  get evictedCount(): number {
+    return this.evicted.size;
+  }
+
+  /** The turns of the runs evicted here, by run id: they still wait, so their turns do not idle out (turns.ts). */
+  evictedRuns(): ReadonlyMap<string, string> {
+    return new Map([...this.evicted].map(([runId, entry]) => [runId, entry.agentRunId]));
+  }
+
+  /**
+   * Aborts run `runId` when it was evicted here: its row is deleted at the fence this Gateway left (a row another
+   * Gateway resumed since is left to it, and the log names the holder). False when it is no run evicted here.
+   */
+  abortEvicted(runId: string): boolean {
+    if (!this.evicted.has(runId)) return false;
+    this.discardEvicted(runId, 'aborted');
+    return true;
+  }
+
+  /** The evicted run ends here: its entry goes now, its row once deleted (the board hears of it as aborted). */
+  private discardEvicted(runId: string, why: string): void {
+    const entry = this.evicted.get(runId);
+    if (!entry) return;
+    // a wait on it from now on gets the answer of a run that ended here (unavailable), as a held one would
+    this.evicted.delete(runId);
+    const discard = (async () => {
+      // deleted as a held run's row is, without a line of its own (a turn's end may take thousands)
+      if (await this.store.discardParked(runId, entry.fence)) return;
+      const row = await this.store.get(runId);
+      if (row?.ok && row.run.lease) this.warn(`run ${runId} was not ended (${why}): Gateway ${row.run.lease.holder} is resuming it; abort it there`);
+      else if (row?.ok) this.warn(`run ${runId} was not ended (${why}): another Gateway resumed it since this one evicted it (fence ${row.run.fence}, left at ${entry.fence})`);
+    })().catch((err: unknown) => this.warn(`the row of evicted run ${runId} was not deleted (${why}): ${messageOf(err)}`));
+    this.tokenWrites.add(discard);
+    void discard.finally(() => this.tokenWrites.delete(discard));
+  }
+
+  private rememberExpired(runId: string): void {
+    this.expired.add(runId);
+    if (this.expired.size > MAX_DROPPED_RUNS_KEPT) this.expired.delete(this.expired.values().next().value as string);
+  }
+
+  /** Run `runId`'s row was just written: if nothing of it lives only here, it is the most recently parked quiescent copy. */
+  private written(runId: string): void {
+    if (!this.deps.runs.quiescent(runId)) return;
+    this.resident.delete(runId);
+    this.resident.add(runId);
+  }
+
+  /** Past parkedInMemory quiescent copies, the least recently parked are evicted (each checked again first). */
+  private trimResident(): void {
+    while (!this.closing && this.resident.size > this.parkedInMemory) {
+      const runId = this.resident.values().next().value as string;
+      this.resident.delete(runId);
+      this.evict(runId);
+    }
+  }
+
+  /** Lets a quiescent copy go (RunManager.evict) when its row holds all of it: written at a fence known here, untouched since. */
+  private evict(runId: string): void {
+    const fence = this.fences.get(runId);
+    const view = this.deps.runs.get(runId);
+    if (fence === undefined || view?.state !== 'waiting' || view.expiresAt === undefined) return;
+    if (this.leases.has(runId) || this.queues.has(runId) || this.claiming.has(runId) || this.handedOff.has(runId)) return;
+    if (!this.deps.runs.evict(runId)) return;
+    this.fences.delete(runId);
+    this.evicted.set(runId, { agentRunId: view.agentRunId, fence, expiresAt: view.expiresAt });
+    // a page watching sees it move from memory to the store (as storedRuns() lists it from now on)
+    const last = view.snapshots[view.snapshots.length - 1];
+    const durableRow = {
+      parkedAt: last?.at ?? view.updatedAt,
+      parkedBy: this.deps.instanceId,
+      state: 'parked' as const,
+      snapshotRawBytes: last?.rawBytes ?? 0,
+      snapshotStoredBytes: last?.storedBytes ?? 0,
+      evictedHere: true as const,
+    };
+    this.deps.events.emit({ type: 'run.updated', runId, at: Date.now(), view: { ...view, snapshotIn: 'store', durableRow } });
   }
 
   // ---- the row follows the run ---------------------------------------------------------------------
@@ -397,7 +522,10 @@ export class DurableRuns {
       const rows = (await this.store.list()).flatMap((read) => (read.ok && read.run.expiresAt > now && !this.deps.runs.get(read.run.runId) ? [read.run] : []));
       const agents = new Map<string, string | undefined>();
       for (const row of rows) if (!agents.has(row.agentRunId)) agents.set(row.agentRunId, (await this.tokens.turnGrant(row.agentRunId))?.grant.agentId);
-      return rows.map((row) => storedRunView(row, agents.get(row.agentRunId), this.deps.config.tools.codeMode.maxSnapshotBytes));
+      return rows.map((row) => {
+        const view = storedRunView(row, agents.get(row.agentRunId), this.deps.config.tools.codeMode.maxSnapshotBytes);
+        return this.evicted.has(row.runId) && view.durableRow ? { ...view, durableRow: { ...view.durableRow, evictedHere: true as const } } : view;
+      });
     } catch (err) {
       this.warn(`the durable runs could not be listed: ${messageOf(err)}`);
       return [];
@@ -409,7 +537,10 @@ export class DurableRuns {
     try {
       const expired = await this.store.deleteExpired();
       await this.tokens.deleteExpired();
-      for (const run of expired) this.deps.log(`[durable] run ${run.runId} expired while parked; its row was deleted`);
+      for (const run of expired) {
+        this.deps.log(`[durable] run ${run.runId} expired while parked; its row was deleted`);
+        if (this.evicted.delete(run.runId)) this.rememberExpired(run.runId);
+      }
       return expired.length;
     } catch (err) {
       this.warn(`the sweep of expired durable runs failed: ${messageOf(err)}`);
@@ -443,9 +574,11 @@ export class DurableRuns {
   }
 
   private onEvent(event: RunEvent): void {
-    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated') || this.handedOff.has(event.runId)) return;
+    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated') || this.handedOff.has(event.runId) || this.evicted.has(event.runId)) return;
     const view = event.view;
     if (view.executor !== 'quickjs') return;
+    // changed since its row was last written: a quiescent copy again only once the write this queues lands
+    this.resident.delete(event.runId);
     if (view.state === 'waiting') this.queue(event.runId, 'write');
     else if (view.state === 'running') this.queue(event.runId, 'claim');
     else if (isTerminal(view.state)) this.queue(event.runId, 'end');
@@ -473,6 +606,7 @@ export class DurableRuns {
         if (next === 'end') break;
       }
       this.queues.delete(runId);
+      this.trimResident();
     })();
   }
 
@@ -521,7 +655,7 @@ export class DurableRuns {
     if (!lease) {
       const parked = await this.store.park(
         { runId, sessionId, agentRunId, ownerId, baseImageId, sealed, ...sizes, expiresAt, parkedBy: this.deps.instanceId },
-        { maxRuns: MAX_SUSPENDED_RUNS, maxPerTurn: MAX_SLOTS_PER_TURN, ...ownerCap(this.deps.turns.owner(agentRunId)) },
+        { maxRuns: this.maxParked, maxPerTurn: MAX_SLOTS_PER_TURN, ...ownerCap(this.deps.turns.owner(agentRunId)) },
       );
       if (parked.kind === 'full') {
         // the caps count every Gateway on the database and the rows of earlier processes: a run over them does not wait
@@ -532,7 +666,8 @@ export class DurableRuns {
       }
       if (parked.kind === 'parked') {
         this.fences.set(runId, parked.fence);
-        return void (await this.extendTokens(agentRunId, sessionId, expiresAt));
+        await this.extendTokens(agentRunId, sessionId, expiresAt);
+        return this.written(runId);
       }
       // a row from an earlier write of this run: claimed to be written again
       const claim = await this.store.claim(runId, this.deps.instanceId);
@@ -555,6 +690,7 @@ export class DurableRuns {
     else {
       this.fences.set(runId, lease.fence);
       await this.extendTokens(agentRunId, sessionId, expiresAt);
+      this.written(runId);
     }
   }
 
@@ -646,8 +782,10 @@ function ownerOf(ownerId: string): Owner {
 /** Why a run may not wait: the spec's message, then which cap of the session database is full and what to do. */
 function capMessage(cap: DurableCap, held: number, limit: number): string {
   const whose = cap === 'runs' ? 'parked runs' : cap === 'turn' ? "this turn's parked runs" : "this turn's owner's parked runs";
+  // only the store-wide cap is a config field; a turn's share (16) and an owner's share are spec 01's and server.shares'
+  const raise = cap === 'runs' ? ` (runs.maxParked in the config raises it, up to ${MAX_MAX_PARKED})` : '';
   return (
-    `${MSG_TOO_MANY} The session database holds ${held} of ${whose}, the limit of ${limit} across every Gateway on it and across restarts; ` +
+    `${MSG_TOO_MANY} The session database holds ${held} of ${whose}, the limit of ${limit} across every Gateway on it and across restarts${raise}; ` +
     'wait on or abort one of them, then run this cell again'
   );
 }
@@ -656,6 +794,11 @@ function capMessage(cap: DurableCap, held: number, limit: number): string {
 function ownerCap(owner: Owner | undefined): { maxPerOwner?: number } {
   const share = owner?.shares.suspendedRuns;
   return share !== undefined && Number.isFinite(share) ? { maxPerOwner: share } : {};
+}
+
+/** A wait on a run whose TTL passed while it was parked (its row deleted by the claim, or the sweep). */
+function expiredRun(scope: TurnScope, runId: string): CodeModeResult {
+  return failed(scope, 'timeout', `run ${runId} expired: it waited past its snapshot TTL (snapshotTtlSeconds) and its durable row was deleted; run the cell again`);
 }
 
 /** A wait here on a run whose copy this Gateway dropped, and whose row is gone: it ended on the Gateway that resumed it. */

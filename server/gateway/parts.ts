@@ -144,6 +144,7 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
     mcpServers: () => mcpServerViews(mcp?.views() ?? []),
     ownership,
     runs,
+    parkedElsewhere: (): ReadonlyMap<string, string> => durable?.evictedRuns() ?? new Map<string, string>(),
     ...(opts.turnIdleMs !== undefined ? { idleMs: opts.turnIdleMs } : {}),
     redact,
     onEnded: (turn, reason) => {
@@ -152,7 +153,7 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
     },
     onPrepared: (info, owner) => durable?.turnPrepared(info, owner),
   });
-  const durable = key
+  const durable: DurableRuns | undefined = key
     ? new DurableRuns({ db: sessions.transcript.db, ready: sessions.transcript.ready(), key, instanceId, config, runs, turns, executors, events, log })
     : undefined;
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });

@@ -16,7 +16,8 @@ export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'event
       const { trajectoryOtlpJson } = await import('./otlp.ts');
       return trajectoryOtlpJson(t);
     },
-    abortRun: (runId) => runs.abortRun(runId),
+    // a durable run evicted to its row is aborted there (its row deleted at the fence this Gateway left)
+    abortRun: (runId) => runs.abortRun(runId) || (durable?.abortEvicted(runId) ?? false),
     answerClientCall: (req) => runs.answerClientCall(req.runId, req.callId, req),
     approvals: () => approvals.list(),
     decideApproval: (req) => approvals.decide(req.approvalId, req.approve, req.reason),

@@ -68,6 +68,8 @@ export interface TurnRegistryDeps {
   mcpServers: () => McpServerView[];
   ownership: Ownership;
   runs: Pick<RunManager, 'abortTurn' | 'list'>;
+  /** Runs that wait without being held here (durable runs evicted to their rows), run id -> turn: their turns do not idle out. */
+  parkedElsewhere?: () => ReadonlyMap<string, string>;
   /** Idle limit; default TURN_IDLE_MS. */
   idleMs?: number;
   /** Cell source as stored (the Gateway's registered secrets and patterns masked too); default redactSource. */
@@ -334,8 +336,10 @@ export class TurnRegistry {
     // one listing per sweep: the turns ended here have no live run, so ending them leaves the listing current for prune()
     const runs = this.deps.runs.list();
     const live = new Set(runs.filter((r) => r.state === 'running' || r.state === 'waiting').map((r) => r.agentRunId));
+    const evicted = this.deps.parkedElsewhere?.() ?? new Map<string, string>();
+    for (const agentRunId of evicted.values()) live.add(agentRunId);
     for (const [id, turn] of this.turns) if (turn.lastUsedAt < cutoff && !live.has(id)) this.end(id, 'idle');
-    void this.deps.ownership.prune(new Set(runs.map((r) => r.runId)));
+    void this.deps.ownership.prune(new Set([...runs.map((r) => r.runId), ...evicted.keys()]));
   }
 }
 

@@ -652,6 +652,35 @@ export class Run {
     this.host.ended(this);
   }
 
+  /**
+   * Nothing of the waiting run lives only in this process: no wait holds it, every request it made has its reply (a
+   * call in flight, a pending approval or client-tool call is answered through this process), so its record and
+   * snapshot say all of it (durable runs evict such a run once its row is written).
+   */
+  get quiescent(): boolean {
+    if (this.ended || this.d.state !== 'waiting' || this.resuming || this._approvalsPending > 0 || this._clientCalls.size > 0 || !this._continuation) return false;
+    for (const r of this.d.requests.values()) if (!r.settled) return false;
+    return true;
+  }
+
+  /**
+   * Lets a quiescent waiting run go from this process without ending it (durable runs: its row is the run, and a wait
+   * restores it from there): its snapshot and slot are given back and its TTL stops here (the row keeps the deadline),
+   * with no end and no event. False, and nothing changed, when it is not quiescent.
+   */
+  evict(): boolean {
+    if (!this.quiescent) return false;
+    this.clearTtl();
+    if (this._continuation) this.cell.executor.release(this._continuation);
+    this._continuation = undefined;
+    if (this.d.holdsSlot) {
+      this.d.holdsSlot = false;
+      this.host.slots.release(this.turn);
+    }
+    this._released = true;
+    return true;
+  }
+
   /** The waiting run's snapshot TTL starts now (park and rewait start it; so does a fork once it is mapped). */
   startTtl(): void {
     if (this.d.state !== 'waiting' || this.ended) throw new RunTransitionError(this.runId, 'start its TTL', this.d.state);

@@ -242,6 +242,23 @@ export class RunManager {
     return recoverInFlight(run);
   }
 
+  /**
+   * Drops waiting run `runId` from this process without ending it (Run.evict): durable runs call it once the run's
+   * sealed row holds all of it. It leaves the run map (not into the history: it did not end), its slot is given back,
+   * and no event is emitted (the caller announces the run's new home). False when the run is not held or not quiescent.
+   */
+  evict(runId: string): boolean {
+    const run = this.runs.get(runId);
+    if (!run?.evict()) return false;
+    this.runs.delete(runId);
+    return true;
+  }
+
+  /** Whether waiting run `runId` is held here and quiescent (Run.quiescent): evict would let it go. */
+  quiescent(runId: string): boolean {
+    return this.runs.get(runId)?.quiescent === true;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const run of [...this.runs.values()]) run.abort('the gateway is shutting down');

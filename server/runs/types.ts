@@ -249,6 +249,8 @@ export interface DurableRowView {
   /** The snapshot's raw heap size and its encoded size, as the row records them (the row's `snapshots` is empty). */
   snapshotRawBytes: number;
   snapshotStoredBytes: number;
+  /** This Gateway parked it and let its copy go (runs.parkedInMemory): its row is the run, and Abort here deletes it. */
+  evictedHere?: true;
 }
 
 export interface RunView {

@@ -153,7 +153,11 @@ export interface DurableRunStoreOptions {
 const META_COLUMNS =
   'run_id, session_id, agent_run_id, owner_id, base_image_id, sealed_bytes, snapshot_raw_bytes, snapshot_stored_bytes, parked_at, parked_by, expires_at, state, lease_holder, lease_expires_at, fence';
 const ALL_COLUMNS = `${META_COLUMNS}, sealed`;
-/** A row counts against the caps unless it expired while parked (or its resumer's lease lapsed too): the sweep's rows. */
+/**
+ * A row counts against the caps unless it expired while parked (or its resumer's lease lapsed too): the sweep's rows.
+ * SQLite keeps the columns after the sealed blob beyond its overflow pages, so a scan testing this on every row reads
+ * every blob: the caps' counts test it beside an indexed condition (countLive).
+ */
 const LIVE = `(expires_at > ? OR (state = 'resuming' AND lease_expires_at > ?))`;
 
 type Row = Record<string, unknown>;
@@ -388,12 +392,15 @@ function staleReason(lease: DurableLease, row: Row | undefined): string {
 }
 
 async function countLive(tx: SqlRunner, now: number, of: { agentRunId?: string; ownerId?: string }): Promise<DurableRunCounts> {
+  // the group's count reads the expiry index alone (its rows past their TTL are few: only those read whole), and the
+  // turn's and owner's counts run only when asked: a scan reading every row's state would walk past each sealed blob
+  // (SQLite keeps the columns after it beyond its overflow pages), so a park among 10,000 rows would read ~170 MB
   const [row] = await tx.all(
-    `SELECT COUNT(*) AS runs,
-       COALESCE(SUM(CASE WHEN agent_run_id = ? THEN 1 ELSE 0 END), 0) AS turn,
-       COALESCE(SUM(CASE WHEN owner_id = ? THEN 1 ELSE 0 END), 0) AS owner
-     FROM durable_runs WHERE ${LIVE}`,
-    [of.agentRunId ?? null, of.ownerId ?? null, now, now],
+    `SELECT (SELECT COUNT(*) FROM durable_runs WHERE expires_at > ?)
+          + (SELECT COUNT(*) FROM durable_runs WHERE expires_at <= ? AND state = 'resuming' AND lease_expires_at > ?) AS runs,
+       ${of.agentRunId !== undefined ? `(SELECT COUNT(*) FROM durable_runs WHERE agent_run_id = ? AND ${LIVE})` : '0'} AS turn,
+       ${of.ownerId !== undefined ? `(SELECT COUNT(*) FROM durable_runs WHERE owner_id = ? AND ${LIVE})` : '0'} AS owner`,
+    [now, now, now, ...(of.agentRunId !== undefined ? [of.agentRunId, now, now] : []), ...(of.ownerId !== undefined ? [of.ownerId, now, now] : [])],
   );
   return { runs: integerColumn(row?.runs) ?? 0, turn: integerColumn(row?.turn) ?? 0, owner: integerColumn(row?.owner) ?? 0 };
 }
@@ -401,7 +408,10 @@ async function countLive(tx: SqlRunner, now: number, of: { agentRunId?: string; 
 /** The first cap `req` would pass, counted inside the park's transaction. */
 async function capReached(tx: SqlRunner, now: number, req: ParkRequest, caps: DurableRunCaps): Promise<ParkResult | undefined> {
   if (caps.maxRuns === undefined && caps.maxPerTurn === undefined && caps.maxPerOwner === undefined) return undefined;
-  const counts = await countLive(tx, now, { agentRunId: req.agentRunId, ownerId: req.ownerId });
+  const counts = await countLive(tx, now, {
+    ...(caps.maxPerTurn !== undefined ? { agentRunId: req.agentRunId } : {}),
+    ...(caps.maxPerOwner !== undefined ? { ownerId: req.ownerId } : {}),
+  });
   const checks: Array<[DurableCap, number, number | undefined]> = [
     ['runs', counts.runs, caps.maxRuns],
     ['turn', counts.turn, caps.maxPerTurn],
