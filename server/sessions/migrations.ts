@@ -10,7 +10,7 @@
 // cache"): the session store is not a table of its own but is replayed from `code-mode-store` entries, and
 // `sessions` holds only each session's current leaf. The later tables hold what outlives a process beside it
 // (runs.durable, a departure from spec 01's in-process map): parked runs, sealed (durable-runs.ts), and the
-// digests of turn and session tokens (access/token-store.ts); and which Gateways are up (gateway-presence.ts).
+// digests of turn and session tokens (access/token-store.ts); and which Gateways are up (gateway-presence.ts), and what a page shows of each Gateway's live runs (run-views.ts).
 import { SessionStoreError, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
 
 export interface Migration {
@@ -177,6 +177,42 @@ export const SESSION_MIGRATIONS: readonly Migration[] = Object.freeze([
           host TEXT NOT NULL,
           pid INTEGER NOT NULL
         );`,
+    },
+  },
+  {
+    version: 5,
+    // run-views.ts: what a page shows of each live run, written by the Gateway that holds it, so a page on any other
+    // Gateway of the group lists it (notices carry ids only); the view is sealed (NULL without runs.durable: no key)
+    name: 'run views',
+    sql: {
+      sqlite: `
+        CREATE TABLE run_views (
+          run_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          state TEXT NOT NULL,
+          approvals INTEGER NOT NULL,
+          client_calls INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          sealed BLOB
+        );
+        CREATE INDEX run_views_by_holder ON run_views(holder);`,
+      postgres: `
+        CREATE TABLE run_views (
+          run_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          state TEXT NOT NULL,
+          approvals INTEGER NOT NULL,
+          client_calls INTEGER NOT NULL,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          sealed BYTEA
+        );
+        CREATE INDEX run_views_by_holder ON run_views(holder);`,
     },
   },
 ]);
