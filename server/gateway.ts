@@ -164,6 +164,9 @@ export class Gateway implements GatewayApi {
   storedRuns(): Promise<RunView[]> {
     return this.faces.runs.storedRuns();
   }
+  heldElsewhere(): Promise<{ runs: RunView[]; approvals: ApprovalView[] }> {
+    return this.faces.runs.heldElsewhere();
+  }
   run(runId: string): RunView | undefined {
     return this.faces.runs.run(runId);
   }

@@ -1,12 +1,19 @@
 // The runs face: what the boards show and do with runs (list, one run, trajectories, abort, client-call answers, approvals, live events).
 import type { RunsFace } from '../gateway-types.ts';
+import { InvalidInputError } from '../errors.ts';
 import type { GatewayParts } from './parts.ts';
 
-export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable'>): RunsFace {
-  const { runs, approvals, events, durable } = parts;
+export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable' | 'views'>): RunsFace {
+  const { runs, approvals, events, durable, views } = parts;
+  /** An approval or client call of a run another Gateway holds is decided there: say which, rather than "unknown". */
+  const heldElsewhere = (what: string, runId: string, holder: string) =>
+    new InvalidInputError(
+      `${what} belongs to run ${runId}, which Gateway ${holder} holds: this Gateway shows it read-only. Decide it on the page (or the API) of Gateway ${holder}, the one the run executes on`,
+    );
   return {
     runs: () => runs.list(),
     storedRuns: async () => (durable ? durable.storedRuns() : []),
+    heldElsewhere: () => views.heldElsewhere(),
     run: (runId) => runs.get(runId),
     trajectory: (runId) => runs.trajectory(runId),
     trajectoryOtlp: async (runId) => {
@@ -17,9 +24,21 @@ export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'event
       return trajectoryOtlpJson(t);
     },
     abortRun: (runId) => runs.abortRun(runId),
-    answerClientCall: (req) => runs.answerClientCall(req.runId, req.callId, req),
+    answerClientCall: (req) => {
+      const holder = runs.get(req.runId) ? undefined : views.holderOf(req.runId);
+      if (holder !== undefined) throw heldElsewhere(`client call ${req.callId}`, req.runId, holder);
+      runs.answerClientCall(req.runId, req.callId, req);
+    },
     approvals: () => approvals.list(),
-    decideApproval: (req) => approvals.decide(req.approvalId, req.approve, req.reason),
-    subscribe: (listener) => events.subscribe(listener),
+    decideApproval: (req) => {
+      const elsewhere = approvals.list().some((a) => a.approvalId === req.approvalId) ? undefined : views.approvalHolder(req.approvalId);
+      if (elsewhere) throw heldElsewhere(`approval ${req.approvalId}`, elsewhere.runId, elsewhere.holder);
+      approvals.decide(req.approvalId, req.approve, req.reason);
+    },
+    // this Gateway's run events, and what changes of the runs the others hold (remote.run, remote.gone)
+    subscribe: (listener) => {
+      const stops = [events.subscribe(listener), views.subscribe(listener)];
+      return () => stops.forEach((stop) => stop());
+    },
   };
 }

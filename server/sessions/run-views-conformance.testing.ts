@@ -13,6 +13,7 @@ function viewRow(runId: string, over: Partial<RunViewRow> = {}): RunViewRow {
     sessionId: 's1',
     agentRunId: 'ar1',
     holder: GW_A,
+    executor: 'quickjs',
     state: 'waiting',
     approvals: 1,
     clientCalls: 2,

@@ -35,6 +35,8 @@ export interface RunViewRow {
   agentRunId: string;
   /** The Gateway instance that holds the run (durable/instance-id.ts). */
   holder: string;
+  /** The executor it runs on (a config name, never a guest string). */
+  executor: string;
   state: RunViewState;
   /** Pending approvals and unanswered client-tool calls (counts only: what they ask is sealed). */
   approvals: number;
@@ -47,7 +49,7 @@ export interface RunViewRow {
 
 export type RunViewRead = { ok: true; row: RunViewRow } | { ok: false; runId?: string; message: string };
 
-const COLUMNS = 'run_id, session_id, agent_run_id, holder, state, approvals, client_calls, created_at, updated_at, sealed';
+const COLUMNS = 'run_id, session_id, agent_run_id, holder, executor, state, approvals, client_calls, created_at, updated_at, sealed';
 
 export class RunViewStore {
   private readonly ready: Promise<void>;
@@ -66,11 +68,11 @@ export class RunViewStore {
     checkRow(row);
     await this.ready;
     await this.db.run(
-      `INSERT INTO run_views (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, agent_run_id = excluded.agent_run_id, holder = excluded.holder,
+      `INSERT INTO run_views (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, agent_run_id = excluded.agent_run_id, holder = excluded.holder, executor = excluded.executor,
          state = excluded.state, approvals = excluded.approvals, client_calls = excluded.client_calls, created_at = excluded.created_at,
          updated_at = excluded.updated_at, sealed = excluded.sealed`,
-      [row.runId, row.sessionId, row.agentRunId, row.holder, row.state, row.approvals, row.clientCalls, row.createdAt, row.updatedAt, row.sealed ?? null],
+      [row.runId, row.sessionId, row.agentRunId, row.holder, row.executor, row.state, row.approvals, row.clientCalls, row.createdAt, row.updatedAt, row.sealed ?? null],
     );
   }
 
@@ -105,6 +107,10 @@ function isViewId(value: unknown): value is string {
   return typeof value === 'string' && value !== '' && value.length <= MAX_RUN_VIEW_ID_CHARS && !value.includes('\0');
 }
 
+function isExecutorName(value: unknown): value is string {
+  return typeof value === 'string' && /^[a-z][a-z0-9-]{0,63}$/.test(value);
+}
+
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
@@ -114,6 +120,7 @@ function checkRow(row: RunViewRow): void {
     if (!isViewId(row[field])) throw new InvalidInputError(`a run view's ${field} must be a non-empty string of at most ${MAX_RUN_VIEW_ID_CHARS} characters without NUL`);
   }
   if (!isGatewayInstanceId(row.holder)) throw new InvalidInputError("a run view's holder must be a Gateway instance id");
+  if (!isExecutorName(row.executor)) throw new InvalidInputError("a run view's executor must be an executor name (letters, digits and dashes, at most 64)");
   if (!(RUN_VIEW_STATES as readonly string[]).includes(row.state)) throw new InvalidInputError(`a run view's state must be one of ${RUN_VIEW_STATES.join(', ')}`);
   for (const field of ['approvals', 'clientCalls', 'createdAt', 'updatedAt'] as const) {
     if (!isCount(row[field])) throw new InvalidInputError(`a run view's ${field} must be a whole number of at least 0`);
@@ -131,10 +138,12 @@ function readRow(row: Record<string, unknown>): RunViewRead {
   const sessionId = textColumn(row.session_id);
   const agentRunId = textColumn(row.agent_run_id);
   const holder = textColumn(row.holder);
+  const executor = textColumn(row.executor);
   const state = textColumn(row.state);
   if (!isViewId(sessionId)) return damaged('its session_id is not an id');
   if (!isViewId(agentRunId)) return damaged('its agent_run_id is not an id');
   if (!isGatewayInstanceId(holder)) return damaged('its holder is not a Gateway instance id');
+  if (!isExecutorName(executor)) return damaged('its executor is not an executor name');
   if (state === undefined || !(RUN_VIEW_STATES as readonly string[]).includes(state)) return damaged('its state is not a live run state');
   const counts = { approvals: integerColumn(row.approvals), clientCalls: integerColumn(row.client_calls), createdAt: integerColumn(row.created_at), updatedAt: integerColumn(row.updated_at) };
   for (const [field, value] of Object.entries(counts)) if (!isCount(value)) return damaged(`its ${field} is not a whole number of at least 0`);
@@ -151,6 +160,7 @@ function readRow(row: Record<string, unknown>): RunViewRead {
       sessionId,
       agentRunId,
       holder,
+      executor,
       state: state as RunViewState,
       approvals: counts.approvals as number,
       clientCalls: counts.clientCalls as number,

@@ -1,13 +1,14 @@
-// Approvals router: pending nested calls that wait for a decision (the operator sees all, a client those of its turns), and the decision.
+// Approvals router: pending nested calls that wait for a decision (the operator sees all, other Gateways' too, a client those of its turns), and the decision.
 import { publicProcedure, router } from '../init.ts';
 import { requireApproval, visibleTurns } from '../guards.ts';
 import { decideApprovalSchema, turnTokensSchema } from '../schemas.ts';
 
 export const approvalsRouter = router({
-  list: publicProcedure.input(turnTokensSchema).query(({ ctx, input }) => {
+  list: publicProcedure.input(turnTokensSchema).query(async ({ ctx, input }) => {
     const visible = visibleTurns(ctx, input?.turnTokens);
     const all = ctx.gateway.approvals();
-    if (visible === 'all') return all;
+    // the operator also sees those of runs other Gateways hold (heldBy set: decided on the holder's page)
+    if (visible === 'all') return [...all, ...(await ctx.gateway.heldElsewhere()).approvals];
     return all.filter((a) => {
       const agentRunId = ctx.gateway.ownership.runTurn(a.runId);
       return agentRunId !== undefined && visible.has(agentRunId);
