@@ -1,5 +1,5 @@
 'use client';
-// Waiting runs board: suspended runs (and running ones asking the user, and durable runs not resumed here) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
+// Waiting runs board: suspended runs (and running ones asking the user, durable runs not resumed here, other Gateways' runs read-only) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
 import { Fragment, memo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
@@ -10,6 +10,7 @@ import { useNow } from '../ui/useNow.ts';
 import type { PendingToolCall, Run } from '../api.ts';
 import { ForkForm, forkable } from './ForkForm.tsx';
 import { ReplayedNote } from '../ui/Replayed.tsx';
+import { ClientCallElsewhere, HeldBy, HeldByNote } from './HeldElsewhere.tsx';
 
 export interface ClientAnswer {
   runId: string;
@@ -167,7 +168,8 @@ function WaitingRun(props: {
             {run.runId}
           </span>
         </button>
-        {run.state === 'waiting' ? (
+        {/* another Gateway's run is waited on there; a durable one (durableRow) any Gateway resumes */}
+        {run.state === 'waiting' && (!run.heldBy || run.durableRow) ? (
           <Button kind="primary" testId="wait-button" disabled={props.waiting} onClick={() => props.onWait(run)}>
             {props.waiting ? 'Waiting…' : 'Wait'}
           </Button>
@@ -179,7 +181,9 @@ function WaitingRun(props: {
             title={
               forkable(run)
                 ? 'fork: restore this snapshot into a new run, with edited replies'
-                : run.durableRow
+                : run.heldBy && !run.durableRow
+                  ? `fork needs the run held here: Gateway ${run.heldBy.gatewayId} holds it`
+                  : run.durableRow
                   ? 'fork needs the run held here: Wait resumes it from the session database first'
                   : `fork needs a snapshot; a ${run.executor} run keeps a live context`
             }
@@ -189,7 +193,7 @@ function WaitingRun(props: {
           </Button>
         ) : null}
         {/* a row not resumed here is not this process's to abort: its TTL ends it, or Wait resumes it */}
-        {run.durableRow ? null : (
+        {run.durableRow || run.heldBy ? null : (
           <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
             Abort
           </Button>
@@ -199,7 +203,11 @@ function WaitingRun(props: {
         <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-neutral-300">
           {run.state === 'running' ? 'asks the user' : run.durableRow ? 'parked' : (run.reason ?? '?')}
         </span>
-        {run.durableRow ? (
+        {run.heldBy && run.heldBy.detail === 'ids' ? (
+          <span data-testid="waiting-summary" className="text-neutral-400" title="without runs.durable another Gateway shares its runs' ids, state and counts only">
+            {run.heldBy.approvals} to approve · {run.heldBy.clientCalls} to answer on that Gateway
+          </span>
+        ) : run.durableRow && !run.heldBy ? (
           <span data-testid="waiting-summary" className="text-neutral-400" title="the pending calls are sealed with the snapshot: Wait resumes the run and dispatches them">
             restored from store · not yet resumed
           </span>
@@ -208,6 +216,7 @@ function WaitingRun(props: {
             {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
           </span>
         )}
+        <HeldBy run={run} />
         <SnapshotHome run={run} />
         {snapshotBytes(run) !== undefined ? (
           <span data-testid="waiting-snapshot-bytes" className="font-mono text-neutral-400" title="snapshot bytes stored (what maxSnapshotBytes is checked against)">
@@ -254,7 +263,8 @@ function WaitingRunDetail(props: {
       <div className="text-[11px] text-neutral-500">
         {run.client !== undefined ? `${run.client} · ` : ''}{run.agentId} · {run.executor} · turn {run.agentRunId}
       </div>
-      {run.durableRow ? (
+      <HeldByNote run={run} />
+      {run.durableRow && !run.heldBy ? (
         <p data-testid="waiting-durable-row" className="text-[11px] text-emerald-300">
           parked {formatDuration(Math.max(0, now - run.durableRow.parkedAt))} ago by Gateway <span className="font-mono">{run.durableRow.parkedBy}</span>, before
           this process held it: its source, calls and pending calls are sealed in the session database.{' '}
@@ -315,9 +325,13 @@ function WaitingRunDetail(props: {
           live worker continuation, about {formatBytes(run.retainedBytesEstimate)} retained (an estimate; {run.executor} keeps no snapshot)
         </div>
       ) : null}
-      {run.clientCalls.map((call) => (
-        <ClientCallForm key={call.callId} run={run} call={call} onAnswer={props.onAnswer} onWait={() => props.onWait(run)} />
-      ))}
+      {run.clientCalls.map((call) =>
+        run.heldBy ? (
+          <ClientCallElsewhere key={call.callId} gatewayId={run.heldBy.gatewayId} call={call} />
+        ) : (
+          <ClientCallForm key={call.callId} run={run} call={call} onAnswer={props.onAnswer} onWait={() => props.onWait(run)} />
+        ),
+      )}
     </div>
   );
 }

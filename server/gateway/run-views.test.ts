@@ -17,7 +17,7 @@ import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import { durableGateway, newSnapshotKey } from './durable-runs.testing.ts';
-import { boundedView, MAX_VIEW_CALLS } from './run-views.ts';
+import { boundedView, MAX_VIEW_CALLS } from './run-view-shape.ts';
 
 /**
  * What the cell asks the user about, built at run time (the source never holds it). The model's waiting result names
