@@ -214,9 +214,20 @@ export interface RunsFace {
   approvals(): ApprovalView[];
   /** Throws InvalidInputError for an unknown approval, and for one of a run another Gateway holds (naming it). */
   decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void;
+  /**
+   * Forwards an approval decision or a client-call answer to the Gateway that holds its run (run-views.ts knows which)
+   * and resolves once that Gateway applied it; undefined when no other Gateway is known to hold it (act here). Throws
+   * InvalidInputError naming the holder when it refused, did not answer in time, is gone, or without runs.durable.
+   */
+  actElsewhere(action: ElsewhereAction): Promise<{ forwardedTo: string } | undefined>;
   /** Live events (this Gateway's, and remote.run / remote.gone for the runs others hold); returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
+
+/** What a page does to a run another Gateway holds (RunsFace.actElsewhere). */
+export type ElsewhereAction =
+  | { kind: 'approval'; approvalId: string; approve: boolean; reason?: string }
+  | { kind: 'client-call'; runId: string; callId: string; result?: unknown; error?: string };
 
 /** The replay lab: fork a waiting run, a run's cassette, "save as test", and one cell on every executor. */
 export interface LabFace {

@@ -1,4 +1,4 @@
-// Run views across two Gateways on one session database (PostgreSQL, and SQLite where two share one file): B lists A's live runs with their approvals and client calls, read-only, and drops them when they end or A is gone.
+// Run views across two Gateways on one session database (PostgreSQL, and SQLite where two share one file): B lists A's live runs with their approvals and client calls, acts on them through A (forwarded requests), and drops them when they end or A is gone.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,17 @@ async function storedView(sessions: SessionsConfig, runId: string): Promise<unkn
   const db = openSessionDatabase(sessions);
   try {
     return await new RunViewStore(db).get(runId);
+  } finally {
+    await db.close();
+  }
+}
+
+/** How many forwarded requests the database holds. */
+async function requestRows(sessions: SessionsConfig): Promise<number> {
+  const db = openSessionDatabase(sessions);
+  try {
+    const [row] = await db.all('SELECT COUNT(*) AS n FROM run_requests');
+    return Number(row?.n);
   } finally {
     await db.close();
   }
@@ -180,6 +191,31 @@ describe.each(backends)('run views on $name (runs.durable: sealed)', ({ place })
     expect((await b.heldElsewhere()).approvals).toEqual([]);
   });
 
+  it("acting from B: an approval decided on B is forwarded to A, which resumes the run", async () => {
+    const turn = a.prepareTurn({ sessionId: 'views-5' });
+    const paying = a.exec(turn.agentRunId, { code: PAYING_CELL });
+    await until(() => a.approvals().length === 1, { what: 'A to ask for the approval' });
+    const { approvalId, runId } = a.approvals()[0]!;
+    await until(() => shows(heard, runId, (e) => e.approvals.length === 1), { what: "B to show A's approval" });
+    expect(await b.actElsewhere({ kind: 'approval', approvalId, approve: true })).toEqual({ forwardedTo: a.instanceId });
+    expect(expectCompleted(await paying).value).toEqual({ paid: true });
+    await until(() => gone(heard, runId), { what: "B to hear A's run end" });
+    // the request rows are gone once answered
+    expect(await requestRows(at.sessions)).toBe(0);
+  });
+
+  it('acting from B: a client call answered on B is forwarded to A, and the run A holds completes with it; an answer for no call of a run B knows is not forwarded', async () => {
+    const turn = a.prepareTurn({ sessionId: 'views-6', clientTools: [ASK_USER] });
+    const w = expectWaiting(await a.exec(turn.agentRunId, { code: ASKING_CELL }));
+    await until(() => shows(heard, w.runId, (e) => e.view.clientCalls.length === 1), { what: "B to show A's client call" });
+    const callId = a.run(w.runId)!.clientCalls[0]!.callId;
+    await expect(b.actElsewhere({ kind: 'client-call', runId: w.runId, callId: 'no_such_call', result: 1 })).rejects.toThrow(`Gateway ${a.instanceId}, which holds run ${w.runId}, refused client call no_such_call`);
+    expect(await b.actElsewhere({ kind: 'client-call', runId: w.runId, callId, result: 'from B' })).toEqual({ forwardedTo: a.instanceId });
+    expect(expectCompleted(await a.wait(turn.agentRunId, { runId: w.runId })).value).toBe('from B');
+    expect(await b.actElsewhere({ kind: 'client-call', runId: 'run_nobody_holds', callId, result: 1 })).toBeUndefined();
+    expect(await requestRows(at.sessions)).toBe(0);
+  });
+
   it("a Gateway presence says is gone leaves no live views: B lists a live holder's view, and once that holder's beat is stale, neither lists it nor keeps its row", async () => {
     const turn = a.prepareTurn({ sessionId: 'views-3', clientTools: [ASK_USER] });
     const w = expectWaiting(await a.exec(turn.agentRunId, { code: ASKING_CELL }));
@@ -252,6 +288,8 @@ describe('run views without runs.durable (no key: ids, state and counts only)', 
       const listed = (await b.heldElsewhere()).runs.find((r) => r.runId === w.runId);
       expect(listed).toMatchObject({ state: 'waiting', code: '', clientCalls: [], heldBy: { gatewayId: a.instanceId, detail: 'ids', clientCalls: 1, approvals: 0 } });
       expect((await viewRowBytes(sessions, w.runId)).includes(ASKED_SECRET)).toBe(false);
+      // nothing to seal a forwarded answer with: B says to act on A's page
+      await expect(b.actElsewhere({ kind: 'client-call', runId: w.runId, callId: 'c1', result: 1 })).rejects.toThrow(`without runs.durable this Gateway cannot forward to it`);
       a.abortRun(w.runId);
       await until(() => gone(heard, w.runId), { what: "B to hear A's run end" });
     } finally {

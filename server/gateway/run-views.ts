@@ -27,6 +27,9 @@ import type { RunEventBus } from './event-bus.ts';
 export const DEFAULT_RUN_VIEW_FLUSH_MS = 250;
 /** How often the others' views are re-read in full (ms): a view of a Gateway that died leaves within about a presence beat. */
 export const DEFAULT_RUN_VIEW_REFRESH_MS = DEFAULT_PRESENCE_BEAT_MS;
+/** Ended runs remembered at most (each until its row is gone, usually a moment): the oldest go first. */
+export const MAX_ENDED_KEPT = 1_000;
+
 export type RemoteRunEvent = Extract<RunEvent, { type: 'remote.run' | 'remote.gone' }>;
 
 /** What this Gateway shows of the runs other Gateways hold: their views and pending approvals. */
@@ -68,6 +71,8 @@ export class RunViews {
   private readonly unsubscribe: Array<() => void>;
   private readonly refreshTimer: ReturnType<typeof setInterval>;
   private readonly pendingReads = new Set<string>();
+  /** Runs whose holder said they ended (run id to that holder), until their rows are gone: never shown again from a late read. */
+  private readonly ended = new Map<string, string>();
   /** The session of each run whose view this Gateway wrote: the notice after its delete names it. */
   private readonly written = new Map<string, string>();
   private closed = false;
@@ -93,6 +98,12 @@ export class RunViews {
     await this.refresh();
     const shown = [...this.shown.values()].filter((s) => !this.holdsHere(s.view.runId)).sort((a, b) => b.view.createdAt - a.view.createdAt);
     return { runs: shown.map((s) => s.view), approvals: shown.flatMap((s) => s.approvals) };
+  }
+
+  /** Run `runId`'s holder and session when another Gateway holds it (as last read), else undefined. */
+  heldRun(runId: string): { holder: string; sessionId: string } | undefined {
+    const shown = this.holdsHere(runId) ? undefined : this.shown.get(runId);
+    return shown ? { holder: shown.holder, sessionId: shown.view.sessionId } : undefined;
   }
 
   /** The holder of run `runId` when another Gateway holds it (as last read), else undefined. */
@@ -208,12 +219,17 @@ export class RunViews {
   // ---- the others' runs: read for this Gateway's pages --------------------------------------------
 
   private onNotice(notice: RunNotice): void {
-    if (this.closed || notice.from === this.deps.instanceId) return;
+    if (this.closed || notice.from === this.deps.instanceId || notice.kind === 'request') return;
     if (notice.kind === 'settled' || notice.kind === 'expired') {
       // the run ended on its sender: whatever is shown of it here (its view, or a durable row the list holds) goes,
       // unless it lives on elsewhere now (this Gateway or a third resumed it: a stale copy ended on the sender)
       const shown = this.shown.get(notice.runId);
-      if (!this.holdsHere(notice.runId) && (shown === undefined || shown.holder === notice.from)) this.forget(notice.runId);
+      if (!this.holdsHere(notice.runId) && (shown === undefined || shown.holder === notice.from)) {
+        // its holder's row may outlive the notice by a moment: a read before the delete must not show it again
+        this.ended.set(notice.runId, notice.from);
+        if (this.ended.size > MAX_ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
+        this.forget(notice.runId);
+      }
       return;
     }
     if (this.pendingReads.has(notice.runId)) return;
@@ -227,7 +243,8 @@ export class RunViews {
   private async reread(runId: string): Promise<void> {
     if (this.closed) return;
     const read = await this.deps.store.get(runId);
-    if (!read || !read.ok || read.row.holder === this.deps.instanceId || this.holdsHere(runId)) {
+    if (!read || !read.ok || read.row.holder === this.deps.instanceId || this.holdsHere(runId) || this.ended.get(runId) === read.row.holder) {
+      if (!read) this.ended.delete(runId);
       if (read && !read.ok) this.deps.log(`[views] ${read.message}`);
       if (this.shown.has(runId)) this.forget(runId);
       return;
@@ -246,6 +263,7 @@ export class RunViews {
       if (this.closed) return;
       const reads = await this.deps.store.list();
       const seen = new Set<string>();
+      const listed = new Set<string>();
       const holders = new Map<string, boolean>();
       for (const read of reads) {
         if (!read.ok) {
@@ -253,7 +271,10 @@ export class RunViews {
           continue;
         }
         const { row } = read;
-        if (row.holder === this.deps.instanceId || this.holdsHere(row.runId)) continue;
+        if (row.holder === this.deps.instanceId || this.holdsHere(row.runId) || this.ended.get(row.runId) === row.holder) {
+          listed.add(row.runId);
+          continue;
+        }
         let up = holders.get(row.holder);
         if (up === undefined) {
           up = (await this.deps.live(row.holder)) !== undefined;
@@ -266,6 +287,8 @@ export class RunViews {
         if (!before || before.updatedAt !== row.updatedAt || before.holder !== row.holder) this.show(row);
       }
       for (const runId of [...this.shown.keys()]) if (!seen.has(runId)) this.forget(runId);
+      // an ended run whose row is gone needs no guard any more
+      for (const runId of [...this.ended.keys()]) if (!listed.has(runId) && !seen.has(runId)) this.ended.delete(runId);
     });
     this.chain = done.catch((err: unknown) => this.deps.log(`[views] the other Gateways' run views could not be read: ${messageOf(err)}`));
     return this.chain;

@@ -3,12 +3,12 @@ import type { RunsFace } from '../gateway-types.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { GatewayParts } from './parts.ts';
 
-export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable' | 'views'>): RunsFace {
-  const { runs, approvals, events, durable, views } = parts;
+export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable' | 'views' | 'requests'>): RunsFace {
+  const { runs, approvals, events, durable, views, requests } = parts;
   /** An approval or client call of a run another Gateway holds is decided there: say which, rather than "unknown". */
   const heldElsewhere = (what: string, runId: string, holder: string) =>
     new InvalidInputError(
-      `${what} belongs to run ${runId}, which Gateway ${holder} holds: this Gateway shows it read-only. Decide it on the page (or the API) of Gateway ${holder}, the one the run executes on`,
+      `${what} belongs to run ${runId}, which Gateway ${holder} holds: the run executes there. Decide it on the page of Gateway ${holder}, or from this Gateway's page (as the operator: it forwards the decision)`,
     );
   return {
     runs: () => runs.list(),
@@ -35,6 +35,7 @@ export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'event
       if (elsewhere) throw heldElsewhere(`approval ${req.approvalId}`, elsewhere.runId, elsewhere.holder);
       approvals.decide(req.approvalId, req.approve, req.reason);
     },
+    actElsewhere: (action) => requests.forward(action),
     // this Gateway's run events, and what changes of the runs the others hold (remote.run, remote.gone)
     subscribe: (listener) => {
       const stops = [events.subscribe(listener), views.subscribe(listener)];

@@ -217,6 +217,40 @@ export const SESSION_MIGRATIONS: readonly Migration[] = Object.freeze([
         CREATE INDEX run_views_by_holder ON run_views(holder);`,
     },
   },
+  {
+    version: 6,
+    // run-requests.ts: a decision or an answer a page on one Gateway sends to the Gateway that holds the run (sealed),
+    // and that Gateway's outcome, so an approval or client call is acted on from any Gateway's page
+    name: 'run requests',
+    sql: {
+      sqlite: `
+        CREATE TABLE run_requests (
+          request_id TEXT PRIMARY KEY,
+          run_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          sender TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          outcome TEXT,
+          sealed BLOB NOT NULL
+        );
+        CREATE INDEX run_requests_by_holder ON run_requests(holder, state);`,
+      postgres: `
+        CREATE TABLE run_requests (
+          request_id TEXT PRIMARY KEY,
+          run_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          sender TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          state TEXT NOT NULL,
+          outcome TEXT,
+          sealed BYTEA NOT NULL
+        );
+        CREATE INDEX run_requests_by_holder ON run_requests(holder, state);`,
+    },
+  },
 ]);
 
 // The advisory lock key migrations take on PostgreSQL (any constant works; this one spells "codemode").

@@ -1,8 +1,9 @@
-// The run views table, part of the session-store conformance suite (conformance.testing.ts runs it on each backend): written, replaced, deleted by holder, damaged rows named.
+// The run views and run requests tables, part of the session-store conformance suite (conformance.testing.ts runs it on each backend): written, replaced, deleted by holder, settled once, damaged rows named.
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.ts';
 import type { SessionBackendHarness, TestDatabasePlace } from './conformance.testing.ts';
 import { MAX_RUN_VIEW_SEALED_BYTES, RunViewStore, type RunViewRow } from './run-views.ts';
+import { RunRequestStore } from './run-requests.ts';
 
 const GW_A = 'gw_AAAAAAAAAAAAAAAA';
 const GW_B = 'gw_BBBBBBBBBBBBBBBB';
@@ -76,6 +77,31 @@ export function runViewsConformance(harness: SessionBackendHarness): void {
       await expect(a.put(viewRow('run_1', { sealed: new Uint8Array(MAX_RUN_VIEW_SEALED_BYTES + 1) }))).rejects.toThrow(/at most 65536 bytes/);
       await expect(a.put(viewRow('', {}))).rejects.toThrow(/runId must be a non-empty string/);
       expect(await a.list()).toEqual([]);
+    });
+
+    it('run requests: added pending, listed for their holder only, settled once (a withdrawn one is not settled), outcome read back; damaged rows named', async () => {
+      const at = await harness.fresh();
+      places.push(at);
+      const [one, two] = [at.open(), at.open()];
+      closers.push(() => one.close(), () => two.close());
+      const sender = new RunRequestStore(one);
+      const holder = new RunRequestStore(two);
+      const sealed = Uint8Array.from({ length: 64 }, (_, i) => i);
+      await sender.add({ requestId: 'rq_1', runId: 'run_1', sessionId: 's1', holder: GW_A, sender: GW_B, createdAt: 1, sealed });
+      await sender.add({ requestId: 'rq_2', runId: 'run_1', sessionId: 's1', holder: GW_A, sender: GW_B, createdAt: 2, sealed });
+      await sender.add({ requestId: 'rq_3', runId: 'run_2', sessionId: 's1', holder: GW_B, sender: GW_A, createdAt: 3, sealed });
+      expect((await holder.pendingFor(GW_A)).map((r) => (r.ok ? r.row.requestId : r.message))).toEqual(['rq_1', 'rq_2']);
+      expect(await holder.settle('rq_1', GW_A, 'failed', 'no pending approval')).toBe(true);
+      expect(await holder.settle('rq_1', GW_A, 'done', 'applied')).toBe(false);
+      expect(await sender.get('rq_1')).toMatchObject({ ok: true, row: { state: 'failed', outcome: 'no pending approval', sender: GW_B } });
+      // withdrawn by its sender while pending: the holder's late outcome changes nothing
+      expect(await sender.delete('rq_2', true)).toBe(true);
+      expect(await holder.settle('rq_2', GW_A, 'done', 'applied')).toBe(false);
+      expect(await sender.delete('rq_1', true)).toBe(false);
+      await expect(sender.add({ requestId: 'rq_4', runId: 'run_1', sessionId: 's1', holder: 'nobody', sender: GW_B, createdAt: 4, sealed })).rejects.toThrow(InvalidInputError);
+      await sender.db.run("UPDATE run_requests SET state = 'maybe' WHERE request_id = 'rq_3'");
+      expect(await holder.pendingFor(GW_B)).toEqual([]);
+      expect(await holder.get('rq_3')).toEqual({ ok: false, requestId: 'rq_3', message: 'the run request row rq_3 is damaged: its state is not pending, done or failed' });
     });
 
     it('damaged rows read back as damaged, named by run id, never as an exception: a foreign holder, an ended state, text where the seal goes', async () => {

@@ -14,14 +14,22 @@ export const approvalsRouter = router({
       return agentRunId !== undefined && visible.has(agentRunId);
     });
   }),
-  decide: publicProcedure.input(decideApprovalSchema).mutation(({ ctx, input }) => {
+  /**
+   * Decides a pending approval. The operator's decision on an approval another Gateway's run asked for is forwarded to
+   * that Gateway and answers once it applied it (forwardedTo names it), or fails with its refusal.
+   */
+  decide: publicProcedure.input(decideApprovalSchema).mutation(async ({ ctx, input }): Promise<{ decided: true; forwardedTo?: string }> => {
     requireApproval(ctx, input.approvalId, input.turnToken);
     const decision: { approvalId: string; approve: boolean; reason?: string } = {
       approvalId: input.approvalId,
       approve: input.approve,
     };
     if (input.reason !== undefined) decision.reason = input.reason;
+    if (ctx.access.operator && !ctx.gateway.approvals().some((a) => a.approvalId === input.approvalId)) {
+      const forwarded = await ctx.gateway.actElsewhere({ kind: 'approval', ...decision });
+      if (forwarded) return { decided: true, forwardedTo: forwarded.forwardedTo };
+    }
     ctx.gateway.decideApproval(decision);
-    return { decided: true as const };
+    return { decided: true };
   }),
 });
