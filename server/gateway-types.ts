@@ -200,7 +200,7 @@ export interface RunsFace {
   storedRuns(): Promise<RunView[]>;
   /**
    * The live runs other Gateways on the session database hold (heldBy set), as they published them (gateway/run-views.ts),
-   * with their pending approvals (heldBy set): read-only here. A gone Gateway's are left out. Never rejects.
+   * with their pending approvals (heldBy set): acted on through actElsewhere. A gone Gateway's are left out. Never rejects.
    */
   heldElsewhere(): Promise<{ runs: RunView[]; approvals: ApprovalView[] }>;
   run(runId: string): RunView | undefined;

@@ -1,5 +1,5 @@
 'use client';
-// Approvals prompt: nested calls waiting for an operator, with the tool, its input and the cell that asked (another Gateway's read-only, naming it).
+// Approvals prompt: nested calls waiting for an operator, with the tool, its input and the cell that asked (another Gateway's forwarded to it, naming it).
 import { memo, useEffect, useRef, useState } from 'react';
 import { JsonTree } from '../ui/JsonTree.tsx';
 import { Button, ErrorNote } from '../ui/Panel.tsx';
@@ -43,25 +43,24 @@ function ApprovalCard(props: { approval: Approval; now: number; onDecide: (appro
       {error ? <ErrorNote title="Decision not recorded">{error}</ErrorNote> : null}
       {approval.heldBy !== undefined ? (
         <p data-testid="approval-held-by" className="text-[11px] text-sky-300">
-          held by Gateway <span className="font-mono">{approval.heldBy}</span>: its run executes there, so the decision is taken there. Act on it on that Gateway&apos;s page.
+          asked on Gateway <span className="font-mono">{approval.heldBy}</span>, which holds the run: the decision is forwarded to it.
         </p>
-      ) : (
-        <div className="flex items-center gap-1.5">
-          <Button kind="primary" testId="approval-approve" disabled={busy} onClick={() => void decide(true)}>
-            Approve
-          </Button>
-          <Button kind="danger" testId="approval-deny" disabled={busy} onClick={() => void decide(false)}>
-            Deny
-          </Button>
-          <input
-            className="min-w-0 flex-1 rounded border border-neutral-800 bg-neutral-950 px-1.5 py-0.5 text-[11px]"
-            aria-label="reason (optional, the cell sees it on deny)"
-            placeholder="reason (optional, the cell sees it on deny)"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-          />
-        </div>
-      )}
+      ) : null}
+      <div className="flex items-center gap-1.5">
+        <Button kind="primary" testId="approval-approve" disabled={busy} onClick={() => void decide(true)}>
+          Approve
+        </Button>
+        <Button kind="danger" testId="approval-deny" disabled={busy} onClick={() => void decide(false)}>
+          Deny
+        </Button>
+        <input
+          className="min-w-0 flex-1 rounded border border-neutral-800 bg-neutral-950 px-1.5 py-0.5 text-[11px]"
+          aria-label="reason (optional, the cell sees it on deny)"
+          placeholder="reason (optional, the cell sees it on deny)"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+        />
+      </div>
     </li>
   );
 }

@@ -1,5 +1,5 @@
 'use client';
-// Waiting runs board: suspended runs (and running ones asking the user, durable runs not resumed here, other Gateways' runs read-only) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
+// Waiting runs board: suspended runs (and running ones asking the user, durable runs not resumed here, other Gateways' runs, answered through their holder) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
 import { Fragment, memo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
@@ -10,7 +10,7 @@ import { useNow } from '../ui/useNow.ts';
 import type { PendingToolCall, Run } from '../api.ts';
 import { ForkForm, forkable } from './ForkForm.tsx';
 import { ReplayedNote } from '../ui/Replayed.tsx';
-import { ClientCallElsewhere, HeldBy, HeldByNote } from './HeldElsewhere.tsx';
+import { HeldBy, HeldByNote } from './HeldElsewhere.tsx';
 
 export interface ClientAnswer {
   runId: string;
@@ -60,7 +60,9 @@ function snapshotBytes(run: Run): number | undefined {
 
 function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onAnswer: (a: ClientAnswer) => Promise<void>; onWait: () => void }) {
   // A running run gets the answer inline (the cell continues before its deadline); only a parked one needs a Wait.
-  const parked = props.run.state === 'waiting';
+  // Another Gateway's run gets the answer forwarded to that Gateway, where its own wait delivers it.
+  const heldBy = props.run.heldBy?.gatewayId;
+  const parked = props.run.state === 'waiting' && heldBy === undefined;
   const [text, setText] = useState('{ "answer": "yes" }');
   const [mode, setMode] = useState<'result' | 'error'>('result');
   const [error, setError] = useState<string>();
@@ -119,7 +121,9 @@ function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onA
           Send
         </Button>
         {sent ? (
-          <span className="text-[11px] text-emerald-300">{parked ? 'answered; Wait delivers it to the cell' : 'answered; the running cell continues'}</span>
+          <span className="text-[11px] text-emerald-300">
+            {heldBy !== undefined ? `answered on Gateway ${heldBy}, which holds the run` : parked ? 'answered; Wait delivers it to the cell' : 'answered; the running cell continues'}
+          </span>
         ) : null}
       </div>
     </div>
@@ -325,13 +329,9 @@ function WaitingRunDetail(props: {
           live worker continuation, about {formatBytes(run.retainedBytesEstimate)} retained (an estimate; {run.executor} keeps no snapshot)
         </div>
       ) : null}
-      {run.clientCalls.map((call) =>
-        run.heldBy ? (
-          <ClientCallElsewhere key={call.callId} gatewayId={run.heldBy.gatewayId} call={call} />
-        ) : (
-          <ClientCallForm key={call.callId} run={run} call={call} onAnswer={props.onAnswer} onWait={() => props.onWait(run)} />
-        ),
-      )}
+      {run.clientCalls.map((call) => (
+        <ClientCallForm key={call.callId} run={run} call={call} onAnswer={props.onAnswer} onWait={() => props.onWait(run)} />
+      ))}
     </div>
   );
 }

@@ -21,6 +21,12 @@ import type { RunRequestRow, RunRequestStore } from '../sessions/run-requests.ts
 export const DEFAULT_FORWARD_WAIT_MS = 15_000;
 /** Between reads of a forwarded request's row while no notice came (ms). */
 export const FORWARD_POLL_MS = 250;
+/**
+ * How often a Gateway looks for requests sent to it without a notice (ms): a lost notice (a LISTEN gap, or SQLite
+ * Gateways in separate processes, whose notices stay in their process) delays a request by at most this, well within
+ * DEFAULT_FORWARD_WAIT_MS; one indexed read per period costs nothing.
+ */
+export const DEFAULT_REQUEST_POLL_MS = 5_000;
 /** A forwarded reason or error message at most (characters), as the API edge bounds them. */
 export const MAX_FORWARDED_TEXT_CHARS = 10_000;
 const REQUEST_SEAL_BASE = 'codemode-run-request-1';
@@ -43,6 +49,7 @@ export interface RunRequestsDeps {
   live(instanceId: string): Promise<unknown>;
   log: (line: string) => void;
   waitMs?: number;
+  pollMs?: number;
 }
 
 export class RunRequests {
@@ -52,8 +59,12 @@ export class RunRequests {
   private readonly wakers = new Set<() => void>();
   private closed = false;
 
+  private readonly pollTimer: ReturnType<typeof setInterval>;
+
   constructor(private readonly deps: RunRequestsDeps) {
     this.unsubscribe = deps.notifier.subscribe((notice) => this.onNotice(notice));
+    this.pollTimer = setInterval(() => this.look(), deps.pollMs ?? DEFAULT_REQUEST_POLL_MS);
+    this.pollTimer.unref();
   }
 
   /**
@@ -114,6 +125,7 @@ export class RunRequests {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.pollTimer);
     this.unsubscribe();
     for (const wake of [...this.wakers]) wake();
     await this.serving;
@@ -133,7 +145,12 @@ export class RunRequests {
     if (this.closed || notice.kind !== 'request' || notice.from === this.deps.instanceId) return;
     // an outcome of one of this Gateway's requests, or a request for it: wake the waiters and look for work
     for (const wake of [...this.wakers]) wake();
-    if (this.servePending) return;
+    this.look();
+  }
+
+  /** Applies what was sent to this Gateway, once after whatever is under way (without a key nothing can be opened). */
+  private look(): void {
+    if (this.closed || !this.deps.key || this.servePending) return;
     this.servePending = true;
     this.serving = this.serving
       .then(() => {

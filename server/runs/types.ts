@@ -253,7 +253,7 @@ export interface DurableRowView {
 
 /**
  * Where a run another Gateway holds lives, and how much of it this Gateway can show. Its approvals and client-tool
- * calls are decided and answered on that Gateway's page only (this one shows them read-only).
+ * calls are applied by that Gateway: this one's page forwards a decision or an answer to it (RunsFace.actElsewhere).
  */
 export interface HeldElsewhereView {
   /** The holding Gateway's instance id (durable/instance-id.ts). */
