@@ -19,7 +19,7 @@ import { isTerminal } from '../runs/run.ts';
 import type { ApprovalView, RunEvent, RunView } from '../runs/types.ts';
 import { DEFAULT_PRESENCE_BEAT_MS } from '../sessions/gateway-presence.ts';
 import type { RunNotice, RunNotifier } from '../sessions/notifier.ts';
-import type { RunViewRow, RunViewStore } from '../sessions/run-views.ts';
+import { MAX_RUN_VIEWS_LISTED, type RunViewRow, type RunViewStore } from '../sessions/run-views.ts';
 import { boundedView, checkedView, idsOnlyView, VIEW_SEAL_BASE } from './run-view-shape.ts';
 import type { RunEventBus } from './event-bus.ts';
 
@@ -302,6 +302,8 @@ export class RunViews {
   }
 
   private show(row: RunViewRow): void {
+    // bounded as a list is: a flood of rows (or notices) grows neither this map nor the pages past it
+    if (!this.shown.has(row.runId) && this.shown.size >= MAX_RUN_VIEWS_LISTED) return;
     const opened = this.open(row);
     this.shown.set(row.runId, { updatedAt: row.updatedAt, holder: row.holder, ...opened });
     this.emit({ type: 'remote.run', runId: row.runId, at: Date.now(), view: opened.view, approvals: opened.approvals });
