@@ -4,8 +4,8 @@
 // the database (sessions/run-views.ts). As the holder: each of its live runs' views is written coalesced on the run's
 // events (at most one write per run per DEFAULT_RUN_VIEW_FLUSH_MS), cut to what the board needs and sealed with the
 // durable runs' key (durable/seal.ts, bound to the run and session: a guest string is never stored in plain text),
-// deleted when the run ends, and all of them deleted when this Gateway closes; each write is followed by an
-// `updated` notice, so a reader never reads before the write it was told of. Without runs.durable there is no key:
+// deleted when the run ends, and all of them deleted when this Gateway closes; each write is followed by a `view`
+// notice (a kind the durable runs' copy checks ignore), so a reader never reads before the write it was told of. Without runs.durable there is no key:
 // the row holds ids, state, executor and counts only, and the others show just that.
 //
 // As a reader: a notice from another Gateway re-reads that run's row; a `settled` or `expired` notice drops the run at
@@ -134,7 +134,7 @@ export class RunViews {
     }
     // the others re-read each and find it gone (a durable run's row stays listed: a wait on any Gateway resumes it)
     await Promise.all(
-      [...this.written].map(([runId, sessionId]) => this.deps.notifier.publish({ kind: 'updated', runId, sessionId }).catch(() => undefined)),
+      [...this.written].map(([runId, sessionId]) => this.deps.notifier.publish({ kind: 'view', runId, sessionId }).catch(() => undefined)),
     );
     this.written.clear();
   }
@@ -185,7 +185,7 @@ export class RunViews {
       return;
     }
     if (this.closed) return;
-    await this.deps.notifier.publish({ kind: live ? 'updated' : 'settled', runId, sessionId }).catch((err: unknown) => {
+    await this.deps.notifier.publish({ kind: 'view', runId, sessionId }).catch((err: unknown) => {
       this.deps.log(`[views] the notice of run ${runId}'s view was not sent: ${messageOf(err)}`);
     });
   }
