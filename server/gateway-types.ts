@@ -198,19 +198,36 @@ export interface RunsFace {
   runs(): RunView[];
   /** Durable runs (runs.durable) this process does not hold, as the board shows them (durableRow set, from their rows' metadata); [] without durable runs. */
   storedRuns(): Promise<RunView[]>;
+  /**
+   * The live runs other Gateways on the session database hold (heldBy set), as they published them (gateway/run-views.ts),
+   * with their pending approvals (heldBy set): acted on through actElsewhere. A gone Gateway's are left out. Never rejects.
+   */
+  heldElsewhere(): Promise<{ runs: RunView[]; approvals: ApprovalView[] }>;
   run(runId: string): RunView | undefined;
   trajectory(runId: string): TrajectoryExport | undefined;
   /** The run's trajectory as OTLP/JSON spans (an ExportTraceServiceRequest, made by the OpenTelemetry SDK); undefined for an unknown run. */
   trajectoryOtlp(runId: string): Promise<string | undefined>;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
-  /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls. */
+  /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls, and for a call of a run another Gateway holds (naming it). */
   answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void;
   approvals(): ApprovalView[];
+  /** Throws InvalidInputError for an unknown approval, and for one of a run another Gateway holds (naming it). */
   decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void;
-  /** Live events; returns an unsubscribe function. */
+  /**
+   * Forwards an approval decision or a client-call answer to the Gateway that holds its run (run-views.ts knows which)
+   * and resolves once that Gateway applied it; undefined when no other Gateway is known to hold it (act here). Throws
+   * InvalidInputError naming the holder when it refused, did not answer in time, is gone, or without runs.durable.
+   */
+  actElsewhere(action: ElsewhereAction): Promise<{ forwardedTo: string } | undefined>;
+  /** Live events (this Gateway's, and remote.run / remote.gone for the runs others hold); returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
+
+/** What a page does to a run another Gateway holds (RunsFace.actElsewhere). */
+export type ElsewhereAction =
+  | { kind: 'approval'; approvalId: string; approve: boolean; reason?: string }
+  | { kind: 'client-call'; runId: string; callId: string; result?: unknown; error?: string };
 
 /** The replay lab: fork a waiting run, a run's cassette, "save as test", and one cell on every executor. */
 export interface LabFace {

@@ -18,6 +18,7 @@ import type {
   CompactSessionRequest,
   ExecOptions,
   ExecutorComparisonRow,
+  ElsewhereAction,
   ForkRunRequest,
   GatewayApi,
   GatewayDiagnostics,
@@ -164,6 +165,9 @@ export class Gateway implements GatewayApi {
   storedRuns(): Promise<RunView[]> {
     return this.faces.runs.storedRuns();
   }
+  heldElsewhere(): Promise<{ runs: RunView[]; approvals: ApprovalView[] }> {
+    return this.faces.runs.heldElsewhere();
+  }
   run(runId: string): RunView | undefined {
     return this.faces.runs.run(runId);
   }
@@ -184,6 +188,9 @@ export class Gateway implements GatewayApi {
   }
   decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void {
     this.faces.runs.decideApproval(req);
+  }
+  actElsewhere(action: ElsewhereAction): Promise<{ forwardedTo: string } | undefined> {
+    return this.faces.runs.actElsewhere(action);
   }
   subscribe(listener: (event: RunEvent) => void): () => void {
     return this.faces.runs.subscribe(listener);

@@ -171,3 +171,46 @@ describe('queuedBehind: a sequential call held by an earlier call of its turn, i
     expect(queuedBehind(call, shell, [timer, shell], sequential)).toBeUndefined();
   });
 });
+
+describe("another Gateway's runs (remote.run, remote.gone)", () => {
+  const held = (over: Partial<NonNullable<ReturnType<typeof view>['heldBy']>> = {}) => ({ gatewayId: 'gw_AAAAAAAAAAAAAAAA', detail: 'sealed' as const, approvals: 0, clientCalls: 0, ...over });
+  const approval = (approvalId: string, runId: string, heldBy?: string): ApprovalView => ({ approvalId, runId, tool: 'pay', input: {}, code: '', requestedAt: 1, ...(heldBy ? { heldBy } : {}) });
+  const row = { parkedAt: 1, parkedBy: 'gw_AAAAAAAAAAAAAAAA', state: 'parked' as const, snapshotRawBytes: 10, snapshotStoredBytes: 5 };
+
+  it('remote.run adds the run, then replaces it; a durable row listed for it keeps its facts beside the view', () => {
+    let runs = applyRunEvent([view('mine', { createdAt: 1 })], { type: 'remote.run', runId: 'r', at: 2, view: view('r', { createdAt: 2, heldBy: held() }), approvals: [] });
+    expect(runs.map((r) => r.runId)).toEqual(['r', 'mine']);
+    runs = applyRunEvent(runs, { type: 'remote.run', runId: 'r', at: 3, view: view('r', { createdAt: 2, state: 'running', heldBy: held() }), approvals: [] });
+    expect(runs[0]?.state).toBe('running');
+    const stored = applyRunEvent([view('d', { durableRow: row })], { type: 'remote.run', runId: 'd', at: 3, view: view('d', { heldBy: held(), code: 'return 1' }), approvals: [] });
+    expect(stored[0]).toMatchObject({ code: 'return 1', durableRow: row, heldBy: { gatewayId: 'gw_AAAAAAAAAAAAAAAA' } });
+  });
+  it('remote.run never replaces a run this Gateway holds; its own run.updated replaces what was listed of another Gateway, whatever the clocks say', () => {
+    const mine = [view('r', { state: 'running', updatedAt: 5 })];
+    expect(applyRunEvent(mine, { type: 'remote.run', runId: 'r', at: 9, view: view('r', { heldBy: held(), updatedAt: 9 }), approvals: [] })).toBe(mine);
+    const listed = [view('r', { heldBy: held(), updatedAt: 9000 })];
+    const taken = applyRunEvent(listed, { type: 'run.updated', runId: 'r', at: 10, view: view('r', { state: 'running', updatedAt: 10 }) });
+    expect(taken[0]?.heldBy).toBeUndefined();
+  });
+  it('remote.gone drops another Gateway\'s run and a listed durable row that ended elsewhere, never a run held here', () => {
+    const runs = [view('other', { heldBy: held() }), view('stored', { durableRow: row }), view('mine')];
+    let after: ReturnType<typeof applyRunEvent> = runs;
+    for (const runId of ['other', 'stored', 'mine']) after = applyRunEvent(after, { type: 'remote.gone', runId, at: 1 });
+    expect(after.map((r) => r.runId)).toEqual(['mine']);
+  });
+  it("approvals: remote.run replaces that run's approvals from another Gateway with the event's; remote.gone drops them; this Gateway's stay", () => {
+    const local = approval('p1', 'r');
+    let approvals = applyApprovalEvent([local], { type: 'remote.run', runId: 'r', at: 1, view: view('r', { heldBy: held({ approvals: 1 }) }), approvals: [approval('p2', 'r', 'gw_A')] });
+    expect(approvals.map((a) => a.approvalId)).toEqual(['p1', 'p2']);
+    approvals = applyApprovalEvent(approvals, { type: 'remote.run', runId: 'r', at: 2, view: view('r', { heldBy: held() }), approvals: [] });
+    expect(approvals.map((a) => a.approvalId)).toEqual(['p1']);
+    approvals = applyApprovalEvent([local, approval('p3', 'r', 'gw_A')], { type: 'remote.gone', runId: 'r', at: 3 });
+    expect(approvals).toEqual([local]);
+  });
+  it('the board lists a running run of another Gateway with an approval or client call pending there (counts only), and scopes show it on every turn', () => {
+    const idsOnly = view('ids', { state: 'running', agentRunId: 'ar_theirs', heldBy: held({ detail: 'ids', approvals: 1 }) });
+    const quiet = view('quiet', { state: 'running', heldBy: held() });
+    expect(boardRuns([idsOnly, quiet]).map((r) => r.runId)).toEqual(['ids']);
+    expect(runsInScope([idsOnly], { kind: 'turn', agentRunId: 'ar_page' }).map((r) => r.runId)).toEqual(['ids']);
+  });
+});

@@ -46,8 +46,8 @@ export function applyRunEvent(runs: RunView[], event: RunEvent): RunView[] {
       // run.updated leaves the source out (run.started carried it): keep the one the list already has.
       const view: RunView = 'code' in event.view ? event.view : { ...event.view, code: current?.code ?? '' };
       if (index === -1) return sortRuns([...runs, view]);
-      // A late event must not roll a run back to an older view.
-      if (current && current.updatedAt > view.updatedAt) return runs;
+      // A late event must not roll a run back to an older view; a run this Gateway now holds replaces what it listed of another's.
+      if (current && !isElsewhere(current) && current.updatedAt > view.updatedAt) return runs;
       const next = [...runs];
       next[index] = view;
       return next;
@@ -61,13 +61,32 @@ export function applyRunEvent(runs: RunView[], event: RunEvent): RunView[] {
       next[index] = { ...current, ...upsertNested(current, event.call) };
       return next;
     }
+    case 'remote.run': {
+      const index = runs.findIndex((r) => r.runId === event.runId);
+      const current = runs[index];
+      if (!current) return sortRuns([...runs, event.view]);
+      // a run this Gateway holds is shown from its own events; a durable row keeps its facts beside the holder's view
+      if (!isElsewhere(current)) return runs;
+      const next = [...runs];
+      next[index] = current.durableRow ? { ...event.view, durableRow: current.durableRow } : event.view;
+      return next;
+    }
+    case 'remote.gone':
+      return runs.some((r) => r.runId === event.runId && isElsewhere(r)) ? runs.filter((r) => r.runId !== event.runId || !isElsewhere(r)) : runs;
     default:
       return runs;
   }
 }
 
+/** A run listed here that this Gateway does not hold: another Gateway's (heldBy) or a durable row not resumed here. */
+export function isElsewhere(run: RunView): boolean {
+  return run.heldBy !== undefined || run.durableRow !== undefined;
+}
+
 /** Applies one event to the pending approvals. */
 export function applyApprovalEvent(approvals: ApprovalView[], event: RunEvent): ApprovalView[] {
+  if (event.type === 'remote.run') return [...approvals.filter((a) => a.runId !== event.runId || a.heldBy === undefined), ...event.approvals];
+  if (event.type === 'remote.gone') return approvals.some((a) => a.runId === event.runId && a.heldBy !== undefined) ? approvals.filter((a) => a.runId !== event.runId || a.heldBy === undefined) : approvals;
   if (event.type === 'approval.requested') {
     if (approvals.some((a) => a.approvalId === event.approval.approvalId)) return approvals;
     return [...approvals, event.approval];
@@ -90,8 +109,9 @@ export type RunScope = { kind: 'turn'; agentRunId: string | undefined } | { kind
  */
 export function runsInScope(runs: RunView[], scope: RunScope): RunView[] {
   if (scope.kind === 'all') return runs;
-  // a durable run parked before a restart belongs to a turn no page holds now: the operator sees it in every scope
-  return runs.filter((r) => r.agentRunId === scope.agentRunId || r.durableRow !== undefined);
+  // a durable run parked before a restart belongs to a turn no page holds now, and another Gateway's run to a turn
+  // of that Gateway's: the operator sees them in every scope
+  return runs.filter((r) => r.agentRunId === scope.agentRunId || isElsewhere(r));
 }
 
 /**
@@ -113,10 +133,11 @@ export function approvalsInScope(approvals: ApprovalView[], scopedRuns: RunView[
 
 /**
  * What the waiting board lists: runs holding a continuation, and running runs with a client call a person
- * must answer (the guest asked now; an answer before the deadline lets the cell continue inline).
+ * must answer (the guest asked now; an answer before the deadline lets the cell continue inline), or, on another
+ * Gateway, an approval or client call pending there (shown read-only: it is answered on that Gateway).
  */
 export function boardRuns(runs: RunView[]): RunView[] {
-  return runs.filter((r) => r.state === 'waiting' || (r.state === 'running' && r.clientCalls.length > 0));
+  return runs.filter((r) => r.state === 'waiting' || (r.state === 'running' && (r.clientCalls.length > 0 || (r.heldBy !== undefined && r.heldBy.clientCalls + r.heldBy.approvals > 0))));
 }
 
 /** The run an exec started, found by the tool-call id the page gave that exec (its first control call). */

@@ -37,6 +37,8 @@ export function useLiveRuns(): LiveRuns {
     (event: RunEvent) => {
       queryClient.setQueryData(trpc.runs.list.queryKey(), (old: RunView[] | undefined) => applyRunEvent(old ?? [], event));
       queryClient.setQueryData(trpc.approvals.list.queryKey(), (old: ApprovalView[] | undefined) => applyApprovalEvent(old ?? [], event));
+      // a run gone from another Gateway may still be a durable row any Gateway can resume: the list says which
+      if (event.type === 'remote.gone') void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
       // Only a shown session's queries are active, so only the session panel on screen refetches.
       const sessionId = sessionChangedBy(event);
       if (sessionId !== undefined) {

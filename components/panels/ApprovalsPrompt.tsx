@@ -1,5 +1,5 @@
 'use client';
-// Approvals prompt: nested calls waiting for an operator, with the tool, its input and the cell that asked.
+// Approvals prompt: nested calls waiting for an operator, with the tool, its input and the cell that asked (another Gateway's forwarded to it, naming it).
 import { memo, useEffect, useRef, useState } from 'react';
 import { JsonTree } from '../ui/JsonTree.tsx';
 import { Button, ErrorNote } from '../ui/Panel.tsx';
@@ -41,6 +41,11 @@ function ApprovalCard(props: { approval: Approval; now: number; onDecide: (appro
         </pre>
       </details>
       {error ? <ErrorNote title="Decision not recorded">{error}</ErrorNote> : null}
+      {approval.heldBy !== undefined ? (
+        <p data-testid="approval-held-by" className="text-[11px] text-sky-300">
+          asked on Gateway <span className="font-mono">{approval.heldBy}</span>, which holds the run: the decision is forwarded to it.
+        </p>
+      ) : null}
       <div className="flex items-center gap-1.5">
         <Button kind="primary" testId="approval-approve" disabled={busy} onClick={() => void decide(true)}>
           Approve

@@ -11,7 +11,7 @@ import type { Run } from '../api.ts';
 /** Whether the run can be forked: only a waiting QuickJS run holds a snapshot to copy. */
 export function forkable(run: Run): boolean {
   // a durable run not resumed here is only a sealed row: Wait restores it first
-  return run.state === 'waiting' && run.executor === 'quickjs' && !run.durableRow;
+  return run.state === 'waiting' && run.executor === 'quickjs' && !run.durableRow && !run.heldBy;
 }
 
 /** A starting point for the replies: one `{ id, result }` per pending call a fork may answer (tool calls, not timers or queued ones). */

@@ -1,5 +1,5 @@
 'use client';
-// Waiting runs board: suspended runs (and running ones asking the user, and durable runs not resumed here) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
+// Waiting runs board: suspended runs (and running ones asking the user, durable runs not resumed here, other Gateways' runs, answered through their holder) as cards that expand to pending calls, snapshot size and home, client answers; Wait/Abort, abort all.
 import { Fragment, memo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { JsonEditor } from '../ui/JsonEditor.tsx';
@@ -10,6 +10,7 @@ import { useNow } from '../ui/useNow.ts';
 import type { PendingToolCall, Run } from '../api.ts';
 import { ForkForm, forkable } from './ForkForm.tsx';
 import { ReplayedNote } from '../ui/Replayed.tsx';
+import { HeldBy, HeldByNote } from './HeldElsewhere.tsx';
 
 export interface ClientAnswer {
   runId: string;
@@ -59,7 +60,9 @@ function snapshotBytes(run: Run): number | undefined {
 
 function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onAnswer: (a: ClientAnswer) => Promise<void>; onWait: () => void }) {
   // A running run gets the answer inline (the cell continues before its deadline); only a parked one needs a Wait.
-  const parked = props.run.state === 'waiting';
+  // Another Gateway's run gets the answer forwarded to that Gateway, where its own wait delivers it.
+  const heldBy = props.run.heldBy?.gatewayId;
+  const parked = props.run.state === 'waiting' && heldBy === undefined;
   const [text, setText] = useState('{ "answer": "yes" }');
   const [mode, setMode] = useState<'result' | 'error'>('result');
   const [error, setError] = useState<string>();
@@ -118,7 +121,9 @@ function ClientCallForm(props: { run: Run; call: Run['clientCalls'][number]; onA
           Send
         </Button>
         {sent ? (
-          <span className="text-[11px] text-emerald-300">{parked ? 'answered; Wait delivers it to the cell' : 'answered; the running cell continues'}</span>
+          <span className="text-[11px] text-emerald-300">
+            {heldBy !== undefined ? `answered on Gateway ${heldBy}, which holds the run` : parked ? 'answered; Wait delivers it to the cell' : 'answered; the running cell continues'}
+          </span>
         ) : null}
       </div>
     </div>
@@ -167,7 +172,8 @@ function WaitingRun(props: {
             {run.runId}
           </span>
         </button>
-        {run.state === 'waiting' ? (
+        {/* another Gateway's run is waited on there; a durable one (durableRow) any Gateway resumes */}
+        {run.state === 'waiting' && (!run.heldBy || run.durableRow) ? (
           <Button kind="primary" testId="wait-button" disabled={props.waiting} onClick={() => props.onWait(run)}>
             {props.waiting ? 'Waiting…' : 'Wait'}
           </Button>
@@ -179,7 +185,9 @@ function WaitingRun(props: {
             title={
               forkable(run)
                 ? 'fork: restore this snapshot into a new run, with edited replies'
-                : run.durableRow
+                : run.heldBy && !run.durableRow
+                  ? `fork needs the run held here: Gateway ${run.heldBy.gatewayId} holds it`
+                  : run.durableRow
                   ? 'fork needs the run held here: Wait resumes it from the session database first'
                   : `fork needs a snapshot; a ${run.executor} run keeps a live context`
             }
@@ -188,8 +196,8 @@ function WaitingRun(props: {
             Fork
           </Button>
         ) : null}
-        {/* a row not resumed here is not this process's to abort (its TTL ends it, or Wait resumes it); one this Gateway parked and evicted is */}
-        {run.durableRow && run.durableRow.evictedHere !== true ? null : (
+        {/* a row not resumed here is not this process's to abort (its TTL ends it, or Wait resumes it); one this Gateway parked and evicted is; another Gateway's run is its own */}
+        {run.heldBy || (run.durableRow && run.durableRow.evictedHere !== true) ? null : (
           <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
             Abort
           </Button>
@@ -199,7 +207,11 @@ function WaitingRun(props: {
         <span data-testid="waiting-reason" className="rounded bg-neutral-800 px-1 font-mono text-neutral-300">
           {run.state === 'running' ? 'asks the user' : run.durableRow ? 'parked' : (run.reason ?? '?')}
         </span>
-        {run.durableRow ? (
+        {run.heldBy && run.heldBy.detail === 'ids' ? (
+          <span data-testid="waiting-summary" className="text-neutral-400" title="without runs.durable another Gateway shares its runs' ids, state and counts only">
+            {run.heldBy.approvals} to approve · {run.heldBy.clientCalls} to answer on that Gateway
+          </span>
+        ) : run.durableRow && !run.heldBy ? (
           <span data-testid="waiting-summary" className="text-neutral-400" title="the pending calls are sealed with the snapshot: Wait resumes the run and dispatches them">
             restored from store · not yet resumed
           </span>
@@ -208,6 +220,7 @@ function WaitingRun(props: {
             {run.pendingToolCalls.length} pending{run.clientCalls.length > 0 ? ` · ${run.clientCalls.length} to answer` : ''}
           </span>
         )}
+        <HeldBy run={run} />
         <SnapshotHome run={run} />
         {snapshotBytes(run) !== undefined ? (
           <span data-testid="waiting-snapshot-bytes" className="font-mono text-neutral-400" title="snapshot bytes stored (what maxSnapshotBytes is checked against)">
@@ -254,7 +267,8 @@ function WaitingRunDetail(props: {
       <div className="text-[11px] text-neutral-500">
         {run.client !== undefined ? `${run.client} · ` : ''}{run.agentId} · {run.executor} · turn {run.agentRunId}
       </div>
-      {run.durableRow ? (
+      <HeldByNote run={run} />
+      {run.durableRow && !run.heldBy ? (
         <p data-testid="waiting-durable-row" className="text-[11px] text-emerald-300">
           parked {formatDuration(Math.max(0, now - run.durableRow.parkedAt))} ago by Gateway <span className="font-mono">{run.durableRow.parkedBy}</span>, before
           this process held it: its source, calls and pending calls are sealed in the session database.{' '}

@@ -29,6 +29,10 @@ import { ControlCalls } from './control-call.ts';
 import { DurableRuns } from './durable-runs.ts';
 import { GatewayPresence } from './presence.ts';
 import { RunNotices } from './run-notices.ts';
+import { RunViews } from './run-views.ts';
+import { RunViewStore } from '../sessions/run-views.ts';
+import { RunRequests } from './run-requests.ts';
+import { RunRequestStore } from '../sessions/run-requests.ts';
 import { openRunNotifier } from '../sessions/notifier.ts';
 import { RunEventBus } from './event-bus.ts';
 import { ExecutorSet } from './executors.ts';
@@ -95,6 +99,10 @@ export interface GatewayParts {
   readonly presence: GatewayPresence;
   /** Run notices with the other Gateways of the session database (ids only): what this one hears of runs it does not hold. */
   readonly notices: RunNotices;
+  /** Run views with the other Gateways: this one's live runs published (sealed), theirs shown on this one's pages. */
+  readonly views: RunViews;
+  /** Approval decisions and client-call answers forwarded to the Gateway that holds the run, and those this one applies. */
+  readonly requests: RunRequests;
 }
 
 /** Who this Gateway is on the session database: this start's instance id, and (runs.durable only) the key its runs are sealed with. */
@@ -158,21 +166,45 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
     : undefined;
   const openapi = opts.openapi ?? new OpenApiSources({ baseDir: config.baseDir, ...(config.sources ? { maxDocumentBytes: config.sources.maxDocumentBytes } : {}) });
   const sources = new SourceRegistry({ config, mcp: mcp instanceof McpManager ? mcp : undefined, openapi, ...(opts.log ? { log: opts.log } : {}), redaction });
-  const notices = new RunNotices({
-    notifier: openRunNotifier(sessions.transcript.db, { gatewayId: instanceId, log }),
-    events,
-    log,
-    onRemoteChange: (runId) => void durable?.verifyHeld(runId),
-  });
+  const notifier = openRunNotifier(sessions.transcript.db, { gatewayId: instanceId, log });
+  const notices = new RunNotices({ notifier, events, log, onRemoteChange: (runId) => void durable?.verifyHeld(runId) });
   const presence = new GatewayPresence({ db: sessions.transcript.db, ready: sessions.transcript.ready(), instanceId, durable: durable !== undefined, log });
+  const views = new RunViews({
+    store: new RunViewStore(sessions.transcript.db, { ready: sessions.transcript.ready() }),
+    notifier,
+    events,
+    runs,
+    approvals,
+    live: (id) => presence.live(id),
+    instanceId,
+    ...(key ? { key } : {}),
+    log,
+  });
+  const requests = new RunRequests({
+    store: new RunRequestStore(sessions.transcript.db, { ready: sessions.transcript.ready() }),
+    notifier,
+    ...(key ? { key } : {}),
+    instanceId,
+    views,
+    local: {
+      approvalRun: (approvalId) => approvals.list().find((a) => a.approvalId === approvalId)?.runId,
+      decideApproval: (approvalId, approve, reason) => approvals.decide(approvalId, approve, reason),
+      answerClientCall: (runId, callId, answer) => runs.answerClientCall(runId, callId, answer),
+    },
+    live: (id) => presence.live(id),
+    log,
+  });
   const calls = new ControlCalls({ recorder, runs, transcript: sessions.transcript, executors, plugins: loaded.plugins, redact, closed, presence: { instanceId, live: (id) => presence.live(id) }, ...(durable ? { durable } : {}) });
-  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable, presence, notices };
+  return { config, loaded, events, redaction, sessions, ownership, recorder, approvals, runs, agentEnd, turns, executors, calls, mcp, openapi, sources, otlp, durable, presence, notices, views, requests };
 }
 
 /** Closes the parts in reverse: runs first (their continuations released), the session database last (after every write). */
 export async function closeParts(parts: GatewayParts): Promise<void> {
   // first: the runs closing aborts keep their durable rows (only a run that ends deletes its row)
   await parts.durable?.close();
+  // its runs' views go before its presence: no other Gateway's page shows them as live from now on
+  await parts.requests.close();
+  await parts.views.close();
   // its row goes before its runs do: the others answer waits on them as a gone Gateway's from now on
   await parts.presence.close();
   await parts.notices.close();

@@ -78,7 +78,8 @@ export class RunNotices {
   }
 
   private onNotice(notice: RunNotice): void {
-    if (this.closed || notice.from === this.deps.notifier.gatewayId) return;
+    // a view written (run-views.ts) or a request about acting on a run (run-requests.ts) is not a change of the run
+    if (this.closed || notice.from === this.deps.notifier.gatewayId || notice.kind === 'view' || notice.kind === 'request') return;
     this.remoteRuns.delete(notice.runId);
     if (notice.kind === 'settled' || notice.kind === 'expired') {
       // a run that ended elsewhere is no longer another Gateway's to show

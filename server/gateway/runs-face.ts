@@ -1,12 +1,19 @@
 // The runs face: what the boards show and do with runs (list, one run, trajectories, abort, client-call answers, approvals, live events).
 import type { RunsFace } from '../gateway-types.ts';
+import { InvalidInputError } from '../errors.ts';
 import type { GatewayParts } from './parts.ts';
 
-export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable'>): RunsFace {
-  const { runs, approvals, events, durable } = parts;
+export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable' | 'views' | 'requests'>): RunsFace {
+  const { runs, approvals, events, durable, views, requests } = parts;
+  /** An approval or client call of a run another Gateway holds is decided there: say which, rather than "unknown". */
+  const heldElsewhere = (what: string, runId: string, holder: string) =>
+    new InvalidInputError(
+      `${what} belongs to run ${runId}, which Gateway ${holder} holds: the run executes there. Decide it on the page of Gateway ${holder}, or from this Gateway's page (as the operator: it forwards the decision)`,
+    );
   return {
     runs: () => runs.list(),
     storedRuns: async () => (durable ? durable.storedRuns() : []),
+    heldElsewhere: () => views.heldElsewhere(),
     run: (runId) => runs.get(runId),
     trajectory: (runId) => runs.trajectory(runId),
     trajectoryOtlp: async (runId) => {
@@ -18,9 +25,22 @@ export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'event
     },
     // a durable run evicted to its row is aborted there (its row deleted at the fence this Gateway left)
     abortRun: (runId) => runs.abortRun(runId) || (durable?.abortEvicted(runId) ?? false),
-    answerClientCall: (req) => runs.answerClientCall(req.runId, req.callId, req),
+    answerClientCall: (req) => {
+      const holder = runs.get(req.runId) ? undefined : views.holderOf(req.runId);
+      if (holder !== undefined) throw heldElsewhere(`client call ${req.callId}`, req.runId, holder);
+      runs.answerClientCall(req.runId, req.callId, req);
+    },
     approvals: () => approvals.list(),
-    decideApproval: (req) => approvals.decide(req.approvalId, req.approve, req.reason),
-    subscribe: (listener) => events.subscribe(listener),
+    decideApproval: (req) => {
+      const elsewhere = approvals.list().some((a) => a.approvalId === req.approvalId) ? undefined : views.approvalHolder(req.approvalId);
+      if (elsewhere) throw heldElsewhere(`approval ${req.approvalId}`, elsewhere.runId, elsewhere.holder);
+      approvals.decide(req.approvalId, req.approve, req.reason);
+    },
+    actElsewhere: (action) => requests.forward(action),
+    // this Gateway's run events, and what changes of the runs the others hold (remote.run, remote.gone)
+    subscribe: (listener) => {
+      const stops = [events.subscribe(listener), views.subscribe(listener)];
+      return () => stops.forEach((stop) => stop());
+    },
   };
 }

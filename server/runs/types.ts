@@ -253,6 +253,22 @@ export interface DurableRowView {
   evictedHere?: true;
 }
 
+/**
+ * Where a run another Gateway holds lives, and how much of it this Gateway can show. Its approvals and client-tool
+ * calls are applied by that Gateway: this one's page forwards a decision or an answer to it (RunsFace.actElsewhere).
+ */
+export interface HeldElsewhereView {
+  /** The holding Gateway's instance id (durable/instance-id.ts). */
+  gatewayId: string;
+  /** `sealed`: the holder published its view sealed (runs.durable) and it was opened here; `ids`: ids, state and counts only (no key to seal with). */
+  detail: 'sealed' | 'ids';
+  /** Pending approvals and unanswered client-tool calls on the holder (counts: with `ids` detail the items themselves are not shown). */
+  approvals: number;
+  clientCalls: number;
+  /** What the holder cut from the view to bound it (e.g. "12 earlier calls"), when it cut anything. */
+  cut?: string[];
+}
+
 export interface RunView {
   runId: string;
   agentRunId: string;
@@ -289,6 +305,8 @@ export interface RunView {
   snapshotIn?: SnapshotHome;
   /** Set on a durable run this process lists from its row but does not hold (parked before a restart, or by another Gateway): see DurableRowView. */
   durableRow?: DurableRowView;
+  /** Set on a live run another Gateway of the session database holds, as it published its view (gateway/run-views.ts): see HeldElsewhereView. */
+  heldBy?: HeldElsewhereView;
   calls: ControlCallRecord[];
   /** The run's nested calls: every unfinished one, then the latest finished, at most MAX_NESTED_IN_VIEW (runs.trajectory has all). */
   nested: NestedCallRecord[];
@@ -307,6 +325,8 @@ export interface ApprovalView {
   /** Source of the cell that asked. */
   code: string;
   requestedAt: number;
+  /** Set on an approval of a run another Gateway holds: the holder's instance id (decide it on that Gateway's page). */
+  heldBy?: string;
 }
 
 export type RunEvent =
@@ -316,4 +336,8 @@ export type RunEvent =
   | { type: 'nested.finished'; runId: string; at: number; call: NestedCallRecord }
   | { type: 'approval.requested'; runId: string; at: number; approval: ApprovalView }
   | { type: 'approval.resolved'; runId: string; at: number; approvalId: string; approved: boolean }
-  | { type: 'session.appended'; runId?: string; sessionId: string; at: number; entryId: string };
+  | { type: 'session.appended'; runId?: string; sessionId: string; at: number; entryId: string }
+  /** A run another Gateway holds, as it last published it, with its pending approvals (never on the event bus: RunsFace.subscribe adds it). */
+  | { type: 'remote.run'; runId: string; at: number; view: RunView; approvals: ApprovalView[] }
+  /** A run another Gateway held or a durable row listed here ended, moved to this Gateway, or its holder is gone: drop what is shown of it. */
+  | { type: 'remote.gone'; runId: string; at: number };

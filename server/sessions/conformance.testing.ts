@@ -12,6 +12,7 @@ import { InvalidInputError } from '../errors.ts';
 import { SessionStoreError, type SqlDatabase, type SqlDialect } from './database.ts';
 import { defaultCompactionSummary } from './compaction.ts';
 import { durableConformance } from './durable-conformance.testing.ts';
+import { runViewsConformance } from './run-views-conformance.testing.ts';
 import { SESSION_MIGRATIONS } from './migrations.ts';
 import { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_KEYS, SessionStore, type StoredValue } from './store.ts';
 import { entryRunId, Transcript } from './transcript.ts';
@@ -749,5 +750,6 @@ export function sessionStoreConformance(harness: SessionBackendHarness): void {
     });
 
     durableConformance(harness);
+    runViewsConformance(harness);
   });
 }

@@ -10,7 +10,7 @@
 // cache"): the session store is not a table of its own but is replayed from `code-mode-store` entries, and
 // `sessions` holds only each session's current leaf. The later tables hold what outlives a process beside it
 // (runs.durable, a departure from spec 01's in-process map): parked runs, sealed (durable-runs.ts), and the
-// digests of turn and session tokens (access/token-store.ts); and which Gateways are up (gateway-presence.ts).
+// digests of turn and session tokens (access/token-store.ts); and which Gateways are up (gateway-presence.ts), and what a page shows of each Gateway's live runs (run-views.ts).
 import { SessionStoreError, type SqlDatabase, type SqlDialect, type SqlRunner } from './database.ts';
 
 export interface Migration {
@@ -177,6 +177,78 @@ export const SESSION_MIGRATIONS: readonly Migration[] = Object.freeze([
           host TEXT NOT NULL,
           pid INTEGER NOT NULL
         );`,
+    },
+  },
+  {
+    version: 5,
+    // run-views.ts: what a page shows of each live run, written by the Gateway that holds it, so a page on any other
+    // Gateway of the group lists it (notices carry ids only); the view is sealed (NULL without runs.durable: no key)
+    name: 'run views',
+    sql: {
+      sqlite: `
+        CREATE TABLE run_views (
+          run_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          executor TEXT NOT NULL,
+          state TEXT NOT NULL,
+          approvals INTEGER NOT NULL,
+          client_calls INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          sealed BLOB
+        );
+        CREATE INDEX run_views_by_holder ON run_views(holder);`,
+      postgres: `
+        CREATE TABLE run_views (
+          run_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_run_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          executor TEXT NOT NULL,
+          state TEXT NOT NULL,
+          approvals INTEGER NOT NULL,
+          client_calls INTEGER NOT NULL,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          sealed BYTEA
+        );
+        CREATE INDEX run_views_by_holder ON run_views(holder);`,
+    },
+  },
+  {
+    version: 6,
+    // run-requests.ts: a decision or an answer a page on one Gateway sends to the Gateway that holds the run (sealed),
+    // and that Gateway's outcome, so an approval or client call is acted on from any Gateway's page
+    name: 'run requests',
+    sql: {
+      sqlite: `
+        CREATE TABLE run_requests (
+          request_id TEXT PRIMARY KEY,
+          run_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          sender TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          outcome TEXT,
+          sealed BLOB NOT NULL
+        );
+        CREATE INDEX run_requests_by_holder ON run_requests(holder, state);`,
+      postgres: `
+        CREATE TABLE run_requests (
+          request_id TEXT PRIMARY KEY,
+          run_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          sender TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          state TEXT NOT NULL,
+          outcome TEXT,
+          sealed BYTEA NOT NULL
+        );
+        CREATE INDEX run_requests_by_holder ON run_requests(holder, state);`,
     },
   },
 ]);

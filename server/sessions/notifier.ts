@@ -22,8 +22,8 @@ import { closedDatabaseError, textColumn, type SqlDatabase, type SqlRunner } fro
 import { PostgresDatabase } from './postgres.ts';
 import { SqliteDatabase } from './sqlite.ts';
 
-/** What happened to the run a notice names. */
-export const RUN_NOTICE_KINDS = Object.freeze(['started', 'updated', 'parked', 'claimed', 'settled', 'expired', 'approval', 'client-call'] as const);
+/** What happened to the run a notice names (`view`: its holder wrote or deleted its view, run-views.ts; `request`: a request about it was sent to or answered by its holder, run-requests.ts). */
+export const RUN_NOTICE_KINDS = Object.freeze(['started', 'updated', 'parked', 'claimed', 'settled', 'expired', 'approval', 'client-call', 'view', 'request'] as const);
 export type RunNoticeKind = (typeof RUN_NOTICE_KINDS)[number];
 
 export interface RunNotice {

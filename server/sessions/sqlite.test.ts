@@ -47,7 +47,7 @@ describe('SQLite files', () => {
     await first.close();
     // what the earlier build left: no version table
     const raw = new Database(temp.path);
-    raw.exec('DROP TABLE schema_migrations; DROP TABLE durable_runs; DROP TABLE access_tokens; DROP TABLE gateways');
+    raw.exec('DROP TABLE schema_migrations; DROP TABLE durable_runs; DROP TABLE access_tokens; DROP TABLE gateways; DROP TABLE run_views; DROP TABLE run_requests');
     raw.pragma('user_version = 1');
     raw.close();
     const second = transcriptAt(temp.path);

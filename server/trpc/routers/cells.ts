@@ -49,7 +49,8 @@ export const abortProcedure = publicProcedure.input(runIdSchema).mutation(({ ctx
   return { aborted: ctx.gateway.abortRun(input.runId) };
 });
 
-export const answerClientCallProcedure = publicProcedure.input(answerClientCallSchema).mutation(({ ctx, input }) => {
+/** Answers a pending client-tool call; the operator's answer to a call of a run another Gateway holds is forwarded there (forwardedTo). */
+export const answerClientCallProcedure = publicProcedure.input(answerClientCallSchema).mutation(async ({ ctx, input }): Promise<{ answered: true; forwardedTo?: string }> => {
   requireRun(ctx, input.runId, input.turnToken, 'answerClientCall');
   const answer: { runId: string; callId: string; result?: unknown; error?: string } = {
     runId: input.runId,
@@ -57,6 +58,10 @@ export const answerClientCallProcedure = publicProcedure.input(answerClientCallS
   };
   if (input.error !== undefined) answer.error = input.error;
   else answer.result = input.result ?? null;
+  if (ctx.access.operator && ctx.gateway.run(input.runId) === undefined) {
+    const forwarded = await ctx.gateway.actElsewhere({ kind: 'client-call', ...answer });
+    if (forwarded) return { answered: true, forwardedTo: forwarded.forwardedTo };
+  }
   ctx.gateway.answerClientCall(answer);
-  return { answered: true as const };
+  return { answered: true };
 });

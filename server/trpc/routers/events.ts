@@ -66,6 +66,10 @@ function coalesceKey(event: StreamedRunEvent): string | undefined {
       return `call ${event.runId} ${event.call.invocationId}`;
     case 'session.appended':
       return `session ${event.sessionId}`;
+    case 'remote.run':
+    case 'remote.gone':
+      // another Gateway's run: only its newest state matters
+      return `remote ${event.runId}`;
     default:
       return undefined;
   }

@@ -35,15 +35,26 @@ export const runsRouter = router({
   /**
    * The operator sees every run; a client the runs of the turns whose tokens it passes. With durable runs, the runs
    * parked in the session database that this process does not hold (before a restart, or on another Gateway) follow,
-   * from their rows' metadata (durableRow set): a wait resumes one.
+   * from their rows' metadata (durableRow set): a wait resumes one. The operator also sees the live runs other Gateways on
+   * the session database hold (heldBy set, as their holders published them: acted on through their holders: actElsewhere).
    */
   list: publicProcedure.input(turnTokensSchema).query(async ({ ctx, input }): Promise<ListedRun[]> => {
     const visible = visibleTurns(ctx, input?.turnTokens);
     const held = ctx.gateway.runs();
     const heldIds = new Set(held.map((r) => r.runId));
-    // a row may be resumed between the two reads: the run this process holds wins
+    // the runs other Gateways hold (heldBy): the operator's board shows them; a client sees only its turns' runs, all held here
+    const elsewhere = visible === 'all' ? (await ctx.gateway.heldElsewhere()).runs.filter((r) => !heldIds.has(r.runId)) : [];
+    const elsewhereById = new Map(elsewhere.map((r) => [r.runId, r]));
+    // a row may be resumed between the reads: the run this process holds wins, then the holder's view (keeping the row's facts)
     const stored = (await ctx.gateway.storedRuns()).filter((r) => !heldIds.has(r.runId));
-    const runs = stored.length === 0 ? held : [...held, ...stored].sort((a, b) => b.createdAt - a.createdAt);
+    const merged = stored.map((r) => {
+      const view = elsewhereById.get(r.runId);
+      if (!view) return r;
+      elsewhereById.delete(r.runId);
+      return r.durableRow ? { ...view, durableRow: r.durableRow } : view;
+    });
+    const others = [...merged, ...elsewhereById.values()];
+    const runs = others.length === 0 ? held : [...held, ...others].sort((a, b) => b.createdAt - a.createdAt);
     return (visible === 'all' ? runs : runs.filter((r) => visible.has(r.agentRunId))).map(listedRun);
   }),
   get: publicProcedure.input(runIdSchema).query(({ ctx, input }) => {
