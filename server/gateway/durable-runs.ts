@@ -107,6 +107,12 @@ export class DurableRuns {
   private readonly handedOff = new Set<string>();
   /** Runs this Gateway is claiming for a wait here (resumeHeld): a notice's check must not take the raised fence for another Gateway's. */
   private readonly claiming = new Set<string>();
+  /**
+   * Runs being restored here under this Gateway's lease (restoreClaimed): the events the restore announces are not
+   * written, since the row already holds that state and the wait resumes the run next. Written, they would park the row
+   * again and claim it back, and a claim from another Gateway between the two would resume the run a second time.
+   */
+  private readonly restoring = new Set<string>();
   /** Runs whose copy was dropped here (oldest first, bounded): a wait here on one whose row is gone says it ended elsewhere. */
   private readonly dropped = new Set<string>();
   private readonly queues = new Map<string, RunQueue>();
@@ -393,7 +399,14 @@ export class DurableRuns {
       this.dropped.delete(runId);
       // restored here: its events are the row's business again
       this.evicted.delete(runId);
-      const recovered = this.deps.runs.restore(record, snapshot, scope, await this.deps.executors.get(record.cell.executor));
+      const executor = await this.deps.executors.get(record.cell.executor);
+      let recovered: { redispatched: number; unknown: number };
+      this.restoring.add(runId);
+      try {
+        recovered = this.deps.runs.restore(record, snapshot, scope, executor);
+      } finally {
+        this.restoring.delete(runId);
+      }
       this.deps.log(`[durable] run ${runId} restored from the session database by Gateway ${this.deps.instanceId} (${recovered.redispatched} call(s) sent again, ${recovered.unknown} settled as unknown_outcome)`);
       return undefined;
     } catch (err) {
@@ -574,7 +587,7 @@ export class DurableRuns {
   }
 
   private onEvent(event: RunEvent): void {
-    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated') || this.handedOff.has(event.runId) || this.evicted.has(event.runId)) return;
+    if (this.closing || (event.type !== 'run.started' && event.type !== 'run.updated') || this.handedOff.has(event.runId) || this.evicted.has(event.runId) || this.restoring.has(event.runId)) return;
     const view = event.view;
     if (view.executor !== 'quickjs') return;
     // changed since its row was last written: a quiescent copy again only once the write this queues lands

@@ -104,6 +104,28 @@ describe('two Gateways on one PostgreSQL database (runs.durable)', () => {
     expect(b.diagnostics.leaks()).toEqual([]);
   });
 
+  it('B resumes a run from its row under one claim: the restore does not park the row again before the run goes on (a claim from A in between would resume it twice)', async () => {
+    reset();
+    const turn = a.prepareTurn({ sessionId: 'multi-claim-once' });
+    const w = expectWaiting(await a.exec(turn.agentRunId, { code: TWO_YIELDS }));
+    const fenceOf = async () => {
+      const row = (await a.diagnostics.durableRuns()).find((r) => r.ok && r.run.runId === w.runId);
+      if (!row?.ok) throw new Error(`run ${w.runId} has no readable row`);
+      return row.run;
+    };
+    const parkedOnA = await fenceOf();
+    // B claims the row (fence + 1), restores, takes step 1 and parks again under that same lease: one claim, no repark between
+    expectWaiting(await b.wait(turn.agentRunId, { runId: w.runId }, { turnToken: turn.turnToken }));
+    const parkedOnB = await fenceOf();
+    expect(parkedOnB.state).toBe('parked');
+    expect(parkedOnB.fence).toBe(parkedOnA.fence + 1);
+    expect(expectCompleted(await b.wait(turn.agentRunId, { runId: w.runId })).value).toEqual(['B', 'B']);
+    expect(calls.steps).toEqual([
+      { n: 1, by: 'B' },
+      { n: 2, by: 'B' },
+    ]);
+  });
+
   it('a wait on A while B holds the lease is refused naming B, and A drops its copy; B completes the run once', async () => {
     reset();
     const turn = a.prepareTurn({ sessionId: 'multi-2' });
