@@ -155,8 +155,8 @@ const META_COLUMNS =
 const ALL_COLUMNS = `${META_COLUMNS}, sealed`;
 /**
  * A row counts against the caps unless it expired while parked (or its resumer's lease lapsed too): the sweep's rows.
- * SQLite keeps the columns after the sealed blob beyond its overflow pages, so a scan testing this on every row reads
- * every blob: the caps' counts test it beside an indexed condition (countLive).
+ * Only ever beside an indexed condition: SQLite keeps the columns after the sealed blob beyond its overflow pages, so a
+ * scan testing this on every row reads every blob.
  */
 const LIVE = `(expires_at > ? OR (state = 'resuming' AND lease_expires_at > ?))`;
 
@@ -336,8 +336,10 @@ export class DurableRunStore {
     const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
     const rows = await this.db.all(
       `DELETE FROM durable_runs WHERE run_id IN (
-         SELECT run_id FROM durable_runs WHERE NOT ${LIVE} ORDER BY expires_at LIMIT ?${lock}
+         SELECT run_id FROM durable_runs WHERE expires_at <= ? AND NOT (state = 'resuming' AND lease_expires_at > ?) ORDER BY expires_at LIMIT ?${lock}
        ) RETURNING run_id, session_id, agent_run_id, owner_id`,
+      // NOT LIVE written out (De Morgan), so the expiry index bounds the scan: read row by row, every live row's state
+      // would be read past its sealed blob
       [now, now, Math.max(1, Math.floor(limit))],
     );
     return rows.flatMap((row): ExpiredRun[] => {
