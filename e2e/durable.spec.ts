@@ -1,8 +1,8 @@
 // Durable runs on the page: a run parked with runs.durable on a SQLite file shows "store" on its card, survives a
 // restart of the playground on the board (restored from store, not yet resumed), and the page's Wait resumes it to its
 // value without a turn token (the page is the operator). A run another Gateway process on the same file holds is on the
-// board with a chip naming that Gateway (no Abort); once that Gateway is killed, its card turns into the durable row
-// any Gateway can resume; a client call of another Gateway's run answered on this page is forwarded to it and completes
+// board with a chip naming that Gateway; once that Gateway is killed, its card turns into the durable row any Gateway
+// can resume, and Abort ends it from its row; a client call of another Gateway's run answered on this page is forwarded to it and completes
 // the run there. The spec starts and restarts its own playground: run it with
 // `playwright test -c playwright.sources.config.ts e2e/durable.spec.ts`.
 import { spawn } from 'node:child_process';
@@ -67,7 +67,7 @@ test('a durable run parked before a restart is on the board as "store", and Wait
   await expect(restored.getByTestId('waiting-snapshot-in')).toHaveText('store');
   await expect(restored.getByTestId('waiting-summary')).toHaveText('restored from store · not yet resumed');
   await expect(restored.getByTestId('waiting-snapshot-bytes')).toHaveText(/\d/);
-  await expect(restored.getByTestId('abort-button')).toHaveCount(0);
+  await expect(restored.getByTestId('abort-button')).toHaveCount(1);
   await restored.getByTestId('waiting-run-toggle').click();
   await expect(restored.getByTestId('waiting-durable-row')).toContainText('Wait restores it here');
   await panelShot(page, 'waiting-board', 'durable-restored-card', testInfo);
@@ -78,7 +78,7 @@ test('a durable run parked before a restart is on the board as "store", and Wait
   await expect(waitingRun(page, runId)).toHaveCount(0);
 });
 
-test("another Gateway's waiting run is on the board with a chip naming it and no Abort; killed, its run stays as a durable row", async ({ page }, testInfo) => {
+test("another Gateway's waiting run is on the board with a chip naming it; killed, its run stays as a durable row, and Abort ends it from its row", async ({ page }, testInfo) => {
   // a second Gateway process on the same database file and key (the crash tests' child): it parks one run and stays up
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server/gateway/fixtures/multi-park-child.ts'), JSON.stringify({ path: join(dir, 'sessions.db') }), '1'], {
     cwd: ROOT,
@@ -102,7 +102,8 @@ test("another Gateway's waiting run is on the board with a chip naming it and no
     const card = waitingRun(page, runId);
     // listed from the run view the other Gateway published (sealed with the shared key): its pending calls are shown
     await expect(card.getByTestId('waiting-held-by')).toHaveAttribute('data-gateway', parked.instanceId);
-    await expect(card.getByTestId('abort-button')).toHaveCount(0);
+    // its Abort would be forwarded to that Gateway (a sealed request): the page may act on another Gateway's run
+    await expect(card.getByTestId('abort-button')).toHaveCount(1);
     await card.getByTestId('waiting-run-toggle').click();
     await expect(card.getByTestId('waiting-held-by-note')).toContainText(`held by Gateway ${parked.instanceId}`);
     await expect(card.getByTestId('pending-call')).toHaveCount(2);
@@ -113,6 +114,9 @@ test("another Gateway's waiting run is on the board with a chip naming it and no
     await exited;
     await expect(card.getByTestId('waiting-held-by')).toHaveCount(0);
     await expect(card.getByTestId('waiting-summary')).toHaveText('restored from store · not yet resumed');
+    // no Gateway holds it live: Abort claims its row and deletes it, and the card leaves the board
+    await card.getByTestId('abort-button').click();
+    await expect(card).toHaveCount(0);
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;

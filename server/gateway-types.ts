@@ -209,6 +209,12 @@ export interface RunsFace {
   trajectoryOtlp(runId: string): Promise<string | undefined>;
   /** Abort one run (operator) and release its continuation. */
   abortRun(runId: string): boolean;
+  /**
+   * Abort a durable run that no Gateway holds live, from its row (parked before a restart, or evicted to its row on
+   * another Gateway): the row is claimed and deleted, so no Gateway resumes it. Undefined when there is no such row;
+   * a refusal says why (another Gateway is resuming it right now). Never rejects.
+   */
+  abortStored(runId: string): Promise<{ aborted: true } | { aborted: false; why: string } | undefined>;
   /** Answer a pending client-tool call. Throws InvalidInputError for unknown or settled calls, and for a call of a run another Gateway holds (naming it). */
   answerClientCall(req: { runId: string; callId: string; result?: unknown; error?: string }): void;
   approvals(): ApprovalView[];
@@ -227,7 +233,8 @@ export interface RunsFace {
 /** What a page does to a run another Gateway holds (RunsFace.actElsewhere). */
 export type ElsewhereAction =
   | { kind: 'approval'; approvalId: string; approve: boolean; reason?: string }
-  | { kind: 'client-call'; runId: string; callId: string; result?: unknown; error?: string };
+  | { kind: 'client-call'; runId: string; callId: string; result?: unknown; error?: string }
+  | { kind: 'abort'; runId: string };
 
 /** The replay lab: fork a waiting run, a run's cassette, "save as test", and one cell on every executor. */
 export interface LabFace {

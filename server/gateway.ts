@@ -189,6 +189,9 @@ export class Gateway implements GatewayApi {
   decideApproval(req: { approvalId: string; approve: boolean; reason?: string }): void {
     this.faces.runs.decideApproval(req);
   }
+  abortStored(runId: string): Promise<{ aborted: true } | { aborted: false; why: string } | undefined> {
+    return this.faces.runs.abortStored(runId);
+  }
   actElsewhere(action: ElsewhereAction): Promise<{ forwardedTo: string } | undefined> {
     return this.faces.runs.actElsewhere(action);
   }

@@ -196,8 +196,9 @@ function WaitingRun(props: {
             Fork
           </Button>
         ) : null}
-        {/* a row not resumed here is not this process's to abort (its TTL ends it, or Wait resumes it); one this Gateway parked and evicted is; another Gateway's run is its own */}
-        {run.heldBy || (run.durableRow && run.durableRow.evictedHere !== true) ? null : (
+        {/* a stored row is aborted from its row, another Gateway's run is aborted there (forwarded): only with durable
+            runs, whose key seals the request; a run known by its ids alone is that Gateway's page's to abort */}
+        {run.heldBy?.detail === 'ids' ? null : (
           <Button kind="danger" testId="abort-button" onClick={() => props.onAbort(run)}>
             Abort
           </Button>

@@ -443,6 +443,44 @@ export class DurableRuns {
     return true;
   }
 
+  /**
+   * A durable run no Gateway holds live, aborted from its row (the page's Abort on a stored row): the row is claimed,
+   * so no Gateway resumes it meanwhile, and deleted. A Gateway that still holds a waiting copy finds the row gone at
+   * its next wait (or on a notice) and drops the copy. Undefined when there is no row; a refusal names why. Never rejects.
+   */
+  async abortStored(runId: string): Promise<{ aborted: true; sessionId?: string } | { aborted: false; why: string } | undefined> {
+    if (this.closing) return { aborted: false, why: 'this Gateway is shutting down; abort it on another one' };
+    // one this Gateway evicted is aborted as its own (abortEvicted), at the fence it left
+    if (this.evicted.has(runId)) return { aborted: false, why: `run ${runId} was parked by this Gateway: abort it as its own run` };
+    const held = this.deps.runs.get(runId);
+    if (held && !isTerminal(held.state)) return { aborted: false, why: `run ${runId} is held by this Gateway: abort it as a live run` };
+    try {
+      const claim = await this.store.claim(runId, this.deps.instanceId);
+      switch (claim.kind) {
+        case 'missing':
+          return undefined;
+        case 'claimed':
+          await this.store.settle(claim.lease);
+          this.dropped.add(runId);
+          if (this.dropped.size > MAX_DROPPED_RUNS_KEPT) this.dropped.delete(this.dropped.values().next().value as string);
+          this.deps.log(`[durable] run ${runId} aborted from its row by Gateway ${this.deps.instanceId}; its row was deleted`);
+          return { aborted: true, sessionId: claim.run.sessionId };
+        case 'expired':
+          this.rememberExpired(runId);
+          return { aborted: true, sessionId: claim.run.sessionId };
+        case 'damaged':
+          await this.store.discard(runId);
+          return { aborted: true };
+        case 'leased':
+          return { aborted: false, why: `Gateway ${claim.holder} is resuming run ${runId} right now; abort it there, or here once it parks again` };
+        case 'busy':
+          return { aborted: false, why: `another Gateway is claiming run ${runId} right now; try again in a moment` };
+      }
+    } catch (err) {
+      return { aborted: false, why: `the row of run ${runId} could not be read from the session database: ${messageOf(err)}` };
+    }
+  }
+
   /** The evicted run ends here: its entry goes now, its row once deleted (the board hears of it as aborted). */
   private discardEvicted(runId: string, why: string): void {
     const entry = this.evicted.get(runId);

@@ -190,6 +190,7 @@ export function buildParts(config: GatewayConfig, loaded: LoadedSources, opts: G
       approvalRun: (approvalId) => approvals.list().find((a) => a.approvalId === approvalId)?.runId,
       decideApproval: (approvalId, approve, reason) => approvals.decide(approvalId, approve, reason),
       answerClientCall: (runId, callId, answer) => runs.answerClientCall(runId, callId, answer),
+      abortRun: (runId) => runs.abortRun(runId) || (durable?.abortEvicted(runId) ?? false),
     },
     live: (id) => presence.live(id),
     log,

@@ -1,4 +1,4 @@
-// Acting on another Gateway's run from this one's page: an approval decision or a client-call answer forwarded to the holder through the database, and the holder's side that applies them.
+// Acting on another Gateway's run from this one's page: an approval decision, a client-call answer or an abort forwarded to the holder through the database, and the holder's side that applies them.
 //
 // The sender seals the request (durable/seal.ts, bound to the run and session, the request id inside: a blob moved to
 // another request is refused), writes it pending (sessions/run-requests.ts) and sends a `request` notice; it then waits
@@ -45,6 +45,8 @@ export interface RunRequestsDeps {
     approvalRun(approvalId: string): string | undefined;
     decideApproval(approvalId: string, approve: boolean, reason?: string): void;
     answerClientCall(runId: string, callId: string, answer: { result?: unknown; error?: string }): void;
+    /** Aborts run `runId` as this Gateway's page would; false when it holds no live run of that id. */
+    abortRun(runId: string): boolean;
   };
   live(instanceId: string): Promise<unknown>;
   log: (line: string) => void;
@@ -76,7 +78,7 @@ export class RunRequests {
     const target = this.locate(action);
     if (!target) return undefined;
     const { runId, holder, sessionId } = target;
-    const what = action.kind === 'approval' ? `approval ${action.approvalId}` : `client call ${action.callId}`;
+    const what = action.kind === 'approval' ? `approval ${action.approvalId}` : action.kind === 'abort' ? `the abort of run ${action.runId}` : `client call ${action.callId}`;
     if (!this.deps.key) {
       throw new InvalidInputError(
         `${what} belongs to run ${runId}, which Gateway ${holder} holds; without runs.durable this Gateway cannot forward to it (nothing to seal the request with): act on it on the page of Gateway ${holder}`,
@@ -197,6 +199,10 @@ export class RunRequests {
       return;
     }
     if (action.runId !== row.runId) throw new InvalidInputError('the request names another run than its row');
+    if (action.kind === 'abort') {
+      if (!this.deps.local.abortRun(action.runId)) throw new InvalidInputError(`run ${action.runId} is not running or waiting here any more; it already ended`);
+      return;
+    }
     this.deps.local.answerClientCall(action.runId, action.callId, { ...(action.error !== undefined ? { error: action.error } : { result: action.result }) });
   }
 }
@@ -223,7 +229,11 @@ function parseAction(plaintext: Uint8Array, requestId: string): ElsewhereAction 
     if (!id(action.runId) || !id(action.callId) || !text(action.error)) return 'its client-call answer is not one';
     return { kind: 'client-call', runId: action.runId, callId: action.callId, ...(typeof action.error === 'string' ? { error: action.error } : { result: action.result }) };
   }
-  return 'its kind is not approval or client-call';
+  if (action.kind === 'abort') {
+    if (!id(action.runId)) return 'its abort names no run';
+    return { kind: 'abort', runId: action.runId };
+  }
+  return 'its kind is not approval, client-call or abort';
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

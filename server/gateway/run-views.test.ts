@@ -9,10 +9,11 @@ import { Gateway } from '../gateway.ts';
 import { createExecutor } from '../guest/testing.ts';
 import type { RunEvent } from '../runs/types.ts';
 import { openSessionDatabase } from '../sessions/db.ts';
+import { DurableRunStore } from '../sessions/durable-runs.ts';
 import { GatewayPresenceStore, PRESENCE_STALE_MS } from '../sessions/gateway-presence.ts';
 import { RunViewStore } from '../sessions/run-views.ts';
 import { freshSchema, type TestSchema } from '../sessions/postgres.testing.ts';
-import { expectCompleted, expectWaiting, until } from '../testing.ts';
+import { expectCompleted, expectFailed, expectWaiting, until } from '../testing.ts';
 import { loadToolSources } from '../tools/registry.ts';
 import { testCodeModeOptions, testConfig } from '../tools/testing.ts';
 import type { ToolDefinition } from '../tools/types.ts';
@@ -214,6 +215,49 @@ describe.each(backends)('run views on $name (runs.durable: sealed)', ({ place })
     expect(expectCompleted(await a.wait(turn.agentRunId, { runId: w.runId })).value).toBe('from B');
     expect(await b.actElsewhere({ kind: 'client-call', runId: 'run_nobody_holds', callId, result: 1 })).toBeUndefined();
     expect(await requestRows(at.sessions)).toBe(0);
+  });
+
+  it("aborting from B: a run A holds is aborted there (forwarded); a durable row no Gateway holds live is aborted from its row, one another Gateway is resuming is refused naming it", async () => {
+    const YIELDING = 'await yield_control("park"); return 1';
+    const turn = a.prepareTurn({ sessionId: 'views-abort' });
+    const w = expectWaiting(await a.exec(turn.agentRunId, { code: YIELDING }));
+    await until(() => shows(heard, w.runId), { what: "B to show A's waiting run" });
+    expect(await b.actElsewhere({ kind: 'abort', runId: w.runId })).toEqual({ forwardedTo: a.instanceId });
+    expect(a.run(w.runId)?.state).toBe('aborted');
+    await until(() => gone(heard, w.runId), { what: "B to hear A's run end" });
+    // aborted on A: a wait there finds it unavailable, as after the page's own Abort
+    expect(expectFailed(await a.wait(turn.agentRunId, { runId: w.runId })).error).toContain('unavailable');
+    expect(await requestRows(at.sessions)).toBe(0);
+
+    // two runs parked by a Gateway that closed since (a closing Gateway keeps its rows): no Gateway holds them live
+    const c = await durableGateway(at.sessions, key, [PAY], { executor: execA });
+    const cTurn = c.prepareTurn({ sessionId: 'views-abort-stored' });
+    const [free, leased] = [expectWaiting(await c.exec(cTurn.agentRunId, { code: YIELDING })), expectWaiting(await c.exec(cTurn.agentRunId, { code: YIELDING }))];
+    await c.close();
+    expect(await b.actElsewhere({ kind: 'abort', runId: free.runId })).toBeUndefined();
+    const onA = listen(a);
+    expect(await b.abortStored(free.runId)).toEqual({ aborted: true });
+    // no Run announces it: B's pages drop the stored row at once, and A's on B's notice
+    expect(gone(heard, free.runId)).toBe(true);
+    await until(() => gone(onA, free.runId), { what: 'A to hear the stored run was aborted on B' });
+    expect((await b.diagnostics.durableRuns()).some((r) => r.ok && r.run.runId === free.runId)).toBe(false);
+    // nothing resumes it any more: its client's wait with the turn token fails
+    expectFailed(await b.wait(cTurn.agentRunId, { runId: free.runId }, { turnToken: cTurn.turnToken }), 'invalid_input');
+    const db = openSessionDatabase(at.sessions);
+    try {
+      const store = new DurableRunStore(db);
+      const claim = await store.claim(leased.runId, GONE_GATEWAY);
+      if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+      const refused = await b.abortStored(leased.runId);
+      expect(refused).toEqual({ aborted: false, why: expect.stringContaining(`Gateway ${GONE_GATEWAY} is resuming run ${leased.runId}`) });
+      expect((await store.get(leased.runId))?.ok).toBe(true);
+      expect(await store.release(claim.lease)).toEqual({ kind: 'ok' });
+      expect(await b.abortStored(leased.runId)).toEqual({ aborted: true });
+      expect(await store.get(leased.runId)).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+    expect(await b.abortStored('run_nobody_parked')).toBeUndefined();
   });
 
   it("a Gateway presence says is gone leaves no live views: B lists a live holder's view, and once that holder's beat is stale, neither lists it nor keeps its row", async () => {

@@ -117,6 +117,19 @@ export class RunViews {
     return undefined;
   }
 
+  /**
+   * A durable run no Gateway held live was ended here from its row (RunsFace.abortStored): this Gateway's pages drop
+   * it now, and with its session known a `settled` notice tells the others' pages (and a Gateway holding a stale copy)
+   * so. Never rejects.
+   */
+  async storedEnded(runId: string, sessionId: string | undefined): Promise<void> {
+    this.forget(runId);
+    if (this.closed || sessionId === undefined) return;
+    await this.deps.notifier.publish({ kind: 'settled', runId, sessionId }).catch((err: unknown) => {
+      this.deps.log(`[views] the notice that run ${runId} was aborted from its row was not sent: ${messageOf(err)}`);
+    });
+  }
+
   /** Waits for the writes under way, then deletes every view this Gateway wrote (its runs are no longer live here). Never rejects. */
   async close(): Promise<void> {
     if (this.closed) return;

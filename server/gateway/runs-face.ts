@@ -36,6 +36,13 @@ export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'event
       if (elsewhere) throw heldElsewhere(`approval ${req.approvalId}`, elsewhere.runId, elsewhere.holder);
       approvals.decide(req.approvalId, req.approve, req.reason);
     },
+    abortStored: async (runId) => {
+      const ended = durable ? await durable.abortStored(runId) : undefined;
+      if (!ended?.aborted) return ended;
+      // no Run here to announce it: this Gateway's pages, and the others' (a notice), drop the stored row now
+      await views.storedEnded(runId, ended.sessionId);
+      return { aborted: true };
+    },
     actElsewhere: (action) => requests.forward(action),
     // this Gateway's run events, and what changes of the runs the others hold (remote.run, remote.gone)
     subscribe: (listener) => {

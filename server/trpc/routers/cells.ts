@@ -3,6 +3,7 @@ import { publicProcedure } from '../init.ts';
 import { requireExecutorOverride, requireRun, requireTurn } from '../guards.ts';
 import { answerClientCallSchema, compareRequestSchema, execRequestSchema, runIdSchema, waitRequestSchema } from '../schemas.ts';
 import { EXECUTOR_KINDS } from '../../config/schema.ts';
+import { InvalidInputError } from '../../errors.ts';
 import type { ExecOptions } from '../../gateway-types.ts';
 import type { CodeModeResult } from '../../runs/types.ts';
 import type { InnerContext } from '../context.ts';
@@ -44,9 +45,19 @@ export const waitProcedure = publicProcedure.input(waitRequestSchema).mutation((
   return ctx.gateway.wait(input.agentRunId, { runId: input.runId }, opts).then((result) => withModelText(ctx, result));
 });
 
-export const abortProcedure = publicProcedure.input(runIdSchema).mutation(({ ctx, input }) => {
+/**
+ * Aborts a run this Gateway holds. For the operator also one it does not: a run another Gateway holds live is aborted
+ * there (forwarded, forwardedTo), and a durable run no Gateway holds is aborted from its row (its row deleted).
+ */
+export const abortProcedure = publicProcedure.input(runIdSchema).mutation(async ({ ctx, input }): Promise<{ aborted: boolean; forwardedTo?: string }> => {
   requireRun(ctx, input.runId, input.turnToken, 'abort');
-  return { aborted: ctx.gateway.abortRun(input.runId) };
+  if (ctx.gateway.abortRun(input.runId)) return { aborted: true };
+  if (!ctx.access.operator) return { aborted: false };
+  const forwarded = await ctx.gateway.actElsewhere({ kind: 'abort', runId: input.runId });
+  if (forwarded) return { aborted: true, forwardedTo: forwarded.forwardedTo };
+  const stored = await ctx.gateway.abortStored(input.runId);
+  if (stored && !stored.aborted) throw new InvalidInputError(stored.why);
+  return { aborted: stored?.aborted ?? false };
 });
 
 /** Answers a pending client-tool call; the operator's answer to a call of a run another Gateway holds is forwarded there (forwardedTo). */

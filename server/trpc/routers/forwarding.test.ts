@@ -1,4 +1,4 @@
-// The operator's routers on Gateway B for a run Gateway A holds (two Gateways, one SQLite file, runs.durable): listed with heldBy, and an approval decided through B's approvals.decide is forwarded to A.
+// The operator's routers on Gateway B for a run Gateway A holds (two Gateways, one SQLite file, runs.durable): listed with heldBy, and an approval decided (or a run aborted) through B's routers is forwarded to A.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import type { Gateway } from '../../gateway.ts';
 import type { RunEvent } from '../../runs/types.ts';
 import { durableGateway, newSnapshotKey } from '../../gateway/durable-runs.testing.ts';
 import { createExecutor } from '../../guest/testing.ts';
-import { expectCompleted, until } from '../../testing.ts';
+import { expectCompleted, expectWaiting, until } from '../../testing.ts';
 import type { ToolDefinition } from '../../tools/types.ts';
 import { createEdgeState } from '../context.ts';
 import { callerFor, clientAccess, clientOwner, OPERATOR } from '../testing.ts';
@@ -57,6 +57,21 @@ describe("the operator's routers on another Gateway (forwarding)", () => {
     expect(await client.approvals.list({ turnTokens: [turn.turnToken] })).toEqual([]);
     expect(await operator.approvals.decide({ approvalId, approve: true })).toEqual({ decided: true, forwardedTo: a.instanceId });
     expect(expectCompleted(await paying).value).toEqual({ paid: 5 });
+    stop();
+  });
+
+  it("abort on B: the operator's abort of A's waiting run is forwarded and A aborts it; a client's abort of it on B is not", async () => {
+    const operator = callerFor(b, OPERATOR, createEdgeState(b.config.server));
+    const client = callerFor(b, clientAccess(clientOwner('ci')), createEdgeState(b.config.server));
+    const heard: RunEvent[] = [];
+    const stop = b.subscribe((e) => heard.push(e));
+    const turn = a.prepareTurn({ sessionId: 'forward-abort' });
+    const w = expectWaiting(await a.exec(turn.agentRunId, { code: 'await yield_control("park"); return 1' }));
+    await until(() => heard.some((e) => e.type === 'remote.run' && e.runId === w.runId), { what: "B to hear of A's waiting run" });
+    expect(await client.abort({ runId: w.runId, turnToken: turn.turnToken })).toEqual({ aborted: false });
+    expect(a.run(w.runId)?.state).toBe('waiting');
+    expect(await operator.abort({ runId: w.runId })).toEqual({ aborted: true, forwardedTo: a.instanceId });
+    expect(a.run(w.runId)?.state).toBe('aborted');
     stop();
   });
 });
