@@ -10,7 +10,7 @@ export function HeldBy(props: { run: Run }) {
     <span
       data-testid="waiting-held-by"
       data-gateway={held.gatewayId}
-      title={`held by Gateway ${held.gatewayId}: approvals and client calls answered here are forwarded to it${held.detail === 'ids' ? ' (without runs.durable only its ids, state and counts are shared: act on it on that Gateway\'s page)' : ''}${held.cut ? `; cut from this view: ${held.cut.join(', ')}` : ''}`}
+      title={`held by Gateway ${held.gatewayId}: approvals, client-call answers and Abort from here are forwarded to it${held.detail === 'ids' ? ' (without runs.durable only its ids, state and counts are shared: act on it on that Gateway\'s page)' : ''}${held.cut ? `; cut from this view: ${held.cut.join(', ')}` : ''}`}
       className="rounded bg-sky-950/60 px-1 font-mono text-sky-300"
     >
       on {held.gatewayId}
@@ -24,8 +24,8 @@ export function HeldByNote(props: { run: Run }) {
   if (!run.heldBy) return null;
   return (
     <p data-testid="waiting-held-by-note" className="text-[11px] text-sky-300">
-      held by Gateway <span className="font-mono">{run.heldBy.gatewayId}</span>, as it last published the run: approvals and client calls answered here
-      are forwarded to it{run.heldBy.detail === 'ids' ? ' (without runs.durable: act on them on that Gateway\'s page)' : ''}.
+      held by Gateway <span className="font-mono">{run.heldBy.gatewayId}</span>, as it last published the run: approvals, client-call answers and Abort from
+      here are forwarded to it{run.heldBy.detail === 'ids' ? ' (without runs.durable: act on them on that Gateway\'s page)' : ''}.
       {run.durableRow ? ' Wait takes the run over from the session database and resumes it here.' : ''}
       {run.heldBy.cut ? ` Cut from this view: ${run.heldBy.cut.join(', ')}.` : ''}
     </p>
