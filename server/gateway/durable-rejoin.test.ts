@@ -14,7 +14,7 @@ import { freshSchema } from '../sessions/postgres.testing.ts';
 import { expectCompleted, expectWaiting, until } from '../testing.ts';
 import { createEdgeState } from '../trpc/context.ts';
 import { callerFor, clientAccess, clientOwner, rejection, type RouterCaller } from '../trpc/testing.ts';
-import { ASK, PARK_THEN_ASK, SESSION_ID, type Parked } from './durable-rejoin.testing.ts';
+import { ASK, ASK_THEN_PARK, PARK_THEN_ASK, SESSION_ID, type Parked } from './durable-rejoin.testing.ts';
 import { durableGateway, newSnapshotKey } from './durable-runs.testing.ts';
 import { firstLineThenKill } from './child-gateway.testing.ts';
 
@@ -134,6 +134,35 @@ describe('durable runs: the client comes back with the tokens it holds (its sess
       await gw.close();
     }
     expect(await sessionTokenExpiry(sessions)).toBeGreaterThan(soon);
+  });
+
+  it("SQLite, after a restart: a client call the run was waiting on is asked again under its call id, and the client's answer reaches the cell (not unknown_outcome)", async () => {
+    const key = newSnapshotKey();
+    const sessions = { path: join(dir, `db-${++n}.db`) };
+    const first = await durableGateway(sessions, key, [], { executor, codeMode: FAST });
+    const turn = first.prepareTurn({ sessionId: 'sess_asked', clientTools: [ASK] });
+    let runId: string;
+    let callId: string;
+    try {
+      runId = expectWaiting(await first.exec(turn.agentRunId, { code: ASK_THEN_PARK })).runId;
+      const asked = first.run(runId)?.clientCalls ?? [];
+      expect(asked.map((c) => c.tool)).toEqual(['ask_user']);
+      callId = asked[0]!.callId;
+    } finally {
+      await first.close();
+    }
+    const gw = await durableGateway(sessions, key, [], { executor, codeMode: FAST });
+    try {
+      // an answer before the run is restored says to wait on it first
+      expect(() => gw.answerClientCall({ runId, callId, result: 'early' })).toThrow('wait on it first');
+      // the wait restores the run and resumes it past its yield: it waits on the client call again, under the same id
+      expectWaiting(await gw.wait(turn.agentRunId, { runId }, { turnToken: turn.turnToken }));
+      expect(gw.run(runId)?.clientCalls.map((c) => ({ callId: c.callId, input: c.input }))).toEqual([{ callId, input: { q: 'colour?' } }]);
+      gw.answerClientCall({ runId, callId, result: 'teal' });
+      expect(expectCompleted(await gw.wait(turn.agentRunId, { runId }, { turnToken: turn.turnToken })).value).toEqual({ answer: 'teal' });
+    } finally {
+      await gw.close();
+    }
   });
 
   it('SQLite, after the Gateway was killed with SIGKILL: the same, with the tokens the client held before the crash', async () => {

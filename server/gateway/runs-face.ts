@@ -1,6 +1,7 @@
 // The runs face: what the boards show and do with runs (list, one run, trajectories, abort, client-call answers, approvals, live events).
 import type { RunsFace } from '../gateway-types.ts';
 import { InvalidInputError } from '../errors.ts';
+import { MSG_UNAVAILABLE } from '../runs/messages.ts';
 import type { GatewayParts } from './parts.ts';
 
 export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'events' | 'durable' | 'views' | 'requests'>): RunsFace {
@@ -28,6 +29,12 @@ export function runsFace(parts: Pick<GatewayParts, 'runs' | 'approvals' | 'event
     answerClientCall: (req) => {
       const holder = runs.get(req.runId) ? undefined : views.holderOf(req.runId);
       if (holder !== undefined) throw heldElsewhere(`client call ${req.callId}`, req.runId, holder);
+      if (durable && !runs.get(req.runId)) {
+        // a durable run parked before a restart (or evicted, or parked on another Gateway) is in the session database
+        throw new InvalidInputError(
+          `${MSG_UNAVAILABLE} Run ${req.runId} is not held by this Gateway: if it was parked before a restart or by another Gateway, wait on it first (the wait restores it and asks its client calls again under the same ids), then answer them.`,
+        );
+      }
       runs.answerClientCall(req.runId, req.callId, req);
     },
     approvals: () => approvals.list(),

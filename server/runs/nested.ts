@@ -185,8 +185,19 @@ export function replaySafeRequest(run: Run, req: BridgeRequest): boolean {
 }
 
 /**
+ * A call of a client tool (a catalog entry without `execute`): nothing of it ran on the host, and the client answers
+ * it by its call id, once. Asked again after a restore, the client that held the call answers it as before.
+ */
+function clientToolRequest(run: Run, req: BridgeRequest): boolean {
+  if (req.op !== 'call' || req.mcp) return false;
+  const entry = resolveCallTarget(run.catalog, req);
+  return entry !== undefined && entry.tool.execute === undefined;
+}
+
+/**
  * A restored run's requests that were in flight when its record was written (their outcome went with that process):
- * replay-safe ones are dispatched again under their invocation ids; every other one settles in the cell as a catchable
+ * replay-safe ones are dispatched again under their invocation ids, and so are client-tool calls (the client is asked
+ * again under the same call id, and its answer reaches the cell); every other one settles in the cell as a catchable
  * error with code unknown_outcome, never silently run again. Returns how many of each.
  */
 export function recoverInFlight(run: Run): { redispatched: number; unknown: number } {
@@ -194,7 +205,7 @@ export function recoverInFlight(run: Run): { redispatched: number; unknown: numb
   let unknown = 0;
   for (const host of [...run.requests.values()]) {
     if (host.settled || host.delivered) continue;
-    if (replaySafeRequest(run, host.req)) {
+    if (replaySafeRequest(run, host.req) || clientToolRequest(run, host.req)) {
       redispatched++;
       redispatch(run, host);
     } else {
