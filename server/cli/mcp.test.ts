@@ -47,16 +47,14 @@ describe('codemode mcp (stdio)', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
     expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toEqual(reference.surface({}).tools);
   });
 
-  it('exec calls a core tool with progress, then a yielding cell is waited to completion; stdout carried only JSON-RPC', async () => {
-    const progress: Progress[] = [];
-    const onprogress = (p: Progress) => progress.push(p);
-    let done = structured(await client.callTool({ name: 'exec', arguments: { code: 'const r = await sleep({ ms: 1 });\nreturn typeof r.sleptMs;' } }, undefined, { onprogress }));
+  it('exec calls a core tool, then a yielding cell is waited to completion; stdout carried only JSON-RPC', async () => {
+    // progress is checked on the wire below: the SDK client handles a progress notification a microtask after reading
+    // it and a response at once, so a notification read in one chunk with its response is dropped (on a loaded machine)
+    let done = structured(await client.callTool({ name: 'exec', arguments: { code: 'const r = await sleep({ ms: 1 });\nreturn typeof r.sleptMs;' } }));
     // on a loaded machine the budget may end before the sleep's reply: the model would wait, and so does the test
-    while (done.result.status === 'waiting') done = structured(await client.callTool({ name: 'wait', arguments: { runId: done.result.runId } }, undefined, { onprogress }));
+    while (done.result.status === 'waiting') done = structured(await client.callTool({ name: 'wait', arguments: { runId: done.result.runId } }));
     expect(done.result).toMatchObject({ status: 'completed', value: 'number' });
     expect(done.text).toBe(reference.modelText(done.result));
-    await until(() => progress.length >= 2, { what: 'the progress of the sleep call' });
-    expect(progress.map((p) => p.message)).toEqual(['sleep started', 'sleep ok']);
 
     const parked = structured(await client.callTool({ name: 'exec', arguments: { code: 'await yield_control("park");\nreturn "resumed";' } }));
     if (parked.result.status !== 'waiting') throw new Error(`expected waiting, got ${parked.text}`);
@@ -117,6 +115,40 @@ describe('codemode mcp --agent', { timeout: CHILD_PROCESS_TIMEOUT_MS }, () => {
     const call = replies().find((r) => r.id === 2);
     expect(call?.error?.code).toBe(-32602);
     expect(call?.error?.message).toMatch(/Invalid tools\/call request[\s\S]*"arguments"[\s\S]*expected record/);
+  });
+
+  it('progress on the wire: each nested call of an exec is reported (started, then its outcome) before the response, with the request\'s progress token', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--config', config], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const lines = () => out.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { progressToken?: unknown; message?: string }; result?: { structuredContent?: CodeModeResult } });
+    try {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      await until(() => lines().some((l) => l.id === 1), { what: 'the initialize reply', timeoutMs: CHILD_PROCESS_TIMEOUT_MS });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const code = 'const r = await sleep({ ms: 1 });\nreturn typeof r.sleptMs;';
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'exec', arguments: { code }, _meta: { progressToken: 'p2' } } });
+      await until(() => lines().some((l) => l.id === 2), { what: 'the exec reply', timeoutMs: CHILD_PROCESS_TIMEOUT_MS });
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
+    const all = lines();
+    const reply = all.findIndex((l) => l.id === 2);
+    const before = all.slice(0, reply).filter((l) => l.method === 'notifications/progress');
+    expect(before.every((l) => l.params?.progressToken === 'p2')).toBe(true);
+    const messages = before.map((l) => l.params?.message);
+    if (all[reply]?.result?.structuredContent?.status === 'completed') {
+      // the sleep ended inside the exec: both reports went out before its response
+      expect(messages).toEqual(['sleep started', 'sleep ok']);
+    } else {
+      // the budget ended first (a loaded machine): the exec answered waiting, and what was reported within it is a
+      // prefix of the two, in order
+      expect(messages).toEqual(['sleep started', 'sleep ok'].slice(0, messages.length));
+    }
+    // nothing of that call is reported after its response
+    expect(all.slice(reply + 1).filter((l) => l.method === 'notifications/progress' && l.params?.progressToken === 'p2')).toEqual([]);
   });
 
   it(`a line over ${MAX_STDIO_LINE_BYTES} bytes (11 MiB, past the SDK's 10 MiB buffer) is answered with -32600 naming the limit, and the server keeps serving`, async () => {
