@@ -54,6 +54,7 @@ import {
   type DurableRunMeta,
   type DurableRunMetaRead,
 } from '../sessions/durable-runs.ts';
+import { trimOldest } from '../util/bounded.ts';
 import type { RunEventBus } from './event-bus.ts';
 import type { ExecutorSet } from './executors.ts';
 import { TURN_IDLE_MS, type Turn, type TurnRegistry } from './turns.ts';
@@ -350,8 +351,7 @@ export class DurableRuns {
   private handOff(runId: string, why: string): void {
     this.fences.delete(runId);
     this.leases.delete(runId);
-    this.dropped.add(runId);
-    if (this.dropped.size > MAX_DROPPED_RUNS_KEPT) this.dropped.delete(this.dropped.values().next().value as string);
+    this.rememberDropped(runId);
     this.handedOff.add(runId);
     try {
       this.deps.runs.abortRun(runId, `this Gateway's copy was dropped: ${why}`);
@@ -461,8 +461,7 @@ export class DurableRuns {
           return undefined;
         case 'claimed':
           await this.store.settle(claim.lease);
-          this.dropped.add(runId);
-          if (this.dropped.size > MAX_DROPPED_RUNS_KEPT) this.dropped.delete(this.dropped.values().next().value as string);
+          this.rememberDropped(runId);
           this.deps.log(`[durable] run ${runId} aborted from its row by Gateway ${this.deps.instanceId}; its row was deleted`);
           return { aborted: true, sessionId: claim.run.sessionId };
         case 'expired':
@@ -498,9 +497,15 @@ export class DurableRuns {
     void discard.finally(() => this.tokenWrites.delete(discard));
   }
 
+  /** A run whose copy here went (handed off, or aborted from its row): a wait here on it says it ended elsewhere. */
+  private rememberDropped(runId: string): void {
+    this.dropped.add(runId);
+    trimOldest(this.dropped, MAX_DROPPED_RUNS_KEPT);
+  }
+
   private rememberExpired(runId: string): void {
     this.expired.add(runId);
-    if (this.expired.size > MAX_DROPPED_RUNS_KEPT) this.expired.delete(this.expired.values().next().value as string);
+    trimOldest(this.expired, MAX_DROPPED_RUNS_KEPT);
   }
 
   /** Run `runId`'s row was just written: if nothing of it lives only here, it is the most recently parked quiescent copy. */

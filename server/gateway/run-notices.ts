@@ -11,6 +11,7 @@ import type { RemoteRunNotice } from '../gateway-types.ts';
 import type { RunEvent } from '../runs/types.ts';
 import { isTerminal } from '../runs/run.ts';
 import type { RunNotice, RunNoticeKind, RunNotifier } from '../sessions/notifier.ts';
+import { trimOldest } from '../util/bounded.ts';
 import type { RunEventBus } from './event-bus.ts';
 
 /** Notices of other Gateways' runs kept at most: the newest, one per run; older ones are dropped (a hint, not a record). */
@@ -85,10 +86,7 @@ export class RunNotices {
       // a run that ended elsewhere is no longer another Gateway's to show
     } else {
       this.remoteRuns.set(notice.runId, { ...notice, at: Date.now() });
-      if (this.remoteRuns.size > MAX_REMOTE_RUNS_KEPT) {
-        const oldest = this.remoteRuns.keys().next().value;
-        if (oldest !== undefined) this.remoteRuns.delete(oldest);
-      }
+      trimOldest(this.remoteRuns, MAX_REMOTE_RUNS_KEPT);
     }
     if (this.local.has(notice.runId)) this.deps.onRemoteChange?.(notice.runId);
   }

@@ -21,6 +21,7 @@ import { DEFAULT_PRESENCE_BEAT_MS } from '../sessions/gateway-presence.ts';
 import type { RunNotice, RunNotifier } from '../sessions/notifier.ts';
 import { MAX_RUN_VIEWS_LISTED, type RunViewRow, type RunViewStore } from '../sessions/run-views.ts';
 import { boundedView, checkedView, idsOnlyView, VIEW_SEAL_BASE } from './run-view-shape.ts';
+import { trimOldest } from '../util/bounded.ts';
 import type { RunEventBus } from './event-bus.ts';
 
 /** How long a run's events coalesce before its view is written (ms): a busy cell writes a few times a second, not per call. */
@@ -240,7 +241,7 @@ export class RunViews {
       if (!this.holdsHere(notice.runId) && (shown === undefined || shown.holder === notice.from)) {
         // its holder's row may outlive the notice by a moment: a read before the delete must not show it again
         this.ended.set(notice.runId, notice.from);
-        if (this.ended.size > MAX_ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
+        trimOldest(this.ended, MAX_ENDED_KEPT);
         this.forget(notice.runId);
       }
       return;
